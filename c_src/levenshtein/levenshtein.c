@@ -1,0 +1,507 @@
+#include "levenshtein.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WORD_BITS 64
+#define TOP_BIT   (UINT64_C(1) << 63)
+
+static size_t min_size(size_t x, size_t y) {
+    return x < y ? x : y;
+}
+
+static size_t ceil_blocks(size_t rows) {
+    return (rows + WORD_BITS - 1) / WORD_BITS;
+}
+
+/* ---- UTF-8 ------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at s[0..len), or 0 when invalid
+ * (overlong forms, surrogates and values above U+10FFFF are invalid). */
+static size_t utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
+    uint8_t c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xBF;
+    uint32_t v;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 2;
+        v = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3;
+        v = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4;
+        v = c & 0x07;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (len < need) return 0;
+    for (size_t i = 1; i < need; i++) {
+        uint8_t t = s[i];
+        if (t < lo || t > hi) return 0;
+        lo = 0x80;
+        hi = 0xBF;
+        v = (v << 6) | (t & 0x3F);
+    }
+    *cp = v;
+    return need;
+}
+
+/* Decodes into a new array; returns false on invalid input or no memory
+ * (*out is NULL on invalid input and non-NULL garbage never escapes). */
+static bool utf8_decode(const uint8_t *s, size_t len, uint32_t **out, size_t *count, bool *oom) {
+    size_t n = 0;
+    uint32_t cp;
+    for (size_t i = 0; i < len; n++) {
+        size_t step = utf8_sequence(s + i, len - i, &cp);
+        if (step == 0) return false;
+        i += step;
+    }
+    uint32_t *cps = malloc((n ? n : 1) * sizeof *cps);
+    if (!cps) {
+        *oom = true;
+        return false;
+    }
+    for (size_t i = 0, j = 0; i < len; j++)
+        i += utf8_sequence(s + i, len - i, &cps[j]);
+    *out = cps;
+    *count = n;
+    return true;
+}
+
+/* ---- set-up shared by both modes ----------------------------------------- */
+
+/* Decides the trivial cases; returns true when the result is already known. */
+static bool settle_trivial(wb_lev *s, size_t max_distance) {
+    s->k = min_size(max_distance, s->n);
+    if (s->m == 0 || s->n - s->m > s->k) {
+        size_t d = s->n; /* m == 0: n inserts; else a lower bound above k */
+        s->result = d > s->k ? s->k + 1 : d;
+        s->done = true;
+        return true;
+    }
+    s->nblocks = ceil_blocks(s->m);
+    size_t tail = s->m % WORD_BITS;
+    s->last_mask = tail ? UINT64_C(1) << (tail - 1) : TOP_BIT;
+    return false;
+}
+
+static uint64_t rows_in_block(const wb_lev *s, size_t b) {
+    return b + 1 == s->nblocks ? s->m - b * WORD_BITS : WORD_BITS;
+}
+
+static bool alloc_vectors(wb_lev *s) {
+    if (s->nblocks == 1) {
+        s->vp = &s->one_vp;
+        s->vn = &s->one_vn;
+    } else {
+        uint64_t *v = malloc(2 * s->nblocks * sizeof *v);
+        if (!v) return false;
+        s->owned_bytes += 2 * s->nblocks * sizeof *v;
+        s->vp = v;
+        s->vn = v + s->nblocks;
+    }
+    /* column 0: D[i][0] = i, so every vertical delta is +1 */
+    s->first = s->last = 0;
+    s->vp[0] = ~UINT64_C(0);
+    s->vn[0] = 0;
+    s->last_score = rows_in_block(s, 0);
+    return true;
+}
+
+/* ---- byte mode ------------------------------------------------------------ */
+
+static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
+                                size_t blen, size_t max_distance) {
+    size_t pre = 0, shortest = min_size(alen, blen);
+    while (pre < shortest && a[pre] == b[pre])
+        pre++;
+    size_t suf = 0;
+    while (suf < shortest - pre && a[alen - 1 - suf] == b[blen - 1 - suf])
+        suf++;
+    size_t la = alen - pre - suf, lb = blen - pre - suf;
+
+    s->text_is_a = la > lb;
+    s->text_off = pre;
+    s->m = s->text_is_a ? lb : la;
+    s->n = s->text_is_a ? la : lb;
+    if (settle_trivial(s, max_distance)) return WB_LEV_OK;
+    const uint8_t *pattern = (s->text_is_a ? b : a) + pre;
+
+    if (s->nblocks == 1) {
+        memset(s->one_peq, 0, sizeof s->one_peq);
+        s->peq = s->one_peq;
+    } else {
+        /* calloc: large tables come zeroed from fresh pages at no cost */
+        s->peq = calloc(256 * s->nblocks, sizeof *s->peq);
+        if (!s->peq) return WB_LEV_ENOMEM;
+        s->owned_bytes += 256 * s->nblocks * sizeof *s->peq;
+    }
+    for (size_t i = 0; i < s->m; i++)
+        s->peq[(size_t)pattern[i] * s->nblocks + i / WORD_BITS] |= UINT64_C(1) << (i % WORD_BITS);
+    return alloc_vectors(s) ? WB_LEV_OK : WB_LEV_ENOMEM;
+}
+
+/* ---- codepoint mode ---------------------------------------------------------- */
+
+#define EMPTY_KEY UINT32_MAX /* not a Unicode scalar value */
+
+typedef struct {
+    uint32_t *keys, *ids;
+    uint32_t mask;
+} symbol_map;
+
+static uint32_t map_slot(const symbol_map *map, uint32_t cp) {
+    uint32_t i = (cp * UINT32_C(2654435761)) & map->mask;
+    while (map->keys[i] != EMPTY_KEY && map->keys[i] != cp)
+        i = (i + 1) & map->mask;
+    return i;
+}
+
+/* Maps the pattern's codepoints to dense ids 0..sigma-1, the text's to the
+ * same ids or to absent_id (= sigma), and records each id's occurrences per
+ * block. All temporaries are freed here. */
+static wb_lev_status index_codepoints(wb_lev *s, const uint32_t *pattern, const uint32_t *text) {
+    size_t cap = 2;
+    while (cap < 2 * s->m)
+        cap *= 2;
+    symbol_map map = {malloc(cap * sizeof(uint32_t)), malloc(cap * sizeof(uint32_t)),
+                      (uint32_t)(cap - 1)};
+    uint32_t *pattern_ids = malloc(s->m * sizeof(uint32_t));
+    uint32_t *seen_block = NULL;
+    wb_lev_status status = WB_LEV_ENOMEM;
+    if (!map.keys || !map.ids || !pattern_ids) goto out;
+    memset(map.keys, 0xFF, cap * sizeof(uint32_t));
+
+    uint32_t sigma = 0;
+    for (size_t i = 0; i < s->m; i++) {
+        uint32_t slot = map_slot(&map, pattern[i]);
+        if (map.keys[slot] == EMPTY_KEY) {
+            map.keys[slot] = pattern[i];
+            map.ids[slot] = sigma++;
+        }
+        pattern_ids[i] = map.ids[slot];
+    }
+    s->absent_id = sigma;
+
+    s->text_ids = malloc(s->n * sizeof(uint32_t));
+    s->occ_start = calloc((size_t)sigma + 2, sizeof(uint32_t));
+    seen_block = malloc((sigma ? sigma : 1) * sizeof(uint32_t));
+    if (!s->text_ids || !s->occ_start || !seen_block) goto out;
+    s->owned_bytes += s->n * sizeof(uint32_t) + ((size_t)sigma + 2) * sizeof(uint32_t);
+    for (size_t j = 0; j < s->n; j++) {
+        uint32_t slot = map_slot(&map, text[j]);
+        s->text_ids[j] = map.keys[slot] == EMPTY_KEY ? s->absent_id : map.ids[slot];
+    }
+
+    /* count (id, block) pairs, then lay them out id by id in block order */
+    size_t total = 0;
+    memset(seen_block, 0xFF, (sigma ? sigma : 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < s->m; i++) {
+        uint32_t id = pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
+        if (seen_block[id] != blk) {
+            seen_block[id] = blk;
+            s->occ_start[id + 1]++;
+            total++;
+        }
+    }
+    for (uint32_t id = 0; id <= sigma; id++)
+        s->occ_start[id + 1] += s->occ_start[id];
+    s->occ = malloc(total * sizeof *s->occ);
+    if (!s->occ) goto out;
+    s->owned_bytes += total * sizeof *s->occ;
+    uint32_t *fill = seen_block; /* reused: next free slot per id */
+    for (uint32_t id = 0; id < sigma; id++)
+        fill[id] = s->occ_start[id];
+    for (size_t i = 0; i < s->m; i++) {
+        uint32_t id = pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
+        uint64_t bit = UINT64_C(1) << (i % WORD_BITS);
+        if (fill[id] > s->occ_start[id] && s->occ[fill[id] - 1].block == blk) {
+            s->occ[fill[id] - 1].mask |= bit;
+        } else {
+            s->occ[fill[id]].block = blk;
+            s->occ[fill[id]].mask = bit;
+            fill[id]++;
+        }
+    }
+    status = alloc_vectors(s) ? WB_LEV_OK : WB_LEV_ENOMEM;
+out:
+    free(map.keys);
+    free(map.ids);
+    free(pattern_ids);
+    free(seen_block);
+    return status;
+}
+
+static wb_lev_status init_codepoints(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
+                                     size_t blen, size_t max_distance) {
+    uint32_t *ua = NULL, *ub = NULL;
+    size_t la, lb;
+    bool oom = false;
+    wb_lev_status status = WB_LEV_OK;
+    if (!utf8_decode(a, alen, &ua, &la, &oom)) {
+        status = oom ? WB_LEV_ENOMEM : WB_LEV_EUTF8_A;
+        goto out;
+    }
+    if (!utf8_decode(b, blen, &ub, &lb, &oom)) {
+        status = oom ? WB_LEV_ENOMEM : WB_LEV_EUTF8_B;
+        goto out;
+    }
+    size_t pre = 0, shortest = min_size(la, lb);
+    while (pre < shortest && ua[pre] == ub[pre])
+        pre++;
+    size_t suf = 0;
+    while (suf < shortest - pre && ua[la - 1 - suf] == ub[lb - 1 - suf])
+        suf++;
+    la -= pre + suf;
+    lb -= pre + suf;
+
+    const uint32_t *pattern = la > lb ? ub + pre : ua + pre;
+    const uint32_t *text = la > lb ? ua + pre : ub + pre;
+    s->m = la > lb ? lb : la;
+    s->n = la > lb ? la : lb;
+    if (!settle_trivial(s, max_distance)) status = index_codepoints(s, pattern, text);
+out:
+    free(ua);
+    free(ub);
+    return status;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          bool codepoints, size_t max_distance) {
+    /* only the fields read before any write need clearing; the 2 KiB
+     * one-block table is cleared when used */
+    memset(s, 0, offsetof(wb_lev, one_peq));
+    s->codepoints = codepoints;
+    wb_lev_status status = codepoints ? init_codepoints(s, a, alen, b, blen, max_distance)
+                                      : init_bytes(s, a, alen, b, blen, max_distance);
+    if (status != WB_LEV_OK) wb_lev_free(s);
+    return status;
+}
+
+/* One block of Hyyro's step for one column. hp/hn carry the horizontal
+ * delta at the row just above the block in, and the one at its bottom row
+ * (bit 63) out. */
+#define ADVANCE_BLOCK(eq, b)                                                                       \
+    do {                                                                                           \
+        uint64_t vp_ = vp[b], vn_ = vn[b];                                                         \
+        uint64_t x_ = (eq) | hn;                                                                   \
+        uint64_t d0_ = (((x_ & vp_) + vp_) ^ vp_) | x_ | vn_;                                      \
+        hp_full = vn_ | ~(d0_ | vp_);                                                              \
+        hn_full = d0_ & vp_;                                                                       \
+        uint64_t hp_ = (hp_full << 1) | hp;                                                        \
+        uint64_t hn_ = (hn_full << 1) | hn;                                                        \
+        hp = hp_full >> 63;                                                                        \
+        hn = hn_full >> 63;                                                                        \
+        vp[b] = hn_ | ~(d0_ | hp_);                                                                \
+        vn[b] = hp_ & d0_;                                                                         \
+    } while (0)
+
+/* After the last block: its bottom row's horizontal delta moves the score. */
+static void add_bottom_delta(wb_lev *s, uint64_t hp_full, uint64_t hn_full) {
+    uint64_t bottom = s->last + 1 == s->nblocks ? s->last_mask : TOP_BIT;
+    s->last_score += ((hp_full & bottom) != 0) - (uint64_t)((hn_full & bottom) != 0);
+}
+
+/* The block range that columns j0..j1 (1-based) need. A cell (i, j) can
+ * lie on a path of cost <= k only if |i-j| + |(m-i)-(n-j)| <= k, since each
+ * term is a lower bound on the cost before and after it; with n >= m that
+ * leaves rows j-(k+n-m)/2 .. j+(k-(n-m))/2.
+ * Blocks entering the range start from the block above them with all
+ * vertical deltas +1, and the first block always takes a +1 carry: both
+ * over-estimate cells outside the band and leave cells inside it exact, so
+ * computing a few blocks more than a column needs is harmless. */
+static void select_blocks(wb_lev *s, size_t j0, size_t j1) {
+    size_t below = (s->k + (s->n - s->m)) / 2, above = (s->k - (s->n - s->m)) / 2;
+    size_t lo = j0 > below ? j0 - below : 1;
+    size_t hi = min_size(s->m, j1 + above);
+    s->first = (lo - 1) / WORD_BITS;
+    size_t last = (hi - 1) / WORD_BITS;
+    while (s->last < last) {
+        size_t b = ++s->last;
+        s->vp[b] = ~UINT64_C(0);
+        s->vn[b] = 0;
+        s->last_score += rows_in_block(s, b);
+    }
+}
+
+/* Codepoint mode, one block: the id's only occurrence entry, if any. */
+static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
+    return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
+}
+
+/* The pattern fits one word, so the band is the whole column: the classic
+ * Myers loop with the state in registers. */
+static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
+    uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
+    for (size_t j = s->col, end = s->col + columns; j < end; j++) {
+        uint64_t eq = text ? s->peq[text[j]] : one_block_mask(s, s->text_ids[j]);
+        uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
+        uint64_t hp = vn | ~(d0 | vp);
+        uint64_t hn = d0 & vp;
+        score += ((hp & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
+        hp = (hp << 1) | 1;
+        hn <<= 1;
+        vp = hn | ~(d0 | hp);
+        vn = hp & d0;
+    }
+    s->vp[0] = vp;
+    s->vn[0] = vn;
+    s->last_score = score;
+    s->col += columns;
+}
+
+static uint64_t step_column_bytes(wb_lev *s, uint8_t symbol) {
+    const uint64_t *restrict pe = s->peq + (size_t)symbol * s->nblocks;
+    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
+    uint64_t hp = 1, hn = 0, hp_full = 0, hn_full = 0;
+    for (size_t b = s->first, last = s->last; b <= last; b++)
+        ADVANCE_BLOCK(pe[b], b);
+    add_bottom_delta(s, hp_full, hn_full);
+    return s->last - s->first + 1;
+}
+
+/* Hyyro's step on a block held in registers, for one column's carries. */
+#define ADVANCE_HELD(eq, hp, hn, hp_full, hn_full)                                                 \
+    do {                                                                                           \
+        uint64_t x_ = (eq) | hn;                                                                   \
+        uint64_t d0_ = (((x_ & bvp) + bvp) ^ bvp) | x_ | bvn;                                      \
+        hp_full = bvn | ~(d0_ | bvp);                                                              \
+        hn_full = d0_ & bvp;                                                                       \
+        uint64_t hp_ = (hp_full << 1) | hp;                                                        \
+        uint64_t hn_ = (hn_full << 1) | hn;                                                        \
+        hp = hp_full >> 63;                                                                        \
+        hn = hn_full >> 63;                                                                        \
+        bvp = hn_ | ~(d0_ | hp_);                                                                  \
+        bvn = hp_ & d0_;                                                                           \
+    } while (0)
+
+/* Two columns at once, block by block. Within a column each block waits
+ * for the carry of the block above; interleaving two columns gives the CPU
+ * two such chains to overlap (a wavefront over the DP matrix). Two, not
+ * four: four columns' carries and pointers no longer fit x86-64's 16
+ * registers and the spills cost more than the overlap gains. */
+static uint64_t step_two_columns_bytes(wb_lev *s, const uint8_t *symbols) {
+    const size_t nb = s->nblocks;
+    const uint64_t *restrict p0 = s->peq + (size_t)symbols[0] * nb;
+    const uint64_t *restrict p1 = s->peq + (size_t)symbols[1] * nb;
+    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
+    uint64_t hp0 = 1, hn0 = 0, hp1 = 1, hn1 = 0;
+    uint64_t f0p = 0, f0n = 0, f1p = 0, f1n = 0;
+    for (size_t b = s->first, last = s->last; b <= last; b++) {
+        uint64_t bvp = vp[b], bvn = vn[b];
+        ADVANCE_HELD(p0[b], hp0, hn0, f0p, f0n);
+        ADVANCE_HELD(p1[b], hp1, hn1, f1p, f1n);
+        vp[b] = bvp;
+        vn[b] = bvn;
+    }
+    add_bottom_delta(s, f0p, f0n);
+    add_bottom_delta(s, f1p, f1n);
+    return 2 * (s->last - s->first + 1);
+}
+
+static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
+    const wb_lev_occurrence *e = s->occ + s->occ_start[id], *end = s->occ + s->occ_start[id + 1];
+    /* first occurrence at or after the first computed block */
+    const wb_lev_occurrence *lo = e, *hi = end;
+    while (lo < hi) {
+        const wb_lev_occurrence *mid = lo + (hi - lo) / 2;
+        if (mid->block < s->first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    e = lo;
+    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
+    uint64_t hp = 1, hn = 0, hp_full = 0, hn_full = 0;
+    for (size_t b = s->first, last = s->last; b <= last; b++) {
+        uint64_t eq = 0;
+        if (e < end && e->block == b) eq = (e++)->mask;
+        ADVANCE_BLOCK(eq, b);
+    }
+    add_bottom_delta(s, hp_full, hn_full);
+    return s->last - s->first + 1;
+}
+
+bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used) {
+    if (s->done) return true;
+    const uint8_t *text = s->codepoints ? NULL : (s->text_is_a ? a : b) + s->text_off;
+    uint64_t spent = 0;
+    if (s->nblocks == 1) {
+        size_t columns = min_size(s->n - s->col, budget ? (size_t)budget : 1);
+        step_one_block(s, text, columns);
+        spent = columns;
+    } else {
+        do {
+            if (text && s->n - s->col >= 2) {
+                select_blocks(s, s->col + 1, s->col + 2);
+                spent += step_two_columns_bytes(s, text + s->col);
+                s->col += 2;
+                continue;
+            }
+            select_blocks(s, s->col + 1, s->col + 1);
+            spent += text ? step_column_bytes(s, text[s->col])
+                          : step_column_codepoints(s, s->text_ids[s->col]);
+            s->col++;
+        } while (s->col < s->n && spent < budget);
+    }
+    *used += spent;
+    if (s->col < s->n) return false;
+    uint64_t d = s->last_score;
+    s->result = d > s->k ? s->k + 1 : (size_t)d;
+    s->done = true;
+    return true;
+}
+
+size_t wb_lev_result(const wb_lev *s) {
+    return s->result;
+}
+
+uint64_t wb_lev_units(const wb_lev *s) {
+    if (s->done) return 1;
+    /* band rows per column: k + 1, plus a block of misalignment */
+    size_t band = s->k + 1;
+    size_t per_column = min_size(s->nblocks, ceil_blocks(band) + 1);
+    return (uint64_t)per_column * (s->n - s->col);
+}
+
+size_t wb_lev_memory(const wb_lev *s) {
+    return s->owned_bytes;
+}
+
+void wb_lev_free(wb_lev *s) {
+    if (s->peq != s->one_peq) free(s->peq);
+    if (s->vp != &s->one_vp) free(s->vp);
+    free(s->text_ids);
+    free(s->occ_start);
+    free(s->occ);
+    s->peq = NULL;
+    s->vp = s->vn = NULL;
+    s->text_ids = s->occ_start = NULL;
+    s->occ = NULL;
+    s->owned_bytes = 0;
+}
+
+size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                       bool codepoints, size_t max_distance, wb_lev_status *status) {
+    wb_lev s;
+    wb_lev_status st = wb_lev_init(&s, a, alen, b, blen, codepoints, max_distance);
+    if (status) *status = st;
+    if (st != WB_LEV_OK) return SIZE_MAX;
+    uint64_t used = 0;
+    while (!wb_lev_step(&s, a, b, UINT64_MAX, &used)) {
+    }
+    size_t d = wb_lev_result(&s);
+    wb_lev_free(&s);
+    return d;
+}

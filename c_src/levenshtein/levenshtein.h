@@ -1,0 +1,97 @@
+/*
+ * Resumable bit-parallel Levenshtein distance (Myers 1999 / Hyyro 2003).
+ *
+ * Pure C, no erl_nif: the NIF glue owns scheduling, this file owns the
+ * algorithm. A computation is a state (wb_lev) advanced by wb_lev_step in
+ * bounded amounts of work, so that any scheduler can slice it.
+ *
+ * The shorter input (after stripping the common prefix and suffix) is the
+ * pattern: its match table has one 64-bit word per symbol per 64-row block.
+ * The longer input is the text, walked column by column. With a cutoff k only
+ * the blocks inside the diagonal band of width O(k) are computed.
+ *
+ * Unit of work: one 64-row block updated for one text column (64 cells).
+ */
+#ifndef WB_LEVENSHTEIN_H
+#define WB_LEVENSHTEIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WB_LEV_NO_LIMIT SIZE_MAX
+
+typedef enum {
+    WB_LEV_OK = 0,
+    WB_LEV_ENOMEM,
+    WB_LEV_EUTF8_A, /* first input is not valid UTF-8 (codepoint mode) */
+    WB_LEV_EUTF8_B, /* second input is not valid UTF-8 (codepoint mode) */
+} wb_lev_status;
+
+/* Codepoint mode: the pattern's symbols, per symbol the blocks where it
+ * occurs and the bit mask of its rows in that block, sorted by block. */
+typedef struct {
+    uint32_t block;
+    uint64_t mask;
+} wb_lev_occurrence;
+
+typedef struct wb_lev {
+    bool codepoints;
+    bool text_is_a;  /* byte mode: which caller input is the text */
+    size_t text_off; /* byte mode: first text byte after the common prefix */
+    size_t m, n;     /* pattern and text length in units, after stripping */
+    size_t k;        /* effective cutoff, <= n */
+    size_t nblocks;
+    size_t col;         /* next text column to process */
+    size_t first, last; /* block range computed for the current column */
+    uint64_t last_mask; /* bit of row m inside the last block */
+    bool done;
+    size_t result;
+
+    /* byte mode match table: peq[symbol * nblocks + block] */
+    uint64_t *peq;
+    /* codepoint mode: text as symbol ids (absent_id when not in the pattern) */
+    uint32_t *text_ids;
+    uint32_t absent_id;
+    uint32_t *occ_start; /* occurrences of id s: occ[occ_start[s] .. occ_start[s+1]) */
+    wb_lev_occurrence *occ;
+
+    /* per block vertical delta vectors, one allocation, vp first */
+    uint64_t *vp, *vn;
+    /* D[bottom row of block `last`][col]: the band only ever needs this one */
+    uint64_t last_score;
+
+    size_t owned_bytes;
+    /* storage for the one-block case, so short inputs allocate nothing */
+    uint64_t one_vp, one_vn;
+    uint64_t one_peq[256];
+} wb_lev;
+
+/* Prepares a computation; a and b must stay readable until wb_lev_free, and
+ * be passed again to every wb_lev_step (byte mode reads the text from them).
+ * max_distance: WB_LEV_NO_LIMIT, or k such that any distance above k
+ * is reported as k + 1. On error nothing is left allocated. */
+wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          bool codepoints, size_t max_distance);
+
+/* Does up to about `budget` units (always at least one column) and adds the
+ * units done to *used. Returns true when the distance is known. */
+bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used);
+
+/* The distance (or k + 1), valid once wb_lev_step returned true. */
+size_t wb_lev_result(const wb_lev *s);
+
+/* Units the whole computation will take, from the stripped lengths. */
+uint64_t wb_lev_units(const wb_lev *s);
+
+/* Bytes of heap memory owned by the state. */
+size_t wb_lev_memory(const wb_lev *s);
+
+void wb_lev_free(wb_lev *s);
+
+/* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
+ * error and stores the status in *status when status is not NULL. */
+size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                       bool codepoints, size_t max_distance, wb_lev_status *status);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * Unit tests of the pure-C cores, built with AddressSanitizer and UBSan by
+ * `make test`. The Levenshtein core is checked against a plain O(n*m)
+ * dynamic program on fixed cases and on random inputs, stepped in one go
+ * and one unit at a time.
+ */
+#include "../levenshtein/levenshtein.h"
+#include "../spin/spin.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* reference: two-row DP over units (bytes, or decoded codepoints) */
+static size_t reference(const uint32_t *a, size_t n, const uint32_t *b, size_t m) {
+    size_t *prev = malloc((m + 1) * sizeof *prev), *cur = malloc((m + 1) * sizeof *cur);
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best) best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        size_t *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    size_t d = prev[m];
+    free(prev);
+    free(cur);
+    return d;
+}
+
+static size_t reference_bytes(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
+    uint32_t *ua = malloc((n + 1) * 4), *ub = malloc((m + 1) * 4);
+    for (size_t i = 0; i < n; i++)
+        ua[i] = a[i];
+    for (size_t j = 0; j < m; j++)
+        ub[j] = b[j];
+    size_t d = reference(ua, n, ub, m);
+    free(ua);
+    free(ub);
+    return d;
+}
+
+/* the core stepped with the given budget per step */
+static size_t stepped(const uint8_t *a, size_t n, const uint8_t *b, size_t m, bool cp, size_t k,
+                      uint64_t budget) {
+    wb_lev s;
+    wb_lev_status st = wb_lev_init(&s, a, n, b, m, cp, k);
+    if (st != WB_LEV_OK) return SIZE_MAX;
+    uint64_t used = 0;
+    while (!wb_lev_step(&s, a, b, budget, &used)) {
+    }
+    size_t d = wb_lev_result(&s);
+    wb_lev_free(&s);
+    return d;
+}
+
+static size_t capped(size_t d, size_t k) {
+    return d > k ? k + 1 : d;
+}
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t next_random(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void fill(uint8_t *buf, size_t len, unsigned alphabet) {
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (uint8_t)(next_random() % alphabet);
+}
+
+static void check_pair(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
+    size_t want = reference_bytes(a, n, b, m);
+    size_t got = wb_lev_distance(a, n, b, m, false, WB_LEV_NO_LIMIT, NULL);
+    CHECK(got == want, "bytes %zu x %zu: got %zu want %zu", n, m, got, want);
+    got = stepped(a, n, b, m, false, WB_LEV_NO_LIMIT, 1);
+    CHECK(got == want, "bytes %zu x %zu one unit per step: got %zu want %zu", n, m, got, want);
+    size_t ks[] = {0, 1, want ? want - 1 : 0, want, want + 1, want / 2, 2 * want + 3};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        got = wb_lev_distance(a, n, b, m, false, ks[i], NULL);
+        CHECK(got == capped(want, ks[i]), "bytes %zu x %zu k=%zu: got %zu want %zu", n, m, ks[i],
+              got, capped(want, ks[i]));
+        got = stepped(a, n, b, m, false, ks[i], 3);
+        CHECK(got == capped(want, ks[i]), "bytes %zu x %zu k=%zu stepped: got %zu want %zu", n, m,
+              ks[i], got, capped(want, ks[i]));
+    }
+}
+
+static void test_fixed(void) {
+    const char *kitten = "kitten", *sitting = "sitting";
+    CHECK(wb_lev_distance((const uint8_t *)kitten, 6, (const uint8_t *)sitting, 7, false,
+                          WB_LEV_NO_LIMIT, NULL) == 3,
+          "kitten/sitting");
+    CHECK(wb_lev_distance((const uint8_t *)"", 0, (const uint8_t *)"", 0, false, WB_LEV_NO_LIMIT,
+                          NULL) == 0,
+          "empty");
+    CHECK(wb_lev_distance((const uint8_t *)"", 0, (const uint8_t *)"abc", 3, false, WB_LEV_NO_LIMIT,
+                          NULL) == 3,
+          "empty vs abc");
+    uint8_t *x = malloc(2048), *y = malloc(2048);
+    memset(x, 'a', 2048);
+    memset(y, 'b', 2048);
+    CHECK(wb_lev_distance(x, 2048, y, 2048, false, WB_LEV_NO_LIMIT, NULL) == 2048, "a/b 2048");
+    free(x);
+    free(y);
+    uint8_t *z = calloc(10000, 1), *o = malloc(10000);
+    memset(o, 1, 10000);
+    CHECK(wb_lev_distance(z, 10000, o, 10000, false, WB_LEV_NO_LIMIT, NULL) == 10000, "seed pair");
+    CHECK(wb_lev_distance(z, 10000, o, 10000, false, 7, NULL) == 8, "seed pair k=7");
+    free(z);
+    free(o);
+}
+
+static void test_boundaries(void) {
+    size_t lens[] = {0, 1, 2, 63, 64, 65, 127, 128, 129, 200};
+    uint8_t a[256], b[256];
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+        for (size_t j = 0; j < sizeof lens / sizeof *lens; j++)
+            for (unsigned alpha = 2; alpha <= 256; alpha *= 16) {
+                fill(a, lens[i], alpha);
+                fill(b, lens[j], alpha);
+                check_pair(a, lens[i], b, lens[j]);
+            }
+}
+
+static void test_random(void) {
+    uint8_t *a = malloc(1200), *b = malloc(1200);
+    for (int t = 0; t < 1500; t++) {
+        size_t n = next_random() % (t < 1000 ? 150 : 1200),
+               m = next_random() % (t < 1000 ? 150 : 1200);
+        unsigned alpha = (unsigned[]){2, 4, 26, 256}[t % 4];
+        fill(a, n, alpha);
+        if (t % 3 == 0) { /* a similar pair: b is a mutated copy of a */
+            memcpy(b, a, n);
+            m = n;
+            for (int e = 0; e < (int)(next_random() % 12); e++)
+                if (m) b[next_random() % m] = (uint8_t)(next_random() % alpha);
+        } else {
+            fill(b, m, alpha);
+        }
+        check_pair(a, n, b, m);
+    }
+    free(a);
+    free(b);
+}
+
+/* long inputs: the banded distance of a lightly edited 20k copy */
+static void test_long_banded(void) {
+    size_t n = 12000;
+    uint8_t *a = malloc(n), *b = malloc(n + 8);
+    fill(a, n, 256);
+    memcpy(b, a, n);
+    b[100] ^= 1;
+    b[9000] ^= 1;
+    memmove(b + 10001, b + 10000, n - 10000);
+    b[10000] = 7;
+    size_t want = reference_bytes(a, n, b, n + 1);
+    CHECK(want == 3, "edited copy: reference %zu", want);
+    CHECK(wb_lev_distance(a, n, b, n + 1, false, 8, NULL) == 3, "edited copy k=8");
+    CHECK(wb_lev_distance(a, n, b, n + 1, false, 2, NULL) == 3, "edited copy k=2 -> 3");
+    CHECK(wb_lev_distance(a, n, b, n + 1, false, WB_LEV_NO_LIMIT, NULL) == 3, "edited copy full");
+    free(a);
+    free(b);
+}
+
+/* encodes codepoints as UTF-8 */
+static size_t encode(const uint32_t *cps, size_t n, uint8_t *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = cps[i];
+        if (c < 0x80)
+            out[o++] = (uint8_t)c;
+        else if (c < 0x800) {
+            out[o++] = (uint8_t)(0xC0 | (c >> 6));
+            out[o++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out[o++] = (uint8_t)(0xE0 | (c >> 12));
+            out[o++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (uint8_t)(0xF0 | (c >> 18));
+            out[o++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | (c & 0x3F));
+        }
+    }
+    return o;
+}
+
+static void test_codepoints(void) {
+    const uint32_t pool[] = {'a', 'b', 0xE9, 0x3B1, 0x4E2D, 0x1F600, 0x10FFFF, 0x800};
+    uint32_t ca[400], cb[400];
+    uint8_t ea[1600], eb[1600];
+    for (int t = 0; t < 600; t++) {
+        size_t n = next_random() % 200, m = next_random() % 200;
+        bool wide = t % 2;
+        for (size_t i = 0; i < n; i++)
+            ca[i] = wide ? 0x100 + (uint32_t)(next_random() % 3000) : pool[next_random() % 8];
+        for (size_t j = 0; j < m; j++)
+            cb[j] = wide ? 0x100 + (uint32_t)(next_random() % 3000) : pool[next_random() % 8];
+        size_t la = encode(ca, n, ea), lb = encode(cb, m, eb);
+        size_t want = reference(ca, n, cb, m);
+        size_t got = wb_lev_distance(ea, la, eb, lb, true, WB_LEV_NO_LIMIT, NULL);
+        CHECK(got == want, "codepoints %zu x %zu: got %zu want %zu", n, m, got, want);
+        got = stepped(ea, la, eb, lb, true, want / 2, 1);
+        CHECK(got == capped(want, want / 2), "codepoints k: got %zu want %zu", got,
+              capped(want, want / 2));
+    }
+    /* invalid UTF-8: truncated, overlong, surrogate, above U+10FFFF, stray continuation */
+    const char *bad[] = {"\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\x80", "ab\xFF"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        wb_lev_status st;
+        wb_lev_distance((const uint8_t *)bad[i], strlen(bad[i]), (const uint8_t *)"x", 1, true,
+                        WB_LEV_NO_LIMIT, &st);
+        CHECK(st == WB_LEV_EUTF8_A, "invalid utf8 #%zu in a", i);
+        wb_lev_distance((const uint8_t *)"x", 1, (const uint8_t *)bad[i], strlen(bad[i]), true,
+                        WB_LEV_NO_LIMIT, &st);
+        CHECK(st == WB_LEV_EUTF8_B, "invalid utf8 #%zu in b", i);
+    }
+    /* "é" is one codepoint but two bytes */
+    CHECK(wb_lev_distance((const uint8_t *)"\xC3\xA9", 2, (const uint8_t *)"e", 1, true,
+                          WB_LEV_NO_LIMIT, NULL) == 1,
+          "e-acute vs e in codepoints");
+    CHECK(wb_lev_distance((const uint8_t *)"\xC3\xA9", 2, (const uint8_t *)"e", 1, false,
+                          WB_LEV_NO_LIMIT, NULL) == 2,
+          "e-acute vs e in bytes");
+}
+
+static void test_spin(void) {
+    wb_spin whole, sliced;
+    uint64_t used = 0;
+    wb_spin_init(&whole, 100000);
+    CHECK(wb_spin_step(&whole, UINT64_MAX, &used), "spin in one step");
+    CHECK(used == 100000, "spin counts its units");
+    wb_spin_init(&sliced, 100000);
+    used = 0;
+    int steps = 0;
+    while (!wb_spin_step(&sliced, 777, &used))
+        steps++;
+    CHECK(steps == 128, "spin slices: %d", steps);
+    CHECK(wb_spin_checksum(&whole) == wb_spin_checksum(&sliced),
+          "spin checksum independent of slicing");
+    wb_spin_until until;
+    int64_t start = wb_monotonic_ns();
+    wb_spin_until_init(&until, 1000);
+    used = 0;
+    while (!wb_spin_until_step(&until, 10, &used)) {
+    }
+    CHECK(wb_monotonic_ns() - start >= 1000000, "spin_until waits for its deadline");
+}
+
+int main(void) {
+    test_fixed();
+    test_boundaries();
+    test_random();
+    test_long_banded();
+    test_codepoints();
+    test_spin();
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}
