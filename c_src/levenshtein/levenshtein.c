@@ -467,12 +467,29 @@ size_t wb_lev_result(const wb_lev *s) {
     return s->result;
 }
 
+/* Units for an m x n problem (m <= n) with cutoff k <= n: per column the
+ * band's k + 1 rows, plus a block of misalignment, at most every block. */
+static uint64_t units_for(size_t m, size_t n, size_t k) {
+    if (m == 0 || n - m > k) return 1;
+    size_t per_column = min_size(ceil_blocks(m), ceil_blocks(k + 1) + 1);
+    return (uint64_t)per_column * n;
+}
+
 uint64_t wb_lev_units(const wb_lev *s) {
-    if (s->done) return 1;
-    /* band rows per column: k + 1, plus a block of misalignment */
-    size_t band = s->k + 1;
-    size_t per_column = min_size(s->nblocks, ceil_blocks(band) + 1);
-    return (uint64_t)per_column * (s->n - s->col);
+    return s->done ? 1 : units_for(s->m, s->n, s->k);
+}
+
+uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                        size_t max_distance) {
+    size_t pre = 0, shortest = min_size(alen, blen);
+    while (pre < shortest && a[pre] == b[pre])
+        pre++;
+    size_t suf = 0;
+    while (suf < shortest - pre && a[alen - 1 - suf] == b[blen - 1 - suf])
+        suf++;
+    size_t la = alen - pre - suf, lb = blen - pre - suf;
+    size_t m = min_size(la, lb), n = la + lb - m;
+    return units_for(m, n, min_size(max_distance, n));
 }
 
 size_t wb_lev_memory(const wb_lev *s) {

@@ -84,6 +84,11 @@ size_t wb_lev_result(const wb_lev *s);
 /* Units the whole computation will take, from the stripped lengths. */
 uint64_t wb_lev_units(const wb_lev *s);
 
+/* Units a computation will take, estimated from the raw bytes (in
+ * codepoint mode an over-estimate), without allocating. */
+uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                        size_t max_distance);
+
 /* Bytes of heap memory owned by the state. */
 size_t wb_lev_memory(const wb_lev *s);
 

@@ -1,0 +1,74 @@
+# WellBehaved: `make lab` runs the lab and writes its report; `make test`
+# runs every test. Both install what they need from Debian when run as root.
+
+SHELL := /bin/bash
+MIX_ENV ?= dev
+LAB_TIMEOUT ?= 900
+
+ERTS_INCLUDE := $(shell erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().' 2>/dev/null)
+
+CC ?= cc
+CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -pthread
+NIF_CFLAGS := $(CFLAGS_COMMON) -O2 -fPIC -I$(ERTS_INCLUDE)
+SAN_CFLAGS := $(CFLAGS_COMMON) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+CORE_SRC := c_src/levenshtein/levenshtein.c c_src/spin/spin.c
+CORE_HDR := c_src/levenshtein/levenshtein.h c_src/spin/spin.h
+NIF_SRC := $(CORE_SRC) c_src/runtime/wb_runtime.c $(wildcard c_src/nif/*.c)
+NIF_HDR := $(CORE_HDR) c_src/runtime/wb_runtime.h c_src/nif/jobs.h
+C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h)
+
+NIF_SO := priv/well_behaved_nif.so
+CORE_TEST := c_src/build/test_cores
+
+.PHONY: all native lab test test-c test-elixir format-check system-deps
+
+all: native
+
+# --- system packages ---------------------------------------------------------
+# need(command-or-file, package): installs the package when missing.
+define need
+	@if ! { command -v $(1) >/dev/null 2>&1 || [ -e "$(1)" ]; }; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian package $(2) (for $(1))"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2)) >/dev/null \
+	      || { echo "error: could not install $(2); install it and retry" >&2; exit 1; }; \
+	  else echo "error: $(1) is missing: install the Debian package $(2) (as root: apt-get install $(2))" >&2; exit 1; fi; \
+	fi
+endef
+
+system-deps:
+	$(call need,$(ERTS_INCLUDE)/erl_nif.h,erlang-dev)
+	$(call need,$(CC),gcc)
+	$(call need,clang-format,clang-format)
+	@[ -e "$(ERTS_INCLUDE)/erl_nif.h" ] || { echo "error: erl_nif.h not found under $(ERTS_INCLUDE)" >&2; exit 1; }
+
+# --- native code ---------------------------------------------------------------
+native: $(NIF_SO)
+
+$(NIF_SO): $(NIF_SRC) $(NIF_HDR)
+	@mkdir -p priv
+	$(CC) $(NIF_CFLAGS) -shared -o $@ $(NIF_SRC)
+
+$(CORE_TEST): c_src/test/test_cores.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
+
+# --- the two commands ------------------------------------------------------------
+test: system-deps format-check test-c test-elixir
+
+format-check:
+	mix format --check-formatted
+	clang-format --dry-run --Werror $(C_FILES)
+
+test-c: $(CORE_TEST)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST)
+
+test-elixir: native
+	mix test
+
+# The lab runs in its own VM; SIGKILL bounds it, since a VM hogged by normal
+# NIFs does not act on SIGTERM.
+lab: system-deps native
+	MIX_ENV=$(MIX_ENV) mix compile
+	MIX_ENV=$(MIX_ENV) timeout --signal=KILL $(LAB_TIMEOUT) mix well_behaved.lab $(LAB_ARGS)

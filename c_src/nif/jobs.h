@@ -1,0 +1,13 @@
+/* The job types this library registers with the runtime. */
+#ifndef WB_JOBS_H
+#define WB_JOBS_H
+
+#include "../runtime/wb_runtime.h"
+
+#include <string.h>
+
+extern wb_job_type wb_levenshtein_job;
+extern wb_job_type wb_spin_job;
+extern wb_job_type wb_spin_until_job;
+
+#endif

@@ -1,0 +1,37 @@
+/* The NIF library Elixir.WellBehaved.Native: one entry per job type, all
+ * run by the scheduling runtime, plus the runtime's own stats and settings. */
+#include "jobs.h"
+
+static ERL_NIF_TERM levenshtein(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_levenshtein_job, argc, argv);
+}
+
+static ERL_NIF_TERM spin(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_spin_job, argc, argv);
+}
+
+static ERL_NIF_TERM spin_until(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_spin_until_job, argc, argv);
+}
+
+static ErlNifFunc nif_funcs[] = {
+    {"levenshtein", 7, levenshtein, 0},
+    {"spin", 4, spin, 0},
+    {"spin_until", 4, spin_until, 0},
+    {"runtime_stats", 0, wb_runtime_stats, 0},
+    {"runtime_configure", 2, wb_runtime_configure, 0},
+};
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+    (void)priv;
+    (void)info;
+    return wb_runtime_load(env);
+}
+
+static void unload(ErlNifEnv *env, void *priv) {
+    (void)env;
+    (void)priv;
+    wb_runtime_unload();
+}
+
+ERL_NIF_INIT(Elixir.WellBehaved.Native, nif_funcs, load, NULL, NULL, unload)

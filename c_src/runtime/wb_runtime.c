@@ -1,0 +1,546 @@
+#define _POSIX_C_SOURCE 199309L
+#include "wb_runtime.h"
+
+#include <stdalign.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- tuning ------------------------------------------------------------------ */
+
+#define TIMESLICE_NS      1000000 /* erl_nif: a timeslice is about 1 ms */
+#define CHECK_NS          50000   /* aim: a clock read every 50 us of work */
+#define DIRTY_SLICE_NS    5000000 /* yielding_dirty: reschedule every 5 ms */
+#define MAX_UNITS_PER_CHK (UINT64_C(1) << 40)
+#define MEASURE_MIN_NS    20000 /* runs shorter than this are too noisy to learn from */
+#define INLINE_STATE_MAX  4096  /* states up to this size live on the C stack */
+
+typedef enum {
+    MODE_NORMAL,
+    MODE_DIRTY_CPU,
+    MODE_YIELDING,
+    MODE_YIELDING_DIRTY,
+    MODE_THREADED
+} mode;
+
+/* ---- global state ------------------------------------------------------------ */
+
+static ErlNifResourceType *job_resource;
+static ERL_NIF_TERM atom_ok, atom_error, atom_true, atom_enomem, atom_badarg, atom_unloaded;
+static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_dirty, atom_threaded,
+    atom_auto;
+
+static _Atomic int64_t live_jobs, live_bytes;
+static _Atomic uint64_t normal_max_ns = 100000;      /* auto: normal below 100 us */
+static _Atomic uint64_t yielding_max_ns = 100000000; /* auto: yielding below 100 ms */
+
+ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name) {
+    ERL_NIF_TERM atom;
+    if (enif_make_existing_atom(env, name, &atom, ERL_NIF_LATIN1)) return atom;
+    return enif_make_atom(env, name);
+}
+
+ERL_NIF_TERM wb_error(ErlNifEnv *env, ERL_NIF_TERM reason) {
+    return enif_make_tuple2(env, atom_error, reason);
+}
+
+/* Works on any thread (enif_monotonic_time only on scheduler threads). */
+static int64_t clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- jobs ---------------------------------------------------------------------- */
+
+typedef struct wb_job {
+    wb_job_type *type;
+    mode mode;
+    bool tiny;
+    bool initialized;
+    size_t accounted;
+    uint64_t units_per_check;
+    int64_t unreported_ns; /* yielding: time not yet passed to enif_consume_timeslice */
+    /* threaded mode: the job's own copies of its arguments and reply tag */
+    ErlNifEnv *env;
+    ERL_NIF_TERM args[WB_MAX_JOB_ARGS];
+    ERL_NIF_TERM ref;
+    ErlNifPid caller;
+    ErlNifMonitor monitor;
+    bool monitored;
+    atomic_bool cancelled;
+    struct wb_job *next;
+    max_align_t state[];
+} wb_job;
+
+static size_t job_footprint(const wb_job *job) {
+    return sizeof *job + job->type->state_size + job->type->memory(job->state);
+}
+
+static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
+    memset(job, 0, sizeof *job);
+    job->type = type;
+    job->mode = m;
+    job->tiny = tiny;
+    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
+    uint64_t units = (uint64_t)CHECK_NS * 1000 / (ps ? ps : 1);
+    job->units_per_check = units ? units : 1;
+    atomic_init(&job->cancelled, false);
+}
+
+static bool job_init(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], ERL_NIF_TERM *reason) {
+    if (!job->type->init(env, argv, job->state, reason)) return false;
+    job->initialized = true;
+    job->accounted = job_footprint(job);
+    atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
+    return true;
+}
+
+/* Releases what the job owns; the job's own block belongs to its caller. */
+static void job_release(wb_job *job) {
+    if (job->initialized) {
+        job->type->destroy(job->state);
+        job->initialized = false;
+        atomic_fetch_sub_explicit(&live_jobs, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
+    }
+    if (job->env) {
+        enif_free_env(job->env);
+        job->env = NULL;
+    }
+}
+
+static void job_destructor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    job_release(obj);
+}
+
+static void job_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *mon) {
+    (void)env;
+    (void)pid;
+    (void)mon;
+    atomic_store(&((wb_job *)obj)->cancelled, true);
+}
+
+/* Learns the cost per unit from a timed run (running average, 1/8 weight),
+ * and retunes how many units to do between clock reads. Both are ratios of
+ * the same quantities (units and nanoseconds), so they converge. */
+static void learn(wb_job *job, uint64_t units, int64_t ns) {
+    if (units == 0 || ns <= 0) return;
+    uint64_t ideal = (uint64_t)((double)units * CHECK_NS / (double)ns);
+    uint64_t cap = job->units_per_check * 2; /* grow at most 2x per check */
+    if (ideal > cap) ideal = cap;
+    if (ideal > MAX_UNITS_PER_CHK) ideal = MAX_UNITS_PER_CHK;
+    job->units_per_check = ideal ? ideal : 1;
+    if (ns >= MEASURE_MIN_NS) {
+        uint64_t ps = (uint64_t)((double)ns * 1000.0 / (double)units);
+        uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+        atomic_store_explicit(&job->type->ps_per_unit, old - old / 8 + ps / 8,
+                              memory_order_relaxed);
+    }
+}
+
+static uint64_t next_budget(const wb_job *job) {
+    return job->tiny ? 1 : job->units_per_check;
+}
+
+/* ---- normal and dirty_cpu: the whole job in one call -------------------------- */
+
+/* Runs the job to the end. On a dirty scheduler it checks between steps that
+ * the caller is still alive and abandons the work when it is not. */
+static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], bool dirty) {
+    uint64_t used = 0;
+    if (!dirty && !job->tiny) {
+        int64_t start = clock_ns();
+        while (!job->type->step(env, argv, job->state, UINT64_MAX, &used)) {
+        }
+        learn(job, used, clock_ns() - start);
+        return job->type->result(env, job->state);
+    }
+    int64_t last = clock_ns();
+    for (;;) {
+        uint64_t units = 0;
+        bool done = job->type->step(env, argv, job->state, next_budget(job), &units);
+        int64_t now = clock_ns();
+        learn(job, units, now - last);
+        last = now;
+        if (done) return job->type->result(env, job->state);
+        if (dirty && !enif_is_current_process_alive(env)) return atom_error;
+    }
+}
+
+static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const ERL_NIF_TERM argv[],
+                                 bool tiny, bool dirty) {
+    alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
+    wb_job *job = (wb_job *)buf;
+    bool heap = type->state_size > INLINE_STATE_MAX;
+    if (heap && !(job = enif_alloc(sizeof(wb_job) + type->state_size)))
+        return wb_error(env, atom_enomem);
+    job_prepare(job, type, dirty ? MODE_DIRTY_CPU : MODE_NORMAL, tiny);
+    ERL_NIF_TERM reason, out;
+    if (job_init(env, job, argv, &reason))
+        out = run_to_end(env, job, argv, dirty);
+    else
+        out = wb_error(env, reason);
+    job_release(job);
+    if (heap) enif_free(job);
+    return out;
+}
+
+static ERL_NIF_TERM finish(ErlNifEnv *env, wb_job *job) {
+    ERL_NIF_TERM out = job->type->result(env, job->state);
+    job_release(job); /* free now rather than when the VM drops the resource */
+    return out;
+}
+
+/* ---- yielding and yielding_dirty: time-sliced -------------------------------- */
+
+/* Continuation arguments: the job resource, then the job's arguments, which
+ * keep the input binaries alive for as long as the job runs. */
+static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+static ERL_NIF_TERM reschedule(ErlNifEnv *env, wb_job *job, int argc, const ERL_NIF_TERM argv[]) {
+    int flags = job->mode == MODE_YIELDING_DIRTY ? ERL_NIF_DIRTY_JOB_CPU_BOUND : 0;
+    return enif_schedule_nif(env, job->type->name, flags, slice_continue, argc, argv);
+}
+
+/* One slice: steps until the timeslice (normal scheduler) or DIRTY_SLICE_NS
+ * (dirty scheduler) is used up, then reschedules itself. */
+static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_NIF_TERM argv[]) {
+    const ERL_NIF_TERM *args = argv + 1;
+    bool dirty = job->mode == MODE_YIELDING_DIRTY;
+    int64_t start = enif_monotonic_time(ERL_NIF_NSEC), last = start;
+    for (;;) {
+        uint64_t units = 0;
+        bool done = job->type->step(env, args, job->state, next_budget(job), &units);
+        int64_t now = enif_monotonic_time(ERL_NIF_NSEC);
+        learn(job, units, now - last);
+        job->unreported_ns += now - last;
+        last = now;
+        if (done) {
+            if (!dirty && job->unreported_ns >= TIMESLICE_NS / 100) {
+                int percent = (int)(job->unreported_ns / (TIMESLICE_NS / 100));
+                enif_consume_timeslice(env, percent > 100 ? 100 : percent);
+            }
+            return finish(env, job);
+        }
+        if (dirty) {
+            /* consume_timeslice does nothing on dirty schedulers (OTP 22+);
+             * a dead caller's job stops here and its memory goes now */
+            if (!enif_is_current_process_alive(env)) {
+                job_release(job);
+                return atom_error;
+            }
+            if (job->tiny || now - start >= DIRTY_SLICE_NS) break;
+        } else {
+            /* report whole percents, keep the remainder for the next report */
+            int64_t percent = job->unreported_ns / (TIMESLICE_NS / 100);
+            bool exhausted = false;
+            if (percent > 0) {
+                if (percent > 100) percent = 100;
+                job->unreported_ns -= percent * (TIMESLICE_NS / 100);
+                if (job->unreported_ns > TIMESLICE_NS) job->unreported_ns = 0;
+                exhausted = enif_consume_timeslice(env, (int)percent);
+            }
+            if (exhausted || job->tiny) break;
+        }
+    }
+    return reschedule(env, job, argc, argv);
+}
+
+static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    wb_job *job;
+    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    return run_slice(env, job, argc, argv);
+}
+
+/* Makes the job resource and the continuation arguments [Job | Args]. */
+static wb_job *new_job_resource(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
+                                const ERL_NIF_TERM args[], ERL_NIF_TERM cargv[]) {
+    wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
+    if (!job) return NULL;
+    job_prepare(job, type, m, tiny);
+    cargv[0] = enif_make_resource(env, job);
+    enif_release_resource(job); /* the term on the process heap owns it now */
+    memcpy(cargv + 1, args, (size_t)type->argc * sizeof *args);
+    return job;
+}
+
+/* First call on a dirty scheduler: set-up runs here, so that large inputs
+ * are never prepared on a normal scheduler. */
+static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    wb_job *job;
+    ERL_NIF_TERM reason;
+    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    if (!job_init(env, job, argv + 1, &reason)) return wb_error(env, reason);
+    if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
+    ERL_NIF_TERM out = run_to_end(env, job, argv + 1, true);
+    job_release(job);
+    return out;
+}
+
+static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
+                                          const ERL_NIF_TERM args[]) {
+    ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
+    wb_job *job = new_job_resource(env, type, m, tiny, args, cargv);
+    if (!job) return wb_error(env, atom_enomem);
+    if (m != MODE_YIELDING)
+        return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
+                                 type->argc + 1, cargv);
+    if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
+    return run_slice(env, job, type->argc + 1, cargv);
+}
+
+/* ---- threaded: a fixed pool of native threads -------------------------------- */
+
+typedef struct {
+    ErlNifMutex *lock;
+    ErlNifCond *wake;
+    wb_job *head, *tail;
+    size_t queued;
+    bool stopping;
+    int nthreads;
+    ErlNifTid threads[64];
+} job_pool;
+
+static job_pool pool;
+
+static void pool_push(wb_job *job) {
+    enif_mutex_lock(pool.lock);
+    job->next = NULL;
+    if (pool.tail)
+        pool.tail->next = job;
+    else
+        pool.head = job;
+    pool.tail = job;
+    pool.queued++;
+    enif_cond_signal(pool.wake);
+    enif_mutex_unlock(pool.lock);
+}
+
+static wb_job *pool_pop(void) {
+    enif_mutex_lock(pool.lock);
+    while (!pool.head && !pool.stopping)
+        enif_cond_wait(pool.wake, pool.lock);
+    wb_job *job = pool.head;
+    if (job) {
+        pool.head = job->next;
+        if (!pool.head) pool.tail = NULL;
+        pool.queued--;
+    }
+    enif_mutex_unlock(pool.lock);
+    return job;
+}
+
+static bool job_cancelled(wb_job *job) {
+    return atomic_load_explicit(&job->cancelled, memory_order_relaxed) || pool.stopping;
+}
+
+static void run_threaded(wb_job *job) {
+    ErlNifEnv *env = job->env;
+    ERL_NIF_TERM reason, out = 0;
+    bool finished = false;
+    if (!job_cancelled(job)) {
+        if (!job_init(env, job, job->args, &reason)) {
+            out = wb_error(env, reason);
+            finished = true;
+        }
+    }
+    int64_t last = clock_ns();
+    while (!finished && !job_cancelled(job)) {
+        uint64_t units = 0;
+        finished = job->type->step(env, job->args, job->state, next_budget(job), &units);
+        int64_t now = clock_ns();
+        learn(job, units, now - last);
+        last = now;
+        if (finished) out = job->type->result(env, job->state);
+    }
+    if (finished && !job_cancelled(job)) {
+        ERL_NIF_TERM msg = enif_make_tuple2(env, job->ref, out);
+        enif_send(NULL, &job->caller, env, msg);
+    }
+    if (job->monitored) enif_demonitor_process(NULL, job, &job->monitor);
+    job_release(job); /* free the state now, not when the VM drops the resource */
+}
+
+static void *pool_worker(void *arg) {
+    (void)arg;
+    wb_job *job;
+    while ((job = pool_pop())) {
+        run_threaded(job);
+        enif_release_resource(job);
+    }
+    return NULL;
+}
+
+static ERL_NIF_TERM start_threaded(ErlNifEnv *env, wb_job_type *type, bool tiny,
+                                   const ERL_NIF_TERM args[], ERL_NIF_TERM ref) {
+    wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
+    if (!job) return wb_error(env, atom_enomem);
+    job_prepare(job, type, MODE_THREADED, tiny);
+    ERL_NIF_TERM result = atom_ok;
+    if (!(job->env = enif_alloc_env())) {
+        result = wb_error(env, atom_enomem);
+        goto out;
+    }
+    /* copies share large binaries by reference count, so this is cheap */
+    for (int i = 0; i < type->argc; i++)
+        job->args[i] = enif_make_copy(job->env, args[i]);
+    job->ref = enif_make_copy(job->env, ref);
+    if (!enif_self(env, &job->caller)) {
+        result = enif_make_badarg(env);
+        goto out;
+    }
+    int mon = enif_monitor_process(env, job, &job->caller, &job->monitor);
+    if (mon != 0) { /* caller already gone, or no down callback */
+        result = wb_error(env, atom_badarg);
+        goto out;
+    }
+    job->monitored = true;
+    if (pool.stopping) {
+        result = wb_error(env, atom_unloaded);
+        goto out;
+    }
+    enif_keep_resource(job); /* the pool's reference, released by the worker */
+    pool_push(job);
+out:
+    enif_release_resource(job);
+    return result;
+}
+
+static void pool_stop(void) {
+    if (!pool.lock) return;
+    enif_mutex_lock(pool.lock);
+    pool.stopping = true;
+    enif_cond_broadcast(pool.wake);
+    enif_mutex_unlock(pool.lock);
+    for (int i = 0; i < pool.nthreads; i++)
+        enif_thread_join(pool.threads[i], NULL);
+    /* workers drain the queue before they exit (cancelled jobs) */
+    enif_cond_destroy(pool.wake);
+    enif_mutex_destroy(pool.lock);
+    memset(&pool, 0, sizeof pool);
+}
+
+static bool pool_start(int nthreads) {
+    pool.lock = enif_mutex_create("wb_pool_lock");
+    pool.wake = enif_cond_create("wb_pool_wake");
+    if (!pool.lock || !pool.wake) return false;
+    if (nthreads > 64) nthreads = 64;
+    for (int i = 0; i < nthreads; i++) {
+        if (enif_thread_create("wb_pool_worker", &pool.threads[i], pool_worker, NULL, NULL) != 0) {
+            pool_stop();
+            return false;
+        }
+        pool.nthreads++;
+    }
+    return true;
+}
+
+/* ---- entry, stats, configuration, load --------------------------------------- */
+
+static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m) {
+    (void)env;
+    *is_auto = false;
+    if (enif_is_identical(term, atom_auto))
+        *is_auto = true;
+    else if (enif_is_identical(term, atom_normal))
+        *m = MODE_NORMAL;
+    else if (enif_is_identical(term, atom_yielding))
+        *m = MODE_YIELDING;
+    else if (enif_is_identical(term, atom_dirty_cpu))
+        *m = MODE_DIRTY_CPU;
+    else if (enif_is_identical(term, atom_yielding_dirty))
+        *m = MODE_YIELDING_DIRTY;
+    else if (enif_is_identical(term, atom_threaded))
+        *m = MODE_THREADED;
+    else
+        return false;
+    return true;
+}
+
+static mode pick_mode(wb_job_type *type, uint64_t units) {
+    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
+    double ns = (double)units * (double)ps / 1000.0;
+    if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
+    if (ns < (double)atomic_load_explicit(&yielding_max_ns, memory_order_relaxed))
+        return MODE_YIELDING;
+    return MODE_YIELDING_DIRTY;
+}
+
+ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]) {
+    if (argc != type->argc + 3 || type->argc > WB_MAX_JOB_ARGS) return enif_make_badarg(env);
+    bool is_auto;
+    mode m = MODE_NORMAL;
+    if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
+    bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
+    if (is_auto) m = pick_mode(type, type->predict(env, argv));
+    switch (m) {
+    case MODE_NORMAL:
+        return run_on_stack(env, type, argv, tiny, false);
+    case MODE_THREADED:
+        return start_threaded(env, type, tiny, argv, argv[type->argc + 2]);
+    default:
+        return start_sliced_or_dirty(env, type, m, tiny, argv);
+    }
+}
+
+ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    enif_mutex_lock(pool.lock);
+    size_t queued = pool.queued;
+    enif_mutex_unlock(pool.lock);
+    ERL_NIF_TERM keys[] = {wb_atom(env, "live_jobs"),     wb_atom(env, "live_bytes"),
+                           wb_atom(env, "pool_threads"),  wb_atom(env, "queued"),
+                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us")};
+    ERL_NIF_TERM values[] = {
+        enif_make_int64(env, atomic_load(&live_jobs)),
+        enif_make_int64(env, atomic_load(&live_bytes)),
+        enif_make_int(env, pool.nthreads),
+        enif_make_uint64(env, queued),
+        enif_make_uint64(env, atomic_load(&normal_max_ns) / 1000),
+        enif_make_uint64(env, atomic_load(&yielding_max_ns) / 1000),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return enif_make_badarg(env);
+    return map;
+}
+
+ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    ErlNifUInt64 normal_us, yielding_us;
+    if (argc != 2 || !enif_get_uint64(env, argv[0], &normal_us) ||
+        !enif_get_uint64(env, argv[1], &yielding_us) || normal_us > yielding_us ||
+        yielding_us > UINT64_MAX / 1000)
+        return enif_make_badarg(env);
+    atomic_store(&normal_max_ns, normal_us * 1000);
+    atomic_store(&yielding_max_ns, yielding_us * 1000);
+    return atom_ok;
+}
+
+int wb_runtime_load(ErlNifEnv *env) {
+    ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
+    job_resource = enif_open_resource_type_x(env, "wb_job", &init, ERL_NIF_RT_CREATE, NULL);
+    if (!job_resource) return 1;
+    atom_ok = enif_make_atom(env, "ok");
+    atom_error = enif_make_atom(env, "error");
+    atom_true = enif_make_atom(env, "true");
+    atom_enomem = enif_make_atom(env, "enomem");
+    atom_badarg = enif_make_atom(env, "badarg");
+    atom_unloaded = enif_make_atom(env, "unloaded");
+    atom_normal = enif_make_atom(env, "normal");
+    atom_dirty_cpu = enif_make_atom(env, "dirty_cpu");
+    atom_yielding = enif_make_atom(env, "yielding");
+    atom_yielding_dirty = enif_make_atom(env, "yielding_dirty");
+    atom_threaded = enif_make_atom(env, "threaded");
+    atom_auto = enif_make_atom(env, "auto");
+    ErlNifSysInfo info;
+    enif_system_info(&info, sizeof info);
+    int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;
+    return pool_start(threads) ? 0 : 1;
+}
+
+void wb_runtime_unload(void) {
+    pool_stop();
+}

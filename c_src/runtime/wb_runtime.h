@@ -1,0 +1,69 @@
+/*
+ * WellBehaved scheduling runtime: runs resumable native jobs in the mode a
+ * caller picks, so a NIF author writes the work once and gets every way of
+ * keeping the VM's schedulers responsive.
+ *
+ * A job type describes the work: how to predict its size, set up its state
+ * from the call's arguments, advance it by a bounded number of units, turn
+ * the finished state into a term and release it. The runtime owns time
+ * slicing, rescheduling, dirty hops, the thread pool, cancellation of jobs
+ * whose caller died, and the accounting of live jobs and their memory.
+ *
+ * A job NIF registered with wb_run takes the job type's arguments followed
+ * by three more: the mode atom (normal | dirty_cpu | yielding |
+ * yielding_dirty | threaded | auto), `true` to force one unit per slice
+ * (a test mode that exercises every resume path), and a reference that tags
+ * the reply in threaded mode. It returns the result term, `{error, Reason}`
+ * when set-up rejects the arguments, or, in threaded mode, `ok` followed by
+ * a message `{Ref, Result}` sent to the caller.
+ */
+#ifndef WB_RUNTIME_H
+#define WB_RUNTIME_H
+
+#include <erl_nif.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WB_MAX_JOB_ARGS 8
+
+typedef struct wb_job_type {
+    const char *name; /* shown by the VM for rescheduled calls */
+    int argc;         /* the job's own arguments, before mode/tiny/ref */
+    size_t state_size;
+    /* Units of work the call will take, from its arguments alone; 0 when the
+     * arguments are unusable (init then reports why). Must be cheap. */
+    uint64_t (*predict)(ErlNifEnv *env, const ERL_NIF_TERM argv[]);
+    /* Sets up the state; on failure leaves nothing allocated and stores the
+     * reason term in *reason. */
+    bool (*init)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, ERL_NIF_TERM *reason);
+    /* Advances by about `budget` units, adds the units done to *used,
+     * returns true when finished. argv are the call's arguments again: the
+     * state must not keep pointers into terms across steps. */
+    bool (*step)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, uint64_t budget,
+                 uint64_t *used);
+    ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
+    size_t (*memory)(const void *state); /* heap bytes owned by the state */
+    void (*destroy)(void *state);
+    /* measured cost, picoseconds per unit; seeded with a typical value */
+    _Atomic uint64_t ps_per_unit;
+} wb_job_type;
+
+/* load/unload callbacks of the NIF library */
+int wb_runtime_load(ErlNifEnv *env);
+void wb_runtime_unload(void);
+
+/* Body of a job NIF (see the header comment for its arguments). */
+ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]);
+
+/* runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued, ...} */
+ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* runtime_configure(NormalMaxMicros, YieldingMaxMicros) -> ok */
+ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+/* Atoms for job types' own terms. */
+ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);
+ERL_NIF_TERM wb_error(ErlNifEnv *env, ERL_NIF_TERM reason);
+
+#endif

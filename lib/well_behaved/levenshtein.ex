@@ -1,0 +1,105 @@
+defmodule WellBehaved.Levenshtein do
+  @moduledoc """
+  Levenshtein (edit) distance with unit costs, computed natively without
+  blocking the VM's schedulers.
+
+  The algorithm is bit-parallel (Myers 1999, Hyyrö 2003): 64 cells of the
+  dynamic-programming matrix per machine word, blockwise for inputs longer
+  than 64 units, after stripping the common prefix and suffix. Memory is a
+  match table of 256 words per 64 units of the shorter input, never the
+  n×m matrix. With `max_distance: k` only a diagonal band of width O(k) is
+  computed.
+
+  Scheduling is the runtime's (see `WellBehaved.Runtime`): by default short
+  calls run directly and long ones yield.
+  """
+
+  alias WellBehaved.{Native, Runtime}
+
+  @type option ::
+          {:unit, :byte | :codepoint}
+          | {:max_distance, non_neg_integer() | nil}
+          | {:schedule, Runtime.mode()}
+          | {:tiny_slices, boolean()}
+
+  @doc """
+  The edit distance between two binaries.
+
+  Options:
+
+    * `unit:` - `:byte` (default) compares bytes; `:codepoint` compares
+      Unicode codepoints and requires valid UTF-8.
+    * `max_distance:` - a cutoff `k`: when the distance is above `k` the
+      result is `k + 1`, and the work is only O(k·n/64). `nil` (default)
+      means no cutoff.
+    * `schedule:` - a `t:WellBehaved.Runtime.mode/0`, default `:auto`.
+    * `tiny_slices:` - for tests: one unit of work per slice, so every
+      resume path runs. Slow.
+
+  Raises `ArgumentError` on a non-binary, on invalid UTF-8 with
+  `unit: :codepoint`, and on an unknown option or value.
+
+  ## Examples
+
+      iex> WellBehaved.Levenshtein.distance("kitten", "sitting")
+      3
+      iex> WellBehaved.Levenshtein.distance("héllo", "hello", unit: :codepoint)
+      1
+      iex> WellBehaved.Levenshtein.distance("héllo", "hello")
+      2
+      iex> WellBehaved.Levenshtein.distance("abcdef", "uvwxyz", max_distance: 2)
+      3
+  """
+  @spec distance(binary(), binary(), [option()]) :: non_neg_integer()
+  def distance(a, b, opts \\ [])
+
+  def distance(a, b, []) when is_binary(a) and is_binary(b) do
+    a |> Native.levenshtein(b, :byte, nil, :auto, false, nil) |> unwrap()
+  end
+
+  def distance(a, b, opts) when is_binary(a) and is_binary(b) do
+    {mode, tiny, {unit, max}} = Runtime.parse_opts(opts, {:byte, nil}, &option/3)
+
+    Runtime.run(mode, tiny, fn mode, tiny, ref ->
+      Native.levenshtein(a, b, unit, max, mode, tiny, ref)
+    end)
+    |> unwrap()
+  end
+
+  def distance(a, b, _opts) do
+    bad = if is_binary(a), do: {"second", b}, else: {"first", a}
+
+    raise ArgumentError,
+          "expected a binary as #{elem(bad, 0)} argument, got: #{inspect(elem(bad, 1))}"
+  end
+
+  defp option(:unit, unit, {_, max}) when unit in [:byte, :codepoint], do: {unit, max}
+
+  defp option(:unit, unit, _) do
+    raise ArgumentError, "invalid :unit #{inspect(unit)}, expected :byte or :codepoint"
+  end
+
+  defp option(:max_distance, k, {unit, _}) when (is_integer(k) and k >= 0) or is_nil(k),
+    do: {unit, k}
+
+  defp option(:max_distance, k, _) do
+    raise ArgumentError,
+          "invalid :max_distance #{inspect(k)}, expected a non-negative integer or nil"
+  end
+
+  defp option(key, _value, _) do
+    raise ArgumentError,
+          "unknown option #{inspect(key)} for WellBehaved.Levenshtein.distance/3 " <>
+            "(known: :unit, :max_distance, :schedule, :tiny_slices)"
+  end
+
+  defp unwrap(distance) when is_integer(distance), do: distance
+
+  defp unwrap({:error, {:invalid_utf8, which}}) do
+    arg = if which == 1, do: "first", else: "second"
+    raise ArgumentError, "the #{arg} argument is not valid UTF-8 (required by unit: :codepoint)"
+  end
+
+  defp unwrap({:error, :enomem}), do: raise(RuntimeError, "out of native memory")
+  defp unwrap({:error, reason}), do: raise(ArgumentError, "invalid arguments: #{inspect(reason)}")
+end

@@ -1,0 +1,24 @@
+defmodule WellBehaved.Native do
+  @moduledoc false
+  # The NIF stubs, replaced when priv/well_behaved_nif.so loads. Arguments
+  # are not checked here: call the public modules (WellBehaved.Levenshtein,
+  # WellBehaved.Spin, WellBehaved.Runtime), which validate them.
+  #
+  # Every job NIF takes its own arguments, then the schedule mode, the tiny
+  # slice flag and a reference that tags the reply of a threaded job.
+
+  @on_load :load_nif
+
+  def load_nif do
+    path = :filename.join(:code.priv_dir(:well_behaved), ~c"well_behaved_nif")
+    :erlang.load_nif(path, 0)
+  end
+
+  def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
+  def spin(_iterations, _mode, _tiny, _ref), do: stub()
+  def spin_until(_microseconds, _mode, _tiny, _ref), do: stub()
+  def runtime_stats, do: stub()
+  def runtime_configure(_normal_max_us, _yielding_max_us), do: stub()
+
+  defp stub, do: :erlang.nif_error(:nif_not_loaded)
+end

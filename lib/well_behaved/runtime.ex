@@ -1,0 +1,125 @@
+defmodule WellBehaved.Runtime do
+  @moduledoc """
+  The scheduling runtime behind every native function of WellBehaved.
+
+  A native job runs in one of these modes, chosen per call with the
+  `schedule:` option:
+
+    * `:normal` - the whole job in one NIF call on a normal scheduler. The
+      fastest for short work and dangerous for long work: nothing else runs
+      on that scheduler until it returns (the erl_nif guideline is 1 ms).
+    * `:dirty_cpu` - the whole job in one call on a dirty CPU scheduler.
+      The caller cannot be garbage collected or suspended until it returns;
+      a killed caller's job stops at its next check.
+    * `:yielding` - time-sliced on normal schedulers: the job reports its
+      time with `enif_consume_timeslice` and continues through
+      `enif_schedule_nif` when its timeslice is used up.
+    * `:yielding_dirty` - on a dirty CPU scheduler, rescheduling itself
+      every 5 ms so the caller can be collected, suspended or killed.
+    * `:threaded` - on a fixed pool of native threads; the caller waits in
+      `receive`. A caller that dies cancels its job.
+    * `:auto` (the default) - `:normal` when the job is predicted to take
+      under 100 µs, `:yielding` under 100 ms, `:yielding_dirty` beyond. The
+      prediction is the job's size times a cost per unit that the runtime
+      keeps measuring. See `configure/1`.
+
+  Every mode gives the same result.
+  """
+
+  alias WellBehaved.Native
+
+  @modes [:auto, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded]
+
+  @typedoc "How a native job is scheduled."
+  @type mode :: :auto | :normal | :dirty_cpu | :yielding | :yielding_dirty | :threaded
+
+  @doc """
+  The scheduling modes.
+
+      iex> WellBehaved.Runtime.modes()
+      [:auto, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded]
+  """
+  @spec modes() :: [mode()]
+  def modes, do: @modes
+
+  @doc """
+  Counters of the runtime: `live_jobs` and `live_bytes` (jobs whose native
+  state exists now, and its size), the `pool_threads` of `:threaded` mode,
+  jobs `queued` for them, and the `:auto` thresholds.
+  """
+  @spec stats() :: %{atom() => integer()}
+  def stats, do: Native.runtime_stats()
+
+  @doc """
+  Sets the `:auto` thresholds: `normal_max_us` (default 100) and
+  `yielding_max_us` (default 100_000). Returns `:ok`.
+  """
+  @spec configure(keyword()) :: :ok
+  def configure(opts) when is_list(opts) do
+    current = stats()
+
+    {normal, yielding} =
+      Enum.reduce(opts, {current.normal_max_us, current.yielding_max_us}, fn
+        {:normal_max_us, v}, {_, y} when is_integer(v) and v >= 0 -> {v, y}
+        {:yielding_max_us, v}, {n, _} when is_integer(v) and v >= 0 -> {n, v}
+        other, _ -> raise ArgumentError, "invalid runtime option: #{inspect(other)}"
+      end)
+
+    if normal > yielding do
+      raise ArgumentError,
+            "normal_max_us (#{normal}) must not exceed yielding_max_us (#{yielding})"
+    end
+
+    Native.runtime_configure(normal, yielding)
+  end
+
+  @doc false
+  # Common options of job functions: validates `schedule:` and
+  # `tiny_slices:`, and hands anything else to `other`, which returns the
+  # updated accumulator or raises.
+  def parse_opts(opts, acc, other) when is_list(opts) do
+    Enum.reduce(opts, {:auto, false, acc}, fn
+      {:schedule, mode}, {_, tiny, acc} when mode in @modes ->
+        {mode, tiny, acc}
+
+      {:schedule, mode}, _ ->
+        raise ArgumentError,
+              "invalid :schedule #{inspect(mode)}, expected one of #{inspect(@modes)}"
+
+      {:tiny_slices, tiny}, {mode, _, acc} when is_boolean(tiny) ->
+        {mode, tiny, acc}
+
+      {:tiny_slices, tiny}, _ ->
+        raise ArgumentError, "invalid :tiny_slices #{inspect(tiny)}, expected a boolean"
+
+      {key, value}, {mode, tiny, acc} when is_atom(key) ->
+        {mode, tiny, other.(key, value, acc)}
+
+      item, _ ->
+        raise ArgumentError, "expected a keyword list of options, got item: #{inspect(item)}"
+    end)
+  end
+
+  def parse_opts(opts, _acc, _other) do
+    raise ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}"
+  end
+
+  @doc false
+  # Runs a job NIF: `fun` gets mode, tiny flag and reply reference; a
+  # threaded job's result arrives as a message tagged with that reference.
+  def run(:threaded, tiny, fun) do
+    ref = make_ref()
+
+    case fun.(:threaded, tiny, ref) do
+      :ok ->
+        receive do
+          {^ref, result} -> result
+        end
+
+      error ->
+        error
+    end
+  end
+
+  def run(mode, tiny, fun), do: fun.(mode, tiny, nil)
+end

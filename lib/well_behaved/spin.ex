@@ -1,0 +1,73 @@
+defmodule WellBehaved.Spin do
+  @moduledoc """
+  The lab's benchmark instrument: native CPU work of a fixed size, in every
+  scheduling mode of `WellBehaved.Runtime`.
+
+  `run/2` does a fixed number of iterations (xorshift rounds, about 2.7 ns
+  each on a 2.25 GHz core), so every mode does the same work and modes can
+  be compared by how long the work takes and how much it delays the rest of
+  the VM.
+
+  `until/2` busy-waits to a wall-clock deadline instead. It is the
+  "spinsleep" workload of the 2017 "Well-Behaved NIFs" measurements, kept
+  for comparison only: its work depends on when it runs, so calls that wait
+  in a queue do almost none, which flatters yielding modes.
+  """
+
+  alias WellBehaved.{Native, Runtime}
+
+  @max_uint64 0xFFFF_FFFF_FFFF_FFFF
+
+  @doc """
+  Runs `iterations` rounds of fixed work and returns their checksum, which
+  is the same in every mode.
+
+  Options: `schedule:` (a `t:WellBehaved.Runtime.mode/0`, default `:auto`)
+  and `tiny_slices:` (for tests).
+
+      iex> WellBehaved.Spin.run(1000) == WellBehaved.Spin.run(1000, schedule: :yielding)
+      true
+  """
+  @spec run(non_neg_integer(), keyword()) :: non_neg_integer()
+  def run(iterations, opts \\ [])
+
+  def run(iterations, opts) when is_integer(iterations) and iterations in 0..@max_uint64 do
+    call(&Native.spin(iterations, &1, &2, &3), opts, "run/2")
+  end
+
+  def run(iterations, _opts) do
+    raise ArgumentError,
+          "expected a non-negative 64-bit integer of iterations, got: #{inspect(iterations)}"
+  end
+
+  @doc """
+  Busy-waits until `microseconds` have passed since the call started and
+  returns how many times it read the clock. Same options as `run/2`.
+  """
+  @spec until(non_neg_integer(), keyword()) :: non_neg_integer()
+  def until(microseconds, opts \\ [])
+
+  def until(microseconds, opts)
+      when is_integer(microseconds) and microseconds in 0..@max_uint64 do
+    call(&Native.spin_until(microseconds, &1, &2, &3), opts, "until/2")
+  end
+
+  def until(microseconds, _opts) do
+    raise ArgumentError,
+          "expected a non-negative integer of microseconds, got: #{inspect(microseconds)}"
+  end
+
+  defp call(nif, opts, name) do
+    {mode, tiny, _} =
+      Runtime.parse_opts(opts, nil, fn key, _, _ ->
+        raise ArgumentError,
+              "unknown option #{inspect(key)} for WellBehaved.Spin.#{name} " <>
+                "(known: :schedule, :tiny_slices)"
+      end)
+
+    case Runtime.run(mode, tiny, nif) do
+      result when is_integer(result) -> result
+      {:error, reason} -> raise ArgumentError, "spin failed: #{inspect(reason)}"
+    end
+  end
+end

@@ -1,0 +1,37 @@
+defmodule Mix.Tasks.Compile.WellBehavedNative do
+  @moduledoc "Builds the NIF library into priv/ by running `make native`."
+  use Mix.Task.Compiler
+
+  @impl true
+  def run(_args) do
+    case System.cmd("make", ["--no-print-directory", "native"], stderr_to_stdout: true) do
+      {output, 0} ->
+        if output =~ "-shared", do: Mix.shell().info(String.trim(output))
+        :ok
+
+      {output, status} ->
+        Mix.shell().error(output)
+        Mix.raise("make native failed with exit status #{status}")
+    end
+  end
+end
+
+defmodule WellBehaved.MixProject do
+  use Mix.Project
+
+  def project do
+    [
+      app: :well_behaved,
+      version: "0.1.0",
+      elixir: "~> 1.14",
+      compilers: [:well_behaved_native] ++ Mix.compilers(),
+      start_permanent: Mix.env() == :prod,
+      deps: [],
+      docs: [main: "readme"]
+    ]
+  end
+
+  def application do
+    [extra_applications: [:logger]]
+  end
+end
