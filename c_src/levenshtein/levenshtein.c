@@ -137,8 +137,17 @@ static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const 
     const uint8_t *pattern = (s->text_is_a ? b : a) + pre;
 
     if (s->nblocks == 1) {
-        memset(s->one_peq, 0, sizeof s->one_peq);
         s->peq = s->one_peq;
+        if (s->m + s->n < 128) {
+            /* short inputs: clear just the entries they can read */
+            const uint8_t *text = (s->text_is_a ? a : b) + pre;
+            for (size_t i = 0; i < s->m; i++)
+                s->peq[pattern[i]] = 0;
+            for (size_t j = 0; j < s->n; j++)
+                s->peq[text[j]] = 0;
+        } else {
+            memset(s->one_peq, 0, sizeof s->one_peq);
+        }
     } else {
         /* calloc: large tables come zeroed from fresh pages at no cost */
         s->peq = calloc(256 * s->nblocks, sizeof *s->peq);

@@ -15,12 +15,10 @@ static bool read_args(ErlNifEnv *env, const ERL_NIF_TERM argv[], lev_args *out) 
     if (!enif_inspect_binary(env, argv[0], &out->a) || !enif_inspect_binary(env, argv[1], &out->b))
         return false;
     ErlNifUInt64 k;
-    char unit[16];
-    if (!enif_get_atom(env, argv[2], unit, sizeof unit, ERL_NIF_LATIN1)) return false;
-    if (strcmp(unit, "codepoint") == 0)
-        out->codepoints = true;
-    else if (strcmp(unit, "byte") == 0)
+    if (enif_is_identical(argv[2], wb_atoms.byte))
         out->codepoints = false;
+    else if (enif_is_identical(argv[2], wb_atoms.codepoint))
+        out->codepoints = true;
     else
         return false;
     if (enif_get_uint64(env, argv[3], &k))

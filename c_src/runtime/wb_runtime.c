@@ -13,6 +13,7 @@
 #define MAX_UNITS_PER_CHK (UINT64_C(1) << 40)
 #define MEASURE_MIN_NS    20000 /* runs shorter than this are too noisy to learn from */
 #define INLINE_STATE_MAX  4096  /* states up to this size live on the C stack */
+#define LEARN_MIN_UNITS   4096  /* auto times a normal run only from this size */
 
 typedef enum {
     MODE_NORMAL,
@@ -29,6 +30,7 @@ static ERL_NIF_TERM atom_ok, atom_error, atom_true, atom_enomem, atom_badarg, at
 static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_dirty, atom_threaded,
     atom_auto;
 
+wb_atom_table wb_atoms;
 static _Atomic int64_t live_jobs, live_bytes;
 static _Atomic uint64_t normal_max_ns = 100000;      /* auto: normal below 100 us */
 static _Atomic uint64_t yielding_max_ns = 100000000; /* auto: yielding below 100 ms */
@@ -57,7 +59,8 @@ typedef struct wb_job {
     mode mode;
     bool tiny;
     bool initialized;
-    size_t accounted;
+    bool on_stack;    /* a normal job living in one call's frame */
+    size_t accounted; /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
     int64_t unreported_ns; /* yielding: time not yet passed to enif_consume_timeslice */
     /* threaded mode: the job's own copies of its arguments and reply tag */
@@ -87,9 +90,13 @@ static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
     atomic_init(&job->cancelled, false);
 }
 
+/* Sets up the job's state. A job on the C stack that owns no heap memory
+ * cannot outlive its call, so it skips the shared counters (whose atomic
+ * updates would be a large part of a short call's cost). */
 static bool job_init(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], ERL_NIF_TERM *reason) {
     if (!job->type->init(env, argv, job->state, reason)) return false;
     job->initialized = true;
+    if (job->on_stack && job->type->memory(job->state) == 0) return true;
     job->accounted = job_footprint(job);
     atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
@@ -101,8 +108,10 @@ static void job_release(wb_job *job) {
     if (job->initialized) {
         job->type->destroy(job->state);
         job->initialized = false;
-        atomic_fetch_sub_explicit(&live_jobs, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
+        if (job->accounted) {
+            atomic_fetch_sub_explicit(&live_jobs, 1, memory_order_relaxed);
+            atomic_fetch_sub_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
+        }
     }
     if (job->env) {
         enif_free_env(job->env);
@@ -147,14 +156,16 @@ static uint64_t next_budget(const wb_job *job) {
 /* ---- normal and dirty_cpu: the whole job in one call -------------------------- */
 
 /* Runs the job to the end. On a dirty scheduler it checks between steps that
- * the caller is still alive and abandons the work when it is not. */
-static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], bool dirty) {
+ * the caller is still alive and abandons the work when it is not. A normal
+ * run reads the clock only when `timed` (it is big enough to learn from). */
+static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], bool dirty,
+                               bool timed) {
     uint64_t used = 0;
     if (!dirty && !job->tiny) {
-        int64_t start = clock_ns();
+        int64_t start = timed ? clock_ns() : 0;
         while (!job->type->step(env, argv, job->state, UINT64_MAX, &used)) {
         }
-        learn(job, used, clock_ns() - start);
+        if (timed) learn(job, used, clock_ns() - start);
         return job->type->result(env, job->state);
     }
     int64_t last = clock_ns();
@@ -170,16 +181,17 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM a
 }
 
 static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const ERL_NIF_TERM argv[],
-                                 bool tiny, bool dirty) {
+                                 bool tiny, bool timed) {
     alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
     wb_job *job = (wb_job *)buf;
     bool heap = type->state_size > INLINE_STATE_MAX;
     if (heap && !(job = enif_alloc(sizeof(wb_job) + type->state_size)))
         return wb_error(env, atom_enomem);
-    job_prepare(job, type, dirty ? MODE_DIRTY_CPU : MODE_NORMAL, tiny);
+    job_prepare(job, type, MODE_NORMAL, tiny);
+    job->on_stack = true;
     ERL_NIF_TERM reason, out;
     if (job_init(env, job, argv, &reason))
-        out = run_to_end(env, job, argv, dirty);
+        out = run_to_end(env, job, argv, false, timed);
     else
         out = wb_error(env, reason);
     job_release(job);
@@ -274,7 +286,7 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
     if (!job_init(env, job, argv + 1, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
-    ERL_NIF_TERM out = run_to_end(env, job, argv + 1, true);
+    ERL_NIF_TERM out = run_to_end(env, job, argv + 1, true, true);
     job_release(job);
     return out;
 }
@@ -474,10 +486,15 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_T
     mode m = MODE_NORMAL;
     if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
     bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
-    if (is_auto) m = pick_mode(type, type->predict(env, argv));
+    uint64_t units = 0;
+    if (is_auto) {
+        units = type->predict(env, argv);
+        m = pick_mode(type, units);
+    }
     switch (m) {
     case MODE_NORMAL:
-        return run_on_stack(env, type, argv, tiny, false);
+        /* learn from auto's normal runs that are big enough to time well */
+        return run_on_stack(env, type, argv, tiny, units >= LEARN_MIN_UNITS);
     case MODE_THREADED:
         return start_threaded(env, type, tiny, argv, argv[type->argc + 2]);
     default:
@@ -535,6 +552,8 @@ int wb_runtime_load(ErlNifEnv *env) {
     atom_yielding_dirty = enif_make_atom(env, "yielding_dirty");
     atom_threaded = enif_make_atom(env, "threaded");
     atom_auto = enif_make_atom(env, "auto");
+    wb_atoms.byte = enif_make_atom(env, "byte");
+    wb_atoms.codepoint = enif_make_atom(env, "codepoint");
     ErlNifSysInfo info;
     enif_system_info(&info, sizeof info);
     int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;

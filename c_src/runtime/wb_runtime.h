@@ -62,7 +62,13 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 /* runtime_configure(NormalMaxMicros, YieldingMaxMicros) -> ok */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
-/* Atoms for job types' own terms. */
+/* Atoms made once at load, for job types' argument decoding. */
+typedef struct {
+    ERL_NIF_TERM byte, codepoint;
+} wb_atom_table;
+extern wb_atom_table wb_atoms;
+
+/* Atoms for job types' own terms (a lookup per call: not for hot paths). */
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);
 ERL_NIF_TERM wb_error(ErlNifEnv *env, ERL_NIF_TERM reason);
 

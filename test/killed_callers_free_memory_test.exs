@@ -1,0 +1,66 @@
+defmodule WellBehaved.KilledCallersFreeMemoryTest do
+  # A caller killed at any point of its job, in any mode, leaves no live
+  # job and no native memory behind.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Levenshtein, Runtime, Spin}
+  import WellBehaved.Test.RuntimeHelpers
+
+  @rounds 150
+
+  setup do
+    assert_no_live_jobs()
+    # a pair of about 5-10 ms of work, so kills land before, during and after it
+    {:ok, a: random_bytes(12_000), b: random_bytes(11_000)}
+  end
+
+  test "Levenshtein callers killed mid-job, hundreds of times per mode", %{a: a, b: b} do
+    :erlang.garbage_collect()
+    before = :erlang.memory(:total)
+
+    for mode <- Runtime.modes(), round <- 1..@rounds do
+      tiny = rem(round, 10) == 0 and mode not in [:normal, :dirty_cpu]
+
+      opts =
+        [schedule: mode, tiny_slices: tiny] ++
+          if(rem(round, 3) == 0, do: [unit: :codepoint], else: [])
+
+      {a, b} = if opts[:unit], do: {Base.encode64(a), Base.encode64(b)}, else: {a, b}
+      kill_during(fn -> Levenshtein.distance(a, b, opts) end, rem(round, 7))
+    end
+
+    assert_no_live_jobs()
+    :erlang.garbage_collect()
+    # VM memory must not keep the killed jobs' resources (each is over 300 KiB)
+    assert :erlang.memory(:total) - before < 64 * 1024 * 1024
+  end
+
+  test "Spin callers killed mid-job in every mode" do
+    for mode <- Runtime.modes(), round <- 1..50 do
+      kill_during(fn -> Spin.run(5_000_000, schedule: mode) end, rem(round, 5))
+    end
+
+    assert_no_live_jobs()
+  end
+
+  test "a threaded job whose caller died is cancelled before it runs" do
+    # fill the pool with long jobs, queue more, kill the queued callers
+    blockers = for _ <- 1..Runtime.stats().pool_threads, do: spawn_job(300_000_000)
+    queued = for _ <- 1..20, do: spawn_job(300_000_000)
+    eventually(fn -> Runtime.stats().queued > 0 end)
+    Enum.each(queued ++ blockers, &Process.exit(&1, :kill))
+    assert_no_live_jobs()
+  end
+
+  defp spawn_job(iterations) do
+    spawn(fn -> Spin.run(iterations, schedule: :threaded) end)
+  end
+
+  defp kill_during(fun, delay_ms) do
+    pid = spawn(fun)
+    if delay_ms > 0, do: Process.sleep(delay_ms)
+    ref = Process.monitor(pid)
+    Process.exit(pid, :kill)
+    assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+  end
+end

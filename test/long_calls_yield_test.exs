@@ -1,0 +1,57 @@
+defmodule WellBehaved.LongCallsYieldTest do
+  # :erlang.system_monitor reports a process that holds a scheduler longer
+  # than a threshold. A :normal call of about 0.3 s must be reported; the
+  # same work :yielding (1 ms slices) or on dirty/threaded schedulers must
+  # not. The 100 ms threshold leaves a wide margin either way.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Levenshtein, Spin}
+  import WellBehaved.Test.RuntimeHelpers
+
+  @threshold_ms 100
+
+  setup do
+    previous = :erlang.system_monitor(self(), [{:long_schedule, @threshold_ms}])
+
+    on_exit(fn ->
+      case previous do
+        {pid, opts} -> :erlang.system_monitor(pid, opts)
+        :undefined -> :erlang.system_monitor(:undefined)
+      end
+    end)
+
+    {:ok, a: random_bytes(100_000), b: random_bytes(100_000)}
+  end
+
+  test "a long :normal Levenshtein call is reported, a :yielding one is not", %{a: a, b: b} do
+    assert long_schedules(fn -> Levenshtein.distance(a, b, schedule: :normal) end) > 0
+
+    for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded, :auto] do
+      assert long_schedules(fn -> Levenshtein.distance(a, b, schedule: mode) end) == 0, "#{mode}"
+    end
+  end
+
+  test "a long :normal Spin call is reported, a :yielding one is not" do
+    iterations = 150_000_000
+    assert long_schedules(fn -> Spin.run(iterations, schedule: :normal) end) > 0
+    assert long_schedules(fn -> Spin.run(iterations, schedule: :yielding) end) == 0
+    assert long_schedules(fn -> Spin.run(iterations) end) == 0
+  end
+
+  # Runs fun in a fresh process; counts the long_schedule reports naming it.
+  defp long_schedules(fun) do
+    {pid, ref} = spawn_monitor(fun)
+    assert_receive {:DOWN, ^ref, :process, ^pid, :normal}, 120_000
+    # reports are sent when the process is scheduled out; let them arrive
+    Process.sleep(50)
+    count(pid, 0)
+  end
+
+  defp count(pid, n) do
+    receive do
+      {:monitor, ^pid, :long_schedule, _info} -> count(pid, n + 1)
+    after
+      0 -> n
+    end
+  end
+end

@@ -1,0 +1,34 @@
+defmodule WellBehaved.RuntimeTest do
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Levenshtein, Runtime}
+  import WellBehaved.Test.RuntimeHelpers
+
+  test "stats report the pool and the live jobs while a job runs" do
+    stats = Runtime.stats()
+    assert stats.pool_threads >= 2
+    assert stats.normal_max_us < stats.yielding_max_us
+
+    a = random_bytes(60_000)
+
+    task =
+      Task.async(fn -> Levenshtein.distance(a, random_bytes(60_000), schedule: :yielding) end)
+
+    eventually(fn -> Runtime.stats().live_jobs >= 1 end)
+    running = Runtime.stats()
+    # a 60k pattern's match table alone is 60_000 / 64 blocks x 256 words
+    assert running.live_bytes >= div(60_000, 64) * 256 * 8
+    assert is_integer(Task.await(task, 60_000))
+    assert_no_live_jobs()
+  end
+
+  test "configure changes the auto thresholds, and auto still computes correctly" do
+    on_exit(fn -> Runtime.configure(normal_max_us: 100, yielding_max_us: 100_000) end)
+    assert Runtime.configure(normal_max_us: 0, yielding_max_us: 0) == :ok
+    assert %{normal_max_us: 0, yielding_max_us: 0} = Runtime.stats()
+    # everything is now yielding_dirty under :auto
+    assert Levenshtein.distance("kitten", "sitting") == 3
+    assert Runtime.configure(yielding_max_us: 1_000_000) == :ok
+    assert Runtime.stats().yielding_max_us == 1_000_000
+  end
+end

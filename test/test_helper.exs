@@ -1,0 +1,3 @@
+Code.require_file("support/reference.exs", __DIR__)
+Code.require_file("support/runtime_helpers.exs", __DIR__)
+ExUnit.start()
