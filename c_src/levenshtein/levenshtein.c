@@ -119,15 +119,23 @@ static bool alloc_vectors(wb_lev *s) {
 
 /* ---- byte mode ------------------------------------------------------------ */
 
-static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
-                                size_t blen, size_t max_distance) {
+/* Common prefix length, and the lengths left once prefix and suffix go. */
+static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t *la,
+                          size_t *lb) {
     size_t pre = 0, shortest = min_size(alen, blen);
     while (pre < shortest && a[pre] == b[pre])
         pre++;
     size_t suf = 0;
     while (suf < shortest - pre && a[alen - 1 - suf] == b[blen - 1 - suf])
         suf++;
-    size_t la = alen - pre - suf, lb = blen - pre - suf;
+    *la = alen - pre - suf;
+    *lb = blen - pre - suf;
+    return pre;
+}
+
+static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
+                                size_t blen, size_t max_distance) {
+    size_t la, lb, pre = strip_bytes(a, alen, b, blen, &la, &lb);
 
     s->text_is_a = la > lb;
     s->text_off = pre;
@@ -298,22 +306,31 @@ wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_
     return status;
 }
 
-/* One block of Hyyro's step for one column. hp/hn carry the horizontal
- * delta at the row just above the block in, and the one at its bottom row
- * (bit 63) out. */
-#define ADVANCE_BLOCK(eq, b)                                                                       \
+/* One block of Hyyro's step for one column, on the block's vertical vectors
+ * held in bvp/bvn. hp/hn carry the horizontal delta at the row just above
+ * the block in, and the one at its bottom row (bit 63) out; hp_full/hn_full
+ * keep the whole horizontal vectors for the score. */
+#define ADVANCE_HELD(eq, hp, hn, hp_full, hn_full)                                                 \
     do {                                                                                           \
-        uint64_t vp_ = vp[b], vn_ = vn[b];                                                         \
         uint64_t x_ = (eq) | hn;                                                                   \
-        uint64_t d0_ = (((x_ & vp_) + vp_) ^ vp_) | x_ | vn_;                                      \
-        hp_full = vn_ | ~(d0_ | vp_);                                                              \
-        hn_full = d0_ & vp_;                                                                       \
+        uint64_t d0_ = (((x_ & bvp) + bvp) ^ bvp) | x_ | bvn;                                      \
+        hp_full = bvn | ~(d0_ | bvp);                                                              \
+        hn_full = d0_ & bvp;                                                                       \
         uint64_t hp_ = (hp_full << 1) | hp;                                                        \
         uint64_t hn_ = (hn_full << 1) | hn;                                                        \
         hp = hp_full >> 63;                                                                        \
         hn = hn_full >> 63;                                                                        \
-        vp[b] = hn_ | ~(d0_ | hp_);                                                                \
-        vn[b] = hp_ & d0_;                                                                         \
+        bvp = hn_ | ~(d0_ | hp_);                                                                  \
+        bvn = hp_ & d0_;                                                                           \
+    } while (0)
+
+/* The same step on block b of the vp/vn arrays in scope. */
+#define ADVANCE_BLOCK(eq, b)                                                                       \
+    do {                                                                                           \
+        uint64_t bvp = vp[b], bvn = vn[b];                                                         \
+        ADVANCE_HELD(eq, hp, hn, hp_full, hn_full);                                                \
+        vp[b] = bvp;                                                                               \
+        vn[b] = bvn;                                                                               \
     } while (0)
 
 /* After the last block: its bottom row's horizontal delta moves the score. */
@@ -379,21 +396,6 @@ static uint64_t step_column_bytes(wb_lev *s, uint8_t symbol) {
     add_bottom_delta(s, hp_full, hn_full);
     return s->last - s->first + 1;
 }
-
-/* Hyyro's step on a block held in registers, for one column's carries. */
-#define ADVANCE_HELD(eq, hp, hn, hp_full, hn_full)                                                 \
-    do {                                                                                           \
-        uint64_t x_ = (eq) | hn;                                                                   \
-        uint64_t d0_ = (((x_ & bvp) + bvp) ^ bvp) | x_ | bvn;                                      \
-        hp_full = bvn | ~(d0_ | bvp);                                                              \
-        hn_full = d0_ & bvp;                                                                       \
-        uint64_t hp_ = (hp_full << 1) | hp;                                                        \
-        uint64_t hn_ = (hn_full << 1) | hn;                                                        \
-        hp = hp_full >> 63;                                                                        \
-        hn = hn_full >> 63;                                                                        \
-        bvp = hn_ | ~(d0_ | hp_);                                                                  \
-        bvn = hp_ & d0_;                                                                           \
-    } while (0)
 
 /* Two columns at once, block by block. Within a column each block waits
  * for the carry of the block above; interleaving two columns gives the CPU
@@ -490,13 +492,8 @@ uint64_t wb_lev_units(const wb_lev *s) {
 
 uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                         size_t max_distance) {
-    size_t pre = 0, shortest = min_size(alen, blen);
-    while (pre < shortest && a[pre] == b[pre])
-        pre++;
-    size_t suf = 0;
-    while (suf < shortest - pre && a[alen - 1 - suf] == b[blen - 1 - suf])
-        suf++;
-    size_t la = alen - pre - suf, lb = blen - pre - suf;
+    size_t la, lb;
+    strip_bytes(a, alen, b, blen, &la, &lb);
     size_t m = min_size(la, lb), n = la + lb - m;
     return units_for(m, n, min_size(max_distance, n));
 }
