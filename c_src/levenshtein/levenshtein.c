@@ -5,6 +5,8 @@
 
 #define WORD_BITS 64
 #define TOP_BIT   (UINT64_C(1) << 63)
+/* wb_lev_predict strips prefix and suffix only for bigger problems */
+#define WB_LEV_PREDICT_EXACT_FROM 4096
 
 static size_t min_size(size_t x, size_t y) {
     return x < y ? x : y;
@@ -492,6 +494,10 @@ uint64_t wb_lev_units(const wb_lev *s) {
 
 uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                         size_t max_distance) {
+    /* the unstripped sizes bound the work; strip only when the bound is big */
+    size_t small = min_size(alen, blen), large = alen + blen - small;
+    uint64_t bound = units_for(small, large, min_size(max_distance, large));
+    if (bound < WB_LEV_PREDICT_EXACT_FROM) return bound;
     size_t la, lb;
     strip_bytes(a, alen, b, blen, &la, &lb);
     size_t m = min_size(la, lb), n = la + lb - m;

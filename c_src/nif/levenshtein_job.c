@@ -11,40 +11,52 @@ typedef struct {
     size_t max_distance;
 } lev_args;
 
-static bool read_args(ErlNifEnv *env, const ERL_NIF_TERM argv[], lev_args *out) {
-    if (!enif_inspect_binary(env, argv[0], &out->a) || !enif_inspect_binary(env, argv[1], &out->b))
-        return false;
+/* the core's state, and the inputs of the current NIF call (byte mode
+ * reads the text from them at every step) */
+typedef struct {
+    wb_lev core;
+    const uint8_t *a, *b;
+} lev_job;
+
+static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    lev_args *in = args;
     ErlNifUInt64 k;
+    if (!enif_inspect_binary(env, argv[0], &in->a) || !enif_inspect_binary(env, argv[1], &in->b))
+        return false;
     if (enif_is_identical(argv[2], wb_atoms.byte))
-        out->codepoints = false;
+        in->codepoints = false;
     else if (enif_is_identical(argv[2], wb_atoms.codepoint))
-        out->codepoints = true;
+        in->codepoints = true;
     else
         return false;
     if (enif_get_uint64(env, argv[3], &k))
-        out->max_distance = k < SIZE_MAX ? (size_t)k : SIZE_MAX;
+        in->max_distance = k < SIZE_MAX ? (size_t)k : SIZE_MAX;
     else if (enif_is_atom(env, argv[3]))
-        out->max_distance = WB_LEV_NO_LIMIT;
+        in->max_distance = WB_LEV_NO_LIMIT;
     else
         return false;
     return true;
 }
 
-static uint64_t lev_predict(ErlNifEnv *env, const ERL_NIF_TERM argv[]) {
-    lev_args in;
-    if (!read_args(env, argv, &in)) return 0;
-    return wb_lev_predict(in.a.data, in.a.size, in.b.data, in.b.size, in.max_distance);
+static uint64_t lev_predict(const void *args) {
+    const lev_args *in = args;
+    return wb_lev_predict(in->a.data, in->a.size, in->b.data, in->b.size, in->max_distance);
 }
 
-static bool lev_init(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, ERL_NIF_TERM *reason) {
-    lev_args in;
-    if (!read_args(env, argv, &in)) {
-        *reason = wb_atom(env, "badarg");
-        return false;
-    }
-    switch (wb_lev_init(state, in.a.data, in.a.size, in.b.data, in.b.size, in.codepoints,
-                        in.max_distance)) {
+static void lev_bind(const void *args, void *state) {
+    const lev_args *in = args;
+    lev_job *job = state;
+    job->a = in->a.data;
+    job->b = in->b.data;
+}
+
+static bool lev_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    const lev_args *in = args;
+    lev_job *job = state;
+    switch (wb_lev_init(&job->core, in->a.data, in->a.size, in->b.data, in->b.size, in->codepoints,
+                        in->max_distance)) {
     case WB_LEV_OK:
+        lev_bind(args, state);
         return true;
     case WB_LEV_EUTF8_A:
         *reason = enif_make_tuple2(env, wb_atom(env, "invalid_utf8"), enif_make_int(env, 1));
@@ -58,33 +70,32 @@ static bool lev_init(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, ERL
     }
 }
 
-static bool lev_step(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, uint64_t budget,
-                     uint64_t *used) {
-    ErlNifBinary a, b;
-    /* the terms are the ones init accepted, so these cannot fail */
-    if (!enif_inspect_binary(env, argv[0], &a) || !enif_inspect_binary(env, argv[1], &b))
-        return true;
-    return wb_lev_step(state, a.data, b.data, budget, used);
+static bool lev_step(void *state, uint64_t budget, uint64_t *used) {
+    lev_job *job = state;
+    return wb_lev_step(&job->core, job->a, job->b, budget, used);
 }
 
 static ERL_NIF_TERM lev_result(ErlNifEnv *env, const void *state) {
-    return enif_make_uint64(env, wb_lev_result(state));
+    return enif_make_uint64(env, wb_lev_result(&((const lev_job *)state)->core));
 }
 
 static size_t lev_memory(const void *state) {
-    return wb_lev_memory(state);
+    return wb_lev_memory(&((const lev_job *)state)->core);
 }
 
 static void lev_destroy(void *state) {
-    wb_lev_free(state);
+    wb_lev_free(&((lev_job *)state)->core);
 }
 
 wb_job_type wb_levenshtein_job = {
     .name = "levenshtein",
     .argc = 4,
-    .state_size = sizeof(wb_lev),
+    .args_size = sizeof(lev_args),
+    .state_size = sizeof(lev_job),
+    .decode = lev_decode,
     .predict = lev_predict,
     .init = lev_init,
+    .bind = lev_bind,
     .step = lev_step,
     .result = lev_result,
     .memory = lev_memory,

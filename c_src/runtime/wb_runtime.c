@@ -84,17 +84,14 @@ static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
     job->type = type;
     job->mode = m;
     job->tiny = tiny;
-    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
-    uint64_t units = (uint64_t)CHECK_NS * 1000 / (ps ? ps : 1);
-    job->units_per_check = units ? units : 1;
     atomic_init(&job->cancelled, false);
 }
 
 /* Sets up the job's state. A job on the C stack that owns no heap memory
  * cannot outlive its call, so it skips the shared counters (whose atomic
  * updates would be a large part of a short call's cost). */
-static bool job_init(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], ERL_NIF_TERM *reason) {
-    if (!job->type->init(env, argv, job->state, reason)) return false;
+static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM *reason) {
+    if (!job->type->init(env, args, job->state, reason)) return false;
     job->initialized = true;
     if (job->on_stack && job->type->memory(job->state) == 0) return true;
     job->accounted = job_footprint(job);
@@ -137,7 +134,8 @@ static void job_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *m
 static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (units == 0 || ns <= 0) return;
     uint64_t ideal = (uint64_t)((double)units * CHECK_NS / (double)ns);
-    uint64_t cap = job->units_per_check * 2; /* grow at most 2x per check */
+    /* grow at most 2x per check (a normal run has no previous budget) */
+    uint64_t cap = job->units_per_check ? job->units_per_check * 2 : MAX_UNITS_PER_CHK;
     if (ideal > cap) ideal = cap;
     if (ideal > MAX_UNITS_PER_CHK) ideal = MAX_UNITS_PER_CHK;
     job->units_per_check = ideal ? ideal : 1;
@@ -149,21 +147,35 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     }
 }
 
-static uint64_t next_budget(const wb_job *job) {
-    return job->tiny ? 1 : job->units_per_check;
+/* Units to do before the next clock read; the first guess comes from the
+ * type's measured cost (computed here, not in job_prepare, so that one-call
+ * normal jobs never pay for the division). */
+static uint64_t next_budget(wb_job *job) {
+    if (job->tiny) return 1;
+    if (job->units_per_check == 0) {
+        uint64_t ps = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+        uint64_t units = (uint64_t)CHECK_NS * 1000 / (ps ? ps : 1);
+        job->units_per_check = units ? units : 1;
+    }
+    return job->units_per_check;
+}
+
+/* Decodes a call's job arguments into `args` (a WB_MAX_ARGS_SIZE buffer). */
+static bool decode(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[], void *args) {
+    return type->decode(env, argv, args);
 }
 
 /* ---- normal and dirty_cpu: the whole job in one call -------------------------- */
 
-/* Runs the job to the end. On a dirty scheduler it checks between steps that
- * the caller is still alive and abandons the work when it is not. A normal
- * run reads the clock only when `timed` (it is big enough to learn from). */
-static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM argv[], bool dirty,
-                               bool timed) {
+/* Runs the job to the end. Off the normal schedulers it checks between
+ * steps that the caller is still alive and abandons the work when it is
+ * not. A normal run reads the clock only when `timed` (big enough to learn
+ * from). */
+static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool timed) {
     uint64_t used = 0;
     if (!dirty && !job->tiny) {
         int64_t start = timed ? clock_ns() : 0;
-        while (!job->type->step(env, argv, job->state, UINT64_MAX, &used)) {
+        while (!job->type->step(job->state, UINT64_MAX, &used)) {
         }
         if (timed) learn(job, used, clock_ns() - start);
         return job->type->result(env, job->state);
@@ -171,7 +183,7 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM a
     int64_t last = clock_ns();
     for (;;) {
         uint64_t units = 0;
-        bool done = job->type->step(env, argv, job->state, next_budget(job), &units);
+        bool done = job->type->step(job->state, next_budget(job), &units);
         int64_t now = clock_ns();
         learn(job, units, now - last);
         last = now;
@@ -180,8 +192,8 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, const ERL_NIF_TERM a
     }
 }
 
-static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const ERL_NIF_TERM argv[],
-                                 bool tiny, bool timed) {
+static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const void *args, bool tiny,
+                                 bool timed) {
     alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
     wb_job *job = (wb_job *)buf;
     bool heap = type->state_size > INLINE_STATE_MAX;
@@ -190,8 +202,8 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const ERL_NI
     job_prepare(job, type, MODE_NORMAL, tiny);
     job->on_stack = true;
     ERL_NIF_TERM reason, out;
-    if (job_init(env, job, argv, &reason))
-        out = run_to_end(env, job, argv, false, timed);
+    if (job_init(env, job, args, &reason))
+        out = run_to_end(env, job, false, timed);
     else
         out = wb_error(env, reason);
     job_release(job);
@@ -217,14 +229,14 @@ static ERL_NIF_TERM reschedule(ErlNifEnv *env, wb_job *job, int argc, const ERL_
 }
 
 /* One slice: steps until the timeslice (normal scheduler) or DIRTY_SLICE_NS
- * (dirty scheduler) is used up, then reschedules itself. */
+ * (dirty scheduler) is used up, then reschedules itself. The state is bound
+ * to this call's arguments already. */
 static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_NIF_TERM argv[]) {
-    const ERL_NIF_TERM *args = argv + 1;
     bool dirty = job->mode == MODE_YIELDING_DIRTY;
     int64_t start = enif_monotonic_time(ERL_NIF_NSEC), last = start;
     for (;;) {
         uint64_t units = 0;
-        bool done = job->type->step(env, args, job->state, next_budget(job), &units);
+        bool done = job->type->step(job->state, next_budget(job), &units);
         int64_t now = enif_monotonic_time(ERL_NIF_NSEC);
         learn(job, units, now - last);
         job->unreported_ns += now - last;
@@ -262,19 +274,23 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
 
 static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     wb_job *job;
-    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
+    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
+        !decode(env, job->type, argv + 1, args))
+        return enif_make_badarg(env);
+    job->type->bind(args, job->state);
     return run_slice(env, job, argc, argv);
 }
 
 /* Makes the job resource and the continuation arguments [Job | Args]. */
 static wb_job *new_job_resource(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
-                                const ERL_NIF_TERM args[], ERL_NIF_TERM cargv[]) {
+                                const ERL_NIF_TERM argv[], ERL_NIF_TERM cargv[]) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return NULL;
     job_prepare(job, type, m, tiny);
     cargv[0] = enif_make_resource(env, job);
     enif_release_resource(job); /* the term on the process heap owns it now */
-    memcpy(cargv + 1, args, (size_t)type->argc * sizeof *args);
+    memcpy(cargv + 1, argv, (size_t)type->argc * sizeof *argv);
     return job;
 }
 
@@ -283,18 +299,21 @@ static wb_job *new_job_resource(ErlNifEnv *env, wb_job_type *type, mode m, bool 
 static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     wb_job *job;
     ERL_NIF_TERM reason;
-    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
-    if (!job_init(env, job, argv + 1, &reason)) return wb_error(env, reason);
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
+    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
+        !decode(env, job->type, argv + 1, args))
+        return enif_make_badarg(env);
+    if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
-    ERL_NIF_TERM out = run_to_end(env, job, argv + 1, true, true);
+    ERL_NIF_TERM out = run_to_end(env, job, true, true);
     job_release(job);
     return out;
 }
 
 static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
-                                          const ERL_NIF_TERM args[]) {
+                                          const ERL_NIF_TERM argv[], const void *args) {
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
-    wb_job *job = new_job_resource(env, type, m, tiny, args, cargv);
+    wb_job *job = new_job_resource(env, type, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
     if (m != MODE_YIELDING)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
@@ -351,9 +370,14 @@ static bool job_cancelled(wb_job *job) {
 static void run_threaded(wb_job *job) {
     ErlNifEnv *env = job->env;
     ERL_NIF_TERM reason, out = 0;
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     bool finished = false;
     if (!job_cancelled(job)) {
-        if (!job_init(env, job, job->args, &reason)) {
+        /* the job's env keeps its argument terms alive until it is freed */
+        if (!decode(env, job->type, job->args, args)) {
+            out = enif_make_badarg(env);
+            finished = true;
+        } else if (!job_init(env, job, args, &reason)) {
             out = wb_error(env, reason);
             finished = true;
         }
@@ -361,7 +385,7 @@ static void run_threaded(wb_job *job) {
     int64_t last = clock_ns();
     while (!finished && !job_cancelled(job)) {
         uint64_t units = 0;
-        finished = job->type->step(env, job->args, job->state, next_budget(job), &units);
+        finished = job->type->step(job->state, next_budget(job), &units);
         int64_t now = clock_ns();
         learn(job, units, now - last);
         last = now;
@@ -481,24 +505,28 @@ static mode pick_mode(wb_job_type *type, uint64_t units) {
 }
 
 ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]) {
-    if (argc != type->argc + 3 || type->argc > WB_MAX_JOB_ARGS) return enif_make_badarg(env);
+    if (argc != type->argc + 3 || type->argc > WB_MAX_JOB_ARGS ||
+        type->args_size > WB_MAX_ARGS_SIZE)
+        return enif_make_badarg(env);
     bool is_auto;
     mode m = MODE_NORMAL;
     if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
     bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
+    if (!decode(env, type, argv, args)) return wb_error(env, atom_badarg);
     uint64_t units = 0;
     if (is_auto) {
-        units = type->predict(env, argv);
+        units = type->predict(args);
         m = pick_mode(type, units);
     }
     switch (m) {
     case MODE_NORMAL:
         /* learn from auto's normal runs that are big enough to time well */
-        return run_on_stack(env, type, argv, tiny, units >= LEARN_MIN_UNITS);
+        return run_on_stack(env, type, args, tiny, units >= LEARN_MIN_UNITS);
     case MODE_THREADED:
         return start_threaded(env, type, tiny, argv, argv[type->argc + 2]);
     default:
-        return start_sliced_or_dirty(env, type, m, tiny, argv);
+        return start_sliced_or_dirty(env, type, m, tiny, argv, args);
     }
 }
 

@@ -26,23 +26,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WB_MAX_JOB_ARGS 8
+#define WB_MAX_JOB_ARGS  8
+#define WB_MAX_ARGS_SIZE 256 /* bytes of a job type's decoded arguments */
 
+/*
+ * The life of a job: every NIF call that works on it first decodes the
+ * call's argument terms into a small struct (on the C stack, valid only
+ * during that call). The first call predicts the work from it and sets the
+ * state up; every later call binds the state to the freshly decoded
+ * arguments again; then the runtime steps the state. The job's argument
+ * terms travel with every rescheduled call, so the binaries they name stay
+ * alive for the whole job, and no pointer into them outlives its call.
+ */
 typedef struct wb_job_type {
     const char *name; /* shown by the VM for rescheduled calls */
     int argc;         /* the job's own arguments, before mode/tiny/ref */
+    size_t args_size; /* <= WB_MAX_ARGS_SIZE */
     size_t state_size;
-    /* Units of work the call will take, from its arguments alone; 0 when the
-     * arguments are unusable (init then reports why). Must be cheap. */
-    uint64_t (*predict)(ErlNifEnv *env, const ERL_NIF_TERM argv[]);
-    /* Sets up the state; on failure leaves nothing allocated and stores the
-     * reason term in *reason. */
-    bool (*init)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, ERL_NIF_TERM *reason);
+    /* Reads the argument terms into *args; false if they are unusable. */
+    bool (*decode)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args);
+    /* Units of work the job will take. Must be cheap: it runs before the
+     * mode is chosen, on a normal scheduler. */
+    uint64_t (*predict)(const void *args);
+    /* Sets up the state, bound to args for this call; on failure leaves
+     * nothing allocated and stores the reason term in *reason. */
+    bool (*init)(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason);
+    /* Points the state at this call's decoded arguments (may be NULL). */
+    void (*bind)(const void *args, void *state);
     /* Advances by about `budget` units, adds the units done to *used,
-     * returns true when finished. argv are the call's arguments again: the
-     * state must not keep pointers into terms across steps. */
-    bool (*step)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *state, uint64_t budget,
-                 uint64_t *used);
+     * returns true when finished. */
+    bool (*step)(void *state, uint64_t budget, uint64_t *used);
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
     size_t (*memory)(const void *state); /* heap bytes owned by the state */
     void (*destroy)(void *state);

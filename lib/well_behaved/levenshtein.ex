@@ -57,41 +57,62 @@ defmodule WellBehaved.Levenshtein do
     a |> Native.levenshtein(b, :byte, nil, :auto, false, nil) |> unwrap()
   end
 
-  def distance(a, b, opts) when is_binary(a) and is_binary(b) do
-    {mode, tiny, {unit, max}} = Runtime.parse_opts(opts, {:byte, nil}, &option/3)
+  def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
+    {unit, max, mode, tiny} = parse(opts, {:byte, nil, :auto, false}, opts)
 
-    Runtime.run(mode, tiny, fn mode, tiny, ref ->
-      Native.levenshtein(a, b, unit, max, mode, tiny, ref)
-    end)
+    case mode do
+      :threaded ->
+        ref = make_ref()
+        Runtime.await(Native.levenshtein(a, b, unit, max, mode, tiny, ref), ref)
+
+      _ ->
+        Native.levenshtein(a, b, unit, max, mode, tiny, nil)
+    end
     |> unwrap()
   end
 
-  def distance(a, b, _opts) do
-    bad = if is_binary(a), do: {"second", b}, else: {"first", a}
+  def distance(a, b, opts) when is_binary(a) and is_binary(b), do: Runtime.bad_opts!(opts)
 
-    raise ArgumentError,
-          "expected a binary as #{elem(bad, 0)} argument, got: #{inspect(elem(bad, 1))}"
+  def distance(a, b, _opts) do
+    {which, value} = if is_binary(a), do: {"second", b}, else: {"first", a}
+    raise ArgumentError, "expected a binary as #{which} argument, got: #{inspect(value)}"
   end
 
-  defp option(:unit, unit, {_, max}) when unit in [:byte, :codepoint], do: {unit, max}
+  # a tail-recursive parser: no closures on the per-call path
+  defp parse([], acc, _all), do: acc
 
-  defp option(:unit, unit, _) do
+  defp parse([{:schedule, mode} | rest], {u, k, _, t}, all),
+    do: parse(rest, {u, k, Runtime.check_mode!(mode), t}, all)
+
+  defp parse([{:unit, unit} | rest], {_, k, m, t}, all) when unit in [:byte, :codepoint],
+    do: parse(rest, {unit, k, m, t}, all)
+
+  defp parse([{:max_distance, k} | rest], {u, _, m, t}, all)
+       when (is_integer(k) and k >= 0) or is_nil(k),
+       do: parse(rest, {u, k, m, t}, all)
+
+  defp parse([{:tiny_slices, tiny} | rest], {u, k, m, _}, all),
+    do: parse(rest, {u, k, m, Runtime.check_tiny!(tiny)}, all)
+
+  defp parse([{:unit, unit} | _], _, _) do
     raise ArgumentError, "invalid :unit #{inspect(unit)}, expected :byte or :codepoint"
   end
 
-  defp option(:max_distance, k, {unit, _}) when (is_integer(k) and k >= 0) or is_nil(k),
-    do: {unit, k}
-
-  defp option(:max_distance, k, _) do
+  defp parse([{:max_distance, k} | _], _, _) do
     raise ArgumentError,
           "invalid :max_distance #{inspect(k)}, expected a non-negative integer or nil"
   end
 
-  defp option(key, _value, _) do
-    raise ArgumentError,
-          "unknown option #{inspect(key)} for WellBehaved.Levenshtein.distance/3 " <>
-            "(known: :unit, :max_distance, :schedule, :tiny_slices)"
+  defp parse([{key, _} | _], _, _) when is_atom(key) do
+    Runtime.unknown_option!(key, "WellBehaved.Levenshtein.distance/3", [
+      :unit,
+      :max_distance,
+      :schedule,
+      :tiny_slices
+    ])
   end
+
+  defp parse(_, _, all), do: Runtime.bad_opts!(all)
 
   defp unwrap(distance) when is_integer(distance), do: distance
 

@@ -74,52 +74,39 @@ defmodule WellBehaved.Runtime do
   end
 
   @doc false
-  # Common options of job functions: validates `schedule:` and
-  # `tiny_slices:`, and hands anything else to `other`, which returns the
-  # updated accumulator or raises.
-  def parse_opts(opts, acc, other) when is_list(opts) do
-    Enum.reduce(opts, {:auto, false, acc}, fn
-      {:schedule, mode}, {_, tiny, acc} when mode in @modes ->
-        {mode, tiny, acc}
+  # Validation of the options every job function takes; raises with a
+  # message naming the bad value.
+  def check_mode!(mode) when mode in @modes, do: mode
 
-      {:schedule, mode}, _ ->
-        raise ArgumentError,
-              "invalid :schedule #{inspect(mode)}, expected one of #{inspect(@modes)}"
-
-      {:tiny_slices, tiny}, {mode, _, acc} when is_boolean(tiny) ->
-        {mode, tiny, acc}
-
-      {:tiny_slices, tiny}, _ ->
-        raise ArgumentError, "invalid :tiny_slices #{inspect(tiny)}, expected a boolean"
-
-      {key, value}, {mode, tiny, acc} when is_atom(key) ->
-        {mode, tiny, other.(key, value, acc)}
-
-      item, _ ->
-        raise ArgumentError, "expected a keyword list of options, got item: #{inspect(item)}"
-    end)
+  def check_mode!(mode) do
+    raise ArgumentError, "invalid :schedule #{inspect(mode)}, expected one of #{inspect(@modes)}"
   end
 
-  def parse_opts(opts, _acc, _other) do
+  @doc false
+  def check_tiny!(tiny) when is_boolean(tiny), do: tiny
+
+  def check_tiny!(tiny) do
+    raise ArgumentError, "invalid :tiny_slices #{inspect(tiny)}, expected a boolean"
+  end
+
+  @doc false
+  def bad_opts!(opts) do
     raise ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}"
   end
 
   @doc false
-  # Runs a job NIF: `fun` gets mode, tiny flag and reply reference; a
-  # threaded job's result arrives as a message tagged with that reference.
-  def run(:threaded, tiny, fun) do
-    ref = make_ref()
+  def unknown_option!(key, function, known) do
+    raise ArgumentError,
+          "unknown option #{inspect(key)} for #{function} (known: #{Enum.map_join(known, ", ", &inspect/1)})"
+  end
 
-    case fun.(:threaded, tiny, ref) do
-      :ok ->
-        receive do
-          {^ref, result} -> result
-        end
-
-      error ->
-        error
+  @doc false
+  # The reply of a job NIF started in :threaded mode with tag `ref`.
+  def await(:ok, ref) do
+    receive do
+      {^ref, result} -> result
     end
   end
 
-  def run(mode, tiny, fun), do: fun.(mode, tiny, nil)
+  def await(error, _ref), do: error
 end

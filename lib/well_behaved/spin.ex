@@ -57,17 +57,36 @@ defmodule WellBehaved.Spin do
           "expected a non-negative integer of microseconds, got: #{inspect(microseconds)}"
   end
 
+  # the job NIF with its options parsed; a threaded job replies by message
   defp call(nif, opts, name) do
-    {mode, tiny, _} =
-      Runtime.parse_opts(opts, nil, fn key, _, _ ->
-        raise ArgumentError,
-              "unknown option #{inspect(key)} for WellBehaved.Spin.#{name} " <>
-                "(known: :schedule, :tiny_slices)"
-      end)
+    {mode, tiny} = parse(opts, {:auto, false}, opts, name)
 
-    case Runtime.run(mode, tiny, nif) do
+    result =
+      case mode do
+        :threaded ->
+          ref = make_ref()
+          Runtime.await(nif.(mode, tiny, ref), ref)
+
+        _ ->
+          nif.(mode, tiny, nil)
+      end
+
+    case result do
       result when is_integer(result) -> result
       {:error, reason} -> raise ArgumentError, "spin failed: #{inspect(reason)}"
     end
   end
+
+  defp parse([], acc, _all, _name), do: acc
+
+  defp parse([{:schedule, mode} | rest], {_, tiny}, all, name),
+    do: parse(rest, {Runtime.check_mode!(mode), tiny}, all, name)
+
+  defp parse([{:tiny_slices, tiny} | rest], {mode, _}, all, name),
+    do: parse(rest, {mode, Runtime.check_tiny!(tiny)}, all, name)
+
+  defp parse([{key, _} | _], _, _, name) when is_atom(key),
+    do: Runtime.unknown_option!(key, "WellBehaved.Spin.#{name}", [:schedule, :tiny_slices])
+
+  defp parse(_, _, all, _name), do: Runtime.bad_opts!(all)
 end
