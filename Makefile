@@ -20,6 +20,8 @@ C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h)
 
 NIF_SO := priv/well_behaved_nif.so
 CORE_TEST := c_src/build/test_cores
+# the same tests with the SIMD wavefront compiled out (the portable path)
+CORE_TEST_SCALAR := c_src/build/test_cores_scalar
 
 .PHONY: all native lab test test-c test-elixir format-check system-deps
 
@@ -54,6 +56,10 @@ $(CORE_TEST): c_src/test/test_cores.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
 
+$(CORE_TEST_SCALAR): c_src/test/test_cores.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
+
 # --- the two commands ------------------------------------------------------------
 test: system-deps format-check test-c test-elixir
 
@@ -61,8 +67,9 @@ format-check:
 	mix format --check-formatted
 	clang-format --dry-run --Werror $(C_FILES)
 
-test-c: $(CORE_TEST)
+test-c: $(CORE_TEST) $(CORE_TEST_SCALAR)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST_SCALAR)
 
 test-elixir: native
 	mix test

@@ -399,12 +399,81 @@ static uint64_t step_column_bytes(wb_lev *s, uint8_t symbol) {
     return s->last - s->first + 1;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
+#define WAVEFRONT_COLUMNS 4
+
+typedef uint64_t lanes __attribute__((vector_size(32)));
+
+/* Four columns as a wavefront across SIMD lanes. At iteration t, lane l
+ * works on column l of the group and block first+t-l: its vertical vectors
+ * come from lane l-1 of the previous iteration (the same block, one column
+ * earlier), its carries from its own previous iteration (the block above),
+ * lane 0 reads the block from memory and lane 3 writes it back. Lanes
+ * outside the block range (the wavefront's ramps) compute nothing that is
+ * kept. The compiler builds one copy per instruction set and the loader
+ * picks the best one the CPU has. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static uint64_t
+step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
+    const size_t count = s->last - s->first + 1;
+    const uint64_t *p0 = s->peq + (size_t)symbols[0] * s->nblocks + s->first;
+    const uint64_t *p1 = s->peq + (size_t)symbols[1] * s->nblocks + s->first;
+    const uint64_t *p2 = s->peq + (size_t)symbols[2] * s->nblocks + s->first;
+    const uint64_t *p3 = s->peq + (size_t)symbols[3] * s->nblocks + s->first;
+    uint64_t *vp = s->vp + s->first, *vn = s->vn + s->first;
+    const lanes shift_up = {0, 0, 1, 2};
+    lanes bvp = {vp[0], 0, 0, 0}, bvn = {vn[0], 0, 0, 0};
+    lanes hp = {1, 1, 1, 1}, hn = {0, 0, 0, 0};
+    for (size_t t = 0; t < count + 3; t++) {
+        lanes eq;
+        bool steady = t >= 3 && t < count;
+        if (steady) {
+            eq = (lanes){p0[t], p1[t - 1], p2[t - 2], p3[t - 3]};
+        } else {
+            eq = (lanes){t < count ? p0[t] : 0, t >= 1 && t - 1 < count ? p1[t - 1] : 0,
+                         t >= 2 && t - 2 < count ? p2[t - 2] : 0,
+                         t >= 3 && t - 3 < count ? p3[t - 3] : 0};
+        }
+        lanes x = eq | hn;
+        lanes d0 = (((x & bvp) + bvp) ^ bvp) | x | bvn;
+        lanes hp_full = bvn | ~(d0 | bvp);
+        lanes hn_full = d0 & bvp;
+        lanes hp_shifted = (hp_full << 1) | hp;
+        lanes hn_shifted = (hn_full << 1) | hn;
+        lanes out_vp = hn_shifted | ~(d0 | hp_shifted);
+        lanes out_vn = hp_shifted & d0;
+        hp = hp_full >> 63;
+        hn = hn_full >> 63;
+        if (!steady) {
+            /* lanes that have not reached the first block keep the +1 carry */
+            for (size_t l = t + 1; l < WAVEFRONT_COLUMNS; l++) {
+                hp[l] = 1;
+                hn[l] = 0;
+            }
+        }
+        if (t + 1 >= count && t + 1 - count < WAVEFRONT_COLUMNS) {
+            size_t l = t + 1 - count; /* lane l finished the last block */
+            add_bottom_delta(s, hp_full[l], hn_full[l]);
+        }
+        if (t >= 3 && t - 3 < count) {
+            vp[t - 3] = out_vp[3];
+            vn[t - 3] = out_vn[3];
+        }
+        bvp = __builtin_shuffle(out_vp, shift_up);
+        bvn = __builtin_shuffle(out_vn, shift_up);
+        bvp[0] = t + 1 < count ? vp[t + 1] : 0;
+        bvn[0] = t + 1 < count ? vn[t + 1] : 0;
+    }
+    return WAVEFRONT_COLUMNS * count;
+}
+#else
+#define WAVEFRONT_COLUMNS 2
+
 /* Two columns at once, block by block. Within a column each block waits
  * for the carry of the block above; interleaving two columns gives the CPU
  * two such chains to overlap (a wavefront over the DP matrix). Two, not
  * four: four columns' carries and pointers no longer fit x86-64's 16
  * registers and the spills cost more than the overlap gains. */
-static uint64_t step_two_columns_bytes(wb_lev *s, const uint8_t *symbols) {
+static uint64_t step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
     const size_t nb = s->nblocks;
     const uint64_t *restrict p0 = s->peq + (size_t)symbols[0] * nb;
     const uint64_t *restrict p1 = s->peq + (size_t)symbols[1] * nb;
@@ -422,6 +491,7 @@ static uint64_t step_two_columns_bytes(wb_lev *s, const uint8_t *symbols) {
     add_bottom_delta(s, f1p, f1n);
     return 2 * (s->last - s->first + 1);
 }
+#endif
 
 static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
     const wb_lev_occurrence *e = s->occ + s->occ_start[id], *end = s->occ + s->occ_start[id + 1];
@@ -456,10 +526,10 @@ bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget,
         spent = columns;
     } else {
         do {
-            if (text && s->n - s->col >= 2) {
-                select_blocks(s, s->col + 1, s->col + 2);
-                spent += step_two_columns_bytes(s, text + s->col);
-                s->col += 2;
+            if (text && s->n - s->col >= WAVEFRONT_COLUMNS) {
+                select_blocks(s, s->col + 1, s->col + WAVEFRONT_COLUMNS);
+                spent += step_wavefront_bytes(s, text + s->col);
+                s->col += WAVEFRONT_COLUMNS;
                 continue;
             }
             select_blocks(s, s->col + 1, s->col + 1);
