@@ -8,6 +8,9 @@ defmodule WellBehaved.RuntimeTest do
     stats = Runtime.stats()
     assert stats.pool_threads >= 2
     assert stats.normal_max_us < stats.yielding_max_us
+    # every job type reports its learned cost per unit of work
+    assert %{levenshtein: lev, spin: spin, spin_until: until} = stats.ps_per_unit
+    assert Enum.all?([lev, spin, until], &(is_integer(&1) and &1 > 0))
 
     a = random_bytes(60_000)
 

@@ -16,6 +16,23 @@ static size_t ceil_blocks(size_t rows) {
     return (rows + WORD_BITS - 1) / WORD_BITS;
 }
 
+/* ---- where match tables come from ------------------------------------------------ */
+
+static void *calloc_table(size_t bytes) {
+    return calloc(1, bytes);
+}
+
+static void free_table(void *table, size_t bytes) {
+    (void)bytes;
+    free(table);
+}
+
+static wb_lev_table_allocator table_allocator = {calloc_table, free_table};
+
+void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator) {
+    table_allocator = *allocator;
+}
+
 /* ---- UTF-8 ------------------------------------------------------------ */
 
 /* Length of the valid UTF-8 sequence at s[0..len), or 0 when invalid
@@ -159,8 +176,7 @@ static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const 
             memset(s->one_peq, 0, sizeof s->one_peq);
         }
     } else {
-        /* calloc: large tables come zeroed from fresh pages at no cost */
-        s->peq = calloc(256 * s->nblocks, sizeof *s->peq);
+        s->peq = table_allocator.alloc_zeroed(256 * s->nblocks * sizeof *s->peq);
         if (!s->peq) return WB_LEV_ENOMEM;
         s->owned_bytes += 256 * s->nblocks * sizeof *s->peq;
     }
@@ -579,7 +595,8 @@ size_t wb_lev_memory(const wb_lev *s) {
 }
 
 void wb_lev_free(wb_lev *s) {
-    if (s->peq != s->one_peq) free(s->peq);
+    if (s->peq && s->peq != s->one_peq)
+        table_allocator.free(s->peq, 256 * s->nblocks * sizeof *s->peq);
     if (s->vp != &s->one_vp) free(s->vp);
     free(s->text_ids);
     free(s->occ_start);

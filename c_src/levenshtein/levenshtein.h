@@ -67,6 +67,17 @@ typedef struct wb_lev {
     uint64_t one_peq[256];
 } wb_lev;
 
+/* Where byte-mode match tables (256 words per 64 pattern bytes) come from:
+ * calloc/free unless set. Set it once, before any computation starts. A host
+ * whose allocator caches memory avoids the page faults that a fresh calloc
+ * of a large table costs on every call. */
+typedef struct {
+    void *(*alloc_zeroed)(size_t bytes);
+    void (*free)(void *table, size_t bytes);
+} wb_lev_table_allocator;
+
+void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator);
+
 /* Prepares a computation; a and b must stay readable until wb_lev_free, and
  * be passed again to every wb_lev_step (byte mode reads the text from them).
  * max_distance: WB_LEV_NO_LIMIT, or k such that any distance above k

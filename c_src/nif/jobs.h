@@ -7,6 +7,7 @@
 #include <string.h>
 
 extern wb_job_type wb_levenshtein_job;
+void wb_levenshtein_load(void);
 extern wb_job_type wb_spin_job;
 extern wb_job_type wb_spin_until_job;
 

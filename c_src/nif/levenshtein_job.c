@@ -4,6 +4,8 @@
 
 #include "../levenshtein/levenshtein.h"
 
+#include <stdlib.h>
+
 /* arguments: A, B, Unit (byte | codepoint), MaxDistance (integer | nil) */
 typedef struct {
     ErlNifBinary a, b;
@@ -85,6 +87,30 @@ static size_t lev_memory(const void *state) {
 
 static void lev_destroy(void *state) {
     wb_lev_free(&((lev_job *)state)->core);
+}
+
+/* Match tables from the VM's allocators, which keep freed memory for reuse:
+ * a fresh calloc costs a page fault per 4 KiB on every call. Beyond 64 MiB,
+ * calloc's lazily zeroed pages beat a memset done in one go. */
+#define ENIF_TABLE_MAX (64u << 20)
+
+static void *table_alloc(size_t bytes) {
+    if (bytes > ENIF_TABLE_MAX) return calloc(1, bytes);
+    void *table = enif_alloc(bytes);
+    if (table) memset(table, 0, bytes);
+    return table;
+}
+
+static void table_free(void *table, size_t bytes) {
+    if (bytes > ENIF_TABLE_MAX)
+        free(table);
+    else
+        enif_free(table);
+}
+
+void wb_levenshtein_load(void) {
+    static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
+    wb_lev_set_table_allocator(&vm_tables);
 }
 
 wb_job_type wb_levenshtein_job = {

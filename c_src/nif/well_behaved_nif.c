@@ -25,7 +25,10 @@ static ErlNifFunc nif_funcs[] = {
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
     (void)info;
-    return wb_runtime_load(env);
+    static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_spin_job, &wb_spin_until_job,
+                                         NULL};
+    wb_levenshtein_load();
+    return wb_runtime_load(env, types);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {

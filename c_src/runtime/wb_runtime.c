@@ -31,6 +31,8 @@ static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_di
     atom_auto;
 
 wb_atom_table wb_atoms;
+#define MAX_TYPES 16
+static wb_job_type *job_types[MAX_TYPES];
 static _Atomic int64_t live_jobs, live_bytes;
 static _Atomic uint64_t normal_max_ns = 100000;      /* auto: normal below 100 us */
 static _Atomic uint64_t yielding_max_ns = 100000000; /* auto: yielding below 100 ms */
@@ -536,9 +538,16 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     enif_mutex_lock(pool.lock);
     size_t queued = pool.queued;
     enif_mutex_unlock(pool.lock);
+    ERL_NIF_TERM costs = enif_make_new_map(env);
+    for (int i = 0; i < MAX_TYPES && job_types[i]; i++) {
+        uint64_t ps = atomic_load_explicit(&job_types[i]->ps_per_unit, memory_order_relaxed);
+        enif_make_map_put(env, costs, wb_atom(env, job_types[i]->name), enif_make_uint64(env, ps),
+                          &costs);
+    }
     ERL_NIF_TERM keys[] = {wb_atom(env, "live_jobs"),     wb_atom(env, "live_bytes"),
                            wb_atom(env, "pool_threads"),  wb_atom(env, "queued"),
-                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us")};
+                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us"),
+                           wb_atom(env, "ps_per_unit")};
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
         enif_make_int64(env, atomic_load(&live_bytes)),
@@ -546,6 +555,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_uint64(env, queued),
         enif_make_uint64(env, atomic_load(&normal_max_ns) / 1000),
         enif_make_uint64(env, atomic_load(&yielding_max_ns) / 1000),
+        costs,
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
@@ -564,7 +574,9 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     return atom_ok;
 }
 
-int wb_runtime_load(ErlNifEnv *env) {
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
+    for (int i = 0; i < MAX_TYPES && types[i]; i++)
+        job_types[i] = types[i];
     ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
     job_resource = enif_open_resource_type_x(env, "wb_job", &init, ERL_NIF_RT_CREATE, NULL);
     if (!job_resource) return 1;

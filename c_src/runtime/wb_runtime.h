@@ -63,14 +63,16 @@ typedef struct wb_job_type {
     _Atomic uint64_t ps_per_unit;
 } wb_job_type;
 
-/* load/unload callbacks of the NIF library */
-int wb_runtime_load(ErlNifEnv *env);
+/* load/unload callbacks of the NIF library; load takes the library's job
+ * types (NULL-terminated), whose learned costs runtime_stats reports */
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]);
 void wb_runtime_unload(void);
 
 /* Body of a job NIF (see the header comment for its arguments). */
 ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]);
 
-/* runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued, ...} */
+/* runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued,
+ * normal_max_us, yielding_max_us, ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros, YieldingMaxMicros) -> ok */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);

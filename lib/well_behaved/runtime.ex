@@ -44,10 +44,13 @@ defmodule WellBehaved.Runtime do
 
   @doc """
   Counters of the runtime: `live_jobs` and `live_bytes` (jobs whose native
-  state exists now, and its size), the `pool_threads` of `:threaded` mode,
-  jobs `queued` for them, and the `:auto` thresholds.
+  state exists now, and its size; a short `:normal` job that owns no heap
+  memory is not counted), the `pool_threads` of `:threaded` mode, jobs
+  `queued` for them, the `:auto` thresholds, and `ps_per_unit`: per job
+  type, the measured cost of one unit of work in picoseconds, from which
+  `:auto` predicts a call's duration.
   """
-  @spec stats() :: %{atom() => integer()}
+  @spec stats() :: %{atom() => integer() | %{atom() => pos_integer()}}
   def stats, do: Native.runtime_stats()
 
   @doc """
