@@ -23,7 +23,7 @@ CORE_TEST := c_src/build/test_cores
 # the same tests with the SIMD wavefront compiled out (the portable path)
 CORE_TEST_SCALAR := c_src/build/test_cores_scalar
 
-.PHONY: all native lab test test-c test-elixir format-check system-deps
+.PHONY: all native lab test test-c test-elixir format-check system-deps install-package
 
 all: native
 
@@ -39,10 +39,31 @@ define need
 	fi
 endef
 
+# need_app(otp-application, package): installs the package when the VM
+# cannot find the application.
+define need_app
+	@if [ "$$(erl -noshell -eval 'io:format("~p", [code:lib_dir($(1))]), halt().')" = "{error,bad_name}" ]; then \
+	  $(MAKE) --no-print-directory install-package PACKAGE=$(2) FOR="OTP application $(1)"; \
+	fi
+endef
+
+install-package:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Debian package $(PACKAGE) (for $(FOR))"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PACKAGE)) >/dev/null \
+	    || { echo "error: could not install $(PACKAGE); install it and retry" >&2; exit 1; }; \
+	else echo "error: $(FOR) is missing: install the Debian package $(PACKAGE) (as root: apt-get install $(PACKAGE))" >&2; exit 1; fi
+
 system-deps:
 	$(call need,$(ERTS_INCLUDE)/erl_nif.h,erlang-dev)
 	$(call need,$(CC),gcc)
 	$(call need,clang-format,clang-format)
+	$(call need,timeout,coreutils)
+	$(call need,wrk,wrk)
+	$(call need,gnuplot,gnuplot-nox)
+	$(call need_app,runtime_tools,erlang-runtime-tools)
+	$(call need_app,inets,erlang-inets)
+	$(call need_app,crypto,erlang-crypto)
 	@[ -e "$(ERTS_INCLUDE)/erl_nif.h" ] || { echo "error: erl_nif.h not found under $(ERTS_INCLUDE)" >&2; exit 1; }
 
 # --- native code ---------------------------------------------------------------

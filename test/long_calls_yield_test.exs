@@ -38,6 +38,20 @@ defmodule WellBehaved.LongCallsYieldTest do
     assert long_schedules(fn -> Spin.run(iterations) end) == 0
   end
 
+  test "large set-ups do not hold a normal scheduler either" do
+    # decoding 2 x 40 MB of UTF-8 takes well over the threshold: it must
+    # happen off the normal schedulers in :yielding and :auto
+    big = :binary.copy("é", 20_000_000)
+
+    for mode <- [:yielding, :auto] do
+      assert long_schedules(fn ->
+               Levenshtein.distance(big, big, unit: :codepoint, schedule: mode)
+             end) ==
+               0,
+             "#{mode}"
+    end
+  end
+
   # Runs fun in a fresh process; counts the long_schedule reports naming it.
   defp long_schedules(fun) do
     {pid, ref} = spawn_monitor(fun)

@@ -34,4 +34,16 @@ defmodule WellBehaved.RuntimeTest do
     assert Runtime.configure(yielding_max_us: 1_000_000) == :ok
     assert Runtime.stats().yielding_max_us == 1_000_000
   end
+
+  test "tiny-slice runs do not move the learned cost per unit" do
+    before = Runtime.stats().ps_per_unit.levenshtein
+    a = random_bytes(3000)
+    b = random_bytes(2800)
+
+    for mode <- [:threaded, :yielding, :dirty_cpu] do
+      Levenshtein.distance(a, b, schedule: mode, tiny_slices: true)
+    end
+
+    assert Runtime.stats().ps_per_unit.levenshtein == before
+  end
 end

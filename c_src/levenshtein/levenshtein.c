@@ -138,14 +138,16 @@ static bool alloc_vectors(wb_lev *s) {
 
 /* ---- byte mode ------------------------------------------------------------ */
 
-/* Common prefix length, and the lengths left once prefix and suffix go. */
-static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t *la,
-                          size_t *lb) {
+/* Common prefix length, and the lengths left once prefix and suffix go;
+ * each scan stops after `limit` bytes. */
+static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          size_t limit, size_t *la, size_t *lb) {
     size_t pre = 0, shortest = min_size(alen, blen);
-    while (pre < shortest && a[pre] == b[pre])
+    size_t pre_end = min_size(shortest, limit);
+    while (pre < pre_end && a[pre] == b[pre])
         pre++;
-    size_t suf = 0;
-    while (suf < shortest - pre && a[alen - 1 - suf] == b[blen - 1 - suf])
+    size_t suf = 0, suf_end = min_size(shortest - pre, limit);
+    while (suf < suf_end && a[alen - 1 - suf] == b[blen - 1 - suf])
         suf++;
     *la = alen - pre - suf;
     *lb = blen - pre - suf;
@@ -154,7 +156,7 @@ static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_
 
 static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
                                 size_t blen, size_t max_distance) {
-    size_t la, lb, pre = strip_bytes(a, alen, b, blen, &la, &lb);
+    size_t la, lb, pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
 
     s->text_is_a = la > lb;
     s->text_off = pre;
@@ -584,10 +586,18 @@ uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     size_t small = min_size(alen, blen), large = alen + blen - small;
     uint64_t bound = units_for(small, large, min_size(max_distance, large));
     if (bound < WB_LEV_PREDICT_EXACT_FROM) return bound;
+    /* a bounded look at prefix and suffix: predictions must stay cheap */
     size_t la, lb;
-    strip_bytes(a, alen, b, blen, &la, &lb);
+    strip_bytes(a, alen, b, blen, (size_t)1 << 20, &la, &lb);
     size_t m = min_size(la, lb), n = la + lb - m;
     return units_for(m, n, min_size(max_distance, n));
+}
+
+uint64_t wb_lev_setup_units(size_t alen, size_t blen, bool codepoints) {
+    /* decoding and indexing codepoints: a few ns per byte; bytes: the strip
+     * scan plus zeroing the match table (256 words per 64-byte block) */
+    if (codepoints) return 2 * ((uint64_t)alen + blen);
+    return ((uint64_t)alen + blen) / 4 + 16 * (uint64_t)ceil_blocks(min_size(alen, blen));
 }
 
 size_t wb_lev_memory(const wb_lev *s) {

@@ -100,6 +100,9 @@ uint64_t wb_lev_units(const wb_lev *s);
 uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                         size_t max_distance);
 
+/* Units (the same ~2 ns units as the work) that wb_lev_init takes. */
+uint64_t wb_lev_setup_units(size_t alen, size_t blen, bool codepoints);
+
 /* Bytes of heap memory owned by the state. */
 size_t wb_lev_memory(const wb_lev *s);
 

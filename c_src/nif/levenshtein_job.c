@@ -45,6 +45,11 @@ static uint64_t lev_predict(const void *args) {
     return wb_lev_predict(in->a.data, in->a.size, in->b.data, in->b.size, in->max_distance);
 }
 
+static uint64_t lev_setup(const void *args) {
+    const lev_args *in = args;
+    return wb_lev_setup_units(in->a.size, in->b.size, in->codepoints);
+}
+
 static void lev_bind(const void *args, void *state) {
     const lev_args *in = args;
     lev_job *job = state;
@@ -120,6 +125,7 @@ wb_job_type wb_levenshtein_job = {
     .state_size = sizeof(lev_job),
     .decode = lev_decode,
     .predict = lev_predict,
+    .setup = lev_setup,
     .init = lev_init,
     .bind = lev_bind,
     .step = lev_step,

@@ -11,9 +11,10 @@
 #define CHECK_NS          50000   /* aim: a clock read every 50 us of work */
 #define DIRTY_SLICE_NS    5000000 /* yielding_dirty: reschedule every 5 ms */
 #define MAX_UNITS_PER_CHK (UINT64_C(1) << 40)
-#define MEASURE_MIN_NS    20000 /* runs shorter than this are too noisy to learn from */
-#define INLINE_STATE_MAX  4096  /* states up to this size live on the C stack */
-#define LEARN_MIN_UNITS   4096  /* auto times a normal run only from this size */
+#define MEASURE_MIN_NS    20000  /* runs shorter than this are too noisy to learn from */
+#define INLINE_STATE_MAX  4096   /* states up to this size live on the C stack */
+#define LEARN_MIN_UNITS   4096   /* auto times a normal run only from this size */
+#define SETUP_DIRTY_NS    200000 /* set-up beyond this runs on a dirty scheduler */
 
 typedef enum {
     MODE_NORMAL,
@@ -34,7 +35,8 @@ wb_atom_table wb_atoms;
 #define MAX_TYPES 16
 static wb_job_type *job_types[MAX_TYPES];
 static _Atomic int64_t live_jobs, live_bytes;
-static _Atomic uint64_t normal_max_ns = 100000;      /* auto: normal below 100 us */
+static int loaded_instances;                    /* instances of this library loaded in the VM */
+static _Atomic uint64_t normal_max_ns = 100000; /* auto: normal below 100 us */
 static _Atomic uint64_t yielding_max_ns = 100000000; /* auto: yielding below 100 ms */
 
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name) {
@@ -74,7 +76,7 @@ typedef struct wb_job {
     bool monitored;
     atomic_bool cancelled;
     struct wb_job *next;
-    max_align_t state[];
+    uint64_t state[]; /* job states need 8-byte alignment, as resources give */
 } wb_job;
 
 static size_t job_footprint(const wb_job *job) {
@@ -141,11 +143,15 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (ideal > cap) ideal = cap;
     if (ideal > MAX_UNITS_PER_CHK) ideal = MAX_UNITS_PER_CHK;
     job->units_per_check = ideal ? ideal : 1;
-    if (ns >= MEASURE_MIN_NS) {
+    /* tiny-slice runs measure per-step overhead, not the work */
+    if (ns >= MEASURE_MIN_NS && !job->tiny) {
         uint64_t ps = (uint64_t)((double)ns * 1000.0 / (double)units);
         uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
-        atomic_store_explicit(&job->type->ps_per_unit, old - old / 8 + ps / 8,
-                              memory_order_relaxed);
+        /* one preempted step must not move the estimate far: clamp to 4x */
+        if (ps > old * 4) ps = old * 4;
+        if (ps < old / 4) ps = old / 4;
+        uint64_t next = old - old / 8 + ps / 8;
+        atomic_store_explicit(&job->type->ps_per_unit, next ? next : 1, memory_order_relaxed);
     }
 }
 
@@ -160,6 +166,15 @@ static uint64_t next_budget(wb_job *job) {
         job->units_per_check = units ? units : 1;
     }
     return job->units_per_check;
+}
+
+static uint64_t setup_units(const wb_job_type *type, const void *args) {
+    return type->setup ? type->setup(args) : 0;
+}
+
+static double predict_ns(wb_job_type *type, uint64_t units) {
+    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
+    return (double)units * (double)ps / 1000.0;
 }
 
 /* Decodes a call's job arguments into `args` (a WB_MAX_ARGS_SIZE buffer). */
@@ -307,6 +322,9 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
         return enif_make_badarg(env);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
+    /* a :yielding job whose set-up was too big for a normal scheduler */
+    if (job->mode == MODE_YIELDING)
+        return enif_schedule_nif(env, job->type->name, 0, slice_continue, argc, argv);
     ERL_NIF_TERM out = run_to_end(env, job, true, true);
     job_release(job);
     return out;
@@ -317,7 +335,7 @@ static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mod
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
     wb_job *job = new_job_resource(env, type, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
-    if (m != MODE_YIELDING)
+    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= SETUP_DIRTY_NS)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
                                  type->argc + 1, cargv);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
@@ -331,7 +349,7 @@ typedef struct {
     ErlNifCond *wake;
     wb_job *head, *tail;
     size_t queued;
-    bool stopping;
+    atomic_bool stopping;
     int nthreads;
     ErlNifTid threads[64];
 } job_pool;
@@ -353,7 +371,7 @@ static void pool_push(wb_job *job) {
 
 static wb_job *pool_pop(void) {
     enif_mutex_lock(pool.lock);
-    while (!pool.head && !pool.stopping)
+    while (!pool.head && !atomic_load(&pool.stopping))
         enif_cond_wait(pool.wake, pool.lock);
     wb_job *job = pool.head;
     if (job) {
@@ -366,7 +384,8 @@ static wb_job *pool_pop(void) {
 }
 
 static bool job_cancelled(wb_job *job) {
-    return atomic_load_explicit(&job->cancelled, memory_order_relaxed) || pool.stopping;
+    return atomic_load_explicit(&job->cancelled, memory_order_relaxed) ||
+           atomic_load_explicit(&pool.stopping, memory_order_relaxed);
 }
 
 static void run_threaded(wb_job *job) {
@@ -377,7 +396,7 @@ static void run_threaded(wb_job *job) {
     if (!job_cancelled(job)) {
         /* the job's env keeps its argument terms alive until it is freed */
         if (!decode(env, job->type, job->args, args)) {
-            out = enif_make_badarg(env);
+            out = wb_error(env, atom_badarg); /* no exceptions in a process-free env */
             finished = true;
         } else if (!job_init(env, job, args, &reason)) {
             out = wb_error(env, reason);
@@ -435,7 +454,7 @@ static ERL_NIF_TERM start_threaded(ErlNifEnv *env, wb_job_type *type, bool tiny,
         goto out;
     }
     job->monitored = true;
-    if (pool.stopping) {
+    if (atomic_load(&pool.stopping)) {
         result = wb_error(env, atom_unloaded);
         goto out;
     }
@@ -449,7 +468,7 @@ out:
 static void pool_stop(void) {
     if (!pool.lock) return;
     enif_mutex_lock(pool.lock);
-    pool.stopping = true;
+    atomic_store(&pool.stopping, true);
     enif_cond_broadcast(pool.wake);
     enif_mutex_unlock(pool.lock);
     for (int i = 0; i < pool.nthreads; i++)
@@ -463,7 +482,12 @@ static void pool_stop(void) {
 static bool pool_start(int nthreads) {
     pool.lock = enif_mutex_create("wb_pool_lock");
     pool.wake = enif_cond_create("wb_pool_wake");
-    if (!pool.lock || !pool.wake) return false;
+    if (!pool.lock || !pool.wake) {
+        if (pool.wake) enif_cond_destroy(pool.wake);
+        if (pool.lock) enif_mutex_destroy(pool.lock);
+        memset(&pool, 0, sizeof pool);
+        return false;
+    }
     if (nthreads > 64) nthreads = 64;
     for (int i = 0; i < nthreads; i++) {
         if (enif_thread_create("wb_pool_worker", &pool.threads[i], pool_worker, NULL, NULL) != 0) {
@@ -498,8 +522,7 @@ static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m
 }
 
 static mode pick_mode(wb_job_type *type, uint64_t units) {
-    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
-    double ns = (double)units * (double)ps / 1000.0;
+    double ns = predict_ns(type, units);
     if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
     if (ns < (double)atomic_load_explicit(&yielding_max_ns, memory_order_relaxed))
         return MODE_YIELDING;
@@ -518,7 +541,7 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_T
     if (!decode(env, type, argv, args)) return wb_error(env, atom_badarg);
     uint64_t units = 0;
     if (is_auto) {
-        units = type->predict(args);
+        units = type->predict(args) + setup_units(type, args);
         m = pick_mode(type, units);
     }
     switch (m) {
@@ -594,12 +617,18 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
     atom_auto = enif_make_atom(env, "auto");
     wb_atoms.byte = enif_make_atom(env, "byte");
     wb_atoms.codepoint = enif_make_atom(env, "codepoint");
+    /* A reload of this library (purge, then load) shares its statics with
+     * the instance still alive: one pool serves every loaded instance. The
+     * code server serializes load and unload calls. */
+    if (loaded_instances++ > 0) return 0;
     ErlNifSysInfo info;
     enif_system_info(&info, sizeof info);
     int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;
-    return pool_start(threads) ? 0 : 1;
+    if (pool_start(threads)) return 0;
+    loaded_instances--;
+    return 1;
 }
 
 void wb_runtime_unload(void) {
-    pool_stop();
+    if (--loaded_instances == 0) pool_stop();
 }

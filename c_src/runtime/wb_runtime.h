@@ -48,6 +48,9 @@ typedef struct wb_job_type {
     /* Units of work the job will take. Must be cheap: it runs before the
      * mode is chosen, on a normal scheduler. */
     uint64_t (*predict)(const void *args);
+    /* Units of work that init itself takes (NULL: negligible). Time-sliced
+     * jobs with a large set-up run init on a dirty scheduler first. */
+    uint64_t (*setup)(const void *args);
     /* Sets up the state, bound to args for this call; on failure leaves
      * nothing allocated and stores the reason term in *reason. */
     bool (*init)(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason);

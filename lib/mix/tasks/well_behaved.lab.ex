@@ -2,40 +2,51 @@ defmodule Mix.Tasks.WellBehaved.Lab do
   @shortdoc "Runs the lab's benchmark suites and writes a report"
 
   @moduledoc """
-  Runs the lab's benchmark suites, prints progress and a Markdown summary,
-  and writes `report.md` and `results.json` into an output folder.
+  Runs the lab's suites, prints progress and a Markdown summary, and writes
+  the report into an output folder (see `WellBehaved.Lab.Report`):
+  `report.md`, `report.html` (standalone, charts inlined), `results.json`,
+  `charts/*.svg` and `csv/*.csv`.
 
       mix well_behaved.lab [--out DIR] [--quick | --full] [--suites NAME,...]
                            [--rounds-scale X]
 
     * `--out DIR` - the output folder, created if needed. Default:
       `lab_results/<UTC timestamp>` (git-ignored).
-    * `--quick` (default) leaves out the slowest inputs (about 20 s in all
-      on a 2-core machine); `--full` runs everything (about 40 s).
-    * `--suites` - comma-separated suite names, default all. Suites:
-      `levenshtein`.
+    * `--quick` (default) leaves out the slowest inputs; `--full` runs
+      everything.
+    * `--suites` - comma-separated suite names, default all, run in the
+      order given. Suites: `lateness` (`WellBehaved.Lab.Lateness`),
+      `overhead` (`WellBehaved.Lab.LevenshteinBench`, throughput of each
+      scheduling mode relative to `:normal`; it was called `levenshtein`),
+      `http` (`WellBehaved.Lab.HttpLoad`).
     * `--rounds-scale X` - multiplies every suite's repetitions (default
       1.0); a small value gives a fast, rough run.
 
-  Run it alone on the machine: the figures are wall-clock times.
+  Run it alone on the machine: the figures are wall-clock times. The charts
+  need gnuplot (Debian package `gnuplot-nox`); without it the report says
+  which charts are missing and everything else is written.
 
   ## Suites
 
-  Each suite is an entry of `@suites` below: a name and a module with
-  `run(opts) :: map` and `to_markdown(map) :: String.t()`. `run/1` gets
-  `quick:`, `rounds_scale:` and `progress:` (a function to call with a line
-  of text) and returns a map of atoms, numbers, strings, lists and maps,
-  which goes into `results.json` under the suite's name. Later suites
-  (lateness, overhead, HTTP, echo latency, file I/O) are added there.
+  Each suite is an entry of `@suites` below: a name and a module that
+  implements `WellBehaved.Lab.Suite`. A suite that raises (or exits, or
+  throws) is reported as failed, `%{error: message, stacktrace: text}` in
+  `results.json`, and the others still run.
   """
 
   use Mix.Task
 
-  alias WellBehaved.Lab.{JSON, LevenshteinBench}
+  alias WellBehaved.Lab.{HttpLoad, Lateness, LevenshteinBench, Report}
 
+  # module atoms only: a suite's functions are called through `suite.module`
   @suites [
-    %{name: "levenshtein", module: LevenshteinBench}
+    %{name: "lateness", module: Lateness},
+    %{name: "overhead", module: LevenshteinBench},
+    %{name: "http", module: HttpLoad}
   ]
+
+  # former names, for a helpful error
+  @renamed %{"levenshtein" => "overhead"}
 
   @switches [out: :string, quick: :boolean, full: :boolean, suites: :string, rounds_scale: :float]
 
@@ -61,31 +72,59 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     results =
       for suite <- suites do
         info("== suite #{suite.name}")
-        result = suite.module.run(quick: quick, rounds_scale: scale, progress: &info/1)
-        {suite, result}
+        {suite, run_suite(suite, quick: quick, rounds_scale: scale, progress: &info/1)}
       end
 
     elapsed_s = (System.monotonic_time(:millisecond) - t0) / 1000
+    info("== writing the report")
 
-    markdown = report(results, started_at, quick, scale, elapsed_s)
+    written =
+      Report.write(
+        out,
+        %{started_at: started_at, quick: quick, rounds_scale: scale, elapsed_s: elapsed_s},
+        results
+      )
 
-    json = %{
-      tool: "mix well_behaved.lab",
-      started_at: DateTime.to_iso8601(started_at),
-      quick: quick,
-      rounds_scale: scale * 1.0,
-      elapsed_s: elapsed_s,
-      suites: Map.new(results, fn {suite, result} -> {suite.name, result} end)
-    }
-
-    File.write!(Path.join(out, "report.md"), markdown)
-    File.write!(Path.join(out, "results.json"), JSON.encode(json, pretty: true))
+    total_s = (System.monotonic_time(:millisecond) - t0) / 1000
 
     info("")
-    info(markdown)
-    info("Lab run took #{:erlang.float_to_binary(elapsed_s, decimals: 1)} s.")
-    info("Report and results written to #{Path.expand(out)}")
+    info(written.markdown)
+
+    for problem <- written.problems, do: Mix.shell().error("problem: #{problem}")
+
+    failed = for {suite, %{error: _}} <- results, do: suite.name
+    if failed != [], do: Mix.shell().error("failed suites: #{Enum.join(failed, ", ")}")
+
+    info(
+      "Lab run took #{fmt_s(total_s)} s (suites #{fmt_s(elapsed_s)} s, " <>
+        "report #{fmt_s(total_s - elapsed_s)} s)."
+    )
+
+    info("Report written to #{Path.expand(out)} (report.md, report.html, results.json)")
   end
+
+  # One failing suite must not cost the others: whatever it raises, throws
+  # or exits with becomes its result.
+  defp run_suite(suite, opts) do
+    case suite.module.run(opts) do
+      result when is_map(result) ->
+        result
+
+      other ->
+        %{error: "run/1 returned #{inspect(other, limit: 10)}, not a map"}
+    end
+  rescue
+    e -> suite_failed(suite, Exception.message(e), __STACKTRACE__)
+  catch
+    kind, reason -> suite_failed(suite, Exception.format_banner(kind, reason), __STACKTRACE__)
+  end
+
+  defp suite_failed(suite, message, stacktrace) do
+    Mix.shell().error("suite #{suite.name} failed: #{message}")
+    %{error: message, stacktrace: Exception.format_stacktrace(stacktrace)}
+  end
+
+  defp fmt_s(seconds), do: :erlang.float_to_binary(seconds * 1.0, decimals: 1)
 
   defp parse_args(args) do
     case OptionParser.parse(args, strict: @switches) do
@@ -122,29 +161,15 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     |> Enum.map(fn name ->
       Map.get(known, name) ||
         Mix.raise(
-          "well_behaved.lab: unknown suite #{inspect(name)}; " <>
-            "known: #{Enum.map_join(@suites, ", ", & &1.name)}"
+          "well_behaved.lab: unknown suite #{inspect(name)}" <>
+            if(@renamed[name], do: " (now called #{@renamed[name]})", else: "") <>
+            "; known: #{Enum.map_join(@suites, ", ", & &1.name)}"
         )
     end)
     |> case do
       [] -> Mix.raise("well_behaved.lab: --suites names no suite")
       suites -> suites
     end
-  end
-
-  defp report(results, started_at, quick, scale, elapsed_s) do
-    header = """
-    # WellBehaved lab report
-
-    Started #{DateTime.to_iso8601(started_at)}; #{if quick, do: "quick", else: "full"} run, \
-    rounds_scale #{scale}, #{:erlang.float_to_binary(elapsed_s, decimals: 1)} s; \
-    suites: #{Enum.map_join(results, ", ", fn {suite, _} -> suite.name end)}.
-
-    """
-
-    [header | Enum.map(results, fn {suite, result} -> suite.module.to_markdown(result) end)]
-    |> Enum.join("\n")
-    |> String.replace(~r/\n{3,}/, "\n\n")
   end
 
   defp info(line), do: Mix.shell().info(line)

@@ -23,6 +23,8 @@ defmodule WellBehaved.Lab.LevenshteinBench do
       nanosecond of median time.
   """
 
+  @behaviour WellBehaved.Lab.Suite
+
   alias WellBehaved.{Levenshtein, Native, Runtime, Spin}
 
   # Repetitions, tuned for a quick run of about 20 s (full: 40 s) on 2 cores.
@@ -67,6 +69,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
       after each measurement, e.g.
       `"levenshtein 10000 bytes, yielding: 27.1 Gcell/s"`. Default: none.
   """
+  @impl WellBehaved.Lab.Suite
   @spec run(keyword()) :: result()
   def run(opts \\ []) do
     opts = Keyword.validate!(opts, quick: true, rounds_scale: 1.0, progress: fn _ -> :ok end)
@@ -457,6 +460,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   Renders a result of `run/1` as Markdown: machine, throughput and ratio
   tables, call cost, Spin, and the targets with whether each was met.
   """
+  @impl WellBehaved.Lab.Suite
   @spec to_markdown(result()) :: String.t()
   def to_markdown(result) do
     modes = result.config.modes
@@ -538,6 +542,101 @@ defmodule WellBehaved.Lab.LevenshteinBench do
       context_md(result.context)
     ]
     |> IO.iodata_to_binary()
+  end
+
+  # ---- charts and tables ------------------------------------------------------------
+
+  @doc """
+  Two bar charts, the inputs on the x axis and one bar per mode (in the same
+  colours in both): the throughput relative to `:normal` (`:normal` itself,
+  always 1, is the reference bar), Spin included; and the throughput in
+  Gcell/s.
+  """
+  @impl WellBehaved.Lab.Suite
+  @spec charts(result()) :: [WellBehaved.Lab.Suite.chart()]
+  def charts(result) do
+    modes = result.config.modes
+    rows = Enum.map(result.cases, &{case_label(&1), &1.modes})
+    spin = {"Spin #{compact(result.spin.iterations)}", result.spin.modes}
+
+    [
+      %{
+        name: "overhead_ratio",
+        title: "Throughput relative to :normal, by input (median times)",
+        kind: :bars,
+        x_label: "input",
+        y_label: "normal time / mode time (above 1: faster)",
+        log_y: false,
+        categories: Enum.map(rows ++ [spin], &elem(&1, 0)),
+        series: series(modes, rows ++ [spin], :ratio_to_normal)
+      },
+      %{
+        name: "overhead_throughput",
+        title: "Levenshtein throughput by scheduling mode (median)",
+        kind: :bars,
+        x_label: "input",
+        y_label: "Gcell/s",
+        log_y: false,
+        categories: Enum.map(rows, &elem(&1, 0)),
+        series: series(modes, rows, :gcells_per_s)
+      }
+    ]
+  end
+
+  defp series(modes, rows, key) do
+    for mode <- modes do
+      %{
+        label: ":#{mode}",
+        values:
+          Enum.map(rows, fn {_, entries} ->
+            case Enum.find(entries, &(&1.mode == mode)) do
+              nil -> nil
+              entry -> Map.get(entry, key)
+            end
+          end)
+      }
+    end
+  end
+
+  @doc """
+  The raw medians, one row per input (or variant) and mode: `medians`
+  (Levenshtein inputs), `spin` and `calls` (cost of one call), times in ns.
+  """
+  @impl WellBehaved.Lab.Suite
+  @spec tables(result()) :: [WellBehaved.Lab.Suite.table()]
+  def tables(result) do
+    [
+      %{
+        name: "medians",
+        columns: ~w(input kind bytes cells batch rounds distance modes_agree mode
+                    median_ns min_ns max_ns samples gcells_per_s ratio_to_normal),
+        rows:
+          for c <- result.cases, e <- c.modes do
+            [case_label(c), c.kind, c.bytes, c.cells, c.batch, c.rounds, c.distance] ++
+              [c.modes_agree, e.mode, e.median_ns, e.min_ns, e.max_ns, e.samples] ++
+              [e.gcells_per_s, e.ratio_to_normal]
+          end
+      },
+      %{
+        name: "spin",
+        columns: ~w(iterations rounds modes_agree mode median_ns min_ns max_ns samples
+                    ns_per_iteration ratio_to_normal),
+        rows:
+          for e <- result.spin.modes do
+            [result.spin.iterations, result.spin.rounds, result.spin.modes_agree, e.mode] ++
+              [e.median_ns, e.min_ns, e.max_ns, e.samples, e.ns_per_iteration, e.ratio_to_normal]
+          end
+      },
+      %{
+        name: "calls",
+        columns: ~w(variant call bytes batch median_ns min_ns max_ns samples),
+        rows:
+          for v <- result.calls.variants do
+            [v.variant, v.label, result.calls.bytes, result.calls.batch] ++
+              [v.median_ns, v.min_ns, v.max_ns, v.samples]
+          end
+      }
+    ]
   end
 
   defp machine_md(m) do

@@ -1,0 +1,49 @@
+defmodule WellBehaved.Lab.Suite do
+  @moduledoc """
+  What a lab suite provides, so that `mix well_behaved.lab` can run it and
+  `WellBehaved.Lab.Report` can render it.
+
+  `c:run/1` gets:
+
+    * `quick:` - `true` for the quick run `make lab` does, `false` for `--full`;
+    * `rounds_scale:` - multiplies repetitions (a small value gives a fast,
+      rough run, as the lab's own tests use);
+    * `progress:` - a function to call with a line of text while running.
+
+  It returns a map of atoms, numbers, strings, lists and maps (no tuples), so
+  that it can go into `results.json` as it is.
+
+  A chart is a map:
+
+      %{
+        name: "lateness_spin",          # file name stem, unique in the run
+        title: "Ticker lateness p99, Spin",
+        kind: :bars | :lines,
+        x_label: "mode", y_label: "ms",
+        log_y: true,
+        categories: ["normal", "yielding"],             # the x axis
+        series: [%{label: "1x", values: [12.5, 1.1]}]   # nil: no value
+      }
+
+  A table is raw data for a CSV file:
+  `%{name: "lateness", columns: ["mode", ...], rows: [["normal", ...]]}`.
+  """
+
+  @type chart :: %{
+          name: String.t(),
+          title: String.t(),
+          kind: :bars | :lines,
+          x_label: String.t(),
+          y_label: String.t(),
+          log_y: boolean(),
+          categories: [String.t()],
+          series: [%{label: String.t(), values: [number() | nil]}]
+        }
+
+  @type table :: %{name: String.t(), columns: [String.t()], rows: [[term()]]}
+
+  @callback run(keyword()) :: map()
+  @callback to_markdown(map()) :: String.t()
+  @callback charts(map()) :: [chart()]
+  @callback tables(map()) :: [table()]
+end

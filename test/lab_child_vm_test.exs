@@ -1,0 +1,51 @@
+defmodule WellBehaved.Lab.ChildVMTest do
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.Lab.ChildVM
+
+  @moduletag timeout: 120_000
+
+  test "runs a function in another VM and returns its value" do
+    # the child runs library code only: test modules live in this VM alone
+    assert {:ok, pid_there} = ChildVM.run({System, :pid, []}, bound_ms: 30_000)
+    assert pid_there =~ ~r/^\d+$/
+    refute pid_there == System.pid()
+  end
+
+  test "a hung experiment is killed at its bound and reported" do
+    # 20 processes looping long :normal NIFs: a VM that ignores SIGTERM
+    hog = %{
+      workload: :spin,
+      mode: :normal,
+      size: 50_000_000,
+      workers: 20,
+      calls_per_worker: 1_000_000,
+      bound_ms: 600_000
+    }
+
+    handle = ChildVM.start({WellBehaved.Lab.Lateness, :child_experiment, [hog]}, bound_ms: 1500)
+    {:os_pid, group} = Port.info(handle.port, :os_pid)
+    assert {:timeout, 1500} = ChildVM.await(handle)
+    # `timeout` leads the child's process group: nothing of it may remain
+    # (members killed with the group may take a moment to be reaped)
+    WellBehaved.Test.RuntimeHelpers.eventually(fn -> processes_in_group(group) == [] end, 10_000)
+  end
+
+  test "a crash is reported with the child's output" do
+    assert {:crashed, 1, output} = ChildVM.run({Kernel, :raise, ["boom"]}, bound_ms: 30_000)
+    assert output =~ "boom"
+  end
+
+  test "emulator flags reach the child" do
+    assert {:ok, 1} =
+             ChildVM.run({:erlang, :system_info, [:schedulers_online]},
+               bound_ms: 30_000,
+               erl_flags: ["+S", "1:1"]
+             )
+  end
+
+  defp processes_in_group(group) do
+    {out, _} = System.cmd("pgrep", ["-g", Integer.to_string(group)], stderr_to_stdout: true)
+    String.split(out, "\n", trim: true)
+  end
+end
