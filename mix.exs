@@ -32,6 +32,6 @@ defmodule WellBehaved.MixProject do
   end
 
   def application do
-    [extra_applications: [:logger, :crypto, :runtime_tools]]
+    [extra_applications: [:logger, :crypto, :runtime_tools, :inets]]
   end
 end

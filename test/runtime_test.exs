@@ -46,4 +46,14 @@ defmodule WellBehaved.RuntimeTest do
 
     assert Runtime.stats().ps_per_unit.levenshtein == before
   end
+
+  test "a long :normal call is charged its time in reductions" do
+    # the VM charges a NIF call a few reductions (about 50) however long it
+    # runs; the runtime reports the estimated time, a full timeslice (4000)
+    # for this ~50 ms call, of which Process.info may not show the last few
+    {:reductions, before} = Process.info(self(), :reductions)
+    WellBehaved.Spin.run(20_000_000, schedule: :normal)
+    {:reductions, later} = Process.info(self(), :reductions)
+    assert later - before >= 2000
+  end
 end

@@ -132,6 +132,15 @@ static void job_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *m
     atomic_store(&((wb_job *)obj)->cancelled, true);
 }
 
+static uint64_t setup_units(const wb_job_type *type, const void *args) {
+    return type->setup ? type->setup(args) : 0;
+}
+
+static double predict_ns(wb_job_type *type, uint64_t units) {
+    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
+    return (double)units * (double)ps / 1000.0;
+}
+
 /* Learns the cost per unit from a timed run (running average, 1/8 weight),
  * and retunes how many units to do between clock reads. Both are ratios of
  * the same quantities (units and nanoseconds), so they converge. */
@@ -168,15 +177,6 @@ static uint64_t next_budget(wb_job *job) {
     return job->units_per_check;
 }
 
-static uint64_t setup_units(const wb_job_type *type, const void *args) {
-    return type->setup ? type->setup(args) : 0;
-}
-
-static double predict_ns(wb_job_type *type, uint64_t units) {
-    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
-    return (double)units * (double)ps / 1000.0;
-}
-
 /* Decodes a call's job arguments into `args` (a WB_MAX_ARGS_SIZE buffer). */
 static bool decode(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[], void *args) {
     return type->decode(env, argv, args);
@@ -191,10 +191,21 @@ static bool decode(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM a
 static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool timed) {
     uint64_t used = 0;
     if (!dirty && !job->tiny) {
-        int64_t start = timed ? clock_ns() : 0;
+        int64_t start = timed ? clock_ns() : 0, ns = 0;
         while (!job->type->step(job->state, UINT64_MAX, &used)) {
         }
-        if (timed) learn(job, used, clock_ns() - start);
+        if (timed) {
+            ns = clock_ns() - start;
+            learn(job, used, ns);
+        } else {
+            ns = (int64_t)predict_ns(job->type, used);
+        }
+        /* the VM charges a NIF call a few reductions however long it ran:
+         * report the time, so that after a long call the process is
+         * scheduled out instead of being kept on for more of them */
+        if (ns >= TIMESLICE_NS / 100)
+            enif_consume_timeslice(env,
+                                   ns >= TIMESLICE_NS ? 100 : (int)(ns / (TIMESLICE_NS / 100)));
         return job->type->result(env, job->state);
     }
     int64_t last = clock_ns();

@@ -133,7 +133,11 @@ defmodule WellBehaved.Lab.ChildVM do
         # `timeout` did not end the child in time: this should not happen,
         # but the lab must never hang
         {:os_pid, os_pid} = Port.info(port, :os_pid) || {:os_pid, nil}
-        if os_pid, do: System.cmd("kill", ["-KILL", "-#{os_pid}"], stderr_to_stdout: true)
+        # `--` before the negative pid (the group): procps kill reads
+        # `-KILL -PID` as pid -1, which as root signals every process
+        if os_pid,
+          do: System.cmd("kill", ["-s", "KILL", "--", "-#{os_pid}"], stderr_to_stdout: true)
+
         {137, output}
     end
   end

@@ -1,0 +1,43 @@
+defmodule WellBehaved.LabRunTest do
+  # The lab's plumbing end to end, on tiny sizes: every suite runs (in child
+  # VMs where the suite needs them) and the report has every section.
+  use ExUnit.Case, async: false
+
+  @moduletag timeout: 600_000
+
+  @tag :tmp_dir
+  test "a quick lab run writes a report with every section", %{tmp_dir: dir} do
+    ExUnit.CaptureIO.capture_io(fn ->
+      Mix.Tasks.WellBehaved.Lab.run(["--quick", "--rounds-scale", "0.05", "--out", dir])
+    end)
+
+    report = File.read!(Path.join(dir, "report.md"))
+
+    for section <- [
+          "## Lateness under native work",
+          "### Recommendation (measured)",
+          "### Scheduler busy-wait",
+          "## Levenshtein",
+          "## HTTP under load"
+        ] do
+      assert report =~ section
+    end
+
+    refute report =~ "This suite failed"
+    html = File.read!(Path.join(dir, "report.html"))
+    assert html =~ "<svg"
+
+    json = File.read!(Path.join(dir, "results.json"))
+    for suite <- ~w(lateness overhead http), do: assert(json =~ ~s("#{suite}"))
+
+    assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []
+    assert Path.wildcard(Path.join(dir, "csv/*.csv")) != []
+
+    # the pure-Erlang baseline and every mode were measured
+    [lateness_csv] = Path.wildcard(Path.join(dir, "csv/lateness*.csv"))
+    csv = File.read!(lateness_csv)
+
+    for mode <- ~w(erlang normal dirty_cpu yielding yielding_dirty threaded auto),
+        do: assert(csv =~ mode)
+  end
+end
