@@ -35,9 +35,7 @@ defmodule WellBehaved.Lab.Lateness do
 
   @impl true
   def run(opts) do
-    quick = Keyword.get(opts, :quick, true)
-    scale = Keyword.get(opts, :rounds_scale, 1.0)
-    progress = Keyword.get(opts, :progress, fn _ -> :ok end)
+    {quick, scale, progress} = WellBehaved.Lab.Suite.options!(opts)
     plan = plan(quick, scale)
     cal = calibrate()
 

@@ -72,15 +72,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   @impl WellBehaved.Lab.Suite
   @spec run(keyword()) :: result()
   def run(opts \\ []) do
-    opts = Keyword.validate!(opts, quick: true, rounds_scale: 1.0, progress: fn _ -> :ok end)
-    quick = Keyword.fetch!(opts, :quick)
-    scale = Keyword.fetch!(opts, :rounds_scale)
-    progress = Keyword.fetch!(opts, :progress)
-
-    unless is_boolean(quick), do: raise(ArgumentError, "quick: expects a boolean")
-
-    unless is_number(scale) and scale > 0,
-      do: raise(ArgumentError, "rounds_scale: expects a positive number")
+    {quick, scale, progress} = WellBehaved.Lab.Suite.options!(opts)
 
     started = :erlang.monotonic_time(:nanosecond)
     machine = machine()

@@ -42,6 +42,28 @@ defmodule WellBehaved.Lab.Suite do
 
   @type table :: %{name: String.t(), columns: [String.t()], rows: [[term()]]}
 
+  @doc """
+  Validates the options every suite's `c:run/1` takes and returns
+  `{quick, rounds_scale, progress}`.
+  """
+  @spec options!(keyword()) :: {boolean(), number(), (String.t() -> any())}
+  def options!(opts) do
+    opts = Keyword.validate!(opts, quick: true, rounds_scale: 1.0, progress: fn _ -> :ok end)
+    quick = Keyword.fetch!(opts, :quick)
+    scale = Keyword.fetch!(opts, :rounds_scale)
+    progress = Keyword.fetch!(opts, :progress)
+
+    unless is_boolean(quick), do: raise(ArgumentError, "quick: expects a boolean")
+
+    unless is_number(scale) and scale > 0,
+      do: raise(ArgumentError, "rounds_scale: expects a positive number")
+
+    unless is_function(progress, 1),
+      do: raise(ArgumentError, "progress: expects a one-argument function")
+
+    {quick, scale, progress}
+  end
+
   @callback run(keyword()) :: map()
   @callback to_markdown(map()) :: String.t()
   @callback charts(map()) :: [chart()]
