@@ -19,6 +19,18 @@ NIF_HDR := $(CORE_HDR) c_src/runtime/wb_runtime.h c_src/nif/jobs.h
 C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h)
 
 NIF_SO := priv/well_behaved_nif.so
+
+# the ei library (C nodes, external term format outside the VM)
+EI_DIR := $(shell erl -noshell -eval 'io:format("~s", [code:lib_dir(erl_interface)]), halt().' 2>/dev/null)
+EI_CFLAGS := -I$(EI_DIR)/include -I/usr/lib/erlang/usr/include
+EI_LIBS := -L$(EI_DIR)/lib -L/usr/lib/erlang/usr/lib -lei -lpthread
+
+# Parts of the project with native artefacts of their own (port driver,
+# port program, C node, external server) describe them in mk/*.mk: each
+# adds its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
+NATIVE_TARGETS := $(NIF_SO)
+C_TEST_TARGETS :=
+-include $(wildcard mk/*.mk)
 CORE_TEST := c_src/build/test_cores
 # the same tests with the SIMD wavefront compiled out (the portable path)
 CORE_TEST_SCALAR := c_src/build/test_cores_scalar
@@ -67,7 +79,7 @@ system-deps:
 	@[ -e "$(ERTS_INCLUDE)/erl_nif.h" ] || { echo "error: erl_nif.h not found under $(ERTS_INCLUDE)" >&2; exit 1; }
 
 # --- native code ---------------------------------------------------------------
-native: $(NIF_SO)
+native: $(NATIVE_TARGETS)
 
 $(NIF_SO): $(NIF_SRC) $(NIF_HDR)
 	@mkdir -p priv
@@ -88,9 +100,10 @@ format-check:
 	mix format --check-formatted
 	clang-format --dry-run --Werror $(C_FILES)
 
-test-c: $(CORE_TEST) $(CORE_TEST_SCALAR)
+test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST_SCALAR)
+	@for t in $(C_TEST_TARGETS); do echo "$$t"; ASAN_OPTIONS=detect_leaks=1 $$t || exit 1; done
 
 test-elixir: native
 	mix test

@@ -32,6 +32,9 @@ defmodule WellBehaved.MixProject do
   end
 
   def application do
-    [extra_applications: [:logger, :crypto, :runtime_tools, :inets]]
+    [
+      mod: {WellBehaved.Application, []},
+      extra_applications: [:logger, :crypto, :runtime_tools, :inets]
+    ]
   end
 end
