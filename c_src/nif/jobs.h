@@ -10,5 +10,11 @@ extern wb_job_type wb_levenshtein_job;
 void wb_levenshtein_load(void);
 extern wb_job_type wb_spin_job;
 extern wb_job_type wb_spin_until_job;
+extern wb_job_type wb_echo_job;
+
+/* echo NIFs (echo_nif.c) */
+ERL_NIF_TERM wb_echo(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_echo_yield(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_echo_thread_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 #endif

@@ -14,7 +14,17 @@ static ERL_NIF_TERM spin_until(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
     return wb_run(env, &wb_spin_until_job, argc, argv);
 }
 
+static ERL_NIF_TERM echo_job(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_echo_job, argc, argv);
+}
+
 static ErlNifFunc nif_funcs[] = {
+    {"echo_nif", 1, wb_echo, 0},
+    {"echo_dirty_cpu", 1, wb_echo, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"echo_dirty_io", 1, wb_echo, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"echo_yield", 1, wb_echo_yield, 0},
+    {"echo_thread_new", 2, wb_echo_thread_new, 0},
+    {"echo_job", 4, echo_job, 0},
     {"levenshtein", 7, levenshtein, 0},
     {"spin", 4, spin, 0},
     {"spin_until", 4, spin_until, 0},
@@ -26,7 +36,7 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
     (void)info;
     static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_spin_job, &wb_spin_until_job,
-                                         NULL};
+                                         &wb_echo_job, NULL};
     wb_levenshtein_load();
     return wb_runtime_load(env, types);
 }

@@ -14,6 +14,8 @@
 #define MEASURE_MIN_NS    20000  /* runs shorter than this are too noisy to learn from */
 #define INLINE_STATE_MAX  4096   /* states up to this size live on the C stack */
 #define LEARN_MIN_UNITS   4096   /* auto times a normal run only from this size */
+#define POOL_SPIN_NS      20000  /* a pool worker looks for more work this long */
+#define MONITOR_MIN_NS    200000 /* threaded jobs predicted shorter are not monitored */
 #define SETUP_DIRTY_NS    200000 /* set-up beyond this runs on a dirty scheduler */
 
 typedef enum {
@@ -360,6 +362,7 @@ typedef struct {
     ErlNifCond *wake;
     wb_job *head, *tail;
     size_t queued;
+    _Atomic size_t pending; /* queued, readable without the lock */
     atomic_bool stopping;
     int nthreads;
     ErlNifTid threads[64];
@@ -376,11 +379,30 @@ static void pool_push(wb_job *job) {
         pool.head = job;
     pool.tail = job;
     pool.queued++;
+    atomic_fetch_add_explicit(&pool.pending, 1, memory_order_relaxed);
     enif_cond_signal(pool.wake);
     enif_mutex_unlock(pool.lock);
 }
 
-static wb_job *pool_pop(void) {
+/* A worker that just finished a job looks for the next one for a short
+ * while before it sleeps: callers that issue calls back to back then skip
+ * the futex wake-up, which costs more than the call itself. An idle pool
+ * does not spin. */
+static void spin_for_work(void) {
+    int64_t start = clock_ns();
+    while (atomic_load_explicit(&pool.pending, memory_order_relaxed) == 0 &&
+           !atomic_load_explicit(&pool.stopping, memory_order_relaxed)) {
+        for (int i = 0; i < 16; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        if (clock_ns() - start > POOL_SPIN_NS) break;
+    }
+}
+
+static wb_job *pool_pop(bool after_job) {
+    if (after_job) spin_for_work();
     enif_mutex_lock(pool.lock);
     while (!pool.head && !atomic_load(&pool.stopping))
         enif_cond_wait(pool.wake, pool.lock);
@@ -389,6 +411,7 @@ static wb_job *pool_pop(void) {
         pool.head = job->next;
         if (!pool.head) pool.tail = NULL;
         pool.queued--;
+        atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_relaxed);
     }
     enif_mutex_unlock(pool.lock);
     return job;
@@ -434,7 +457,9 @@ static void run_threaded(wb_job *job) {
 static void *pool_worker(void *arg) {
     (void)arg;
     wb_job *job;
-    while ((job = pool_pop())) {
+    bool after_job = false;
+    while ((job = pool_pop(after_job))) {
+        after_job = true;
         run_threaded(job);
         enif_release_resource(job);
     }
@@ -442,7 +467,7 @@ static void *pool_worker(void *arg) {
 }
 
 static ERL_NIF_TERM start_threaded(ErlNifEnv *env, wb_job_type *type, bool tiny,
-                                   const ERL_NIF_TERM args[], ERL_NIF_TERM ref) {
+                                   const ERL_NIF_TERM args[], ERL_NIF_TERM ref, bool monitor) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
     job_prepare(job, type, MODE_THREADED, tiny);
@@ -459,12 +484,16 @@ static ERL_NIF_TERM start_threaded(ErlNifEnv *env, wb_job_type *type, bool tiny,
         result = enif_make_badarg(env);
         goto out;
     }
-    int mon = enif_monitor_process(env, job, &job->caller, &job->monitor);
-    if (mon != 0) { /* caller already gone, or no down callback */
-        result = wb_error(env, atom_badarg);
-        goto out;
+    /* the monitor cancels the job of a caller that died; short jobs finish
+     * sooner than a monitor and demonitor pair would pay for */
+    if (monitor) {
+        int mon = enif_monitor_process(env, job, &job->caller, &job->monitor);
+        if (mon != 0) { /* caller already gone, or no down callback */
+            result = wb_error(env, atom_badarg);
+            goto out;
+        }
+        job->monitored = true;
     }
-    job->monitored = true;
     if (atomic_load(&pool.stopping)) {
         result = wb_error(env, atom_unloaded);
         goto out;
@@ -560,7 +589,10 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_T
         /* learn from auto's normal runs that are big enough to time well */
         return run_on_stack(env, type, args, tiny, units >= LEARN_MIN_UNITS);
     case MODE_THREADED:
-        return start_threaded(env, type, tiny, argv, argv[type->argc + 2]);
+        return start_threaded(env, type, tiny, argv, argv[type->argc + 2],
+                              tiny ||
+                                  predict_ns(type, type->predict(args) + setup_units(type, args)) >=
+                                      MONITOR_MIN_NS);
     default:
         return start_sliced_or_dirty(env, type, m, tiny, argv, args);
     }

@@ -17,6 +17,12 @@ defmodule WellBehaved.Native do
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
   def spin(_iterations, _mode, _tiny, _ref), do: stub()
   def spin_until(_microseconds, _mode, _tiny, _ref), do: stub()
+  def echo_nif(_term), do: stub()
+  def echo_dirty_cpu(_term), do: stub()
+  def echo_dirty_io(_term), do: stub()
+  def echo_yield(_term), do: stub()
+  def echo_thread_new(_term, _ref), do: stub()
+  def echo_job(_term, _mode, _tiny, _ref), do: stub()
   def runtime_stats, do: stub()
   def runtime_configure(_normal_max_us, _yielding_max_us), do: stub()
 

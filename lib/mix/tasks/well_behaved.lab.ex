@@ -36,13 +36,14 @@ defmodule Mix.Tasks.WellBehaved.Lab do
 
   use Mix.Task
 
-  alias WellBehaved.Lab.{HttpLoad, Lateness, LevenshteinBench, Report}
+  alias WellBehaved.Lab.{EchoLatency, HttpLoad, Lateness, LevenshteinBench, Report}
 
   # module atoms only: a suite's functions are called through `suite.module`
   @suites [
     %{name: "lateness", module: Lateness},
     %{name: "overhead", module: LevenshteinBench},
-    %{name: "http", module: HttpLoad}
+    %{name: "http", module: HttpLoad},
+    %{name: "latency", module: EchoLatency}
   ]
 
   # former names, for a helpful error

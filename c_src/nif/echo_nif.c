@@ -1,0 +1,135 @@
+/* Echo through each in-VM way of calling native code: the term goes in and
+ * comes back unchanged, so a round trip measures the mechanism alone. */
+#define _POSIX_C_SOURCE 200809L
+#include "jobs.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* :nif, :dirty_cpu, :dirty_io: the same function, registered three ways */
+ERL_NIF_TERM wb_echo(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)env;
+    (void)argc;
+    return argv[0];
+}
+
+/* :yield: one enif_schedule_nif hop back to a normal scheduler */
+ERL_NIF_TERM wb_echo_yield(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return enif_schedule_nif(env, "echo_yield", 0, wb_echo, argc, argv);
+}
+
+/* :thread_new: a native thread per call, which sends {Ref, Term} back */
+typedef struct {
+    ErlNifEnv *env; /* owns the copies of the term and the reference */
+    ERL_NIF_TERM msg;
+    ErlNifPid to;
+} thread_echo;
+
+static void *echo_thread(void *arg) {
+    thread_echo *e = arg;
+    enif_send(NULL, &e->to, e->env, e->msg);
+    enif_free_env(e->env);
+    free(e);
+    return NULL;
+}
+
+ERL_NIF_TERM wb_echo_thread_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    thread_echo *e = malloc(sizeof *e);
+    if (!e) return wb_error(env, wb_atom(env, "enomem"));
+    if (!(e->env = enif_alloc_env())) {
+        free(e);
+        return wb_error(env, wb_atom(env, "enomem"));
+    }
+    if (!enif_self(env, &e->to)) {
+        enif_free_env(e->env);
+        free(e);
+        return enif_make_badarg(env);
+    }
+    e->msg =
+        enif_make_tuple2(e->env, enif_make_copy(e->env, argv[1]), enif_make_copy(e->env, argv[0]));
+    /* a detached POSIX thread: erl_nif threads must be joined, and nobody
+     * would be there to join this one */
+    pthread_t thread;
+    pthread_attr_t attr;
+    int failed = pthread_attr_init(&attr);
+    if (!failed) failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (!failed) failed = pthread_create(&thread, &attr, echo_thread, e);
+    pthread_attr_destroy(&attr);
+    if (failed) {
+        enif_free_env(e->env);
+        free(e);
+        return wb_error(env, wb_atom(env, "thread_create"));
+    }
+    return wb_atom(env, "ok");
+}
+
+/* :thread_pool: the runtime's threaded mode, with a job that does no work.
+ * The term is the job's only argument: the runtime copies it into the job's
+ * own environment, where the result refers to it. */
+typedef struct {
+    ERL_NIF_TERM term;
+} echo_args;
+
+typedef struct {
+    ERL_NIF_TERM term;
+} echo_state;
+
+static bool echo_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    (void)env;
+    ((echo_args *)args)->term = argv[0];
+    return true;
+}
+
+static uint64_t echo_predict(const void *args) {
+    (void)args;
+    return 1;
+}
+
+static void echo_bind(const void *args, void *state) {
+    ((echo_state *)state)->term = ((const echo_args *)args)->term;
+}
+
+static bool echo_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    (void)env;
+    (void)reason;
+    echo_bind(args, state);
+    return true;
+}
+
+static bool echo_step(void *state, uint64_t budget, uint64_t *used) {
+    (void)state;
+    (void)budget;
+    *used += 1;
+    return true;
+}
+
+static ERL_NIF_TERM echo_result(ErlNifEnv *env, const void *state) {
+    (void)env;
+    return ((const echo_state *)state)->term;
+}
+
+static size_t echo_memory(const void *state) {
+    (void)state;
+    return 0;
+}
+
+static void echo_destroy(void *state) {
+    (void)state;
+}
+
+wb_job_type wb_echo_job = {
+    .name = "echo",
+    .argc = 1,
+    .args_size = sizeof(echo_args),
+    .state_size = sizeof(echo_state),
+    .decode = echo_decode,
+    .predict = echo_predict,
+    .init = echo_init,
+    .bind = echo_bind,
+    .step = echo_step,
+    .result = echo_result,
+    .memory = echo_memory,
+    .destroy = echo_destroy,
+    .ps_per_unit = 1000,
+};

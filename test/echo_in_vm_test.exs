@@ -1,0 +1,60 @@
+defmodule WellBehaved.EchoInVmTest do
+  use ExUnit.Case, async: true
+
+  alias WellBehaved.Echo
+
+  doctest WellBehaved.Echo
+
+  @in_vm [:nif, :dirty_cpu, :dirty_io, :yield, :thread_new, :thread_pool]
+
+  defp terms do
+    [
+      :atom,
+      42,
+      -(2 ** 200),
+      3.25,
+      "",
+      {:ok, :binary.copy(<<7>>, 65_536)},
+      %{a: [1, {2, "three"}], b: %{nested: [self(), make_ref()]}},
+      [1, [2, [3, [4]]]],
+      {}
+      | for(
+          size <- [0, 1, 63, 64, 65, 4095, 4096, 65_536, 1_048_576],
+          do: :crypto.strong_rand_bytes(size)
+        )
+    ]
+  end
+
+  test "every in-VM method returns every term unchanged" do
+    for method <- @in_vm, term <- terms() do
+      assert Echo.echo(term, method) === term, "#{method}: #{inspect(term, limit: 5)}"
+    end
+  end
+
+  test "concurrent callers get their own terms back" do
+    for method <- @in_vm do
+      1..50
+      |> Enum.map(fn i ->
+        Task.async(fn -> for j <- 1..100, do: {i, j} == Echo.echo({i, j}, method) end)
+      end)
+      |> Task.await_many(60_000)
+      |> List.flatten()
+      |> Enum.each(&assert/1)
+    end
+  end
+
+  test "the method list and unknown methods" do
+    assert length(Echo.methods()) == 12
+    assert Enum.all?(@in_vm, &Echo.available?/1)
+    refute Echo.available?(:carrier_pigeon)
+
+    assert_raise ArgumentError, ~r/unknown echo method :carrier_pigeon/, fn ->
+      Echo.echo(1, :carrier_pigeon)
+    end
+  end
+
+  test "thread_pool echoes leave no live job behind" do
+    for _ <- 1..200, do: Echo.echo(:binary.copy("x", 1000), :thread_pool)
+    WellBehaved.Test.RuntimeHelpers.assert_no_live_jobs()
+  end
+end
