@@ -18,7 +18,8 @@ defmodule WellBehaved.LabRunTest do
           "### Recommendation (measured)",
           "### Scheduler busy-wait",
           "## Levenshtein",
-          "## HTTP under load"
+          "## HTTP under load",
+          "## Latency of native calls"
         ] do
       assert report =~ section
     end
@@ -28,7 +29,7 @@ defmodule WellBehaved.LabRunTest do
     assert html =~ "<svg"
 
     json = File.read!(Path.join(dir, "results.json"))
-    for suite <- ~w(lateness overhead http), do: assert(json =~ ~s("#{suite}"))
+    for suite <- ~w(lateness overhead http latency), do: assert(json =~ ~s("#{suite}"))
 
     assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []
     assert Path.wildcard(Path.join(dir, "csv/*.csv")) != []
