@@ -31,6 +31,8 @@ EI_LIBS := -L$(EI_DIR)/lib -L/usr/lib/erlang/usr/lib -lei -lpthread
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS :=
 -include $(wildcard mk/*.mk)
+# the fragments define rules; `make` alone still means `make all`
+.DEFAULT_GOAL := all
 CORE_TEST := c_src/build/test_cores
 # the same tests with the SIMD wavefront compiled out (the portable path)
 CORE_TEST_SCALAR := c_src/build/test_cores_scalar
