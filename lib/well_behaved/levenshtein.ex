@@ -11,15 +11,16 @@ defmodule WellBehaved.Levenshtein do
   computed.
 
   Scheduling is the runtime's (see `WellBehaved.Runtime`): by default short
-  calls run directly and long ones yield.
+  calls run directly and long ones yield. `schedule: :external` runs the same
+  core in a separate OS process instead (see `WellBehaved.External`).
   """
 
-  alias WellBehaved.{Native, Runtime}
+  alias WellBehaved.{External, Native, Runtime}
 
   @type option ::
           {:unit, :byte | :codepoint}
           | {:max_distance, non_neg_integer() | nil}
-          | {:schedule, Runtime.mode()}
+          | {:schedule, Runtime.mode() | :external}
           | {:tiny_slices, boolean()}
 
   @doc """
@@ -32,12 +33,15 @@ defmodule WellBehaved.Levenshtein do
     * `max_distance:` - a cutoff `k`: when the distance is above `k` the
       result is `k + 1`, and the work is only O(k·n/64). `nil` (default)
       means no cutoff.
-    * `schedule:` - a `t:WellBehaved.Runtime.mode/0`, default `:auto`.
+    * `schedule:` - a `t:WellBehaved.Runtime.mode/0`, default `:auto`; or
+      `:external`: a server of the `WellBehaved.External` pool computes it.
     * `tiny_slices:` - for tests: one unit of work per slice, so every
       resume path runs. Slow.
 
   Raises `ArgumentError` on a non-binary, on invalid UTF-8 with
-  `unit: :codepoint`, and on an unknown option or value.
+  `unit: :codepoint`, and on an unknown option or value. With
+  `schedule: :external`, raises `WellBehaved.External.Error` when the
+  server gives no answer (it died mid-call, timed out, or the pool is down).
 
   ## Examples
 
@@ -61,6 +65,9 @@ defmodule WellBehaved.Levenshtein do
     {unit, max, mode, tiny} = parse(opts, {:byte, nil, :auto, false}, opts)
 
     case mode do
+      :external ->
+        external(a, b, unit, max)
+
       :threaded ->
         ref = make_ref()
         Runtime.await(Native.levenshtein(a, b, unit, max, mode, tiny, ref), ref)
@@ -80,6 +87,9 @@ defmodule WellBehaved.Levenshtein do
 
   # a tail-recursive parser: no closures on the per-call path
   defp parse([], acc, _all), do: acc
+
+  defp parse([{:schedule, :external} | rest], {u, k, _, t}, all),
+    do: parse(rest, {u, k, :external, t}, all)
 
   defp parse([{:schedule, mode} | rest], {u, k, _, t}, all),
     do: parse(rest, {u, k, Runtime.check_mode!(mode), t}, all)
@@ -113,6 +123,16 @@ defmodule WellBehaved.Levenshtein do
   end
 
   defp parse(_, _, all), do: Runtime.bad_opts!(all)
+
+  # the distance, or an error for unwrap/1 to raise
+  defp external(a, b, unit, max) do
+    case External.levenshtein(a, b, unit, max) do
+      {:ok, distance} -> distance
+      {:error, {:invalid_utf8, _}} = error -> error
+      {:error, :enomem} = error -> error
+      {:error, reason} -> raise External.Error, reason: reason
+    end
+  end
 
   defp unwrap(distance) when is_integer(distance), do: distance
 

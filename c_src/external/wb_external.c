@@ -1,0 +1,389 @@
+#define _GNU_SOURCE /* MSG_NOSIGNAL */
+#include "wb_external.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../levenshtein/levenshtein.h"
+
+/* --- framing ---------------------------------------------------------------- */
+
+static uint32_t get_be32(const char *p) {
+    const unsigned char *u = (const unsigned char *)p;
+    return ((uint32_t)u[0] << 24) | ((uint32_t)u[1] << 16) | ((uint32_t)u[2] << 8) | u[3];
+}
+
+static void put_be32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+void wb_ext_reader_init(wb_ext_reader *r, wb_ext_read_fn read, void *ctx, size_t max_frame) {
+    memset(r, 0, sizeof *r);
+    r->read = read;
+    r->ctx = ctx;
+    r->max_frame = max_frame;
+}
+
+void wb_ext_reader_free(wb_ext_reader *r) {
+    free(r->buf);
+    r->buf = NULL;
+    r->cap = r->start = r->end = 0;
+}
+
+/* Makes room for `need` bytes from r->start on. */
+static int reserve(wb_ext_reader *r, size_t need) {
+    if (r->cap - r->start >= need) return 0;
+    size_t have = r->end - r->start;
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, have);
+        r->start = 0;
+        r->end = have;
+    }
+    if (r->cap >= need) return 0;
+    size_t cap = need > WB_EXT_BUFFER_BYTES ? need : WB_EXT_BUFFER_BYTES;
+    char *buf = realloc(r->buf, cap);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    r->buf = buf;
+    r->cap = cap;
+    return 0;
+}
+
+int wb_ext_read_frame(wb_ext_reader *r, const char **payload, size_t *len) {
+    if (r->start == r->end) {
+        r->start = r->end = 0;
+        /* after a large frame, give the memory back */
+        if (r->cap > 4 * WB_EXT_BUFFER_BYTES) wb_ext_reader_free(r);
+    }
+    for (;;) {
+        size_t have = r->end - r->start;
+        size_t need = WB_EXT_HEADER_BYTES;
+        if (have >= WB_EXT_HEADER_BYTES) {
+            size_t n = get_be32(r->buf + r->start);
+            if (n > r->max_frame) {
+                errno = EMSGSIZE;
+                return -1;
+            }
+            need += n;
+            if (have >= need) {
+                *payload = r->buf + r->start + WB_EXT_HEADER_BYTES;
+                *len = n;
+                r->start += need;
+                return 1;
+            }
+        }
+        if (reserve(r, need) != 0) return -1;
+        ssize_t got = r->read(r->ctx, r->buf + r->end, r->cap - r->end);
+        if (got > 0) {
+            r->end += (size_t)got;
+        } else if (got == 0) {
+            if (have == 0) return 0;
+            errno = EPROTO;
+            return -1;
+        } else if (errno != EINTR) {
+            return -1;
+        }
+    }
+}
+
+int wb_ext_write_frame(wb_ext_writev_fn writev_fn, void *ctx, const struct iovec *parts,
+                       int nparts) {
+    if (nparts < 0 || nparts > WB_EXT_MAX_PARTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    unsigned char header[WB_EXT_HEADER_BYTES];
+    struct iovec iov[1 + WB_EXT_MAX_PARTS];
+    size_t total = 0;
+    int count = 1;
+    for (int i = 0; i < nparts; i++) {
+        total += parts[i].iov_len;
+        if (parts[i].iov_len > 0) iov[count++] = parts[i];
+    }
+    if (total > UINT32_MAX) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    put_be32(header, (uint32_t)total);
+    iov[0].iov_base = header;
+    iov[0].iov_len = sizeof header;
+
+    int first = 0;
+    while (first < count) {
+        ssize_t done = writev_fn(ctx, iov + first, count - first);
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (done == 0) {
+            errno = EIO;
+            return -1;
+        }
+        size_t left = (size_t)done;
+        while (first < count && left >= iov[first].iov_len) {
+            left -= iov[first].iov_len;
+            first++;
+        }
+        if (first < count) {
+            iov[first].iov_base = (char *)iov[first].iov_base + left;
+            iov[first].iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+/* --- dispatch ----------------------------------------------------------------- */
+
+/* The ei decoders trust their input: before each decode, check that the item
+ * at idx lies inside the payload (for a tuple, its header). Only the types a
+ * request may contain pass. */
+static bool item_fits(const char *buf, size_t len, int idx) {
+    size_t at = (size_t)idx;
+    if (idx < 0 || at >= len) return false;
+    const unsigned char *p = (const unsigned char *)buf + at;
+    size_t avail = len - at, need;
+    switch (p[0]) {
+    case ERL_SMALL_INTEGER_EXT:
+    case ERL_SMALL_TUPLE_EXT:
+        need = 2;
+        break;
+    case ERL_INTEGER_EXT:
+    case ERL_LARGE_TUPLE_EXT:
+        need = 5;
+        break;
+    case ERL_SMALL_ATOM_EXT:
+    case ERL_SMALL_ATOM_UTF8_EXT:
+        if (avail < 2) return false;
+        need = 2 + (size_t)p[1];
+        break;
+    case ERL_ATOM_EXT:
+    case ERL_ATOM_UTF8_EXT:
+        if (avail < 3) return false;
+        need = 3 + (((size_t)p[1] << 8) | p[2]);
+        break;
+    case ERL_BINARY_EXT:
+        if (avail < 5) return false;
+        need = 5 + (size_t)get_be32((const char *)p + 1);
+        break;
+    case ERL_SMALL_BIG_EXT:
+        if (avail < 2) return false;
+        need = 3 + (size_t)p[1];
+        break;
+    case ERL_LARGE_BIG_EXT:
+        if (avail < 5) return false;
+        need = 6 + (size_t)get_be32((const char *)p + 1);
+        break;
+    default:
+        return false;
+    }
+    return need <= avail;
+}
+
+static bool decode_atom(const char *buf, size_t len, int *idx, char atom[MAXATOMLEN]) {
+    return item_fits(buf, len, *idx) && ei_decode_atom(buf, idx, atom) == 0;
+}
+
+static bool decode_binary(const char *buf, size_t len, int *idx, const uint8_t **data,
+                          size_t *size) {
+    if (!item_fits(buf, len, *idx) || buf[*idx] != ERL_BINARY_EXT) return false;
+    const char *p;
+    unsigned int bitoffs;
+    size_t bits;
+    if (ei_decode_bitstring(buf, idx, &p, &bitoffs, &bits) != 0 || bitoffs != 0 || bits % 8 != 0)
+        return false;
+    *data = (const uint8_t *)p;
+    *size = bits / 8;
+    return true;
+}
+
+/* nil, or a non-negative integer (one above SIZE_MAX means no limit) */
+static bool decode_max_distance(const char *buf, size_t len, int *idx, size_t *max) {
+    if (!item_fits(buf, len, *idx)) return false;
+    char tag = buf[*idx];
+    if (tag == ERL_SMALL_ATOM_EXT || tag == ERL_SMALL_ATOM_UTF8_EXT || tag == ERL_ATOM_EXT ||
+        tag == ERL_ATOM_UTF8_EXT) {
+        char atom[MAXATOMLEN];
+        if (ei_decode_atom(buf, idx, atom) != 0 || strcmp(atom, "nil") != 0) return false;
+        *max = WB_LEV_NO_LIMIT;
+        return true;
+    }
+    EI_ULONGLONG k;
+    if (ei_decode_ulonglong(buf, idx, &k) == 0) {
+        *max = k >= SIZE_MAX ? WB_LEV_NO_LIMIT : (size_t)k;
+        return true;
+    }
+    /* a positive bignum beyond 64 bits; the sign byte follows the length */
+    size_t sign_at = (size_t)*idx + (tag == ERL_SMALL_BIG_EXT ? 2 : 5);
+    if ((tag == ERL_SMALL_BIG_EXT || tag == ERL_LARGE_BIG_EXT) && buf[sign_at] == 0 &&
+        ei_skip_term(buf, idx) == 0) {
+        *max = WB_LEV_NO_LIMIT;
+        return true;
+    }
+    return false;
+}
+
+static int reply_x(wb_ext_reply *reply) {
+    reply->has_x = 1;
+    reply->iov[0].iov_base = reply->x.buff;
+    reply->iov[0].iov_len = (size_t)reply->x.index;
+    reply->iovcnt = 1;
+    return 0;
+}
+
+static int reply_error(wb_ext_reply *reply, const char *reason) {
+    if (ei_x_new_with_version(&reply->x) != 0) return -1;
+    if (ei_x_encode_tuple_header(&reply->x, 2) != 0 || ei_x_encode_atom(&reply->x, "error") != 0 ||
+        ei_x_encode_atom(&reply->x, reason) != 0) {
+        ei_x_free(&reply->x);
+        return -1;
+    }
+    return reply_x(reply);
+}
+
+/* wb_lev_distance, in steps, asking `cancel` between them */
+static size_t distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                       bool codepoints, size_t max, wb_lev_status *status, wb_ext_cancel_fn cancel,
+                       void *cancel_ctx, bool *cancelled) {
+    wb_lev s;
+    *status = wb_lev_init(&s, a, alen, b, blen, codepoints, max);
+    if (*status != WB_LEV_OK) return SIZE_MAX;
+    uint64_t used = 0;
+    uint64_t budget = cancel ? WB_EXT_CANCEL_CHECK_UNITS : UINT64_MAX;
+    while (!wb_lev_step(&s, a, b, budget, &used)) {
+        if (cancel(cancel_ctx)) {
+            *cancelled = true;
+            break;
+        }
+    }
+    size_t d = *cancelled ? SIZE_MAX : wb_lev_result(&s);
+    wb_lev_free(&s);
+    return d;
+}
+
+static int levenshtein(const char *req, size_t len, int idx, wb_ext_reply *reply,
+                       wb_ext_cancel_fn cancel, void *cancel_ctx) {
+    const uint8_t *a, *b;
+    size_t alen, blen, max;
+    char unit[MAXATOMLEN];
+    if (!decode_binary(req, len, &idx, &a, &alen) || !decode_binary(req, len, &idx, &b, &blen) ||
+        !decode_atom(req, len, &idx, unit) || !decode_max_distance(req, len, &idx, &max) ||
+        (size_t)idx != len)
+        return reply_error(reply, "badarg");
+    bool codepoints;
+    if (strcmp(unit, "byte") == 0)
+        codepoints = false;
+    else if (strcmp(unit, "codepoint") == 0)
+        codepoints = true;
+    else
+        return reply_error(reply, "badarg");
+
+    wb_lev_status status;
+    bool cancelled = false;
+    size_t d = distance(a, alen, b, blen, codepoints, max, &status, cancel, cancel_ctx, &cancelled);
+    if (cancelled) return WB_EXT_CANCELLED;
+    switch (status) {
+    case WB_LEV_OK:
+        break;
+    case WB_LEV_EUTF8_A:
+        return reply_error(reply, "invalid_utf8_a");
+    case WB_LEV_EUTF8_B:
+        return reply_error(reply, "invalid_utf8_b");
+    default:
+        return reply_error(reply, "enomem");
+    }
+    if (ei_x_new_with_version(&reply->x) != 0) return -1;
+    if (ei_x_encode_ulonglong(&reply->x, d) != 0) {
+        ei_x_free(&reply->x);
+        return -1;
+    }
+    return reply_x(reply);
+}
+
+int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
+                    void *cancel_ctx) {
+    memset(reply, 0, sizeof *reply);
+    int idx = 0, version, arity;
+    char tag[MAXATOMLEN];
+    if (len > INT_MAX || len < 1 || ei_decode_version(req, &idx, &version) != 0 ||
+        !item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 || arity < 1)
+        return reply_error(reply, "badarg");
+    if (!decode_atom(req, len, &idx, tag)) return reply_error(reply, "badarg");
+
+    if (arity == 2 && strcmp(tag, "echo") == 0) {
+        if ((size_t)idx >= len) return reply_error(reply, "badarg");
+        reply->version = (char)WB_EXT_VERSION_MAGIC;
+        reply->iov[0].iov_base = &reply->version;
+        reply->iov[0].iov_len = 1;
+        reply->iov[1].iov_base = (void *)(req + idx);
+        reply->iov[1].iov_len = len - (size_t)idx;
+        reply->iovcnt = 2;
+        return 0;
+    }
+    if (arity == 5 && strcmp(tag, "levenshtein") == 0)
+        return levenshtein(req, len, idx, reply, cancel, cancel_ctx);
+    return reply_error(reply, "unknown_request");
+}
+
+void wb_ext_reply_free(wb_ext_reply *reply) {
+    if (reply->has_x) ei_x_free(&reply->x);
+    reply->has_x = 0;
+    reply->iovcnt = 0;
+}
+
+/* --- serving -------------------------------------------------------------------- */
+
+int wb_ext_serve(wb_ext_reader *r, wb_ext_writev_fn writev_fn, void *wctx, wb_ext_cancel_fn cancel,
+                 void *cancel_ctx) {
+    for (;;) {
+        const char *payload;
+        size_t len;
+        int got = wb_ext_read_frame(r, &payload, &len);
+        if (got <= 0) return got;
+        wb_ext_reply reply;
+        if (wb_ext_dispatch(payload, len, &reply, cancel, cancel_ctx) != 0) return -1;
+        int rc = wb_ext_write_frame(writev_fn, wctx, reply.iov, reply.iovcnt);
+        wb_ext_reply_free(&reply);
+        if (rc != 0) return -1;
+    }
+}
+
+ssize_t wb_ext_fd_read(void *ctx, void *buf, size_t len) {
+    return read(*(int *)ctx, buf, len);
+}
+
+ssize_t wb_ext_fd_writev(void *ctx, const struct iovec *iov, int iovcnt) {
+    int fd = *(int *)ctx;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = (struct iovec *)iov;
+    msg.msg_iovlen = (size_t)iovcnt;
+    /* no SIGPIPE when the client is gone: an EPIPE error instead */
+    ssize_t done = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (done < 0 && errno == ENOTSOCK) return writev(fd, iov, iovcnt);
+    return done;
+}
+
+bool wb_ext_fd_peer_closed(void *ctx) {
+    struct pollfd pfd = {.fd = *(int *)ctx, .events = POLLRDHUP};
+    int n = poll(&pfd, 1, 0);
+    return n > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+int wb_ext_serve_fd(int fd) {
+    wb_ext_reader r;
+    wb_ext_reader_init(&r, wb_ext_fd_read, &fd, WB_EXT_MAX_FRAME);
+    int rc = wb_ext_serve(&r, wb_ext_fd_writev, &fd, wb_ext_fd_peer_closed, &fd);
+    wb_ext_reader_free(&r);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * The external server's protocol, in pure C (no sockets of its own): framing
+ * and dispatch, so that both are unit-tested without a server.
+ *
+ * A frame is a 4-byte big-endian length followed by that many bytes of
+ * payload, requests and replies alike. A payload is one term in the external
+ * term format (version byte 131 first):
+ *
+ *   {echo, Term}                                  -> Term
+ *   {levenshtein, A, B, Unit, MaxDistance}        -> Distance
+ *       A, B binaries; Unit byte | codepoint; MaxDistance integer >= 0 | nil
+ *
+ * or {error, Reason} with Reason one of badarg, unknown_request, enomem,
+ * invalid_utf8_a, invalid_utf8_b. The echo reply is the request's own bytes
+ * for Term behind a version byte: nothing is decoded or re-encoded.
+ *
+ * Reading and writing go through callbacks, so tests can inject short reads,
+ * short writes and EINTR; wb_ext_fd_read / wb_ext_fd_writev are the real ones.
+ * A long computation asks a third callback, every few milliseconds of work,
+ * whether to give up: over a socket, when the client has closed it (a caller
+ * that timed out or died), so no server thread works for nobody.
+ */
+#ifndef WB_EXTERNAL_H
+#define WB_EXTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <ei.h>
+
+#define WB_EXT_HEADER_BYTES 4
+/* larger frames close the connection (ei indexes buffers with an int) */
+#define WB_EXT_MAX_FRAME ((size_t)1 << 30)
+/* a connection's read buffer; it grows for a larger frame, then shrinks back */
+#define WB_EXT_BUFFER_BYTES  ((size_t)64 * 1024)
+#define WB_EXT_VERSION_MAGIC 131
+
+/* Like read(2) / writev(2): bytes done, 0 at end of file (read only), or -1
+ * with errno set. Short counts are fine. */
+typedef ssize_t (*wb_ext_read_fn)(void *ctx, void *buf, size_t len);
+typedef ssize_t (*wb_ext_writev_fn)(void *ctx, const struct iovec *iov, int iovcnt);
+/* true: abandon the request being computed (and the connection) */
+typedef bool (*wb_ext_cancel_fn)(void *ctx);
+
+/* work units (~2 ns each, see levenshtein.h) between two cancel checks;
+ * shorter computations never check */
+#define WB_EXT_CANCEL_CHECK_UNITS ((uint64_t)1 << 20)
+
+typedef struct {
+    wb_ext_read_fn read;
+    void *ctx;
+    size_t max_frame;
+    char *buf;
+    size_t cap;   /* bytes allocated at buf */
+    size_t start; /* first byte not yet returned in a frame */
+    size_t end;   /* one past the last byte read */
+} wb_ext_reader;
+
+void wb_ext_reader_init(wb_ext_reader *r, wb_ext_read_fn read, void *ctx, size_t max_frame);
+void wb_ext_reader_free(wb_ext_reader *r);
+
+/* Reads the next frame, however the bytes arrive (one read may hold part of
+ * a frame or several frames). Returns 1 with *payload / *len set (valid until
+ * the next call), 0 at end of input between frames, -1 on error with errno
+ * set: EPROTO (input ended inside a frame), EMSGSIZE (frame longer than
+ * max_frame), ENOMEM, or the read callback's errno. */
+int wb_ext_read_frame(wb_ext_reader *r, const char **payload, size_t *len);
+
+#define WB_EXT_MAX_PARTS 4
+
+/* Writes one frame whose payload is the concatenation of parts[0..nparts)
+ * (nparts <= WB_EXT_MAX_PARTS), retrying short writes and EINTR. Returns 0,
+ * or -1 with errno set. */
+int wb_ext_write_frame(wb_ext_writev_fn writev_fn, void *ctx, const struct iovec *parts,
+                       int nparts);
+
+/* A reply: iov[0..iovcnt) is its payload. It may point into the request, so
+ * the request must stay readable until the reply is written. */
+typedef struct {
+    struct iovec iov[2];
+    int iovcnt;
+    char version; /* the echo reply's version byte */
+    ei_x_buff x;  /* an encoded reply */
+    int has_x;
+} wb_ext_reply;
+
+#define WB_EXT_CANCELLED (-2)
+
+/* Answers one request payload. Returns 0 with *reply filled (errors in the
+ * request become {error, Reason} replies), -1 when out of memory, or
+ * WB_EXT_CANCELLED (nothing to reply) when cancel (may be NULL) said so. */
+int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
+                    void *cancel_ctx);
+void wb_ext_reply_free(wb_ext_reply *reply);
+
+/* Serves frames from r until end of input: 0 then, -1 on a read, write or
+ * framing error or a cancelled request. */
+int wb_ext_serve(wb_ext_reader *r, wb_ext_writev_fn writev_fn, void *wctx, wb_ext_cancel_fn cancel,
+                 void *cancel_ctx);
+
+/* Callbacks over a file descriptor; ctx points to an int. */
+ssize_t wb_ext_fd_read(void *ctx, void *buf, size_t len);
+ssize_t wb_ext_fd_writev(void *ctx, const struct iovec *iov, int iovcnt);
+/* true once the peer has closed the socket (or it failed) */
+bool wb_ext_fd_peer_closed(void *ctx);
+
+/* wb_ext_serve on a connected socket (or any fd); does not close it. */
+int wb_ext_serve_fd(int fd);
+
+#endif

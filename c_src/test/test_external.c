@@ -1,0 +1,690 @@
+/*
+ * Unit tests of the external server's framing and dispatch
+ * (c_src/external/wb_external.c), built with AddressSanitizer and UBSan by
+ * `make test`: frames split at every size, short writes and EINTR, every
+ * request type and malformed or truncated requests, and a whole connection
+ * served over a socketpair.
+ */
+#define _GNU_SOURCE
+#include "../external/wb_external.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rng(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* --- a byte stream read back in chunks of chosen sizes --------------------------- */
+
+typedef struct {
+    const char *data;
+    size_t len, pos;
+    size_t chunk; /* at most this many bytes per read; 0: random 1..64 */
+    int calls;
+    int fail_errno; /* returned once the data is exhausted, when not 0 */
+} source;
+
+static ssize_t source_read(void *ctx, void *buf, size_t len) {
+    source *s = ctx;
+    s->calls++;
+    if (s->calls % 5 == 0) { /* interrupted now and then */
+        errno = EINTR;
+        return -1;
+    }
+    if (s->pos == s->len) {
+        if (s->fail_errno) {
+            errno = s->fail_errno;
+            return -1;
+        }
+        return 0;
+    }
+    size_t n = s->chunk ? s->chunk : 1 + rng() % 64;
+    if (n > len) n = len;
+    if (n > s->len - s->pos) n = s->len - s->pos;
+    memcpy(buf, s->data + s->pos, n);
+    s->pos += n;
+    return (ssize_t)n;
+}
+
+static size_t append_frame(char *out, const char *payload, size_t len) {
+    out[0] = (char)(len >> 24);
+    out[1] = (char)(len >> 16);
+    out[2] = (char)(len >> 8);
+    out[3] = (char)len;
+    memcpy(out + 4, payload, len);
+    return 4 + len;
+}
+
+static void test_read_frames(void) {
+    static const size_t sizes[] = {0, 1, 5, 300, 70000, 3, 0, 300000, 64 * 1024 - 4};
+    enum { NSIZES = sizeof sizes / sizeof sizes[0] };
+    size_t total = 0;
+    for (int i = 0; i < NSIZES; i++)
+        total += 4 + sizes[i];
+    char *payloads[NSIZES];
+    char *stream = malloc(total);
+    size_t at = 0;
+    for (int i = 0; i < NSIZES; i++) {
+        payloads[i] = malloc(sizes[i] + 1);
+        for (size_t j = 0; j < sizes[i]; j++)
+            payloads[i][j] = (char)rng();
+        at += append_frame(stream + at, payloads[i], sizes[i]);
+    }
+    static const size_t chunks[] = {1, 2, 3, 7, 4096, 0, (size_t)1 << 30};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        source src = {stream, total, 0, chunks[c], 0, 0};
+        wb_ext_reader r;
+        wb_ext_reader_init(&r, source_read, &src, WB_EXT_MAX_FRAME);
+        for (int i = 0; i < NSIZES; i++) {
+            const char *p;
+            size_t n;
+            int got = wb_ext_read_frame(&r, &p, &n);
+            CHECK(got == 1 && n == sizes[i] && memcmp(p, payloads[i], n) == 0,
+                  "chunk %zu frame %d: got %d, len %zu, expected %zu", chunks[c], i, got, n,
+                  sizes[i]);
+        }
+        const char *p;
+        size_t n;
+        CHECK(wb_ext_read_frame(&r, &p, &n) == 0, "chunk %zu: end of input", chunks[c]);
+        CHECK(r.cap <= WB_EXT_BUFFER_BYTES * 4, "buffer shrinks after large frames: %zu", r.cap);
+        wb_ext_reader_free(&r);
+    }
+
+    /* input ending inside a frame, at every point of a short stream */
+    size_t short_len = 4 + 0 + 4 + 1 + 4 + 5 + 4 + 300;
+    for (size_t cut = 0; cut <= short_len; cut++) {
+        source src = {stream, cut, 0, 3, 0, 0};
+        wb_ext_reader r;
+        wb_ext_reader_init(&r, source_read, &src, WB_EXT_MAX_FRAME);
+        int got, frames = 0;
+        const char *p;
+        size_t n;
+        while ((got = wb_ext_read_frame(&r, &p, &n)) == 1)
+            frames++;
+        bool boundary = cut == 0 || cut == 4 || cut == 9 || cut == 18 || cut == short_len;
+        if (boundary)
+            CHECK(got == 0, "cut %zu at a frame boundary: end of input, got %d", cut, got);
+        else
+            CHECK(got == -1 && errno == EPROTO, "cut %zu inside a frame: EPROTO, got %d", cut, got);
+        wb_ext_reader_free(&r);
+    }
+
+    /* a frame over the limit, and a read error */
+    {
+        char big[4 + 101];
+        memset(big, 'x', sizeof big);
+        append_frame(big, big + 4, 101);
+        source src = {big, sizeof big, 0, 0, 0, 0};
+        wb_ext_reader r;
+        wb_ext_reader_init(&r, source_read, &src, 100);
+        const char *p;
+        size_t n;
+        CHECK(wb_ext_read_frame(&r, &p, &n) == -1 && errno == EMSGSIZE, "oversized frame");
+        wb_ext_reader_free(&r);
+    }
+    {
+        source src = {stream, 6, 0, 0, 0, EIO};
+        wb_ext_reader r;
+        wb_ext_reader_init(&r, source_read, &src, WB_EXT_MAX_FRAME);
+        const char *p;
+        size_t n;
+        int got = wb_ext_read_frame(&r, &p, &n);
+        CHECK(got == 1 && n == 0, "first frame before the error");
+        CHECK(wb_ext_read_frame(&r, &p, &n) == -1 && errno == EIO, "read error passed on");
+        wb_ext_reader_free(&r);
+    }
+    for (int i = 0; i < NSIZES; i++)
+        free(payloads[i]);
+    free(stream);
+}
+
+/* --- a sink written to in short writes ------------------------------------------- */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    size_t max_write; /* 0: unlimited */
+    int calls;
+    int fail_errno;   /* when not 0, fail with it ... */
+    int fail_at;      /* ... on this call */
+    bool return_zero; /* return 0 on call fail_at instead */
+} sink;
+
+static ssize_t sink_writev(void *ctx, const struct iovec *iov, int iovcnt) {
+    sink *s = ctx;
+    s->calls++;
+    if (s->calls == s->fail_at) {
+        if (s->return_zero) return 0;
+        errno = s->fail_errno;
+        return -1;
+    }
+    if (s->calls % 4 == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    size_t done = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        CHECK(iov[i].iov_len > 0 || i == 0, "no empty iovec after the first");
+        size_t n = iov[i].iov_len;
+        if (s->max_write && done + n > s->max_write) n = s->max_write - done;
+        if (s->len + n > s->cap) {
+            s->cap = (s->len + n) * 2;
+            s->data = realloc(s->data, s->cap);
+        }
+        memcpy(s->data + s->len, iov[i].iov_base, n);
+        s->len += n;
+        done += n;
+        if (s->max_write && done == s->max_write) break;
+    }
+    return (ssize_t)done;
+}
+
+static void test_write_frames(void) {
+    char a[100], b[7000];
+    for (size_t i = 0; i < sizeof a; i++)
+        a[i] = (char)rng();
+    for (size_t i = 0; i < sizeof b; i++)
+        b[i] = (char)rng();
+    struct iovec parts[4] = {{a, sizeof a}, {NULL, 0}, {b, sizeof b}, {a, 1}};
+    size_t total = sizeof a + sizeof b + 1;
+    static const size_t limits[] = {1, 2, 3, 5, 9, 4096, 0};
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        sink s = {NULL, 0, 0, limits[l], 0, 0, 0, false};
+        int rc = wb_ext_write_frame(sink_writev, &s, parts, 4);
+        bool same = rc == 0 && s.len == 4 + total && (unsigned char)s.data[0] == 0 &&
+                    (unsigned char)s.data[1] == 0 &&
+                    (size_t)(((unsigned char)s.data[2] << 8) | (unsigned char)s.data[3]) == total &&
+                    memcmp(s.data + 4, a, sizeof a) == 0 &&
+                    memcmp(s.data + 4 + sizeof a, b, sizeof b) == 0 &&
+                    s.data[4 + sizeof a + sizeof b] == a[0];
+        CHECK(same, "frame written in writes of at most %zu bytes (rc %d, len %zu)", limits[l], rc,
+              s.len);
+        free(s.data);
+    }
+    {
+        sink s = {NULL, 0, 0, 0, 0, 0, 0, false};
+        CHECK(wb_ext_write_frame(sink_writev, &s, NULL, 0) == 0 && s.len == 4 &&
+                  memcmp(s.data, "\0\0\0\0", 4) == 0,
+              "empty frame");
+        free(s.data);
+    }
+    {
+        sink s = {NULL, 0, 0, 3, 0, EPIPE, 2, false};
+        CHECK(wb_ext_write_frame(sink_writev, &s, parts, 4) == -1 && errno == EPIPE,
+              "write error passed on");
+        free(s.data);
+    }
+    {
+        sink s = {NULL, 0, 0, 3, 0, 0, 2, true};
+        CHECK(wb_ext_write_frame(sink_writev, &s, parts, 4) == -1, "a zero-byte write fails");
+        free(s.data);
+    }
+    sink s = {NULL, 0, 0, 0, 0, 0, 0, false};
+    CHECK(wb_ext_write_frame(sink_writev, &s, parts, WB_EXT_MAX_PARTS + 1) == -1 && errno == EINVAL,
+          "too many parts");
+    free(s.data);
+}
+
+/* --- dispatch -------------------------------------------------------------------- */
+
+/* the reply's payload, flattened */
+static char *flatten(const wb_ext_reply *reply, size_t *len) {
+    size_t n = 0;
+    for (int i = 0; i < reply->iovcnt; i++)
+        n += reply->iov[i].iov_len;
+    char *out = malloc(n + 1);
+    size_t at = 0;
+    for (int i = 0; i < reply->iovcnt; i++) {
+        memcpy(out + at, reply->iov[i].iov_base, reply->iov[i].iov_len);
+        at += reply->iov[i].iov_len;
+    }
+    *len = n;
+    return out;
+}
+
+/* -1: not an integer reply; -2: {error, Reason} with Reason in reason */
+static long long dispatch(const char *req, size_t len, char reason[MAXATOMLEN]) {
+    wb_ext_reply reply;
+    int rc = wb_ext_dispatch(req, len, &reply, NULL, NULL);
+    CHECK(rc == 0, "dispatch succeeds");
+    if (rc != 0) return -1;
+    size_t n;
+    char *out = flatten(&reply, &n);
+    wb_ext_reply_free(&reply);
+    int idx = 0, version, arity;
+    unsigned long long v;
+    long long result = -1;
+    char atom[MAXATOMLEN];
+    if (ei_decode_version(out, &idx, &version) == 0) {
+        int at = idx;
+        if (ei_decode_ulonglong(out, &idx, &v) == 0 && (size_t)idx == n) {
+            result = (long long)v;
+        } else if ((idx = at, ei_decode_tuple_header(out, &idx, &arity)) == 0 && arity == 2 &&
+                   ei_decode_atom(out, &idx, atom) == 0 && strcmp(atom, "error") == 0 &&
+                   ei_decode_atom(out, &idx, reason) == 0 && (size_t)idx == n) {
+            result = -2;
+        }
+    }
+    free(out);
+    return result;
+}
+
+static void encode_request(ei_x_buff *x, const char *a, size_t alen, const char *b, size_t blen,
+                           const char *unit, long long max) {
+    ei_x_new_with_version(x);
+    ei_x_encode_tuple_header(x, 5);
+    ei_x_encode_atom(x, "levenshtein");
+    ei_x_encode_binary(x, a, (long)alen);
+    ei_x_encode_binary(x, b, (long)blen);
+    ei_x_encode_atom(x, unit);
+    if (max < 0)
+        ei_x_encode_atom(x, "nil");
+    else
+        ei_x_encode_ulonglong(x, (unsigned long long)max);
+}
+
+static long long lev(const char *a, const char *b, const char *unit, long long max,
+                     char reason[MAXATOMLEN]) {
+    ei_x_buff x;
+    encode_request(&x, a, strlen(a), b, strlen(b), unit, max);
+    long long d = dispatch(x.buff, (size_t)x.index, reason);
+    ei_x_free(&x);
+    return d;
+}
+
+static size_t reference(const unsigned char *a, size_t n, const unsigned char *b, size_t m) {
+    size_t *row = malloc((m + 1) * sizeof *row);
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[m];
+    free(row);
+    return d;
+}
+
+static void check_echo(void (*encode)(ei_x_buff *), const char *what) {
+    ei_x_buff req, term;
+    ei_x_new_with_version(&req);
+    ei_x_encode_tuple_header(&req, 2);
+    ei_x_encode_atom(&req, "echo");
+    encode(&req);
+    ei_x_new_with_version(&term);
+    encode(&term);
+    wb_ext_reply reply;
+    CHECK(wb_ext_dispatch(req.buff, (size_t)req.index, &reply, NULL, NULL) == 0, "echo %s", what);
+    size_t n;
+    char *out = flatten(&reply, &n);
+    CHECK(n == (size_t)term.index && memcmp(out, term.buff, n) == 0,
+          "echo %s: the term comes back (%zu bytes, expected %d)", what, n, term.index);
+    free(out);
+    wb_ext_reply_free(&reply);
+    ei_x_free(&req);
+    ei_x_free(&term);
+}
+
+static void encode_atom(ei_x_buff *x) {
+    ei_x_encode_atom(x, "hello");
+}
+
+static void encode_big_binary(ei_x_buff *x) {
+    size_t n = 64 * 1024;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)(i * 31 + (i >> 8)); /* the same bytes every time */
+    ei_x_encode_binary(x, data, (long)n);
+    free(data);
+}
+
+static void encode_nested(ei_x_buff *x) {
+    ei_x_encode_map_header(x, 2);
+    ei_x_encode_atom(x, "list");
+    ei_x_encode_list_header(x, 3);
+    ei_x_encode_long(x, -5);
+    ei_x_encode_double(x, 2.5);
+    ei_x_encode_tuple_header(x, 2);
+    ei_x_encode_string(x, "abc");
+    ei_x_encode_binary(x, "", 0);
+    ei_x_encode_empty_list(x);
+    ei_x_encode_longlong(x, -1234567890123LL);
+    ei_x_encode_ulonglong(x, 18446744073709551615ULL);
+}
+
+static void test_dispatch(void) {
+    char reason[MAXATOMLEN];
+    check_echo(encode_atom, "an atom");
+    check_echo(encode_big_binary, "a 64 KiB binary");
+    check_echo(encode_nested, "nested terms");
+
+    CHECK(lev("kitten", "sitting", "byte", -1, reason) == 3, "kitten/sitting");
+    CHECK(lev("", "", "byte", -1, reason) == 0, "empty inputs");
+    CHECK(lev("abc", "", "codepoint", -1, reason) == 3, "one empty input");
+    CHECK(lev("h\xc3\xa9llo", "hello", "codepoint", -1, reason) == 1, "codepoints");
+    CHECK(lev("h\xc3\xa9llo", "hello", "byte", -1, reason) == 2, "bytes");
+    CHECK(lev("abcdef", "uvwxyz", "byte", 2, reason) == 3, "cutoff: k + 1");
+    CHECK(lev("abcdef", "uvwxyz", "byte", 100000, reason) == 6, "cutoff as INTEGER_EXT");
+    CHECK(lev("abcdef", "uvwxyz", "byte", 0, reason) == 1, "cutoff 0");
+
+    CHECK(lev("\xff", "a", "codepoint", -1, reason) == -2 && strcmp(reason, "invalid_utf8_a") == 0,
+          "invalid UTF-8 in the first argument");
+    CHECK(lev("a", "a\xc3", "codepoint", -1, reason) == -2 && strcmp(reason, "invalid_utf8_b") == 0,
+          "invalid UTF-8 in the second argument");
+    CHECK(lev("\xff", "a", "byte", -1, reason) == 1, "any bytes in byte mode");
+    CHECK(lev("a", "b", "word", -1, reason) == -2 && strcmp(reason, "badarg") == 0, "bad unit");
+
+    /* a bignum cutoff above 64 bits is no cutoff */
+    {
+        ei_x_buff x;
+        encode_request(&x, "kitten", 6, "sitting", 7, "byte", -1);
+        x.index -= 5; /* drop the nil atom (SMALL_ATOM_UTF8_EXT, 3 chars) */
+        const char big[] = {'n', 9, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+        ei_x_append_buf(&x, big, sizeof big);
+        CHECK(dispatch(x.buff, (size_t)x.index, reason) == 3, "bignum cutoff");
+        x.buff[x.index - 10] = 1; /* negative */
+        CHECK(dispatch(x.buff, (size_t)x.index, reason) == -2 && strcmp(reason, "badarg") == 0,
+              "negative bignum cutoff");
+        ei_x_free(&x);
+    }
+
+    /* malformed requests */
+#define BYTES(literal) literal, sizeof(literal) - 1
+    struct {
+        const char *bytes;
+        size_t len;
+        const char *reason;
+    } bad[] = {
+        /* octal escapes: "\004echo" is 4 then "echo" */
+        {BYTES(""), "badarg"},
+        {BYTES("\203"), "badarg"},
+        {BYTES("\202h\002w\004echoa\001"), "badarg"},      /* wrong version */
+        {BYTES("\203w\004echo"), "badarg"},                /* not a tuple */
+        {BYTES("\203h\002w\004echo"), "badarg"},           /* nothing to echo */
+        {BYTES("\203h\002w\004ech"), "badarg"},            /* truncated atom */
+        {BYTES("\203i\000\000"), "badarg"},                /* truncated tuple */
+        {BYTES("\203h\001w\004echo"), "unknown_request"},  /* wrong arity */
+        {BYTES("\203h\002w\004ohceA"), "unknown_request"}, /* unknown request */
+        {BYTES("\203h\002a\001a\001"), "badarg"},          /* tag not an atom */
+        {BYTES("\203h\005w\013levenshteina\001a\002w\004bytew\003nil"), "badarg"}, /* integers */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        long long got = dispatch(bad[i].bytes, bad[i].len, reason);
+        CHECK(got == -2 && strcmp(reason, bad[i].reason) == 0, "malformed request %zu: %lld %s", i,
+              got, got == -2 ? reason : "");
+    }
+    CHECK(dispatch(BYTES("\203h\002w\004echoa\007"), reason) == 7, "echo of 7");
+
+    /* every truncation and some corruptions of a valid request: an error reply,
+     * never a read out of bounds (AddressSanitizer) */
+    {
+        ei_x_buff x;
+        encode_request(&x, "kitten", 6, "sitting", 7, "codepoint", 300);
+        size_t len = (size_t)x.index;
+        for (size_t cut = 0; cut < len; cut++) {
+            char *copy = malloc(cut ? cut : 1);
+            memcpy(copy, x.buff, cut);
+            CHECK(dispatch(copy, cut, reason) == -2, "truncated at %zu", cut);
+            free(copy);
+        }
+        char *copy = malloc(len + 1);
+        memcpy(copy, x.buff, len);
+        copy[len] = 'j';
+        CHECK(dispatch(copy, len + 1, reason) == -2, "trailing bytes");
+        for (int round = 0; round < 20000; round++) {
+            memcpy(copy, x.buff, len);
+            for (int k = 0; k < 3; k++)
+                copy[rng() % len] = (char)rng();
+            dispatch(copy, len, reason);
+        }
+        free(copy);
+        ei_x_free(&x);
+    }
+
+    /* random inputs against the plain dynamic program */
+    for (int round = 0; round < 300; round++) {
+        size_t n = rng() % 150, m = rng() % 150;
+        unsigned char a[150], b[150];
+        int alphabet = 2 + (int)(rng() % 4);
+        for (size_t i = 0; i < n; i++)
+            a[i] = (unsigned char)('a' + rng() % alphabet);
+        for (size_t i = 0; i < m; i++)
+            b[i] = (unsigned char)('a' + rng() % alphabet);
+        long long k = round % 3 == 0 ? -1 : (long long)(rng() % 40);
+        size_t want = reference(a, n, b, m);
+        if (k >= 0 && want > (size_t)k) want = (size_t)k + 1;
+        ei_x_buff x;
+        encode_request(&x, (char *)a, n, (char *)b, m, round % 2 ? "byte" : "codepoint", k);
+        long long got = dispatch(x.buff, (size_t)x.index, reason);
+        CHECK(got == (long long)want, "random pair %d (%zu x %zu, k %lld): %lld, expected %zu",
+              round, n, m, k, got, want);
+        ei_x_free(&x);
+    }
+}
+
+/* --- cancelling a long computation ------------------------------------------------ */
+
+typedef struct {
+    int calls;
+    int cancel_at; /* answer true on this call; 0: never */
+} canceller;
+
+static bool count_cancel(void *ctx) {
+    canceller *c = ctx;
+    return ++c->calls == c->cancel_at;
+}
+
+static void long_request(ei_x_buff *x, size_t n) {
+    char *a = malloc(n), *b = malloc(n);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (char)('a' + rng() % 4);
+        b[i] = (char)('a' + rng() % 4);
+    }
+    encode_request(x, a, n, b, n, "byte", -1);
+    free(a);
+    free(b);
+}
+
+static void test_cancel(void) {
+    ei_x_buff x;
+    long_request(&x, 20000);
+    char reason[MAXATOMLEN];
+    long long want = dispatch(x.buff, (size_t)x.index, reason);
+
+    canceller never = {0, 0};
+    wb_ext_reply reply;
+    CHECK(wb_ext_dispatch(x.buff, (size_t)x.index, &reply, count_cancel, &never) == 0,
+          "not cancelled");
+    size_t n;
+    char *out = flatten(&reply, &n);
+    int idx = 0, version;
+    unsigned long long got = 0;
+    ei_decode_version(out, &idx, &version);
+    ei_decode_ulonglong(out, &idx, &got);
+    CHECK(want > 0 && got == (unsigned long long)want, "same distance in steps: %llu, %lld", got,
+          want);
+    CHECK(never.calls > 1, "a long computation asks whether to go on (%d times)", never.calls);
+    free(out);
+    wb_ext_reply_free(&reply);
+
+    canceller second = {0, 2};
+    CHECK(wb_ext_dispatch(x.buff, (size_t)x.index, &reply, count_cancel, &second) ==
+                  WB_EXT_CANCELLED &&
+              second.calls == 2,
+          "cancelled at the second check");
+
+    canceller first = {0, 1};
+    CHECK(lev("kitten", "sitting", "byte", -1, reason) == 3 &&
+              wb_ext_dispatch(BYTES("\203h\002w\004echoa\007"), &reply, count_cancel, &first) ==
+                  0 &&
+              first.calls == 0,
+          "short requests never check");
+    wb_ext_reply_free(&reply);
+    ei_x_free(&x);
+}
+
+/* --- a connection served over a socketpair ------------------------------------------ */
+
+static void *serve_thread(void *arg) {
+    int *fd = arg;
+    static int rc;
+    rc = wb_ext_serve_fd(*fd);
+    return &rc;
+}
+
+static void write_slowly(int fd, const char *data, size_t len, size_t chunk) {
+    for (size_t at = 0; at < len;) {
+        size_t n = len - at < chunk ? len - at : chunk;
+        ssize_t w = write(fd, data + at, n);
+        if (w < 0 && errno == EINTR) continue;
+        CHECK(w > 0, "write to the server");
+        if (w <= 0) return;
+        at += (size_t)w;
+    }
+}
+
+static void test_serve_socketpair(void) {
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    pthread_t thread;
+    pthread_create(&thread, NULL, serve_thread, &sv[1]);
+
+    char frames[256];
+    size_t len = 0;
+    ei_x_buff x;
+    encode_request(&x, "kitten", 6, "sitting", 7, "byte", -1);
+    len += append_frame(frames + len, x.buff, (size_t)x.index);
+    ei_x_free(&x);
+    len += append_frame(frames + len, BYTES("\203h\002w\004echow\002ok"));
+    len += append_frame(frames + len, "garbage", 7);
+    /* three requests, one byte per write */
+    write_slowly(sv[0], frames, len, 1);
+
+    int fd = sv[0];
+    wb_ext_reader r;
+    wb_ext_reader_init(&r, wb_ext_fd_read, &fd, WB_EXT_MAX_FRAME);
+    const char *p;
+    size_t n;
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 3 && memcmp(p, "\203a\003", 3) == 0,
+          "Levenshtein reply");
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 5 && memcmp(p, "\203w\002ok", 5) == 0,
+          "echo reply");
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n > 2 && memcmp(p, "\203h\002", 3) == 0,
+          "error reply to garbage");
+
+    /* a large echo: the kernel splits it into many reads and writes */
+    size_t big = 3 * 1024 * 1024;
+    static const char head[] = "\203h\002w\004echom"; /* then 4 bytes of size */
+    size_t head_len = sizeof head - 1, payload = head_len + 4 + big;
+    char *req = malloc(4 + payload);
+    memcpy(req + 4, head, head_len);
+    for (size_t i = 0; i < big; i++)
+        req[4 + head_len + 4 + i] = (char)rng();
+    for (int i = 0; i < 4; i++) {
+        req[i] = (char)(payload >> (24 - 8 * i));
+        req[4 + head_len + i] = (char)(big >> (24 - 8 * i));
+    }
+    write_slowly(sv[0], req, 4 + payload, 1 << 20);
+    /* the reply: a version byte, then the request from the binary's tag on */
+    size_t echoed = payload - (head_len - 1);
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 1 + echoed && (unsigned char)p[0] == 131 &&
+              memcmp(p + 1, req + 4 + head_len - 1, echoed) == 0,
+          "3 MiB echo");
+    free(req);
+
+    shutdown(sv[0], SHUT_WR);
+    void *result;
+    pthread_join(thread, &result);
+    CHECK(*(int *)result == 0, "serve ends cleanly at end of input");
+    close(sv[1]);
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 0, "no reply left after end of input");
+    wb_ext_reader_free(&r);
+    close(sv[0]);
+}
+
+/* a client that sends a long request and hangs up: the server gives up */
+static bool closed_seen;
+
+static bool watch_peer(void *ctx) {
+    bool closed = wb_ext_fd_peer_closed(ctx);
+    if (closed) closed_seen = true;
+    return closed;
+}
+
+typedef struct {
+    int fd;
+    int rc;
+} cancel_server;
+
+static void *serve_cancellable(void *arg) {
+    cancel_server *cs = arg;
+    wb_ext_reader r;
+    wb_ext_reader_init(&r, wb_ext_fd_read, &cs->fd, WB_EXT_MAX_FRAME);
+    cs->rc = wb_ext_serve(&r, wb_ext_fd_writev, &cs->fd, watch_peer, &cs->fd);
+    wb_ext_reader_free(&r);
+    return NULL;
+}
+
+static void test_hang_up_cancels(void) {
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    cancel_server cs = {sv[1], 0};
+    pthread_t thread;
+    pthread_create(&thread, NULL, serve_cancellable, &cs);
+    ei_x_buff x;
+    long_request(&x, 60000);
+    char *frame = malloc(4 + (size_t)x.index);
+    size_t len = append_frame(frame, x.buff, (size_t)x.index);
+    write_slowly(sv[0], frame, len, 1 << 16);
+    close(sv[0]);
+    pthread_join(thread, NULL);
+    CHECK(cs.rc == -1 && closed_seen, "a hang-up cancels the computation (rc %d)", cs.rc);
+    close(sv[1]);
+    free(frame);
+    ei_x_free(&x);
+}
+
+int main(void) {
+    ei_init();
+    test_read_frames();
+    test_write_frames();
+    test_dispatch();
+    test_cancel();
+    test_serve_socketpair();
+    test_hang_up_cancels();
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,21 @@
+defmodule WellBehaved.External.Error do
+  @moduledoc """
+  Raised when a call to the external server pool (`WellBehaved.External`)
+  gets no answer: the server died mid-call, did not reply in time, or the
+  pool is not running. `reason` is the `{:error, reason}` the pool returned.
+  """
+  defexception [:reason, :message]
+
+  @impl true
+  def exception(opts) do
+    reason = Keyword.fetch!(opts, :reason)
+    %__MODULE__{reason: reason, message: "external server call failed: #{describe(reason)}"}
+  end
+
+  defp describe(:closed), do: "the server closed the connection (it died mid-call)"
+  defp describe(:timeout), do: "no reply within the pool's :call_timeout"
+  defp describe(:checkout_timeout), do: "no free connection within the pool's :call_timeout"
+  defp describe(:not_running), do: "the pool is not running (stopped, or failed to start)"
+  defp describe(:too_large), do: "the request is larger than the protocol's 1 GiB frame limit"
+  defp describe(reason), do: inspect(reason)
+end

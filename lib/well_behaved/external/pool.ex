@@ -1,0 +1,643 @@
+defmodule WellBehaved.External.Pool do
+  @moduledoc false
+  # The pool behind WellBehaved.External: N server programs (priv/wb_external,
+  # each a port, so each dies with the VM) listening on Unix sockets in a
+  # private temp directory, and `connections` sockets to each of them.
+  #
+  # Hot path, all in the caller (no message to this process): claim an idle
+  # slot with one :atomics.compare_exchange (idle 0 -> a fresh token), note
+  # the owner in ETS, send and recv on the slot's socket directly, release
+  # with one compare_exchange. Slots alternate between servers; a caller
+  # starts scanning at a slot chosen by its scheduler.
+  #
+  # This process (the manager) owns the ports, the sockets and the ETS table,
+  # and only acts off the hot path:
+  #   * no idle slot: the caller asks it (:checkout) and waits in a queue;
+  #     while anyone waits (a counter in the atomics), releases go through
+  #     the manager, which hands the slot to the first waiter.
+  #   * a caller whose call failed closes the socket, marks the slot down and
+  #     sends :reconnect; a server that exits has its idle slots marked down
+  #     and is restarted; its slots reconnect once it prints "ready".
+  #   * every tick, slots held by dead processes are reclaimed.
+  use GenServer
+  require Logger
+
+  @table __MODULE__
+  @idle 0
+  @down -1
+  @tick_ms 500
+  @ready_timeout_ms 10_000
+  # the server's frame limit (c_src/external/wb_external.h)
+  @max_frame 1_073_741_824
+  # a driver buffer of 128 KiB: a 64 KiB reply arrives in one read (the
+  # default, 1460 bytes, costs about 10 us more per 64 KiB round trip)
+  @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024]
+
+  def child_spec(opts) do
+    %{
+      id: __MODULE__,
+      start: {__MODULE__, :start_link, [opts]},
+      # a pool that dies is started again, lazily, by its next caller
+      restart: :temporary,
+      shutdown: 10_000
+    }
+  end
+
+  def start_link(opts), do: GenServer.start_link(__MODULE__, opts, name: __MODULE__)
+
+  # --- the caller's side ---------------------------------------------------------
+
+  @doc "Sends one request payload, returns the reply payload."
+  @spec request(binary()) :: {:ok, binary()} | {:error, term()}
+  def request(payload) when byte_size(payload) > @max_frame, do: {:error, :too_large}
+
+  def request(payload) do
+    case meta() do
+      {:meta, _atomics, slots, _manager, _timeout} = meta -> request(meta, payload, slots)
+      error -> error
+    end
+  end
+
+  defp meta do
+    case :ets.lookup(@table, :meta) do
+      [meta] -> meta
+      [] -> start_and_meta()
+    end
+  rescue
+    ArgumentError -> start_and_meta()
+  end
+
+  # The first caller starts the pool; callers that find it starting wait
+  # for its init to finish (a call is handled only after init).
+  defp start_and_meta do
+    with {:ok, pid} <- WellBehaved.External.start(),
+         :ok <- GenServer.call(pid, :ready, :infinity),
+         [meta] <- :ets.lookup(@table, :meta) do
+      meta
+    else
+      _ -> {:error, :not_running}
+    end
+  catch
+    _, _ -> {:error, :not_running}
+  end
+
+  defp request({:meta, _atomics, _slots, _manager, timeout} = meta, payload, retries) do
+    case checkout(meta) do
+      {:ok, slot, sock, token} ->
+        case :gen_tcp.send(sock, payload) do
+          :ok ->
+            case :gen_tcp.recv(sock, 0, timeout) do
+              {:ok, reply} ->
+                checkin(meta, slot, token)
+                {:ok, reply}
+
+              {:error, reason} ->
+                discard(meta, slot, token, sock)
+                {:error, reason}
+            end
+
+          {:error, reason} when reason != :timeout and retries > 0 ->
+            # the request did not reach a live server (a stale connection to
+            # a dead one): nothing was computed, so try another connection
+            discard(meta, slot, token, sock)
+            request(meta, payload, retries - 1)
+
+          {:error, reason} ->
+            discard(meta, slot, token, sock)
+            {:error, reason}
+        end
+
+      {:error, _} = error ->
+        error
+    end
+  end
+
+  defp checkout({:meta, atomics, slots, manager, timeout}) do
+    token = :erlang.unique_integer([:positive])
+    start = rem(:erlang.system_info(:scheduler_id) - 1, slots)
+
+    case claim(atomics, slots, start, slots, token) do
+      0 -> wait_checkout(manager, timeout)
+      slot -> owned(slot, token)
+    end
+  end
+
+  defp claim(_atomics, _slots, _at, 0, _token), do: 0
+
+  defp claim(atomics, slots, at, left, token) do
+    case :atomics.compare_exchange(atomics, at + 1, @idle, token) do
+      :ok -> at + 1
+      _ -> claim(atomics, slots, if(at + 1 == slots, do: 0, else: at + 1), left - 1, token)
+    end
+  end
+
+  defp owned(slot, token) do
+    :ets.insert(@table, {{:owner, slot}, token, self()})
+    [{^slot, sock, _server}] = :ets.lookup(@table, slot)
+    {:ok, slot, sock, token}
+  rescue
+    # the pool stopped under us
+    _ -> {:error, :not_running}
+  end
+
+  defp wait_checkout(manager, timeout) do
+    GenServer.call(manager, {:checkout, timeout}, timeout + 5_000)
+  catch
+    :exit, {:timeout, _} -> {:error, :checkout_timeout}
+    :exit, _ -> {:error, :not_running}
+  end
+
+  defp checkin({:meta, atomics, slots, manager, _}, slot, token) do
+    if :atomics.get(atomics, slots + 1) > 0 do
+      send(manager, {:checkin, slot, token})
+    else
+      :atomics.compare_exchange(atomics, slot, token, @idle)
+    end
+
+    :ok
+  end
+
+  defp discard({:meta, atomics, _slots, manager, _}, slot, token, sock) do
+    :gen_tcp.close(sock)
+
+    if :atomics.compare_exchange(atomics, slot, token, @down) == :ok do
+      send(manager, {:reconnect, slot})
+    end
+
+    :ok
+  end
+
+  # --- the manager -------------------------------------------------------------------
+
+  @impl true
+  def init(opts) do
+    Process.flag(:trap_exit, true)
+    servers = Keyword.fetch!(opts, :servers)
+    slots = servers * Keyword.fetch!(opts, :connections)
+    exe = Path.join(:code.priv_dir(:well_behaved), "wb_external")
+
+    if File.regular?(exe) do
+      dir = private_dir!()
+      table = :ets.new(@table, [:set, :public, :named_table, read_concurrency: true])
+      atomics = :atomics.new(slots + 1, signed: true)
+      for slot <- 1..slots, do: :atomics.put(atomics, slot, @down)
+
+      state = %{
+        exe: exe,
+        dir: dir,
+        table: table,
+        atomics: atomics,
+        slots: slots,
+        call_timeout: Keyword.fetch!(opts, :call_timeout),
+        servers: %{},
+        ports: %{},
+        waiters: :queue.new(),
+        suspects: %{}
+      }
+
+      state = Enum.reduce(0..(servers - 1), state, &start_server(&2, &1))
+
+      case await_ready(state, System.monotonic_time(:millisecond) + @ready_timeout_ms) do
+        {:ok, state} ->
+          :ets.insert(table, {:meta, atomics, slots, self(), state.call_timeout})
+          Process.send_after(self(), :tick, @tick_ms)
+          {:ok, state}
+
+        {:error, reason, state} ->
+          shutdown(state)
+          {:stop, reason}
+      end
+    else
+      {:stop, {:missing_executable, exe}}
+    end
+  end
+
+  defp private_dir! do
+    base = System.tmp_dir() || "/tmp"
+    # a socket path must fit in sockaddr_un (108 bytes)
+    base = if byte_size(base) > 60, do: "/tmp", else: base
+    name = "wb_external-" <> Base.url_encode64(:crypto.strong_rand_bytes(9))
+    dir = Path.join(base, name)
+    File.mkdir!(dir)
+    File.chmod!(dir, 0o700)
+    dir
+  end
+
+  defp ensure_private_dir(dir) do
+    case File.mkdir(dir) do
+      :ok -> File.chmod!(dir, 0o700)
+      {:error, :eexist} -> :ok
+    end
+  end
+
+  defp await_ready(state, deadline) do
+    if Enum.all?(state.servers, fn {_, s} -> s.status == :up end) do
+      {:ok, state}
+    else
+      receive do
+        {port, {:data, _}} = msg when is_port(port) ->
+          {:noreply, state} = handle_info(msg, state)
+          await_ready(state, deadline)
+
+        {port, {:exit_status, status}} when is_port(port) ->
+          {:error, {:server_exited, status}, state}
+      after
+        max(deadline - System.monotonic_time(:millisecond), 0) ->
+          {:error, :server_start_timeout, state}
+      end
+    end
+  end
+
+  @impl true
+  def handle_call(:ready, _from, state), do: {:reply, :ok, state}
+
+  def handle_call({:checkout, timeout}, {pid, _} = from, state) do
+    %{atomics: atomics, slots: slots} = state
+    :atomics.add(atomics, slots + 1, 1)
+    token = :erlang.unique_integer([:positive])
+
+    case claim(atomics, slots, 0, slots, token) do
+      0 ->
+        deadline = System.monotonic_time(:millisecond) + timeout
+        Process.send_after(self(), :expire_waiters, timeout)
+        {:noreply, %{state | waiters: :queue.in({from, deadline}, state.waiters)}}
+
+      slot ->
+        :atomics.sub(atomics, slots + 1, 1)
+        :ets.insert(@table, {{:owner, slot}, token, pid})
+        [{^slot, sock, _}] = :ets.lookup(@table, slot)
+        {:reply, {:ok, slot, sock, token}, state}
+    end
+  end
+
+  def handle_call(:info, _from, state) do
+    servers =
+      for {index, s} <- Enum.sort(state.servers) do
+        %{index: index, os_pid: s.os_pid, port: s.port, socket: s.path, status: s.status}
+      end
+
+    busy =
+      for slot <- 1..state.slots,
+          (token = :atomics.get(state.atomics, slot)) > 0,
+          [{_, ^token, pid}] <- [:ets.lookup(@table, {:owner, slot})] do
+        %{slot: slot, pid: pid, server: server_of(state, slot)}
+      end
+
+    info = %{
+      dir: state.dir,
+      servers: servers,
+      slots: state.slots,
+      busy: busy,
+      waiting: :atomics.get(state.atomics, state.slots + 1)
+    }
+
+    {:reply, info, state}
+  end
+
+  @impl true
+  def handle_info({:checkin, slot, token}, state) do
+    if :atomics.get(state.atomics, slot) == token do
+      {:noreply, give(state, slot, token)}
+    else
+      {:noreply, state}
+    end
+  end
+
+  def handle_info({:reconnect, slot}, state), do: {:noreply, reconnect(state, slot)}
+
+  def handle_info({port, {:data, data}}, state) when is_map_key(state.ports, port) do
+    index = Map.fetch!(state.ports, port)
+    server = state.servers[index]
+    seen = server.output <> data
+
+    if server.status == :starting and String.contains?(seen, "ready\n") do
+      state = put_in(state.servers[index], %{server | status: :up, output: ""})
+      {:noreply, reconnect_server(state, index)}
+    else
+      {:noreply,
+       put_in(state.servers[index].output, binary_part(seen, 0, min(byte_size(seen), 64)))}
+    end
+  end
+
+  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port) do
+    index = Map.fetch!(state.ports, port)
+    server = state.servers[index]
+
+    Logger.warning(
+      "WellBehaved.External: server #{index} (OS pid #{server.os_pid}) exited with status #{status}; restarting"
+    )
+
+    state = %{state | ports: Map.delete(state.ports, port)}
+    # idle connections to it are dead; connections in use are discarded by
+    # their callers, who see them closed
+    for slot <- slots_of(state, index),
+        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
+        do: close_slot(slot)
+
+    File.rm(server.path)
+    # a server that dies young is restarted after a pause
+    young? = System.monotonic_time(:millisecond) - server.started_at < 1_000
+    delay = if young?, do: min(max(server.delay * 2, 100), 5_000), else: 0
+    state = put_in(state.servers[index], %{server | status: :down, port: nil, delay: delay})
+
+    if delay == 0 do
+      {:noreply, start_server(state, index)}
+    else
+      Process.send_after(self(), {:restart, index}, delay)
+      {:noreply, state}
+    end
+  end
+
+  def handle_info({:restart, index}, state) do
+    if state.servers[index].status == :down,
+      do: {:noreply, start_server(state, index)},
+      else: {:noreply, state}
+  end
+
+  def handle_info({:start_timeout, index, port}, state) do
+    case state.servers[index] do
+      %{status: :starting, port: ^port, os_pid: os_pid} ->
+        Logger.warning("WellBehaved.External: server #{index} did not start; killing it")
+        kill(os_pid)
+        {:noreply, state}
+
+      _ ->
+        {:noreply, state}
+    end
+  end
+
+  def handle_info(:expire_waiters, state), do: {:noreply, expire_waiters(state)}
+
+  def handle_info(:tick, state) do
+    Process.send_after(self(), :tick, @tick_ms)
+    state = state |> reclaim_abandoned() |> expire_waiters()
+
+    state =
+      Enum.reduce(1..state.slots, state, fn slot, state ->
+        if :atomics.get(state.atomics, slot) == @down, do: reconnect(state, slot), else: state
+      end)
+
+    {:noreply, state}
+  end
+
+  # a port closed by us, or a parent's exit (handled by GenServer)
+  def handle_info({:EXIT, _port, _reason}, state), do: {:noreply, state}
+  def handle_info(_other, state), do: {:noreply, state}
+
+  @impl true
+  def terminate(_reason, state), do: shutdown(state)
+
+  # --- servers ------------------------------------------------------------------------
+
+  defp start_server(state, index) do
+    path = Path.join(state.dir, "s#{index}.sock")
+    # the last server to exit removes the directory (so that none is left
+    # behind when the VM dies): make it again if a restart finds it gone
+    ensure_private_dir(state.dir)
+
+    port =
+      Port.open({:spawn_executable, state.exe}, [
+        :binary,
+        :exit_status,
+        :use_stdio,
+        args: [path, "--remove-dir"]
+      ])
+
+    {:os_pid, os_pid} = Port.info(port, :os_pid)
+    Process.send_after(self(), {:start_timeout, index, port}, @ready_timeout_ms)
+    old = Map.get(state.servers, index, %{delay: 0})
+
+    server = %{
+      port: port,
+      os_pid: os_pid,
+      path: path,
+      status: :starting,
+      output: "",
+      started_at: System.monotonic_time(:millisecond),
+      delay: old.delay
+    }
+
+    %{
+      state
+      | servers: Map.put(state.servers, index, server),
+        ports: Map.put(state.ports, port, index)
+    }
+  end
+
+  defp server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
+
+  defp slots_of(state, index) do
+    n = map_size(state.servers)
+    Enum.filter(1..state.slots, &(rem(&1 - 1, n) == index))
+  end
+
+  defp reconnect_server(state, index) do
+    Enum.reduce(slots_of(state, index), state, fn slot, state ->
+      if :atomics.get(state.atomics, slot) == @down, do: reconnect(state, slot), else: state
+    end)
+  end
+
+  # a down slot whose server is up gets a new connection, then a waiter
+  defp reconnect(state, slot) do
+    server = state.servers[server_of(state, slot)]
+
+    if :atomics.get(state.atomics, slot) == @down and server.status == :up do
+      close_slot(slot)
+
+      opts = [send_timeout: state.call_timeout, send_timeout_close: true] ++ @socket_opts
+
+      case :gen_tcp.connect({:local, server.path}, 0, opts, 1_000) do
+        {:ok, sock} ->
+          :ets.insert(@table, {slot, sock, server_of(state, slot)})
+          give(state, slot, @down)
+
+        {:error, _} ->
+          # retried on the next tick, or when the server restarts
+          state
+      end
+    else
+      state
+    end
+  end
+
+  defp close_slot(slot) do
+    case :ets.lookup(@table, slot) do
+      [{^slot, sock, _}] -> :gen_tcp.close(sock)
+      [] -> :ok
+    end
+  end
+
+  # --- waiters -------------------------------------------------------------------------
+
+  # The slot (held by the manager as value `from`) goes to the first live
+  # waiter, or becomes idle.
+  defp give(state, slot, from) do
+    %{atomics: atomics, slots: slots} = state
+
+    case next_waiter(state) do
+      {nil, state} ->
+        :atomics.compare_exchange(atomics, slot, from, @idle)
+        state
+
+      {{{pid, _} = caller, _deadline} = waiter, state} ->
+        token = :erlang.unique_integer([:positive])
+
+        if :atomics.compare_exchange(atomics, slot, from, token) == :ok do
+          :atomics.sub(atomics, slots + 1, 1)
+          :ets.insert(@table, {{:owner, slot}, token, pid})
+          [{^slot, sock, _}] = :ets.lookup(@table, slot)
+          GenServer.reply(caller, {:ok, slot, sock, token})
+          state
+        else
+          # not ours to give after all: the waiter keeps its place
+          %{state | waiters: :queue.in_r(waiter, state.waiters)}
+        end
+    end
+  end
+
+  defp next_waiter(state) do
+    now = System.monotonic_time(:millisecond)
+
+    case :queue.out(state.waiters) do
+      {:empty, _} ->
+        {nil, state}
+
+      {{:value, {{pid, _} = caller, deadline} = waiter}, rest} ->
+        cond do
+          not Process.alive?(pid) ->
+            :atomics.sub(state.atomics, state.slots + 1, 1)
+            next_waiter(%{state | waiters: rest})
+
+          deadline <= now ->
+            GenServer.reply(caller, {:error, :checkout_timeout})
+            :atomics.sub(state.atomics, state.slots + 1, 1)
+            next_waiter(%{state | waiters: rest})
+
+          true ->
+            {waiter, %{state | waiters: rest}}
+        end
+    end
+  end
+
+  defp expire_waiters(state) do
+    now = System.monotonic_time(:millisecond)
+
+    {expired, kept} =
+      state.waiters
+      |> :queue.to_list()
+      |> Enum.split_with(fn {{pid, _}, deadline} ->
+        deadline <= now or not Process.alive?(pid)
+      end)
+
+    for {caller, _} <- expired do
+      GenServer.reply(caller, {:error, :checkout_timeout})
+      :atomics.sub(state.atomics, state.slots + 1, 1)
+    end
+
+    %{state | waiters: :queue.from_list(kept)}
+  end
+
+  # A slot held by a dead process, or held for two ticks by a token no live
+  # owner has claimed (its owner died between claiming and recording), is
+  # closed and reconnected.
+  defp reclaim_abandoned(state) do
+    {suspects, state} =
+      Enum.reduce(1..state.slots, {%{}, state}, fn slot, {suspects, state} ->
+        token = :atomics.get(state.atomics, slot)
+
+        cond do
+          token <= 0 ->
+            {suspects, state}
+
+          true ->
+            suspect = Map.get(state.suspects, slot)
+
+            case :ets.lookup(@table, {:owner, slot}) do
+              [{_, ^token, pid}] ->
+                if Process.alive?(pid),
+                  do: {suspects, state},
+                  else: {suspects, reclaim(state, slot, token)}
+
+              _ when suspect == token ->
+                {suspects, reclaim(state, slot, token)}
+
+              _ ->
+                {Map.put(suspects, slot, token), state}
+            end
+        end
+      end)
+
+    %{state | suspects: suspects}
+  end
+
+  defp reclaim(state, slot, token) do
+    if :atomics.compare_exchange(state.atomics, slot, token, @down) == :ok do
+      reconnect(state, slot)
+    else
+      state
+    end
+  end
+
+  # --- shutting down ------------------------------------------------------------------------
+
+  defp shutdown(state) do
+    for slot <- 1..state.slots, do: close_slot(slot)
+    :ets.delete(state.table)
+
+    for {caller, _} <- :queue.to_list(state.waiters),
+        do: GenServer.reply(caller, {:error, :not_running})
+
+    pids =
+      for {_, %{port: port, os_pid: os_pid}} <- state.servers, port != nil do
+        # closing stdin makes the server remove its socket file and exit
+        try do
+          Port.close(port)
+        rescue
+          ArgumentError -> :ok
+        end
+
+        os_pid
+      end
+
+    deadline = System.monotonic_time(:millisecond) + 2_000
+    Enum.each(pids, &await_exit(&1, deadline))
+    File.rm_rf(state.dir)
+    :ok
+  end
+
+  defp await_exit(os_pid, deadline) do
+    cond do
+      not alive_os_pid?(os_pid) ->
+        :ok
+
+      System.monotonic_time(:millisecond) >= deadline ->
+        kill(os_pid)
+
+      true ->
+        Process.sleep(5)
+        await_exit(os_pid, deadline)
+    end
+  end
+
+  @doc false
+  # Linux: a process is alive while /proc/PID exists and is not a zombie.
+  def alive_os_pid?(os_pid) do
+    case File.read("/proc/#{os_pid}/stat") do
+      {:ok, stat} ->
+        # "PID (COMMAND) STATE ...": the state follows the last ") "
+        {at, _} = stat |> :binary.matches(") ") |> List.last()
+        :binary.at(stat, at + 2) not in [?Z, ?X]
+
+      {:error, _} ->
+        false
+    end
+  end
+
+  defp kill(os_pid) when is_integer(os_pid) and os_pid > 1 do
+    # a positive pid only: never a process group
+    System.cmd("kill", ["-s", "KILL", "--", Integer.to_string(os_pid)], stderr_to_stdout: true)
+    :ok
+  end
+
+  defp kill(_), do: :ok
+end

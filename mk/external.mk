@@ -1,0 +1,23 @@
+# The external server (issue 4): priv/wb_external, a program serving the
+# Levenshtein core and echo over a Unix domain socket, started and pooled by
+# WellBehaved.External; and the sanitized unit test of its framing and dispatch.
+
+# this fragment is included before the main Makefile's first rule: keep `all`
+# the default goal
+.DEFAULT_GOAL := all
+
+EXTERNAL_SRC := c_src/external/wb_external.c c_src/levenshtein/levenshtein.c
+EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h
+EXTERNAL_BIN := priv/wb_external
+EXTERNAL_TEST := c_src/build/test_external
+
+NATIVE_TARGETS += $(EXTERNAL_BIN)
+C_TEST_TARGETS += $(EXTERNAL_TEST)
+
+$(EXTERNAL_BIN): c_src/external/wb_external_main.c $(EXTERNAL_SRC) $(EXTERNAL_HDR)
+	@mkdir -p priv
+	$(CC) $(CFLAGS_COMMON) -O2 $(EI_CFLAGS) -o $@ c_src/external/wb_external_main.c $(EXTERNAL_SRC) $(EI_LIBS)
+
+$(EXTERNAL_TEST): c_src/test/test_external.c $(EXTERNAL_SRC) $(EXTERNAL_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) $(EI_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_SRC) $(EI_LIBS)
