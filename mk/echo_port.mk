@@ -10,7 +10,7 @@ $(ECHO_PORT_BIN): c_src/echo_port/wb_echo_port.c
 	@mkdir -p priv
 	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $<
 
-$(ECHO_PORT_TEST): c_src/echo_port/wb_echo_port.c
+$(ECHO_PORT_TEST): c_src/echo_port/wb_echo_port.c c_src/test/check.h
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_ECHO_PORT_TEST -o $@ $<
 

@@ -66,19 +66,7 @@ defmodule WellBehaved.EchoDriverTest do
       end
 
       test "50 concurrent callers doing 100 calls each get their own answers" do
-        tasks =
-          for caller <- 1..50 do
-            Task.async(fn ->
-              for i <- 1..100 do
-                term = {self(), caller, i, :crypto.strong_rand_bytes(rem(i * caller, 300))}
-                Driver.echo(term, @method) === term
-              end
-            end)
-          end
-
-        results = Task.await_many(tasks, 120_000)
-        assert Enum.all?(List.flatten(results))
-        assert length(List.flatten(results)) == 5_000
+        WellBehaved.Test.RuntimeHelpers.assert_concurrent_echo(&Driver.echo(&1, @method), 50, 100)
       end
 
       test "leaves nothing in the caller's mailbox" do

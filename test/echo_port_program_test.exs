@@ -73,19 +73,7 @@ defmodule WellBehaved.EchoPortProgramTest do
   end
 
   test "50 concurrent callers doing 100 calls each get their own answers" do
-    tasks =
-      for caller <- 1..50 do
-        Task.async(fn ->
-          for i <- 1..100 do
-            term = {self(), caller, i, :crypto.strong_rand_bytes(rem(i * caller, 300))}
-            PortProgram.echo(term) === term
-          end
-        end)
-      end
-
-    results = tasks |> Task.await_many(120_000) |> List.flatten()
-    assert length(results) == 5_000
-    assert Enum.all?(results)
+    WellBehaved.Test.RuntimeHelpers.assert_concurrent_echo(&PortProgram.echo(&1), 50, 100)
   end
 
   test "a program killed mid-call gives its callers an error; the next call starts a new one" do

@@ -3,6 +3,7 @@ defmodule WellBehaved.ExternalTest do
   # concurrent callers, servers killed mid-call, callers killed mid-call, stop.
   use ExUnit.Case, async: false
 
+  alias WellBehaved.Test.RuntimeHelpers
   alias WellBehaved.{External, Levenshtein}
   alias WellBehaved.External.Pool
 
@@ -10,26 +11,6 @@ defmodule WellBehaved.ExternalTest do
 
   setup do
     on_exit(fn -> External.stop() end)
-  end
-
-  # polls until fun returns a truthy value, for at most timeout ms
-  defp eventually(fun, timeout \\ 10_000) do
-    deadline = System.monotonic_time(:millisecond) + timeout
-    wait_until(fun, deadline)
-  end
-
-  defp wait_until(fun, deadline) do
-    cond do
-      result = fun.() ->
-        result
-
-      System.monotonic_time(:millisecond) > deadline ->
-        flunk("condition not met in time")
-
-      true ->
-        Process.sleep(20)
-        wait_until(fun, deadline)
-    end
   end
 
   defp random_text(n) do
@@ -212,7 +193,7 @@ defmodule WellBehaved.ExternalTest do
 
   # the server serving `pid`'s call, once the call is in flight
   defp server_serving(pid) do
-    eventually(fn ->
+    RuntimeHelpers.eventually(fn ->
       info = External.info()
 
       Enum.find_value(info.busy, fn busy ->
@@ -228,7 +209,7 @@ defmodule WellBehaved.ExternalTest do
   end
 
   defp await_restart(killed) do
-    eventually(fn ->
+    RuntimeHelpers.eventually(fn ->
       Enum.find(External.info().servers, fn s ->
         s.index == killed.index and s.status == :up and s.os_pid != killed.os_pid
       end)
@@ -246,7 +227,7 @@ defmodule WellBehaved.ExternalTest do
     assert {:error, _reason} = Task.await(task, 60_000)
 
     await_restart(killed)
-    eventually(fn -> not Pool.alive_os_pid?(killed.os_pid) end)
+    RuntimeHelpers.eventually(fn -> not Pool.alive_os_pid?(killed.os_pid) end)
     assert File.exists?(killed.socket)
 
     for i <- 1..40, do: assert(External.echo({:after, i}) == {:after, i})
@@ -281,9 +262,9 @@ defmodule WellBehaved.ExternalTest do
         spawn(fn -> External.levenshtein(a, b, :byte, nil) end)
       end
 
-    eventually(fn -> length(External.info().busy) == 2 end)
+    RuntimeHelpers.eventually(fn -> length(External.info().busy) == 2 end)
     Enum.each(tasks, &Process.exit(&1, :kill))
-    eventually(fn -> External.info().busy == [] end)
+    RuntimeHelpers.eventually(fn -> External.info().busy == [] end)
 
     for i <- 1..10, do: assert(External.echo(i) == i)
   end

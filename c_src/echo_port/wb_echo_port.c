@@ -196,18 +196,7 @@ int main(void) {
 
 #include <pthread.h>
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
+#include "../test/check.h"
 
 /* In-memory I/O: reads and writes move at most `chunk` bytes (0: no limit),
  * a pseudo-random amount when `jitter`, and every `eintr`-th call fails with
@@ -500,8 +489,7 @@ int main(void) {
     test_write_error();
     test_huge_frame();
     test_pipes();
-    printf("test_echo_port: %d checks, %d failures\n", checks, failures);
-    return failures == 0 ? 0 : 1;
+    return CHECK_SUMMARY();
 }
 
 #endif

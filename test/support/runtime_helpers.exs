@@ -2,7 +2,10 @@ defmodule WellBehaved.Test.RuntimeHelpers do
   @moduledoc false
   import ExUnit.Assertions
 
-  @doc "Polls `fun` until it returns true; fails after `limit_ms` (a bound, not a timing claim)."
+  @doc """
+  Polls `fun` until it returns a truthy value, and returns that value; fails
+  after `limit_ms` (a bound, not a timing claim).
+  """
   def eventually(fun, limit_ms \\ 60_000) do
     deadline = System.monotonic_time(:millisecond) + limit_ms
     wait(fun, deadline)
@@ -10,8 +13,8 @@ defmodule WellBehaved.Test.RuntimeHelpers do
 
   defp wait(fun, deadline) do
     cond do
-      fun.() ->
-        :ok
+      result = fun.() ->
+        result
 
       System.monotonic_time(:millisecond) > deadline ->
         flunk("condition not reached within the bound")
@@ -20,6 +23,27 @@ defmodule WellBehaved.Test.RuntimeHelpers do
         Process.sleep(5)
         wait(fun, deadline)
     end
+  end
+
+  @doc """
+  Calls `echo` (a one-argument function that should return its argument)
+  from `callers` processes at once, `calls` times each, with terms unique to
+  each call, and asserts every caller got its own terms back.
+  """
+  def assert_concurrent_echo(echo, callers, calls) do
+    1..callers
+    |> Enum.map(fn caller ->
+      Task.async(fn ->
+        for i <- 1..calls do
+          term = {self(), caller, i, :crypto.strong_rand_bytes(rem(i * caller, 300))}
+          echo.(term) === term
+        end
+      end)
+    end)
+    |> Task.await_many(120_000)
+    |> List.flatten()
+    |> Enum.all?()
+    |> assert()
   end
 
   @doc "Waits until the runtime holds no live job and no native bytes."
