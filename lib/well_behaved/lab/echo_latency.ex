@@ -229,11 +229,11 @@ defmodule WellBehaved.Lab.EchoLatency do
     """
     ## Latency of native calls
 
-    Round trip of a term through each method (`WellBehaved.Echo`), each method in its own \\
-    child VM: #{result.config.iterations} timed round trips after a warm-up; methods under \\
-    ~2 us timed in batches of ~20 us (the batch column), so a sample is a batch's mean per \\
-    call. Default term: a tuple holding a 64 KiB binary (the 2017 measurement's); small term: \\
-    `{:ok, 42, "hello"}`. Throughput: #{result.config.window_ms} ms windows with \\
+    Round trip of a term through each method (`WellBehaved.Echo`), each method in its own \
+    child VM: #{result.config.iterations} timed round trips after a warm-up; methods under \
+    ~2 us timed in batches of ~20 us (the batch column), so a sample is a batch's mean per \
+    call. Default term: a tuple holding a 64 KiB binary (the 2017 measurement's); small term: \
+    `{:ok, 42, "hello"}`. Throughput: #{result.config.window_ms} ms windows with \
     #{Enum.join(callers, ", ")} concurrent callers.
 
     | method | 2017 (us) | p50 | p90 | p99 | p99.9 | max (us, 64 KiB) | batch | small p50 (us) | calls/s at #{Enum.join(callers, " / ")} callers |
