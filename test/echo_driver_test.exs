@@ -21,21 +21,6 @@ defmodule WellBehaved.EchoDriverTest do
     ~c"wb_echo_drv" in drivers
   end
 
-  defp nested_terms do
-    [
-      %{a: 1, b: [2, 3.5, -0.0], c: {:x, "y", ~c"z"}, d: %{nested: %{deeper: [nil, true]}}},
-      [1, [2, [3, [4, []]]], {}, %{}, "", <<1, 2, 3::4>>],
-      [1, 2 | :improper],
-      {1.0e300, -1.5e-300, 3.141592653589793, 0.1 + 0.2},
-      {2 ** 64, -(2 ** 64) - 1, 2 ** 1000, -(2 ** 4000) + 17, 255, -256},
-      {self(), make_ref(), make_ref(), :erlang.list_to_pid(~c"<0.0.1>")},
-      Enum.map(1..1000, &{&1, Integer.to_string(&1), &1 / 3}),
-      Map.new(1..100, &{&1, :crypto.strong_rand_bytes(&1)}),
-      {:atom, :"atom with spaces", :ünïcödé, "ünïcödé"},
-      &Enum.map/2
-    ]
-  end
-
   for method <- @methods do
     describe "#{method}" do
       @method method
@@ -53,7 +38,7 @@ defmodule WellBehaved.EchoDriverTest do
       end
 
       test "round-trips nested terms" do
-        for term <- nested_terms() do
+        for term <- WellBehaved.Test.RuntimeHelpers.nested_terms() do
           assert Driver.echo(term, @method) === term
         end
       end

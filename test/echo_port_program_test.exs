@@ -50,17 +50,7 @@ defmodule WellBehaved.EchoPortProgramTest do
   end
 
   test "round-trips nested terms" do
-    terms = [
-      %{a: 1, b: [2, 3.5, -0.0], c: {:x, "y", ~c"z"}, d: %{nested: %{deeper: [nil, true]}}},
-      [1, [2, [3, [4, []]]], {}, %{}, "", <<1, 2, 3::4>>],
-      [1, 2 | :improper],
-      {1.0e300, -1.5e-300, 3.141592653589793, 0.1 + 0.2},
-      {2 ** 64, -(2 ** 64) - 1, 2 ** 1000, -(2 ** 4000) + 17, 255, -256},
-      {self(), make_ref(), make_ref(), :erlang.list_to_pid(~c"<0.0.1>")},
-      Enum.map(1..1000, &{&1, Integer.to_string(&1), &1 / 3}),
-      Map.new(1..100, &{&1, :crypto.strong_rand_bytes(&1)}),
-      {:atom, :"atom with spaces", :ünïcödé, "ünïcödé"}
-    ]
+    terms = WellBehaved.Test.RuntimeHelpers.nested_terms()
 
     for term <- terms, do: assert(PortProgram.echo(term) === term)
   end

@@ -60,4 +60,20 @@ defmodule WellBehaved.Test.RuntimeHelpers do
   def random_bytes(n, alphabet) do
     for _ <- 1..n//1, into: <<>>, do: <<Enum.random(0..(alphabet - 1))>>
   end
+
+  @doc "Nested terms of every kind, for round-trip tests."
+  def nested_terms do
+    [
+      %{a: 1, b: [2, 3.5, -0.0], c: {:x, "y", ~c"z"}, d: %{nested: %{deeper: [nil, true]}}},
+      [1, [2, [3, [4, []]]], {}, %{}, "", <<1, 2, 3::4>>],
+      [1, 2 | :improper],
+      {1.0e300, -1.5e-300, 3.141592653589793, 0.1 + 0.2},
+      {2 ** 64, -(2 ** 64) - 1, 2 ** 1000, -(2 ** 4000) + 17, 255, -256},
+      {self(), make_ref(), make_ref(), :erlang.list_to_pid(~c"<0.0.1>")},
+      Enum.map(1..1000, &{&1, Integer.to_string(&1), &1 / 3}),
+      Map.new(1..100, &{&1, :crypto.strong_rand_bytes(&1)}),
+      {:atom, :"atom with spaces", :ünïcödé, "ünïcödé"},
+      &Enum.map/2
+    ]
+  end
 end

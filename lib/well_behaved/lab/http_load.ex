@@ -822,13 +822,8 @@ defmodule WellBehaved.Lab.HttpLoad do
     ]
   end
 
-  defp table(headers, rows) do
-    line = fn cells -> ["| ", Enum.intersperse(cells, " | "), " |\n"] end
-    [line.(headers), line.(Enum.map(headers, fn _ -> "---" end)) | Enum.map(rows, line)]
-  end
-
-  defp fmt(x, 0), do: x |> round() |> Integer.to_string()
-  defp fmt(x, digits), do: :erlang.float_to_binary(x * 1.0, decimals: digits)
+  defdelegate table(headers, rows), to: WellBehaved.Lab.Markdown
+  defdelegate fmt(x, digits), to: WellBehaved.Lab.Markdown
 
   defp fmt_opt(nil, _), do: "-"
   defp fmt_opt(x, digits), do: fmt(x, digits)

@@ -682,13 +682,8 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   defp gdigits(x) when x < 10, do: 2
   defp gdigits(_), do: 1
 
-  defp table(headers, rows) do
-    line = fn cells -> ["| ", Enum.intersperse(cells, " | "), " |\n"] end
-    [line.(headers), line.(Enum.map(headers, fn _ -> "---" end)) | Enum.map(rows, line)]
-  end
-
-  defp fmt(x, 0), do: x |> round() |> Integer.to_string()
-  defp fmt(x, digits), do: :erlang.float_to_binary(x * 1.0, decimals: digits)
+  defdelegate table(headers, rows), to: WellBehaved.Lab.Markdown
+  defdelegate fmt(x, digits), to: WellBehaved.Lab.Markdown
 
   defp fmt_ns(ns) when ns >= 1.0e9, do: "#{fmt(ns / 1.0e9, 3)} s"
   defp fmt_ns(ns) when ns >= 1.0e6, do: "#{fmt(ns / 1.0e6, 2)} ms"
