@@ -1,5 +1,6 @@
 /* The NIF library Elixir.WellBehaved.Native: one entry per job type, all
  * run by the scheduling runtime, plus the runtime's own stats and settings. */
+#include "file_nif.h"
 #include "jobs.h"
 
 static ERL_NIF_TERM levenshtein(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -30,6 +31,7 @@ static ErlNifFunc nif_funcs[] = {
     {"spin_until", 4, spin_until, 0},
     {"runtime_stats", 0, wb_runtime_stats, 0},
     {"runtime_configure", 2, wb_runtime_configure, 0},
+    WB_FILE_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
@@ -38,6 +40,7 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_spin_job, &wb_spin_until_job,
                                          &wb_echo_job, NULL};
     wb_levenshtein_load();
+    if (wb_file_load(env)) return 1;
     return wb_runtime_load(env, types);
 }
 

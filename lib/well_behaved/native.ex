@@ -26,5 +26,20 @@ defmodule WellBehaved.Native do
   def runtime_stats, do: stub()
   def runtime_configure(_normal_max_us, _yielding_max_us), do: stub()
 
+  # WellBehaved.File: normal NIFs answer :refill (reads) or :flush (writes)
+  # when they need the dirty variant
+  def file_open(_path, _mode, _flags, _buffer_bytes, _max_line), do: stub()
+  def file_read_line(_file), do: stub()
+  def file_read_line_dirty(_file), do: stub()
+  def file_read_lines(_file, _max), do: stub()
+  def file_read_lines_dirty(_file, _max), do: stub()
+  def file_read(_file, _bytes), do: stub()
+  def file_read_dirty(_file, _bytes), do: stub()
+  def file_write(_file, _iodata), do: stub()
+  def file_write_dirty(_file, _iodata), do: stub()
+  def file_flush(_file), do: stub()
+  def file_sync(_file), do: stub()
+  def file_close(_file), do: stub()
+
   defp stub, do: :erlang.nif_error(:nif_not_loaded)
 end
