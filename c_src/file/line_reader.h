@@ -5,7 +5,7 @@
  *
  * Reading. The reader looks at one buffer `data[0, cap)` holding unread
  * bytes in `[start, end)`. Bytes before `start` were handed out (the NIF
- * returns lines as sub-binaries of the buffer), so the core never writes
+ * returns lines as binaries pointing into the buffer), so the core never writes
  * them again: when the buffer has too little room left, the caller gives it
  * a fresh buffer (wb_lr_fill_capacity says how big) and the core copies the
  * unread bytes over (wb_lr_rebase). A partial line longer than half the

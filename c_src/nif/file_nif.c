@@ -11,12 +11,17 @@
  * the system call and answers in the same call. So a dirty hop happens once
  * per buffer fill, never once per line.
  *
- * Lines (from read_lines, and long ones from read_line) and reads are
- * sub-binaries of the read buffer, a refc binary owned by the handle's
- * private environment: handing them out copies no bytes.
- * The core (c_src/file/line_reader.c) never writes bytes it handed out; a
- * full buffer is replaced by a new one, and the old one lives on as long as
- * lines point into it.
+ * The read buffer is a resource object of its own, and lines longer than a
+ * heap binary are resource binaries pointing into it
+ * (enif_make_resource_binary): handing one out copies nothing and allocates
+ * nothing off the heap; the caller's heap gets a binary header that
+ * references the buffer and counts only the line's bytes against the
+ * caller's binary heap. (A refc binary per line costs an allocation, and a
+ * sub-binary of a refc buffer counts the whole buffer per call: both
+ * measured 2-4x slower for 100-byte lines.) The core
+ * (c_src/file/line_reader.c) never writes bytes it handed out; a full buffer
+ * is replaced by a new one, and the old one lives as long as lines point
+ * into it.
  *
  * The fd is closed by close/1, by the destructor when the handle is garbage
  * collected, and when the process that opened the handle exits (a monitor).
@@ -37,19 +42,9 @@
 #define WB_FILE_LINES_PER_CALL 4096
 /* largest write buffered by a normal NIF (a memcpy) */
 #define WB_FILE_NORMAL_WRITE_MAX (256 * 1024)
-/* read_line copies lines up to this size instead of making a sub-binary:
- * each call that makes a sub-binary puts a new ProcBin of the whole buffer
- * on the caller's heap, which counts the whole buffer against its binary
- * heap and triggers a GC every few calls. Measured, 100-byte lines from a
- * page-cached file, noisy 2-core machine: sub-binaries 340-390 ns/line with
- * a 64 KiB buffer and ~1000 ns with 1 MB or 100 MB buffers; copies 250-380
- * ns at every buffer size. read_lines makes one ProcBin per call, so its
- * lines stay sub-binaries. */
-#ifndef WB_FILE_COPY_MAX
-#define WB_FILE_COPY_MAX 4096
-#endif
-/* a refc binary: smaller ones are copied to the heap by enif_make_binary */
-#define WB_FILE_MIN_ALLOC 256
+/* lines up to this size are copied into heap binaries (the VM's limit for
+ * them): cheaper than a reference, and they do not keep the buffer alive */
+#define WB_FILE_HEAP_BINARY_MAX 64
 
 enum { MODE_READ = 0, MODE_WRITE = 1, MODE_APPEND = 2 };
 enum { F_CREATE = 1, F_EXCLUSIVE = 2, F_TRUNCATE = 4, F_SYNC = 8, F_DSYNC = 16 };
@@ -58,14 +53,13 @@ typedef struct {
     ErlNifMutex *lock;
     int fd; /* -1 once closed */
     int mode;
-    wb_line_reader reader;
-    ErlNifEnv *buf_env; /* owns the read buffer's binary */
-    ERL_NIF_TERM buf_term;
+    wb_line_reader reader; /* reads into buffer */
+    uint8_t *buffer;       /* a resource; one reference held here, NULL before a fill */
     wb_write_buffer writer;
     ErlNifMonitor owner;
 } wb_file;
 
-static ErlNifResourceType *file_type;
+static ErlNifResourceType *file_type, *buffer_type;
 static ERL_NIF_TERM a_ok, a_error, a_eof, a_refill, a_flush, a_closed, a_ebadf, a_enomem,
     a_line_too_long;
 
@@ -85,8 +79,17 @@ static ERL_NIF_TERM posix_error(ErlNifEnv *env, int err) {
     return error_term(env, enif_make_atom(env, i ? atom : "eunknown"));
 }
 
+static ERL_NIF_TERM ok_or_posix(ErlNifEnv *env, int err) {
+    return err ? posix_error(env, err) : a_ok;
+}
+
 static ssize_t fd_write(void *ctx, const uint8_t *buf, size_t n) {
     return write(*(int *)ctx, buf, n);
+}
+
+static void drop_buffer(wb_file *f) {
+    if (f->buffer) enif_release_resource(f->buffer);
+    f->buffer = NULL;
 }
 
 /* closes the fd (flushing the write buffer first); 0 or an errno */
@@ -97,7 +100,7 @@ static int close_locked(wb_file *f) {
     if (close(f->fd) != 0 && !err && errno != EINTR) err = errno;
     f->fd = -1;
     wb_wbuf_free(&f->writer);
-    if (f->buf_env) enif_clear_env(f->buf_env);
+    drop_buffer(f); /* lines still pointing into it keep it alive */
     wb_lr_init(&f->reader, 1, WB_LR_UNLIMITED);
     return err;
 }
@@ -106,7 +109,6 @@ static void file_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     wb_file *f = obj;
     close_locked(f);
-    if (f->buf_env) enif_free_env(f->buf_env);
     if (f->lock) enif_mutex_destroy(f->lock);
 }
 
@@ -124,7 +126,9 @@ static void file_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *
 int wb_file_load(ErlNifEnv *env) {
     ErlNifResourceTypeInit init = {.dtor = file_dtor, .stop = NULL, .down = file_down};
     file_type = enif_open_resource_type_x(env, "wb_file", &init, ERL_NIF_RT_CREATE, NULL);
-    if (!file_type) return 1;
+    buffer_type =
+        enif_open_resource_type(env, NULL, "wb_file_buffer", NULL, ERL_NIF_RT_CREATE, NULL);
+    if (!file_type || !buffer_type) return 1;
     a_ok = enif_make_atom(env, "ok");
     a_error = enif_make_atom(env, "error");
     a_eof = enif_make_atom(env, "eof");
@@ -185,10 +189,9 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     f->fd = fd;
     f->mode = mode;
     f->lock = enif_mutex_create("wb_file");
-    f->buf_env = enif_alloc_env();
     wb_lr_init(&f->reader, (size_t)buffer_bytes,
                max_line == 0 ? WB_LR_UNLIMITED : (size_t)max_line - 1);
-    bool ok = f->lock && f->buf_env;
+    bool ok = f->lock != NULL;
     if (ok && mode != MODE_READ) ok = wb_wbuf_init(&f->writer, (size_t)buffer_bytes);
     ErlNifPid self;
     if (ok && enif_self(env, &self)) enif_monitor_process(env, f, &self, &f->owner);
@@ -200,47 +203,41 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
 
 /* --- the handle ----------------------------------------------------------- */
 
-typedef enum { GOT_NONE, GOT_LOCK, GOT_BUSY } lock_result;
+/* One operation on a locked, open handle of the right direction. `dirty`:
+ * the call runs on a dirty I/O scheduler and may make system calls. */
+typedef ERL_NIF_TERM (*file_op)(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty);
 
-/* the handle of argv[0], locked (or not, when `try` and busy); NULL and an
- * answer in *answer when it is unusable */
-static wb_file *get_handle(ErlNifEnv *env, ERL_NIF_TERM term, bool reading, bool try,
-                           lock_result *got, ERL_NIF_TERM *answer) {
+/* Runs `op` on the handle argv[0]. A normal call (!dirty) never waits for
+ * the mutex: when another call holds it, it answers `busy` (refill or
+ * flush), sending the caller to the dirty variant, which waits. */
+static ERL_NIF_TERM with_handle(ErlNifEnv *env, const ERL_NIF_TERM argv[], bool reading, bool dirty,
+                                ERL_NIF_TERM busy, file_op op) {
     wb_file *f;
-    *got = GOT_NONE;
-    if (!enif_get_resource(env, term, file_type, (void **)&f)) {
-        *answer = enif_make_badarg(env);
-        return NULL;
-    }
-    if (try) {
-        if (enif_mutex_trylock(f->lock) != 0) {
-            *got = GOT_BUSY;
-            return NULL;
-        }
+    if (!enif_get_resource(env, argv[0], file_type, (void **)&f)) return enif_make_badarg(env);
+    if (!dirty) {
+        if (enif_mutex_trylock(f->lock) != 0) return busy;
     } else
         enif_mutex_lock(f->lock);
-    *got = GOT_LOCK;
-    if (f->fd < 0) {
-        *answer = error_term(env, a_closed);
-    } else if (reading != (f->mode == MODE_READ)) {
-        *answer = error_term(env, a_ebadf);
-    } else
-        return f;
+    ERL_NIF_TERM answer;
+    if (f->fd < 0)
+        answer = error_term(env, a_closed);
+    else if (reading != (f->mode == MODE_READ))
+        answer = error_term(env, a_ebadf);
+    else
+        answer = op(env, f, argv, dirty);
     enif_mutex_unlock(f->lock);
-    *got = GOT_NONE;
-    return NULL;
+    return answer;
 }
 
 /* reads once into the buffer (a new, larger one when needed); 0 or errno */
 static int fill(wb_file *f) {
     size_t cap = wb_lr_fill_capacity(&f->reader);
     if (cap) {
-        ErlNifBinary bin;
-        if (!enif_alloc_binary(cap < WB_FILE_MIN_ALLOC ? WB_FILE_MIN_ALLOC : cap, &bin))
-            return ENOMEM;
-        wb_lr_rebase(&f->reader, bin.data, cap); /* copies from the old buffer */
-        enif_clear_env(f->buf_env);              /* then lets it go */
-        f->buf_term = enif_make_binary(f->buf_env, &bin);
+        uint8_t *buffer = enif_alloc_resource(buffer_type, cap);
+        if (!buffer) return ENOMEM;
+        wb_lr_rebase(&f->reader, buffer, cap); /* copies from the old buffer */
+        drop_buffer(f);                        /* then lets it go */
+        f->buffer = buffer;
     }
     size_t room;
     uint8_t *at = wb_lr_space(&f->reader, &room);
@@ -253,31 +250,33 @@ static int fill(wb_file *f) {
     return 0;
 }
 
-/* the read buffer as a term of env, for sub-binaries */
-static ERL_NIF_TERM buffer_in(ErlNifEnv *env, wb_file *f) {
-    return enif_make_copy(env, f->buf_term);
+/* bytes [off, off + len) of the read buffer as a binary term */
+static ERL_NIF_TERM buffered_bytes(ErlNifEnv *env, wb_file *f, size_t off, size_t len) {
+    const uint8_t *from = f->reader.data + off;
+    if (len > WB_FILE_HEAP_BINARY_MAX) return enif_make_resource_binary(env, f->buffer, from, len);
+    ERL_NIF_TERM term;
+    unsigned char *to = enif_make_new_binary(env, len, &term);
+    if (len) memcpy(to, from, len);
+    return term;
 }
 
-static ERL_NIF_TERM sub(ErlNifEnv *env, ERL_NIF_TERM buf, size_t off, size_t len) {
-    return enif_make_sub_binary(env, buf, off, len);
+static bool get_count(ErlNifEnv *env, ERL_NIF_TERM term, size_t *n) {
+    ErlNifUInt64 v;
+    if (!enif_get_uint64(env, term, &v) || v == 0) return false;
+    *n = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    return true;
 }
 
-/* --- read_line ------------------------------------------------------------ */
+/* --- read_line, read_lines ----------------------------------------------- */
 
 /* the next line, filling when `dirty`; `refill` otherwise */
-static ERL_NIF_TERM read_line(ErlNifEnv *env, wb_file *f, bool dirty) {
+static ERL_NIF_TERM read_line(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
+    (void)argv;
     for (;;) {
         size_t off, len;
         switch (wb_lr_next_line(&f->reader, &off, &len)) {
         case WB_LR_LINE:
-            if (len <= WB_FILE_COPY_MAX) {
-                ERL_NIF_TERM line;
-                unsigned char *to = enif_make_new_binary(env, len, &line);
-                if (!to) return error_term(env, a_enomem);
-                memcpy(to, f->reader.data + off, len);
-                return enif_make_tuple2(env, a_ok, line);
-            }
-            return enif_make_tuple2(env, a_ok, sub(env, buffer_in(env, f), off, len));
+            return enif_make_tuple2(env, a_ok, buffered_bytes(env, f, off, len));
         case WB_LR_EOF:
             return a_eof;
         case WB_LR_TOO_LONG:
@@ -290,53 +289,29 @@ static ERL_NIF_TERM read_line(ErlNifEnv *env, wb_file *f, bool dirty) {
     }
 }
 
-ERL_NIF_TERM wb_file_read_line(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, true, &got, &answer);
-    if (got == GOT_BUSY) return a_refill;
-    if (!f) return answer;
-    answer = read_line(env, f, false);
-    enif_mutex_unlock(f->lock);
-    return answer;
-}
-
-ERL_NIF_TERM wb_file_read_line_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, false, &got, &answer);
-    if (!f) return answer;
-    answer = read_line(env, f, true);
-    enif_mutex_unlock(f->lock);
-    return answer;
-}
-
-/* --- read_lines ----------------------------------------------------------- */
-
-/* up to max lines, at least one (filling when `dirty`) */
-static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, size_t max, bool dirty) {
+/* up to argv[1] lines, at least one (filling when `dirty`) */
+static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
+    size_t max;
+    if (!get_count(env, argv[1], &max)) return enif_make_badarg(env);
     if (max > WB_FILE_LINES_PER_CALL) max = WB_FILE_LINES_PER_CALL;
     ERL_NIF_TERM lines[WB_FILE_LINES_PER_CALL];
     size_t count = 0;
-    ERL_NIF_TERM buf = 0;
-    uint8_t *buf_data = NULL;
+    /* one binary of the whole buffer per call, lines are sub-binaries of it:
+     * cheaper than a binary per line when there are many */
+    ERL_NIF_TERM whole = 0;
+    const uint8_t *whole_of = NULL;
     while (count < max) {
         size_t off, len;
         wb_lr_status st = wb_lr_next_line(&f->reader, &off, &len);
         if (st == WB_LR_LINE) {
-            if (buf_data != f->reader.data) { /* a new buffer since the last line */
-                buf = buffer_in(env, f);
-                buf_data = f->reader.data;
+            if (whole_of != f->buffer) { /* a fill replaced the buffer */
+                whole = enif_make_resource_binary(env, f->buffer, f->buffer, f->reader.cap);
+                whole_of = f->buffer;
             }
-            lines[count++] = sub(env, buf, off, len);
+            lines[count++] = enif_make_sub_binary(env, whole, off, len);
             continue;
         }
-        if (count) {
-            /* keep EOF for the next call: it must answer eof, not a line */
-            break;
-        }
+        if (count) break; /* keep EOF for the next call: it must answer eof */
         if (st == WB_LR_EOF) return a_eof;
         if (st == WB_LR_TOO_LONG) return error_term(env, a_line_too_long);
         if (!dirty) return a_refill;
@@ -346,38 +321,24 @@ static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, size_t max, bool dirt
     return enif_make_tuple2(env, a_ok, enif_make_list_from_array(env, lines, (unsigned)count));
 }
 
-static bool get_count(ErlNifEnv *env, ERL_NIF_TERM term, size_t *n) {
-    ErlNifUInt64 v;
-    if (!enif_get_uint64(env, term, &v) || v == 0) return false;
-    *n = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-    return true;
+ERL_NIF_TERM wb_file_read_line(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return with_handle(env, argv, true, false, a_refill, read_line);
+}
+
+ERL_NIF_TERM wb_file_read_line_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return with_handle(env, argv, true, true, a_refill, read_line);
 }
 
 ERL_NIF_TERM wb_file_read_lines(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    size_t max;
-    if (!get_count(env, argv[1], &max)) return enif_make_badarg(env);
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, true, &got, &answer);
-    if (got == GOT_BUSY) return a_refill;
-    if (!f) return answer;
-    answer = read_lines(env, f, max, false);
-    enif_mutex_unlock(f->lock);
-    return answer;
+    return with_handle(env, argv, true, false, a_refill, read_lines);
 }
 
 ERL_NIF_TERM wb_file_read_lines_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    size_t max;
-    if (!get_count(env, argv[1], &max)) return enif_make_badarg(env);
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, false, &got, &answer);
-    if (!f) return answer;
-    answer = read_lines(env, f, max, true);
-    enif_mutex_unlock(f->lock);
-    return answer;
+    return with_handle(env, argv, true, true, a_refill, read_lines);
 }
 
 /* --- read ----------------------------------------------------------------- */
@@ -388,48 +349,18 @@ static ERL_NIF_TERM take(ErlNifEnv *env, wb_file *f, size_t n) {
     if (n > have) n = have;
     size_t off = f->reader.start;
     wb_lr_consume(&f->reader, n);
-    return enif_make_tuple2(env, a_ok, sub(env, buffer_in(env, f), off, n));
+    return enif_make_tuple2(env, a_ok, buffered_bytes(env, f, off, n));
 }
 
-ERL_NIF_TERM wb_file_read(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    size_t n;
-    if (!get_count(env, argv[1], &n)) return enif_make_badarg(env);
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, true, &got, &answer);
-    if (got == GOT_BUSY) return a_refill;
-    if (!f) return answer;
-    size_t have = wb_lr_buffered(&f->reader);
-    if (have >= n || (have > 0 && f->reader.eof))
-        answer = take(env, f, n);
-    else
-        answer = a_refill;
-    enif_mutex_unlock(f->lock);
-    return answer;
-}
-
-static ERL_NIF_TERM read_dirty(ErlNifEnv *env, wb_file *f, size_t n) {
+/* a read larger than the buffer: the buffered bytes, then straight into
+ * the result */
+static ERL_NIF_TERM read_unbuffered(ErlNifEnv *env, wb_file *f, size_t n) {
     wb_line_reader *r = &f->reader;
-    if (n < r->buffer_bytes) { /* through the buffer: read ahead */
-        while (wb_lr_buffered(r) < n) {
-            size_t before = wb_lr_buffered(r);
-            int err = fill(f);
-            if (err) return posix_error(env, err);
-            if (wb_lr_buffered(r) == before) break; /* end of file */
-        }
-        if (wb_lr_buffered(r) == 0) {
-            r->eof = false;
-            return a_eof;
-        }
-        return take(env, f, n);
-    }
-    /* a large read: the buffered bytes, then straight into the result */
     ErlNifBinary bin;
     if (!enif_alloc_binary(n, &bin)) return error_term(env, a_enomem);
     size_t have = wb_lr_buffered(r);
     if (have > n) have = n;
-    memcpy(bin.data, r->data + r->start, have);
+    if (have) memcpy(bin.data, r->data + r->start, have);
     wb_lr_consume(r, have);
     size_t done = have;
     while (done < n) {
@@ -453,74 +384,87 @@ static ERL_NIF_TERM read_dirty(ErlNifEnv *env, wb_file *f, size_t n) {
     return enif_make_tuple2(env, a_ok, enif_make_binary(env, &bin));
 }
 
-ERL_NIF_TERM wb_file_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
+static ERL_NIF_TERM read_bytes(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
     size_t n;
     if (!get_count(env, argv[1], &n)) return enif_make_badarg(env);
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], true, false, &got, &answer);
-    if (!f) return answer;
-    answer = read_dirty(env, f, n);
-    enif_mutex_unlock(f->lock);
-    return answer;
+    wb_line_reader *r = &f->reader;
+    if (!dirty) {
+        size_t have = wb_lr_buffered(r);
+        return have >= n || (have > 0 && r->eof) ? take(env, f, n) : a_refill;
+    }
+    if (n >= r->buffer_bytes) return read_unbuffered(env, f, n);
+    while (wb_lr_buffered(r) < n) { /* through the buffer: read ahead */
+        size_t before = wb_lr_buffered(r);
+        int err = fill(f);
+        if (err) return posix_error(env, err);
+        if (wb_lr_buffered(r) == before) break; /* end of file */
+    }
+    if (wb_lr_buffered(r) == 0) {
+        r->eof = false;
+        return a_eof;
+    }
+    return take(env, f, n);
+}
+
+ERL_NIF_TERM wb_file_read(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return with_handle(env, argv, true, false, a_refill, read_bytes);
+}
+
+ERL_NIF_TERM wb_file_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    return with_handle(env, argv, true, true, a_refill, read_bytes);
 }
 
 /* --- write, flush, sync, close ------------------------------------------- */
 
+static ERL_NIF_TERM write_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
+    ErlNifBinary data;
+    if (!dirty) {
+        /* only a binary that fits the buffer: anything else (flattening a
+         * large iolist, a system call) is for the dirty call */
+        if (!enif_inspect_binary(env, argv[1], &data) || data.size > WB_FILE_NORMAL_WRITE_MAX ||
+            !wb_wbuf_fits(&f->writer, data.size))
+            return a_flush;
+        wb_wbuf_append(&f->writer, data.data, data.size);
+        return a_ok;
+    }
+    if (!enif_inspect_iolist_as_binary(env, argv[1], &data)) return enif_make_badarg(env);
+    return ok_or_posix(env, wb_wbuf_write(&f->writer, data.data, data.size, fd_write, &f->fd));
+}
+
+static ERL_NIF_TERM flush_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
+    (void)argv;
+    (void)dirty;
+    return ok_or_posix(env, wb_wbuf_flush(&f->writer, fd_write, &f->fd));
+}
+
+static ERL_NIF_TERM sync_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
+    (void)argv;
+    (void)dirty;
+    int err = wb_wbuf_flush(&f->writer, fd_write, &f->fd);
+    if (!err && fsync(f->fd) != 0) err = errno;
+    return ok_or_posix(env, err);
+}
+
 ERL_NIF_TERM wb_file_write(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    ErlNifBinary data;
-    /* only binaries here: flattening a large iolist is for the dirty call */
-    if (!enif_inspect_binary(env, argv[1], &data)) return a_flush;
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], false, true, &got, &answer);
-    if (got == GOT_BUSY) return a_flush;
-    if (!f) return answer;
-    if (data.size <= WB_FILE_NORMAL_WRITE_MAX && wb_wbuf_fits(&f->writer, data.size)) {
-        wb_wbuf_append(&f->writer, data.data, data.size);
-        answer = a_ok;
-    } else
-        answer = a_flush;
-    enif_mutex_unlock(f->lock);
-    return answer;
+    return with_handle(env, argv, false, false, a_flush, write_data);
 }
 
 ERL_NIF_TERM wb_file_write_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    ErlNifBinary data;
-    if (!enif_inspect_iolist_as_binary(env, argv[1], &data)) return enif_make_badarg(env);
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], false, false, &got, &answer);
-    if (!f) return answer;
-    int err = wb_wbuf_write(&f->writer, data.data, data.size, fd_write, &f->fd);
-    enif_mutex_unlock(f->lock);
-    return err ? posix_error(env, err) : a_ok;
+    return with_handle(env, argv, false, true, a_flush, write_data);
 }
 
 ERL_NIF_TERM wb_file_flush(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], false, false, &got, &answer);
-    if (!f) return answer;
-    int err = wb_wbuf_flush(&f->writer, fd_write, &f->fd);
-    enif_mutex_unlock(f->lock);
-    return err ? posix_error(env, err) : a_ok;
+    return with_handle(env, argv, false, true, a_flush, flush_data);
 }
 
 ERL_NIF_TERM wb_file_sync(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
-    lock_result got;
-    ERL_NIF_TERM answer;
-    wb_file *f = get_handle(env, argv[0], false, false, &got, &answer);
-    if (!f) return answer;
-    int err = wb_wbuf_flush(&f->writer, fd_write, &f->fd);
-    if (!err && fsync(f->fd) != 0) err = errno;
-    enif_mutex_unlock(f->lock);
-    return err ? posix_error(env, err) : a_ok;
+    return with_handle(env, argv, false, true, a_flush, sync_data);
 }
 
 ERL_NIF_TERM wb_file_close(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -532,5 +476,5 @@ ERL_NIF_TERM wb_file_close(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) 
     int err = close_locked(f);
     enif_mutex_unlock(f->lock);
     if (!open) return error_term(env, a_closed);
-    return err ? posix_error(env, err) : a_ok;
+    return ok_or_posix(env, err);
 }

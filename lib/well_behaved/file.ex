@@ -5,8 +5,8 @@ defmodule WellBehaved.File do
   line.
 
   Finding lines and handing out buffered bytes happens in normal NIFs, with
-  no system call and no copy: a line is a sub-binary of the read buffer (a
-  reference-counted binary). The system calls (`open`, `read`, `write`,
+  no system call and no copy: a line longer than 64 bytes is a binary that
+  points into the read buffer (shorter ones are copied, which is cheaper). The system calls (`open`, `read`, `write`,
   `fsync`, `close`) run in NIFs on dirty I/O schedulers, once per buffer
   fill, never once per line.
 
@@ -14,10 +14,9 @@ defmodule WellBehaved.File do
   file keeps its `"\\r"` (strip it with `String.trim_trailing(line, "\\r")`),
   where `:file.read_line/1` and `File.stream!/1` turn `"\\r\\n"` into `"\\n"`.
   A file ending in `"\\n"` gives no extra empty line, and a last line without
-  `"\\n"` is returned. The lines of `read_lines/2` (and lines over 4 KiB from
-  `read_line/1`) share the buffer binary: keeping one for long keeps its
-  buffer (`buffer_bytes`) in memory; copy it with `:binary.copy/1` to keep
-  it alone.
+  `"\\n"` is returned. Lines over 64 bytes share their read buffer: keeping
+  one for long keeps its buffer (`buffer_bytes`) in memory; copy it with
+  `:binary.copy/1` to keep it alone.
 
   A handle may be used by several processes: each call sees the handle
   alone, so every line goes to exactly one reader. The file is closed by
