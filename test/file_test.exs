@@ -87,7 +87,9 @@ defmodule WellBehaved.FileTest do
         path = write_file(dir, "sample", @content)
         want = want_lines(path)
 
-        for buffer <- [1, 2, 3, 5, 64, 65_536] do
+        # up to 256 KiB a fill of cached bytes runs on the normal scheduler;
+        # 1 MiB buffers are filled by the dirty variant
+        for buffer <- [1, 2, 3, 5, 64, 65_536, 1_048_576] do
           file = WFile.open!(path, :read, buffer_bytes: buffer)
           assert all_lines(file) == want, "buffer_bytes: #{buffer}"
           # :eof again, not a phantom line
@@ -131,12 +133,52 @@ defmodule WellBehaved.FileTest do
       path = write_file(dir, "many", content)
       want = want_lines(path)
 
-      for buffer <- [1, 7, 4096, 65_536], max <- [1, 3, 1000, 100_000] do
+      for buffer <- [1, 7, 4096, 65_536, 1_048_576], max <- [1, 3, 1000, 100_000] do
         file = WFile.open!(path, :read, buffer_bytes: buffer)
         chunks = all_chunks(file, &WFile.read_lines(&1, max))
         assert Enum.all?(chunks, &(length(&1) in 1..max))
         assert List.flatten(chunks) == want
         assert WFile.read_lines(file, max) == :eof
+      end
+    end
+
+    test "lines stay valid after the buffer moves on, the handle closes and is collected",
+         %{tmp_dir: dir} do
+      # lines over 64 bytes point into the read buffer; a 128-byte buffer is
+      # replaced every line or two
+      want = for i <- 1..2000, do: String.duplicate(<<?a + rem(i, 26)>>, 65 + rem(i, 200))
+      path = write_file(dir, "long", Enum.map(want, &[&1, "\n"]))
+      test = self()
+
+      spawn(fn ->
+        file = WFile.open!(path, :read, buffer_bytes: 128)
+        lines = all_chunks(file, &WFile.read_lines(&1, 7)) |> List.flatten()
+        :ok = WFile.close(file)
+        send(test, {:lines, lines})
+      end)
+
+      assert_receive {:lines, lines}, 10_000
+      :erlang.garbage_collect()
+      assert lines == want
+
+      file = WFile.open!(path, :read, buffer_bytes: 128)
+      kept = for _ <- 1..500, do: WFile.read_line!(file)
+      :ok = WFile.close(file)
+      :erlang.garbage_collect()
+      assert kept == Enum.take(want, 500)
+      assert Enum.map(kept, &:binary.copy/1) == kept
+    end
+
+    test "a file without non-blocking reads (procfs) reads through the dirty variant" do
+      # preadv2(RWF_NOWAIT) is not supported on procfs: every fill is dirty
+      want = File.read!("/proc/version")
+
+      for buffer <- [1, 16, 65_536] do
+        file = WFile.open!("/proc/version", :read, buffer_bytes: buffer)
+        assert Enum.join(all_lines(file), "\n") == String.trim_trailing(want, "\n")
+        :ok = WFile.close(file)
+        file = WFile.open!("/proc/version", :read, buffer_bytes: buffer)
+        assert IO.iodata_to_binary(all_chunks(file, &WFile.read(&1, 5))) == want
       end
     end
 
@@ -158,7 +200,7 @@ defmodule WellBehaved.FileTest do
       content = :crypto.strong_rand_bytes(200_000)
       path = write_file(dir, "bytes", content)
 
-      for buffer <- [1, 100, 65_536], size <- [1, 7, 4096, 65_536, 1_000_000] do
+      for buffer <- [1, 100, 65_536, 1_048_576], size <- [1, 7, 4096, 65_536, 1_000_000] do
         file = WFile.open!(path, :read, buffer_bytes: buffer)
         chunks = all_chunks(file, &WFile.read(&1, size))
         assert IO.iodata_to_binary(chunks) == File.read!(path)

@@ -19,7 +19,8 @@ defmodule WellBehaved.LabRunTest do
           "### Scheduler busy-wait",
           "## Levenshtein",
           "## HTTP under load",
-          "## Latency of native calls"
+          "## Latency of native calls",
+          "## Reading lines from a file"
         ] do
       assert report =~ section
     end
@@ -29,7 +30,7 @@ defmodule WellBehaved.LabRunTest do
     assert html =~ "<svg"
 
     json = File.read!(Path.join(dir, "results.json"))
-    for suite <- ~w(lateness overhead http latency), do: assert(json =~ ~s("#{suite}"))
+    for suite <- ~w(lateness overhead http latency file), do: assert(json =~ ~s("#{suite}"))
 
     assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []
     assert Path.wildcard(Path.join(dir, "csv/*.csv")) != []

@@ -2,14 +2,18 @@
  * WellBehaved.File: a file handle resource (fd, read buffer, write buffer,
  * mutex) and its NIFs.
  *
- * Scheduling: open, read, write, flush, fsync and close are system calls and
- * run in NIFs flagged ERL_NIF_DIRTY_JOB_IO_BOUND. Work inside the buffers
- * (finding lines, handing out bytes, buffering a small write) runs in normal
- * NIFs that never block: they take the mutex with trylock and answer
- * `refill` (or `flush` for writes) when they need a system call or the
- * handle is busy; the Elixir side then calls the dirty variant, which does
- * the system call and answers in the same call. So a dirty hop happens once
- * per buffer fill, never once per line.
+ * Scheduling: open, write, flush, fsync, close and reads that may wait for
+ * the disk are system calls that run in NIFs flagged
+ * ERL_NIF_DIRTY_JOB_IO_BOUND. Work inside the buffers (finding lines,
+ * handing out bytes, buffering a small write) runs in normal NIFs that never
+ * block: they take the mutex with trylock, and refill the read buffer only
+ * from the page cache (preadv2 with RWF_NOWAIT, which fails rather than
+ * wait for I/O; at most 256 KiB, charged to the time slice). When they need
+ * to wait (bytes not cached, a large buffer, the handle busy), they answer
+ * `refill` (or `flush` for writes) and the Elixir side calls the dirty
+ * variant, which does the system call and answers in the same call. So a
+ * cached file is read with no dirty hop at all, and an uncached one with
+ * one hop per buffer fill, never one per line.
  *
  * The read buffer is a resource object of its own, and lines longer than a
  * heap binary are resource binaries pointing into it
@@ -18,7 +22,9 @@
  * references the buffer and counts only the line's bytes against the
  * caller's binary heap. (A refc binary per line costs an allocation, and a
  * sub-binary of a refc buffer counts the whole buffer per call: both
- * measured 2-4x slower for 100-byte lines.) The core
+ * measured 2-4x slower for 100-byte lines.) read_lines, many lines per
+ * call, makes one such binary of the whole buffer and sub-binaries of it.
+ * The core
  * (c_src/file/line_reader.c) never writes bytes it handed out; a full buffer
  * is replaced by a new one, and the old one lives as long as lines point
  * into it.
@@ -36,6 +42,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* lines per normal call of read_lines: bounds its time (~20 ns each) */
@@ -55,6 +62,7 @@ typedef struct {
     int mode;
     wb_line_reader reader; /* reads into buffer */
     uint8_t *buffer;       /* a resource; one reference held here, NULL before a fill */
+    bool nowait_reads;     /* preadv2(RWF_NOWAIT) works on this fd */
     wb_write_buffer writer;
     ErlNifMonitor owner;
 } wb_file;
@@ -188,6 +196,7 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     memset(f, 0, sizeof *f);
     f->fd = fd;
     f->mode = mode;
+    f->nowait_reads = true;
     f->lock = enif_mutex_create("wb_file");
     wb_lr_init(&f->reader, (size_t)buffer_bytes,
                max_line == 0 ? WB_LR_UNLIMITED : (size_t)max_line - 1);
@@ -229,9 +238,21 @@ static ERL_NIF_TERM with_handle(ErlNifEnv *env, const ERL_NIF_TERM argv[], bool 
     return answer;
 }
 
-/* reads once into the buffer (a new, larger one when needed); 0 or errno */
-static int fill(wb_file *f) {
+/* fill() asks for the dirty variant: the bytes are not in the page cache,
+ * or the fill is too large for a normal scheduler */
+#define NEEDS_DIRTY (-1)
+/* a normal scheduler fills only buffers up to this size, and reads at most
+ * this much: a bounded copy from the page cache (~10 us for 256 KiB) */
+#define WB_FILE_NORMAL_FILL_MAX (256 * 1024)
+
+/* Reads once into the buffer (a new, larger one when needed): 0, an errno,
+ * or NEEDS_DIRTY. On a normal scheduler (!dirty) it reads only what the
+ * page cache holds: preadv2 with RWF_NOWAIT fails with EAGAIN instead of
+ * waiting for the disk, so no normal scheduler ever blocks on I/O, and a
+ * cached file needs no dirty hop at all. */
+static int fill(ErlNifEnv *env, wb_file *f, bool dirty) {
     size_t cap = wb_lr_fill_capacity(&f->reader);
+    if (!dirty && (!f->nowait_reads || cap > WB_FILE_NORMAL_FILL_MAX)) return NEEDS_DIRTY;
     if (cap) {
         uint8_t *buffer = enif_alloc_resource(buffer_type, cap);
         if (!buffer) return ENOMEM;
@@ -242,9 +263,27 @@ static int fill(wb_file *f) {
     size_t room;
     uint8_t *at = wb_lr_space(&f->reader, &room);
     ssize_t n;
-    do
-        n = read(f->fd, at, room);
-    while (n < 0 && errno == EINTR);
+    if (dirty) {
+        do
+            n = read(f->fd, at, room);
+        while (n < 0 && errno == EINTR);
+    } else {
+        struct iovec iov = {.iov_base = at,
+                            .iov_len =
+                                room < WB_FILE_NORMAL_FILL_MAX ? room : WB_FILE_NORMAL_FILL_MAX};
+        do
+            n = preadv2(f->fd, &iov, 1, -1, RWF_NOWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+            /* not cached (EAGAIN), or a file that cannot say (EOPNOTSUPP
+             * and the like: never try again); the dirty read reports any
+             * real error */
+            if (errno != EAGAIN) f->nowait_reads = false;
+            return NEEDS_DIRTY;
+        }
+        /* charge the copy to the caller's time slice: 1% per 16 KiB */
+        (void)enif_consume_timeslice(env, 1 + (int)((size_t)n / (16 * 1024)));
+    }
     if (n < 0) return errno;
     wb_lr_filled(&f->reader, (size_t)n);
     return 0;
@@ -281,10 +320,11 @@ static ERL_NIF_TERM read_line(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM arg
             return a_eof;
         case WB_LR_TOO_LONG:
             return error_term(env, a_line_too_long);
-        case WB_LR_NEED_FILL:
-            if (!dirty) return a_refill;
-            int err = fill(f);
+        case WB_LR_NEED_FILL: {
+            int err = fill(env, f, dirty);
+            if (err == NEEDS_DIRTY) return a_refill;
             if (err) return posix_error(env, err);
+        }
         }
     }
 }
@@ -314,8 +354,8 @@ static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
         if (count) break; /* keep EOF for the next call: it must answer eof */
         if (st == WB_LR_EOF) return a_eof;
         if (st == WB_LR_TOO_LONG) return error_term(env, a_line_too_long);
-        if (!dirty) return a_refill;
-        int err = fill(f);
+        int err = fill(env, f, dirty);
+        if (err == NEEDS_DIRTY) return a_refill;
         if (err) return posix_error(env, err);
     }
     return enif_make_tuple2(env, a_ok, enif_make_list_from_array(env, lines, (unsigned)count));
@@ -388,14 +428,12 @@ static ERL_NIF_TERM read_bytes(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
     size_t n;
     if (!get_count(env, argv[1], &n)) return enif_make_badarg(env);
     wb_line_reader *r = &f->reader;
-    if (!dirty) {
-        size_t have = wb_lr_buffered(r);
-        return have >= n || (have > 0 && r->eof) ? take(env, f, n) : a_refill;
-    }
-    if (n >= r->buffer_bytes) return read_unbuffered(env, f, n);
+    if (wb_lr_buffered(r) >= n) return take(env, f, n);
+    if (n >= r->buffer_bytes) return dirty ? read_unbuffered(env, f, n) : a_refill;
     while (wb_lr_buffered(r) < n) { /* through the buffer: read ahead */
         size_t before = wb_lr_buffered(r);
-        int err = fill(f);
+        int err = fill(env, f, dirty);
+        if (err == NEEDS_DIRTY) return a_refill;
         if (err) return posix_error(env, err);
         if (wb_lr_buffered(r) == before) break; /* end of file */
     }

@@ -4,11 +4,15 @@ defmodule WellBehaved.File do
   lines at a few tens of nanoseconds each, without a dirty-scheduler hop per
   line.
 
-  Finding lines and handing out buffered bytes happens in normal NIFs, with
-  no system call and no copy: a line longer than 64 bytes is a binary that
-  points into the read buffer (shorter ones are copied, which is cheaper). The system calls (`open`, `read`, `write`,
-  `fsync`, `close`) run in NIFs on dirty I/O schedulers, once per buffer
-  fill, never once per line.
+  Finding lines and handing out buffered bytes happens in normal NIFs with
+  no copy: a line longer than 64 bytes is a binary that points into the
+  read buffer (shorter ones are copied, which is cheaper). The read buffer
+  is refilled on the normal scheduler only from the page cache
+  (`preadv2` with `RWF_NOWAIT`, which fails instead of waiting for the
+  disk; at most 256 KiB at a time), so a cached file is read with no
+  dirty-scheduler hop at all. Every system call that may wait (`open`, a
+  read of uncached bytes, `write`, `fsync`, `close`) runs on a dirty I/O
+  scheduler, once per buffer fill, never once per line.
 
   Lines end at `"\\n"`, which is removed; nothing else is: a line of a CRLF
   file keeps its `"\\r"` (strip it with `String.trim_trailing(line, "\\r")`),

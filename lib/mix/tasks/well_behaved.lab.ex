@@ -18,7 +18,8 @@ defmodule Mix.Tasks.WellBehaved.Lab do
       order given. Suites: `lateness` (`WellBehaved.Lab.Lateness`),
       `overhead` (`WellBehaved.Lab.LevenshteinBench`, throughput of each
       scheduling mode relative to `:normal`; it was called `levenshtein`),
-      `http` (`WellBehaved.Lab.HttpLoad`).
+      `http` (`WellBehaved.Lab.HttpLoad`), `latency` (`WellBehaved.Lab.EchoLatency`),
+      `file` (`WellBehaved.Lab.FileRead`).
     * `--rounds-scale X` - multiplies every suite's repetitions (default
       1.0); a small value gives a fast, rough run.
 
@@ -36,14 +37,15 @@ defmodule Mix.Tasks.WellBehaved.Lab do
 
   use Mix.Task
 
-  alias WellBehaved.Lab.{EchoLatency, HttpLoad, Lateness, LevenshteinBench, Report}
+  alias WellBehaved.Lab.{EchoLatency, FileRead, HttpLoad, Lateness, LevenshteinBench, Report}
 
   # module atoms only: a suite's functions are called through `suite.module`
   @suites [
     %{name: "lateness", module: Lateness},
     %{name: "overhead", module: LevenshteinBench},
     %{name: "http", module: HttpLoad},
-    %{name: "latency", module: EchoLatency}
+    %{name: "latency", module: EchoLatency},
+    %{name: "file", module: FileRead}
   ]
 
   # former names, for a helpful error

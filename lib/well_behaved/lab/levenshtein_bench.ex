@@ -26,6 +26,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.{Levenshtein, Native, Runtime, Spin}
+  alias WellBehaved.Lab.Stats
 
   # Repetitions, tuned for a quick run of about 20 s (full: 40 s) on 2 cores.
   # `batch` calls make one timed sample; a round takes one sample per mode.
@@ -177,7 +178,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
     samples = interleave(modes, rounds, fn mode -> time_lev(batch, a, b, schedule: mode) end)
 
-    normal = median(samples[:normal]) / batch
+    normal = Stats.median(samples[:normal]) / batch
 
     entries =
       for mode <- modes do
@@ -260,7 +261,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
         :erlang.monotonic_time(:nanosecond) - t0
       end)
 
-    normal = median(samples[:normal])
+    normal = Stats.median(samples[:normal])
 
     entries =
       for mode <- modes do
@@ -362,21 +363,11 @@ defmodule WellBehaved.Lab.LevenshteinBench do
     sorted = Enum.sort(samples)
 
     %{
-      median_ns: median(sorted) / batch,
+      median_ns: Stats.median(sorted) / batch,
       min_ns: hd(sorted) / batch,
       max_ns: List.last(sorted) / batch,
       samples: length(sorted)
     }
-  end
-
-  defp median(samples) do
-    sorted = Enum.sort(samples)
-    n = length(sorted)
-    mid = div(n, 2)
-
-    if rem(n, 2) == 1,
-      do: Enum.at(sorted, mid) * 1.0,
-      else: (Enum.at(sorted, mid - 1) + Enum.at(sorted, mid)) / 2
   end
 
   defp mode_entry(%{modes: entries}, mode), do: Enum.find(entries, &(&1.mode == mode))
