@@ -361,26 +361,6 @@ static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
     return enif_make_tuple2(env, a_ok, enif_make_list_from_array(env, lines, (unsigned)count));
 }
 
-ERL_NIF_TERM wb_file_read_line(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, false, a_refill, read_line);
-}
-
-ERL_NIF_TERM wb_file_read_line_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, true, a_refill, read_line);
-}
-
-ERL_NIF_TERM wb_file_read_lines(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, false, a_refill, read_lines);
-}
-
-ERL_NIF_TERM wb_file_read_lines_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, true, a_refill, read_lines);
-}
-
 /* --- read ----------------------------------------------------------------- */
 
 /* n bytes from the buffer, fewer only at end of file */
@@ -444,16 +424,6 @@ static ERL_NIF_TERM read_bytes(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
     return take(env, f, n);
 }
 
-ERL_NIF_TERM wb_file_read(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, false, a_refill, read_bytes);
-}
-
-ERL_NIF_TERM wb_file_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, true, true, a_refill, read_bytes);
-}
-
 /* --- write, flush, sync, close ------------------------------------------- */
 
 static ERL_NIF_TERM write_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM argv[], bool dirty) {
@@ -485,25 +455,24 @@ static ERL_NIF_TERM sync_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM arg
     return ok_or_posix(env, err);
 }
 
-ERL_NIF_TERM wb_file_write(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, false, false, a_flush, write_data);
-}
+/* --- the NIFs: one operation each, run by with_handle --------------------- */
 
-ERL_NIF_TERM wb_file_write_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, false, true, a_flush, write_data);
-}
+#define HANDLE_NIF(name, reading, dirty, busy, op)                                                 \
+    ERL_NIF_TERM name(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {                       \
+        (void)argc;                                                                                \
+        return with_handle(env, argv, reading, dirty, busy, op);                                   \
+    }
 
-ERL_NIF_TERM wb_file_flush(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, false, true, a_flush, flush_data);
-}
-
-ERL_NIF_TERM wb_file_sync(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    return with_handle(env, argv, false, true, a_flush, sync_data);
-}
+HANDLE_NIF(wb_file_read_line, true, false, a_refill, read_line)
+HANDLE_NIF(wb_file_read_line_dirty, true, true, a_refill, read_line)
+HANDLE_NIF(wb_file_read_lines, true, false, a_refill, read_lines)
+HANDLE_NIF(wb_file_read_lines_dirty, true, true, a_refill, read_lines)
+HANDLE_NIF(wb_file_read, true, false, a_refill, read_bytes)
+HANDLE_NIF(wb_file_read_dirty, true, true, a_refill, read_bytes)
+HANDLE_NIF(wb_file_write, false, false, a_flush, write_data)
+HANDLE_NIF(wb_file_write_dirty, false, true, a_flush, write_data)
+HANDLE_NIF(wb_file_flush, false, true, a_flush, flush_data)
+HANDLE_NIF(wb_file_sync, false, true, a_flush, sync_data)
 
 ERL_NIF_TERM wb_file_close(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
