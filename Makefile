@@ -15,7 +15,7 @@ SAN_CFLAGS := $(CFLAGS_COMMON) -O1 -g -fsanitize=address,undefined -fno-sanitize
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/spin/spin.c
 CORE_HDR := c_src/levenshtein/levenshtein.h c_src/spin/spin.h
 NIF_SRC := $(CORE_SRC) c_src/runtime/wb_runtime.c $(wildcard c_src/nif/*.c)
-NIF_HDR := $(CORE_HDR) c_src/runtime/wb_runtime.h c_src/nif/jobs.h
+NIF_HDR := $(CORE_HDR) c_src/runtime/wb_runtime.h $(wildcard c_src/nif/*.h)
 C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h)
 
 NIF_SO := priv/well_behaved_nif.so
@@ -45,11 +45,7 @@ all: native
 # need(command-or-file, package): installs the package when missing.
 define need
 	@if ! { command -v $(1) >/dev/null 2>&1 || [ -e "$(1)" ]; }; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing Debian package $(2) (for $(1))"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2)) >/dev/null \
-	      || { echo "error: could not install $(2); install it and retry" >&2; exit 1; }; \
-	  else echo "error: $(1) is missing: install the Debian package $(2) (as root: apt-get install $(2))" >&2; exit 1; fi; \
+	  $(MAKE) --no-print-directory install-package PACKAGE=$(2) FOR="$(1)"; \
 	fi
 endef
 
@@ -102,10 +98,12 @@ format-check:
 	mix format --check-formatted
 	clang-format --dry-run --Werror $(C_FILES)
 
+# each test binary is bounded: a test that hangs fails instead of holding CI
+C_TEST_TIMEOUT ?= 600
 test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(CORE_TEST_SCALAR)
-	@for t in $(C_TEST_TARGETS); do echo "$$t"; ASAN_OPTIONS=detect_leaks=1 $$t || exit 1; done
+	@for t in $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS); do echo "$$t"; \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  timeout --signal=KILL $(C_TEST_TIMEOUT) $$t || exit 1; done
 
 test-elixir: native
 	mix test

@@ -2,10 +2,6 @@
 # started as a port program by WellBehaved.Echo.CNode. Its message handling
 # is unit tested by the same source built with -DWB_CNODE_TEST (sanitized).
 
-# Fragments are included before the main Makefile's first rule: keep `all`
-# as the default goal
-.DEFAULT_GOAL := all
-
 CNODE_BIN := priv/wb_cnode
 CNODE_TEST := c_src/build/test_wb_cnode
 
@@ -16,6 +12,6 @@ $(CNODE_BIN): c_src/cnode/wb_cnode.c
 	@mkdir -p priv
 	$(CC) $(CFLAGS_COMMON) -O2 $(EI_CFLAGS) -o $@ $< $(EI_LIBS)
 
-$(CNODE_TEST): c_src/cnode/wb_cnode.c
+$(CNODE_TEST): c_src/cnode/wb_cnode.c c_src/test/check.h
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_CNODE_TEST $(EI_CFLAGS) -o $@ $< $(EI_LIBS)

@@ -6,7 +6,3 @@ NATIVE_TARGETS += $(ECHO_DRV_SO)
 $(ECHO_DRV_SO): c_src/echo_driver/wb_echo_drv.c
 	@mkdir -p priv
 	$(CC) $(CFLAGS_COMMON) -O2 -fPIC -I$(ERTS_INCLUDE) -shared -o $@ $<
-
-# This file is included before the main Makefile's first target: keep
-# `make` without a goal meaning `make all`.
-.DEFAULT_GOAL := all

@@ -13,7 +13,3 @@ $(ECHO_PORT_BIN): c_src/echo_port/wb_echo_port.c
 $(ECHO_PORT_TEST): c_src/echo_port/wb_echo_port.c c_src/test/check.h
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_ECHO_PORT_TEST -o $@ $<
-
-# This file is included before the main Makefile's first target: keep
-# `make` without a goal meaning `make all`.
-.DEFAULT_GOAL := all

@@ -2,10 +2,6 @@
 # Levenshtein core and echo over a Unix domain socket, started and pooled by
 # WellBehaved.External; and the sanitized unit test of its framing and dispatch.
 
-# this fragment is included before the main Makefile's first rule: keep `all`
-# the default goal
-.DEFAULT_GOAL := all
-
 EXTERNAL_SRC := c_src/external/wb_external.c c_src/levenshtein/levenshtein.c
 EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h
 EXTERNAL_BIN := priv/wb_external

@@ -1,10 +1,6 @@
 # WellBehaved.File (issue 5): the pure-C line reader and write buffer
 # (c_src/file/), linked into the NIF library, and its sanitized unit test.
 
-# this fragment is included before the main Makefile's first rule: keep `all`
-# the default goal
-.DEFAULT_GOAL := all
-
 FILE_CORE_SRC := c_src/file/line_reader.c
 FILE_CORE_HDR := c_src/file/line_reader.h
 FILE_TEST := c_src/build/test_line_reader
@@ -12,13 +8,12 @@ FILE_TEST := c_src/build/test_line_reader
 C_TEST_TARGETS += $(FILE_TEST)
 
 # the NIF library (built by the main Makefile) links the core too
-$(NIF_SO): $(FILE_CORE_SRC) $(FILE_CORE_HDR)
-$(NIF_SO): NIF_SRC += $(FILE_CORE_SRC)
+NIF_SRC += $(FILE_CORE_SRC)
+NIF_HDR += $(FILE_CORE_HDR)
 
 $(FILE_TEST): c_src/file/test_line_reader.c c_src/test/check.h $(FILE_CORE_SRC) $(FILE_CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/file/test_line_reader.c $(FILE_CORE_SRC)
-$(NIF_SO): c_src/nif/file_nif.h
 
 # the lab's C baseline for line reading (plain read + memchr, and the core)
 FILE_BASELINE := priv/wb_line_baseline

@@ -38,7 +38,7 @@ defmodule WellBehaved.EchoDriverTest do
       end
 
       test "round-trips nested terms" do
-        for term <- WellBehaved.Test.RuntimeHelpers.nested_terms() do
+        for term <- nested_terms() do
           assert Driver.echo(term, @method) === term
         end
       end
@@ -51,7 +51,7 @@ defmodule WellBehaved.EchoDriverTest do
       end
 
       test "50 concurrent callers doing 100 calls each get their own answers" do
-        WellBehaved.Test.RuntimeHelpers.assert_concurrent_echo(&Driver.echo(&1, @method), 50, 100)
+        assert_concurrent_echo(&Driver.echo(&1, @method), 50, 100)
       end
 
       test "leaves nothing in the caller's mailbox" do

@@ -33,13 +33,7 @@ defmodule WellBehaved.EchoInVmTest do
 
   test "concurrent callers get their own terms back" do
     for method <- @in_vm do
-      1..50
-      |> Enum.map(fn i ->
-        Task.async(fn -> for j <- 1..100, do: {i, j} == Echo.echo({i, j}, method) end)
-      end)
-      |> Task.await_many(60_000)
-      |> List.flatten()
-      |> Enum.each(&assert/1)
+      WellBehaved.Test.RuntimeHelpers.assert_concurrent_echo(&Echo.echo(&1, method), 50, 100)
     end
   end
 

@@ -2,6 +2,7 @@ defmodule WellBehaved.EchoPortProgramTest do
   use ExUnit.Case, async: false
 
   alias WellBehaved.Echo.PortProgram
+  alias WellBehaved.OSProcess
   import WellBehaved.Test.RuntimeHelpers
 
   @sizes [0, 1, 63, 64, 65, 4095, 4096, 65_536, 1_048_576, 16 * 1_048_576]
@@ -16,13 +17,6 @@ defmodule WellBehaved.EchoPortProgramTest do
   defp os_pid(port) do
     {:os_pid, pid} = Port.info(port, :os_pid)
     pid
-  end
-
-  defp os_process_gone?(pid) do
-    case File.read("/proc/#{pid}/stat") do
-      {:ok, stat} -> String.contains?(stat, ") Z ")
-      {:error, _} -> true
-    end
   end
 
   defp signal(pid, sig) do
@@ -50,7 +44,7 @@ defmodule WellBehaved.EchoPortProgramTest do
   end
 
   test "round-trips nested terms" do
-    terms = WellBehaved.Test.RuntimeHelpers.nested_terms()
+    terms = nested_terms()
 
     for term <- terms, do: assert(PortProgram.echo(term) === term)
   end
@@ -63,7 +57,7 @@ defmodule WellBehaved.EchoPortProgramTest do
   end
 
   test "50 concurrent callers doing 100 calls each get their own answers" do
-    WellBehaved.Test.RuntimeHelpers.assert_concurrent_echo(&PortProgram.echo(&1), 50, 100)
+    assert_concurrent_echo(&PortProgram.echo(&1), 50, 100)
   end
 
   test "a program killed mid-call gives its callers an error; the next call starts a new one" do
@@ -89,7 +83,7 @@ defmodule WellBehaved.EchoPortProgramTest do
     assert PortProgram.echo(:again) == :again
     new = os_pids()
     assert new != [] and Enum.all?(new, &(&1 not in old))
-    Enum.each(old, &eventually(fn -> os_process_gone?(&1) end))
+    Enum.each(old, &eventually(fn -> not OSProcess.alive?(&1) end))
   end
 
   test "a program killed while large frames are in flight: callers return, the next call works" do
@@ -125,7 +119,7 @@ defmodule WellBehaved.EchoPortProgramTest do
 
     # the port closed with its owner: a continued program sees end of input
     Enum.each(old, &signal(&1, "CONT"))
-    Enum.each(old, &eventually(fn -> os_process_gone?(&1) end))
+    Enum.each(old, &eventually(fn -> not OSProcess.alive?(&1) end))
     assert PortProgram.echo(:again) == :again
   end
 
@@ -138,7 +132,7 @@ defmodule WellBehaved.EchoPortProgramTest do
     assert PortProgram.stop() == :ok
     assert owners() == []
     assert PortProgram.ports() == []
-    Enum.each(pids, &eventually(fn -> os_process_gone?(&1) end))
+    Enum.each(pids, &eventually(fn -> not OSProcess.alive?(&1) end))
 
     assert PortProgram.echo(:after) == :after
   end
@@ -166,14 +160,7 @@ defmodule WellBehaved.EchoPortProgramTest do
     [first, second] = PortProgram.ports()
     assert os_pid(first) != os_pid(second)
 
-    tasks =
-      for caller <- 1..20 do
-        Task.async(fn ->
-          for i <- 1..50, do: PortProgram.echo({caller, i}) === {caller, i}
-        end)
-      end
-
-    assert tasks |> Task.await_many(60_000) |> List.flatten() |> Enum.all?()
+    assert_concurrent_echo(&PortProgram.echo/1, 20, 50)
 
     victim = os_pid(first)
     signal(victim, "STOP")
@@ -191,7 +178,7 @@ defmodule WellBehaved.EchoPortProgramTest do
     end
 
     assert PortProgram.echo(:again) == :again
-    eventually(fn -> os_process_gone?(victim) end)
+    eventually(fn -> not OSProcess.alive?(victim) end)
   end
 
   test "a call that takes longer than its timeout returns an error" do

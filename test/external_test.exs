@@ -4,8 +4,7 @@ defmodule WellBehaved.ExternalTest do
   use ExUnit.Case, async: false
 
   alias WellBehaved.Test.RuntimeHelpers
-  alias WellBehaved.{External, Levenshtein}
-  alias WellBehaved.External.Pool
+  alias WellBehaved.{External, Levenshtein, OSProcess}
 
   doctest WellBehaved.External
 
@@ -16,10 +15,6 @@ defmodule WellBehaved.ExternalTest do
   defp random_text(n) do
     alphabet = ~c"abcé中😀"
     for _ <- 1..n//1, into: "", do: <<Enum.random(alphabet)::utf8>>
-  end
-
-  defp random_bytes(n, alphabet) do
-    for _ <- 1..n//1, into: "", do: <<Enum.random(alphabet)>>
   end
 
   describe "echo" do
@@ -96,10 +91,10 @@ defmodule WellBehaved.ExternalTest do
       for round <- 1..300 do
         {a, b, unit} =
           if rem(round, 2) == 0 do
-            alphabet = Enum.take(~c"acgtxyz", 2 + rem(round, 5))
+            alphabet = 2 + rem(round, 5)
 
-            {random_bytes(:rand.uniform(301) - 1, alphabet),
-             random_bytes(:rand.uniform(301) - 1, alphabet), :byte}
+            {RuntimeHelpers.random_bytes(:rand.uniform(301) - 1, alphabet),
+             RuntimeHelpers.random_bytes(:rand.uniform(301) - 1, alphabet), :byte}
           else
             {random_text(:rand.uniform(201) - 1), random_text(:rand.uniform(201) - 1), :codepoint}
           end
@@ -227,7 +222,7 @@ defmodule WellBehaved.ExternalTest do
     assert {:error, _reason} = Task.await(task, 60_000)
 
     await_restart(killed)
-    RuntimeHelpers.eventually(fn -> not Pool.alive_os_pid?(killed.os_pid) end)
+    RuntimeHelpers.eventually(fn -> not OSProcess.alive?(killed.os_pid) end)
     assert File.exists?(killed.socket)
 
     for i <- 1..40, do: assert(External.echo({:after, i}) == {:after, i})
@@ -277,7 +272,7 @@ defmodule WellBehaved.ExternalTest do
     assert External.stop() == :ok
     assert External.info() == nil
     refute File.exists?(dir)
-    for server <- servers, do: refute(Pool.alive_os_pid?(server.os_pid))
+    for server <- servers, do: refute(OSProcess.alive?(server.os_pid))
 
     # the next call starts a new pool
     assert External.echo(:again) == :again
@@ -285,6 +280,6 @@ defmodule WellBehaved.ExternalTest do
     assert dir2 != dir
     assert External.stop() == :ok
     refute File.exists?(dir2)
-    for server <- servers2, do: refute(Pool.alive_os_pid?(server.os_pid))
+    for server <- servers2, do: refute(OSProcess.alive?(server.os_pid))
   end
 end

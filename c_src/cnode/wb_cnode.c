@@ -168,15 +168,7 @@ int main(int argc, char **argv) {
 
 #else /* WB_CNODE_TEST */
 
-static int failures = 0;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "../test/check.h"
 
 static erlang_pid test_pid(void) {
     erlang_pid p;
@@ -246,12 +238,14 @@ static void check_echo(encode_fn term) {
 
     erlang_pid to;
     int start = -1;
-    CHECK(wb_cnode_echo(msg.buff, msg.index, &to, &start) == 0);
-    CHECK(start > 0 && msg.index - start == want.index);
+    CHECK(wb_cnode_echo(msg.buff, msg.index, &to, &start) == 0, "an echo request is accepted");
+    CHECK(start > 0 && msg.index - start == want.index, "the reply term has the request's size");
     if (start > 0 && msg.index - start == want.index)
-        CHECK(memcmp(msg.buff + start, want.buff, (size_t)want.index) == 0);
+        CHECK(memcmp(msg.buff + start, want.buff, (size_t)want.index) == 0,
+              "the reply term is the request's");
     CHECK(strcmp(to.node, from.node) == 0 && to.num == from.num && to.serial == from.serial &&
-          to.creation == from.creation);
+              to.creation == from.creation,
+          "the reply goes to the requesting pid");
     ei_x_free(&msg);
     ei_x_free(&want);
 }
@@ -262,8 +256,8 @@ static void check_refused(ei_x_buff *msg) {
     int start = -1;
     char *copy = malloc((size_t)msg->index);
     memcpy(copy, msg->buff, (size_t)msg->index);
-    CHECK(wb_cnode_echo(msg->buff, msg->index, &to, &start) == -1);
-    CHECK(memcmp(copy, msg->buff, (size_t)msg->index) == 0);
+    CHECK(wb_cnode_echo(msg->buff, msg->index, &to, &start) == -1, "a bad message is refused");
+    CHECK(memcmp(copy, msg->buff, (size_t)msg->index) == 0, "a refused message is left unchanged");
     free(copy);
     ei_x_free(msg);
 }
@@ -322,12 +316,7 @@ int main(void) {
     check_echo(term_nested);
     check_echo(term_large_binary);
     check_bad_messages();
-    if (failures) {
-        fprintf(stderr, "wb_cnode tests: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("wb_cnode tests: ok\n");
-    return 0;
+    return CHECK_SUMMARY();
 }
 
 #endif /* WB_CNODE_TEST */

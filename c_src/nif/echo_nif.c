@@ -53,15 +53,17 @@ ERL_NIF_TERM wb_echo_thread_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     pthread_t thread;
     pthread_attr_t attr;
     int failed = pthread_attr_init(&attr);
-    if (!failed) failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (!failed) failed = pthread_create(&thread, &attr, echo_thread, e);
-    pthread_attr_destroy(&attr);
+    if (!failed) {
+        failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (!failed) failed = pthread_create(&thread, &attr, echo_thread, e);
+        pthread_attr_destroy(&attr);
+    }
     if (failed) {
         enif_free_env(e->env);
         free(e);
         return wb_error(env, wb_atom(env, "thread_create"));
     }
-    return wb_atom(env, "ok");
+    return wb_atoms.ok;
 }
 
 /* :thread_pool: the runtime's threaded mode, with a job that does no work.

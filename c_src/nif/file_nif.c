@@ -200,13 +200,18 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     f->lock = enif_mutex_create("wb_file");
     wb_lr_init(&f->reader, (size_t)buffer_bytes,
                max_line == 0 ? WB_LR_UNLIMITED : (size_t)max_line - 1);
-    bool ok = f->lock != NULL;
-    if (ok && mode != MODE_READ) ok = wb_wbuf_init(&f->writer, (size_t)buffer_bytes);
+    if (!f->lock || (mode != MODE_READ && !wb_wbuf_init(&f->writer, (size_t)buffer_bytes))) {
+        close(fd); /* now, not when the destructor runs */
+        f->fd = -1;
+        enif_release_resource(f);
+        return error_term(env, a_enomem);
+    }
     ErlNifPid self;
-    if (ok && enif_self(env, &self)) enif_monitor_process(env, f, &self, &f->owner);
+    /* the monitor fails only when the caller is already exiting: the handle
+     * then dies with it, and the destructor closes the fd */
+    if (enif_self(env, &self)) (void)enif_monitor_process(env, f, &self, &f->owner);
     ERL_NIF_TERM term = enif_make_resource(env, f);
     enif_release_resource(f); /* the term holds it; the destructor cleans up */
-    if (!ok) return error_term(env, a_enomem);
     return enif_make_tuple2(env, a_ok, term);
 }
 
@@ -483,5 +488,8 @@ ERL_NIF_TERM wb_file_close(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) 
     int err = close_locked(f);
     enif_mutex_unlock(f->lock);
     if (!open) return error_term(env, a_closed);
+    /* the owner needs watching no more (a long-lived owner would otherwise
+     * collect a monitor per file until the handles are collected) */
+    (void)enif_demonitor_process(env, f, &f->owner);
     return ok_or_posix(env, err);
 }

@@ -81,10 +81,6 @@ typedef struct wb_job {
     uint64_t state[]; /* job states need 8-byte alignment, as resources give */
 } wb_job;
 
-static size_t job_footprint(const wb_job *job) {
-    return sizeof *job + job->type->state_size + job->type->memory(job->state);
-}
-
 static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
     memset(job, 0, sizeof *job);
     job->type = type;
@@ -99,8 +95,9 @@ static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
 static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM *reason) {
     if (!job->type->init(env, args, job->state, reason)) return false;
     job->initialized = true;
-    if (job->on_stack && job->type->memory(job->state) == 0) return true;
-    job->accounted = job_footprint(job);
+    size_t memory = job->type->memory(job->state);
+    if (job->on_stack && memory == 0) return true;
+    job->accounted = sizeof *job + job->type->state_size + memory;
     atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&live_bytes, (int64_t)job->accounted, memory_order_relaxed);
     return true;
@@ -179,9 +176,23 @@ static uint64_t next_budget(wb_job *job) {
     return job->units_per_check;
 }
 
-/* Decodes a call's job arguments into `args` (a WB_MAX_ARGS_SIZE buffer). */
-static bool decode(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[], void *args) {
-    return type->decode(env, argv, args);
+/* Reports `ns` of work done in this call to the scheduler, in whole percent
+ * of a time slice: the VM charges a NIF call a few reductions however long
+ * it ran, so without this a long call keeps its process on for more. */
+static void charge_ns(ErlNifEnv *env, int64_t ns) {
+    if (ns >= TIMESLICE_NS / 100)
+        enif_consume_timeslice(env, ns >= TIMESLICE_NS ? 100 : (int)(ns / (TIMESLICE_NS / 100)));
+}
+
+/* One step of about next_budget units, timed and learned from; *last is
+ * the clock at the step's start, and becomes its end. True when done. */
+static bool timed_step(wb_job *job, int64_t *last) {
+    uint64_t units = 0;
+    bool done = job->type->step(job->state, next_budget(job), &units);
+    int64_t now = clock_ns();
+    learn(job, units, now - *last);
+    *last = now;
+    return done;
 }
 
 /* ---- normal and dirty_cpu: the whole job in one call -------------------------- */
@@ -202,22 +213,12 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
         } else {
             ns = (int64_t)predict_ns(job->type, used);
         }
-        /* the VM charges a NIF call a few reductions however long it ran:
-         * report the time, so that after a long call the process is
-         * scheduled out instead of being kept on for more of them */
-        if (ns >= TIMESLICE_NS / 100)
-            enif_consume_timeslice(env,
-                                   ns >= TIMESLICE_NS ? 100 : (int)(ns / (TIMESLICE_NS / 100)));
+        charge_ns(env, ns);
         return job->type->result(env, job->state);
     }
     int64_t last = clock_ns();
     for (;;) {
-        uint64_t units = 0;
-        bool done = job->type->step(job->state, next_budget(job), &units);
-        int64_t now = clock_ns();
-        learn(job, units, now - last);
-        last = now;
-        if (done) return job->type->result(env, job->state);
+        if (timed_step(job, &last)) return job->type->result(env, job->state);
         if (dirty && !enif_is_current_process_alive(env)) return atom_error;
     }
 }
@@ -272,10 +273,7 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
         job->unreported_ns += now - last;
         last = now;
         if (done) {
-            if (!dirty && job->unreported_ns >= TIMESLICE_NS / 100) {
-                int percent = (int)(job->unreported_ns / (TIMESLICE_NS / 100));
-                enif_consume_timeslice(env, percent > 100 ? 100 : percent);
-            }
+            if (!dirty) charge_ns(env, job->unreported_ns);
             return finish(env, job);
         }
         if (dirty) {
@@ -306,7 +304,7 @@ static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     wb_job *job;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
-        !decode(env, job->type, argv + 1, args))
+        !job->type->decode(env, argv + 1, args))
         return enif_make_badarg(env);
     job->type->bind(args, job->state);
     return run_slice(env, job, argc, argv);
@@ -331,7 +329,7 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
-        !decode(env, job->type, argv + 1, args))
+        !job->type->decode(env, argv + 1, args))
         return enif_make_badarg(env);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
@@ -429,7 +427,7 @@ static void run_threaded(wb_job *job) {
     bool finished = false;
     if (!job_cancelled(job)) {
         /* the job's env keeps its argument terms alive until it is freed */
-        if (!decode(env, job->type, job->args, args)) {
+        if (!job->type->decode(env, job->args, args)) {
             out = wb_error(env, atom_badarg); /* no exceptions in a process-free env */
             finished = true;
         } else if (!job_init(env, job, args, &reason)) {
@@ -439,11 +437,7 @@ static void run_threaded(wb_job *job) {
     }
     int64_t last = clock_ns();
     while (!finished && !job_cancelled(job)) {
-        uint64_t units = 0;
-        finished = job->type->step(job->state, next_budget(job), &units);
-        int64_t now = clock_ns();
-        learn(job, units, now - last);
-        last = now;
+        finished = timed_step(job, &last);
         if (finished) out = job->type->result(env, job->state);
     }
     if (finished && !job_cancelled(job)) {
@@ -578,7 +572,7 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_T
     if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
     bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    if (!decode(env, type, argv, args)) return wb_error(env, atom_badarg);
+    if (!type->decode(env, argv, args)) return wb_error(env, atom_badarg);
     uint64_t units = 0;
     if (is_auto) {
         units = type->predict(args) + setup_units(type, args);
@@ -660,6 +654,7 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
     atom_auto = enif_make_atom(env, "auto");
     wb_atoms.byte = enif_make_atom(env, "byte");
     wb_atoms.codepoint = enif_make_atom(env, "codepoint");
+    wb_atoms.ok = atom_ok;
     /* A reload of this library (purge, then load) shares its statics with
      * the instance still alive: one pool serves every loaded instance. The
      * code server serializes load and unload calls. */

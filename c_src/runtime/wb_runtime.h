@@ -80,9 +80,9 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 /* runtime_configure(NormalMaxMicros, YieldingMaxMicros) -> ok */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
-/* Atoms made once at load, for job types' argument decoding. */
+/* Atoms made once at load, for job types' argument decoding and replies. */
 typedef struct {
-    ERL_NIF_TERM byte, codepoint;
+    ERL_NIF_TERM byte, codepoint, ok;
 } wb_atom_table;
 extern wb_atom_table wb_atoms;
 

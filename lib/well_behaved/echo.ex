@@ -79,16 +79,7 @@ defmodule WellBehaved.Echo do
 
   def echo(term, :thread_new) do
     ref = make_ref()
-
-    case Native.echo_thread_new(term, ref) do
-      :ok ->
-        receive do
-          {^ref, reply} -> reply
-        end
-
-      error ->
-        error
-    end
+    Runtime.await(Native.echo_thread_new(term, ref), ref)
   end
 
   def echo(term, :thread_pool) do

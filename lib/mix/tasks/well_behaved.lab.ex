@@ -127,7 +127,7 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     %{error: message, stacktrace: Exception.format_stacktrace(stacktrace)}
   end
 
-  defp fmt_s(seconds), do: :erlang.float_to_binary(seconds * 1.0, decimals: 1)
+  defp fmt_s(seconds), do: WellBehaved.Lab.Markdown.fmt(seconds, 1)
 
   defp parse_args(args) do
     case OptionParser.parse(args, strict: @switches) do

@@ -33,6 +33,7 @@ defmodule WellBehaved.Echo.CNode do
   require Logger
 
   alias WellBehaved.Echo.Service
+  alias WellBehaved.OSProcess
 
   @target_key {__MODULE__, :target}
   @owned_key {__MODULE__, :owned}
@@ -290,39 +291,13 @@ defmodule WellBehaved.Echo.CNode do
     erase_target(node)
     demonitor_node(node)
 
-    try do
-      Port.close(port)
-    rescue
-      ArgumentError -> :ok
-    end
+    OSProcess.close_port(port)
 
     # closing stdin makes it exit; a stopped or hung one is killed
-    unless await_os_exit(os_pid, 2_000) do
-      System.cmd("kill", ["-KILL", Integer.to_string(os_pid)], stderr_to_stdout: true)
-      await_os_exit(os_pid, 2_000)
-    end
+    OSProcess.stop(os_pid, 2_000, &cnode_process?/1)
 
     :erlang.disconnect_node(node)
     %{state | cnode: nil}
-  end
-
-  defp await_os_exit(os_pid, timeout) do
-    deadline = System.monotonic_time(:millisecond) + timeout
-    await_os_exit_until(os_pid, deadline)
-  end
-
-  defp await_os_exit_until(os_pid, deadline) do
-    cond do
-      not cnode_process?(os_pid) ->
-        true
-
-      System.monotonic_time(:millisecond) >= deadline ->
-        false
-
-      true ->
-        Process.sleep(5)
-        await_os_exit_until(os_pid, deadline)
-    end
   end
 
   @doc false
@@ -335,10 +310,7 @@ defmodule WellBehaved.Echo.CNode do
         {:error, _} -> false
       end
     else
-      match?(
-        {_, 0},
-        System.cmd("kill", ["-0", Integer.to_string(os_pid)], stderr_to_stdout: true)
-      )
+      OSProcess.alive?(os_pid)
     end
   end
 

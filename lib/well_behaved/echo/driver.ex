@@ -49,6 +49,7 @@ defmodule WellBehaved.Echo.Driver do
   """
 
   alias WellBehaved.Echo.Service
+  alias WellBehaved.OSProcess
 
   @driver ~c"wb_echo_drv"
   # the only operation the driver knows; any other makes it raise badarg
@@ -201,8 +202,8 @@ defmodule WellBehaved.Echo.Driver do
     # and closes each caller's own port when that caller exits.
     use GenServer, restart: :temporary
 
-    @driver ~c"wb_echo_drv"
-    @shared_key {WellBehaved.Echo.Driver, :shared_ports}
+    @driver Module.get_attribute(WellBehaved.Echo.Driver, :driver)
+    @shared_key Module.get_attribute(WellBehaved.Echo.Driver, :shared_key)
 
     def start_link(_arg), do: GenServer.start_link(__MODULE__, [], name: __MODULE__)
 
@@ -215,9 +216,10 @@ defmodule WellBehaved.Echo.Driver do
         :ok ->
           n = :erlang.system_info(:schedulers)
 
-          shared = for _ <- 1..n, into: [], do: Port.open({:spawn_driver, @driver}, [:binary])
+          shared =
+            List.to_tuple(for _ <- 1..n, do: Port.open({:spawn_driver, @driver}, [:binary]))
 
-          :persistent_term.put(@shared_key, List.to_tuple(shared))
+          :persistent_term.put(@shared_key, shared)
           {:ok, %{shared: shared, watched: %{}}}
 
         {:error, reason} ->
@@ -227,7 +229,7 @@ defmodule WellBehaved.Echo.Driver do
 
     @impl true
     def handle_call(:shared_ports, _from, state),
-      do: {:reply, List.to_tuple(state.shared), state}
+      do: {:reply, state.shared, state}
 
     @impl true
     def handle_info({:watch, pid, port}, state) do
@@ -248,7 +250,7 @@ defmodule WellBehaved.Echo.Driver do
     @impl true
     def terminate(_reason, state) do
       :persistent_term.erase(@shared_key)
-      Enum.each(state.shared, &close/1)
+      state.shared |> Tuple.to_list() |> Enum.each(&close/1)
       Enum.each(state.watched, fn {_mref, port} -> close(port) end)
       # kill_ports (load_driver's default) closes any port opened meanwhile
       :erl_ddll.unload_driver(@driver)
@@ -256,12 +258,6 @@ defmodule WellBehaved.Echo.Driver do
     end
 
     defp close(nil), do: :ok
-
-    defp close(port) do
-      Port.close(port)
-      :ok
-    rescue
-      ArgumentError -> :ok
-    end
+    defp close(port), do: OSProcess.close_port(port)
   end
 end

@@ -40,6 +40,7 @@ defmodule WellBehaved.Echo.PortProgram do
   """
 
   alias WellBehaved.Echo.Service
+  alias WellBehaved.OSProcess
   alias __MODULE__.Owner
 
   @default_timeout 30_000
@@ -218,66 +219,14 @@ defmodule WellBehaved.Echo.PortProgram do
     defp program_gone(state, error, opts \\ []) do
       state.waiting |> :queue.to_list() |> Enum.each(&GenServer.reply(&1, error))
 
-      if state.port do
-        try do
-          Port.close(state.port)
-        rescue
-          ArgumentError -> :ok
-        end
-      end
+      if state.port, do: OSProcess.close_port(state.port)
 
       if state.os_pid do
-        if Keyword.get(opts, :kill, false), do: kill(state.os_pid)
-        await_exit(state.os_pid, @exit_wait_ms)
+        if Keyword.get(opts, :kill, false), do: OSProcess.kill(state.os_pid)
+        OSProcess.stop(state.os_pid, @exit_wait_ms)
       end
 
       %{state | port: nil, os_pid: nil, waiting: :queue.new()}
-    end
-
-    # polls until the program has exited; SIGKILL after wait_ms, and gives
-    # up one second after that
-    defp await_exit(os_pid, wait_ms, killed? \\ false) do
-      cond do
-        not alive?(os_pid) ->
-          :ok
-
-        wait_ms > 0 ->
-          Process.sleep(5)
-          await_exit(os_pid, wait_ms - 5, killed?)
-
-        killed? ->
-          :still_running
-
-        true ->
-          kill(os_pid)
-          await_exit(os_pid, 1_000, true)
-      end
-    end
-
-    defp alive?(os_pid) do
-      case File.read("/proc/#{os_pid}/stat") do
-        # a zombie has exited; the VM's child reaper is about to collect it
-        {:ok, stat} -> not zombie?(stat)
-        {:error, :enoent} -> false
-        {:error, _} -> kill_0(os_pid)
-      end
-    end
-
-    # /proc/PID/stat is "pid (comm) state ...", and comm may hold ") "
-    defp zombie?(stat) do
-      case :binary.matches(stat, ") ") do
-        [] -> false
-        matches -> binary_part(stat, elem(List.last(matches), 0) + 2, 1) == "Z"
-      end
-    end
-
-    defp kill_0(os_pid) do
-      match?({_, 0}, System.cmd("kill", ["-0", to_string(os_pid)], stderr_to_stdout: true))
-    end
-
-    defp kill(os_pid) do
-      System.cmd("kill", ["-s", "KILL", "--", to_string(os_pid)], stderr_to_stdout: true)
-      :ok
     end
   end
 end

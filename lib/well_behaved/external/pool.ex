@@ -22,6 +22,8 @@ defmodule WellBehaved.External.Pool do
   use GenServer
   require Logger
 
+  alias WellBehaved.OSProcess
+
   @table __MODULE__
   @idle 0
   @down -1
@@ -358,7 +360,7 @@ defmodule WellBehaved.External.Pool do
     case state.servers[index] do
       %{status: :starting, port: ^port, os_pid: os_pid} ->
         Logger.warning("WellBehaved.External: server #{index} did not start; killing it")
-        kill(os_pid)
+        OSProcess.kill(os_pid)
         {:noreply, state}
 
       _ ->
@@ -590,54 +592,17 @@ defmodule WellBehaved.External.Pool do
     pids =
       for {_, %{port: port, os_pid: os_pid}} <- state.servers, port != nil do
         # closing stdin makes the server remove its socket file and exit
-        try do
-          Port.close(port)
-        rescue
-          ArgumentError -> :ok
-        end
+        OSProcess.close_port(port)
 
         os_pid
       end
 
     deadline = System.monotonic_time(:millisecond) + 2_000
-    Enum.each(pids, &await_exit(&1, deadline))
+
+    for os_pid <- pids,
+        do: OSProcess.stop(os_pid, max(deadline - System.monotonic_time(:millisecond), 0))
+
     File.rm_rf(state.dir)
     :ok
   end
-
-  defp await_exit(os_pid, deadline) do
-    cond do
-      not alive_os_pid?(os_pid) ->
-        :ok
-
-      System.monotonic_time(:millisecond) >= deadline ->
-        kill(os_pid)
-
-      true ->
-        Process.sleep(5)
-        await_exit(os_pid, deadline)
-    end
-  end
-
-  @doc false
-  # Linux: a process is alive while /proc/PID exists and is not a zombie.
-  def alive_os_pid?(os_pid) do
-    case File.read("/proc/#{os_pid}/stat") do
-      {:ok, stat} ->
-        # "PID (COMMAND) STATE ...": the state follows the last ") "
-        {at, _} = stat |> :binary.matches(") ") |> List.last()
-        :binary.at(stat, at + 2) not in [?Z, ?X]
-
-      {:error, _} ->
-        false
-    end
-  end
-
-  defp kill(os_pid) when is_integer(os_pid) and os_pid > 1 do
-    # a positive pid only: never a process group
-    System.cmd("kill", ["-s", "KILL", "--", Integer.to_string(os_pid)], stderr_to_stdout: true)
-    :ok
-  end
-
-  defp kill(_), do: :ok
 end

@@ -16,7 +16,7 @@ defmodule WellBehaved.Lab.EchoLatency do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.Echo
-  alias WellBehaved.Lab.{ChildVM, Suite}
+  alias WellBehaved.Lab.{ChildVM, Markdown, Suite}
 
   # Round-trip medians from "Latency of Native Functions" (2017, macOS, a
   # 64 KiB binary in a tuple), in microseconds
@@ -242,9 +242,7 @@ defmodule WellBehaved.Lab.EchoLatency do
 
     ### Targets
 
-    | target | measured | met |
-    | --- | --- | --- |
-    #{Enum.map_join(result.targets, "\n", fn t -> "| #{t.target} | #{t.measured} | #{if t.met, do: "yes", else: "**no**"} |" end)}
+    #{Markdown.targets_table(result.targets)}
     """
   end
 
@@ -343,11 +341,7 @@ defmodule WellBehaved.Lab.EchoLatency do
     ]
   end
 
-  defp fmt(nil), do: "-"
-  defp fmt(x) when x >= 100, do: :erlang.float_to_binary(x / 1, decimals: 0)
-  defp fmt(x) when x >= 10, do: :erlang.float_to_binary(x / 1, decimals: 1)
-  defp fmt(x) when x >= 1, do: :erlang.float_to_binary(x / 1, decimals: 2)
-  defp fmt(x), do: :erlang.float_to_binary(x / 1, decimals: 3)
+  defp fmt(x), do: Markdown.fmt_auto(x, 3)
 
   defp fmt_rate(x) when x >= 1000, do: "#{round(x / 1000)}k"
   defp fmt_rate(x), do: "#{round(x)}"

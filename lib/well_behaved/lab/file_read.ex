@@ -35,7 +35,7 @@ defmodule WellBehaved.Lab.FileRead do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.File, as: WFile
-  alias WellBehaved.Lab.{ChildVM, Markdown, Stats, Suite}
+  alias WellBehaved.Lab.{ChildVM, Markdown, Plot, Stats, Suite}
 
   @buffers [1024, 65_536, 1_048_576]
   @methods [
@@ -192,39 +192,41 @@ defmodule WellBehaved.Lab.FileRead do
   defp sample(method, path, buffer, baseline)
        when method in [:c_memchr, :c_core] do
     mode = if method == :c_memchr, do: "memchr", else: "core"
-    c_sample(baseline, [path, Integer.to_string(buffer), mode], 0, 0, 0)
+    repeat(fn -> c_pass(baseline, [path, Integer.to_string(buffer), mode]) end, 0, 0, 0)
   end
 
   defp sample(method, path, buffer, _baseline) do
     :erlang.garbage_collect()
-    repeat(fn -> count_lines(method, path, buffer) end, 0, 0, 0)
+
+    repeat(
+      fn ->
+        t0 = :erlang.monotonic_time(:nanosecond)
+        lines = count_lines(method, path, buffer)
+        {:erlang.monotonic_time(:nanosecond) - t0, lines}
+      end,
+      0,
+      0,
+      0
+    )
   end
 
-  defp repeat(_fun, passes, ns, lines) when ns >= @min_sample_ns and passes > 0,
+  # `pass` reads the file once and returns {nanoseconds, lines}
+  defp repeat(_pass, passes, ns, lines) when ns >= @min_sample_ns and passes > 0,
     do: %{ns_per_pass: ns / passes, lines: lines}
 
-  defp repeat(fun, passes, ns, _lines) do
-    t0 = :erlang.monotonic_time(:nanosecond)
-    lines = fun.()
-    repeat(fun, passes + 1, ns + :erlang.monotonic_time(:nanosecond) - t0, lines)
+  defp repeat(pass, passes, ns, _lines) do
+    {took, lines} = pass.()
+    repeat(pass, passes + 1, ns + took, lines)
   end
 
-  defp c_sample(_program, _args, passes, ns, lines) when ns >= @min_sample_ns and passes > 0,
-    do: %{ns_per_pass: ns / passes, lines: lines}
-
-  defp c_sample(program, args, passes, ns, _lines) do
+  # one run of the C program, timed by itself (no process start-up)
+  defp c_pass(program, args) do
     case System.cmd(program, args) do
       {out, 0} ->
         %{"lines" => lines, "ns" => took} =
           Regex.named_captures(~r/lines=(?<lines>\d+) .*ns=(?<ns>\d+)/, out)
 
-        c_sample(
-          program,
-          args,
-          passes + 1,
-          ns + String.to_integer(took),
-          String.to_integer(lines)
-        )
+        {String.to_integer(took), String.to_integer(lines)}
 
       {out, code} ->
         raise "#{program} exited with #{code}: #{out}"
@@ -367,10 +369,7 @@ defmodule WellBehaved.Lab.FileRead do
       """,
       Enum.map(result.shapes, &shape_md/1),
       "### Targets\n\n",
-      Markdown.table(
-        ["target", "measured", "met"],
-        for(t <- result.targets, do: [t.target, t.measured, if(t.met, do: "yes", else: "**no**")])
-      )
+      Markdown.targets_table(result.targets)
     ]
     |> IO.iodata_to_binary()
   end
@@ -402,7 +401,7 @@ defmodule WellBehaved.Lab.FileRead do
 
   defp shape_md(shape), do: "### #{shape.name}\n\n**#{shape.status}**\n\n"
 
-  defp slug(name), do: name |> String.downcase() |> String.replace(~r/[^a-z0-9]+/, "_")
+  defp slug(name), do: name |> String.downcase() |> Plot.file_stem()
 
   defp buffer_label(nil), do: "default"
   defp buffer_label(b) when b >= 1_048_576, do: "#{div(b, 1_048_576)} MiB"
@@ -461,7 +460,5 @@ defmodule WellBehaved.Lab.FileRead do
     ]
   end
 
-  defp fmt(x) when x >= 100, do: Markdown.fmt(x, 0)
-  defp fmt(x) when x >= 10, do: Markdown.fmt(x, 1)
-  defp fmt(x), do: Markdown.fmt(x, 2)
+  defp fmt(x), do: Markdown.fmt_auto(x)
 end

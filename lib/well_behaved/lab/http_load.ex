@@ -49,7 +49,8 @@ defmodule WellBehaved.Lab.HttpLoad do
 
   @behaviour WellBehaved.Lab.Suite
 
-  alias WellBehaved.Lab.ChildVM
+  alias WellBehaved.Lab.{ChildVM, Markdown, Stats}
+  import Markdown, only: [table: 2, fmt: 2]
   alias WellBehaved.{Runtime, Spin}
 
   @work_ms 10
@@ -158,16 +159,7 @@ defmodule WellBehaved.Lab.HttpLoad do
   # count that makes about @work_ms of work.
   defp calibrate do
     probe = 1_000_000
-    _warm = Spin.run(probe, schedule: :normal)
-
-    samples =
-      for _ <- 1..7 do
-        t0 = System.monotonic_time(:nanosecond)
-        Spin.run(probe, schedule: :normal)
-        System.monotonic_time(:nanosecond) - t0
-      end
-
-    ns = Enum.at(Enum.sort(samples), 3) / probe
+    ns = Stats.median_ns(fn -> Spin.run(probe, schedule: :normal) end, 7) / probe
     {ns, max(1, round(@work_ms * 1.0e6 / ns))}
   end
 
@@ -822,16 +814,13 @@ defmodule WellBehaved.Lab.HttpLoad do
     ]
   end
 
-  defdelegate table(headers, rows), to: WellBehaved.Lab.Markdown
-  defdelegate fmt(x, digits), to: WellBehaved.Lab.Markdown
-
   defp fmt_opt(nil, _), do: "-"
   defp fmt_opt(x, digits), do: fmt(x, digits)
 
   defp fmt_ms(nil), do: "-"
   defp fmt_ms(x), do: "#{fmt(x, 2)} ms"
 
-  defp pct(x), do: "#{fmt(x * 100, 0)}%"
+  defp pct(x), do: Markdown.pct(x)
 end
 
 defmodule WellBehaved.Lab.HttpLoad.Handler do

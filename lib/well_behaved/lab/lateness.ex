@@ -20,7 +20,8 @@ defmodule WellBehaved.Lab.Lateness do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.{Levenshtein, Probe, Runtime, Spin}
-  alias WellBehaved.Lab.ChildVM
+  alias WellBehaved.Lab.{ChildVM, Markdown}
+  import WellBehaved.Lab.Stats, only: [median_ns: 2]
 
   @modes Runtime.modes()
   # Idle schedulers busy-wait before they sleep; when native threads keep
@@ -100,14 +101,6 @@ defmodule WellBehaved.Lab.Lateness do
     erl_n = 200_000
     erlang_ns = median_ns(fn -> erlang_work(erl_n) end, 5) / erl_n
     %{spin_ns: spin_ns, lev_gcells: 4000 * 4000 / lev_ns, erlang_ns: erlang_ns}
-  end
-
-  defp median_ns(fun, n) do
-    fun.()
-
-    for(_ <- 1..n, do: elem(:timer.tc(fun), 0) * 1000)
-    |> Enum.sort()
-    |> Enum.at(div(n, 2))
   end
 
   @doc false
@@ -379,9 +372,7 @@ defmodule WellBehaved.Lab.Lateness do
 
     ### Targets
 
-    | target | measured | met |
-    | --- | --- | --- |
-    #{Enum.map_join(result.targets, "\n", fn t -> "| #{t.target} | #{t.measured} | #{if t.met, do: "yes", else: "**no**"} |" end)}
+    #{Markdown.targets_table(result.targets)}
 
     #{Enum.map_join(workloads(result.rows), "\n", &workload_table(result.rows, &1))}
     #{busy_wait_table(result)}
@@ -520,12 +511,6 @@ defmodule WellBehaved.Lab.Lateness do
     ]
   end
 
-  defp fmt(nil), do: "-"
-  defp fmt(x) when is_integer(x), do: Integer.to_string(x)
-  defp fmt(x) when x >= 100, do: :erlang.float_to_binary(x, decimals: 0)
-  defp fmt(x) when x >= 10, do: :erlang.float_to_binary(x, decimals: 1)
-  defp fmt(x), do: :erlang.float_to_binary(x, decimals: 2)
-
-  defp pct(nil), do: "-"
-  defp pct(x), do: "#{round(x * 100)}%"
+  defp fmt(x), do: Markdown.fmt_auto(x)
+  defp pct(x), do: Markdown.pct(x)
 end

@@ -27,6 +27,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
   alias WellBehaved.{Levenshtein, Native, Runtime, Spin}
   alias WellBehaved.Lab.Stats
+  import WellBehaved.Lab.Markdown, only: [table: 2, fmt: 2]
 
   # Repetitions, tuned for a quick run of about 20 s (full: 40 s) on 2 cores.
   # `batch` calls make one timed sample; a round takes one sample per mode.
@@ -672,9 +673,6 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
   defp gdigits(x) when x < 10, do: 2
   defp gdigits(_), do: 1
-
-  defdelegate table(headers, rows), to: WellBehaved.Lab.Markdown
-  defdelegate fmt(x, digits), to: WellBehaved.Lab.Markdown
 
   defp fmt_ns(ns) when ns >= 1.0e9, do: "#{fmt(ns / 1.0e9, 3)} s"
   defp fmt_ns(ns) when ns >= 1.0e6, do: "#{fmt(ns / 1.0e6, 2)} ms"

@@ -749,6 +749,5 @@ defmodule WellBehaved.Lab.Report do
     |> String.replace(~s("), "&quot;")
   end
 
-  defp fmt(x, 0), do: x |> round() |> Integer.to_string()
-  defp fmt(x, digits), do: :erlang.float_to_binary(x * 1.0, decimals: digits)
+  defp fmt(x, digits), do: WellBehaved.Lab.Markdown.fmt(x, digits)
 end
