@@ -1,6 +1,7 @@
 defmodule WellBehaved.ProbeTest do
   # Wide margins: a :normal call of ~500 ms holds its scheduler far beyond
-  # the 100 ms bound, a :yielding one gives it back every ~1 ms.
+  # the 100 ms bound, a :yielding one gives it back every few microseconds.
+  # The comparison with the control is tested on synthetic reports.
   use ExUnit.Case, async: false
 
   alias WellBehaved.{Probe, Spin}
@@ -18,8 +19,9 @@ defmodule WellBehaved.ProbeTest do
         )
       end
 
-    assert error.message =~ "blocks schedulers beyond 100 ms"
+    assert error.message =~ "less responsive than pure Erlang code"
     assert error.message =~ "long_schedule"
+    assert error.message =~ "schedule: :yielding"
   end
 
   test "assert_well_behaved passes the same work :yielding" do
@@ -32,32 +34,95 @@ defmodule WellBehaved.ProbeTest do
     assert report.long_schedules.count == 0
     assert report.calls == :erlang.system_info(:schedulers_online)
     assert report.completed
+    assert %{ticker: %{samples: n}, workers: workers} = report.control
+    assert workers == report.workers
+    assert n > 0
   end
 
-  test "measure reports tickers, utilization and calls" do
+  test "measure reports tickers, utilization, calls and the control" do
     report = Probe.measure(fn -> Spin.run(1_000_000) end, workers: 2, duration_ms: 300)
     assert report.workers == 2
     assert report.calls > 0
-    assert report.ticker.period_ms == 10
+    assert report.ticker.period_ms == 1
     assert report.ticker.samples > 0
-    assert report.ticker.p50_ms <= report.ticker.p99_ms
+    assert report.ticker.p50_ms <= report.ticker.p90_ms
+    assert report.ticker.p90_ms <= report.ticker.p99_ms
     assert report.ticker.p99_ms <= report.ticker.max_ms
+    refute Map.has_key?(report.ticker, :samples_us)
     assert report.utilization.normal > 0
-    assert Probe.summary(report) =~ "workers"
+    assert report.control.ticker.samples > 0
+    assert report.control.utilization.normal > 0
+    assert Probe.summary(report) =~ "Pure-Erlang control"
+  end
+
+  test "samples: true returns every lateness sample; control: false skips the control" do
+    report =
+      Probe.measure(fn -> Spin.run(100_000) end, duration_ms: 200, samples: true, control: false)
+
+    assert report.control == nil
+    assert length(report.ticker.samples_us) == report.ticker.samples
+    assert Enum.all?(report.ticker.samples_us, &(is_integer(&1) and &1 >= 0))
+    assert Probe.percentiles(report.ticker.samples_us).p99_ms == report.ticker.p99_ms
+  end
+
+  test "ticks due during the warm-up are not counted" do
+    report =
+      Probe.measure(fn -> Process.sleep(5) end,
+        duration_ms: 100,
+        warmup_ms: 1000,
+        control: false
+      )
+
+    assert report.ticker.samples == 0
   end
 
   test "measure counts a fixed number of calls" do
     counter = :counters.new(1, [])
-    report = Probe.measure(fn -> :counters.add(counter, 1, 1) end, workers: 3, calls: 7)
+
+    report =
+      Probe.measure(fn -> :counters.add(counter, 1, 1) end, workers: 3, calls: 7, control: false)
+
     assert report.calls == 21
     assert :counters.get(counter, 1) == 21
   end
 
+  test "finish_calls: false stops the workers when the duration is up" do
+    report =
+      Probe.measure(fn -> Process.sleep(60_000) end,
+        workers: 2,
+        duration_ms: 100,
+        finish_calls: false,
+        control: false
+      )
+
+    # the calls would have taken a minute; they were stopped, on time
+    assert report.calls == 0
+    assert report.completed
+    assert report.wall_ms < 60_000
+  end
+
   test "workers that outlive the timeout are killed and reported" do
     report =
-      Probe.measure(fn -> Process.sleep(:infinity) end, workers: 2, calls: 1, timeout_ms: 200)
+      Probe.measure(fn -> Process.sleep(:infinity) end,
+        workers: 2,
+        calls: 1,
+        timeout_ms: 200,
+        control: false
+      )
 
     refute report.completed
+    assert {:messages, []} = Process.info(self(), :messages)
+  end
+
+  test "a function that raises raises in the caller, which stays alive" do
+    Process.flag(:trap_exit, false)
+
+    assert_raise RuntimeError, "boom", fn ->
+      Probe.measure(fn -> raise "boom" end, duration_ms: 100)
+    end
+
+    assert catch_throw(Probe.measure(fn -> throw(:ball) end, calls: 1)) == :ball
+    assert {:messages, []} = Process.info(self(), :messages)
   end
 
   test "the previous system monitor is restored" do
@@ -73,17 +138,152 @@ defmodule WellBehaved.ProbeTest do
     p = Probe.percentiles(Enum.to_list(1000..100_000//1000))
     assert p.samples == 100
     assert p.p50_ms == 50.0
+    assert p.p90_ms == 90.0
     assert p.p99_ms == 99.0
     assert p.max_ms == 100.0
     assert Probe.percentiles([]).samples == 0
   end
 
-  test "bad options raise ArgumentError" do
-    assert_raise ArgumentError, fn -> Probe.measure(fn -> :ok end, workers: 0) end
-    assert_raise ArgumentError, fn -> Probe.measure(fn -> :ok end, bogus: 1) end
+  test "the control's workload does not allocate" do
+    Probe.erlang_work(1000)
+    {:garbage_collection, gc0} = Process.info(self(), :garbage_collection)
+    {:reductions, r0} = Process.info(self(), :reductions)
+    Probe.erlang_work(1_000_000)
+    {:reductions, r1} = Process.info(self(), :reductions)
+    {:garbage_collection, gc1} = Process.info(self(), :garbage_collection)
+    # a bignum per round would collect the heap thousands of times
+    assert gc1[:minor_gcs] == gc0[:minor_gcs]
+    # one reduction per round: the VM switches it out like any Erlang code
+    assert r1 - r0 >= 1_000_000
+  end
 
-    assert_raise ArgumentError, fn ->
-      Probe.assert_well_behaved(fn -> :ok end, max_block_ms: -1)
+  describe "the comparison with the control" do
+    defp ticker(p99, samples),
+      do: %{
+        period_ms: 1,
+        samples: samples,
+        p50_ms: p99 && p99 / 2,
+        p90_ms: p99,
+        p99_ms: p99,
+        max_ms: p99
+      }
+
+    defp report(p99, ls_max, control, opts \\ []) do
+      %{
+        workers: 2,
+        calls: 10,
+        wall_ms: 1000.0,
+        ticker: ticker(p99, Keyword.get(opts, :samples, 1000)),
+        slow_ticker: ticker(1.0, 1),
+        long_schedules: %{
+          count: if(ls_max > 0, do: 1, else: 0),
+          max_ms: ls_max,
+          others: 0,
+          threshold_ms: 20
+        },
+        utilization:
+          Keyword.get(opts, :utilization, %{normal: 1.0, dirty_cpu: 0.0, dirty_io: 0.0}),
+        completed: true,
+        control: control
+      }
+    end
+
+    defp control(p99, ls_max, samples \\ 1000) do
+      %{
+        workers: 2,
+        wall_ms: 1000.0,
+        ticker: ticker(p99, samples),
+        slow_ticker: ticker(1.0, 1),
+        long_schedules: %{
+          count: if(ls_max > 0, do: 1, else: 0),
+          max_ms: ls_max,
+          others: 0,
+          threshold_ms: 20
+        },
+        utilization: %{normal: 1.0, dirty_cpu: 0.0, dirty_io: 0.0}
+      }
+    end
+
+    test "a late ticker fails only beyond max_ratio x the control plus max_block_ms" do
+      # quiet machine: control p99 1 ms, limit 1.5 + 20 = 21.5 ms
+      assert Probe.failure_message(report(30.0, 0, control(1.0, 0)), 20, 1.5) =~ "late by 30.0 ms"
+      assert Probe.failure_message(report(21.0, 0, control(1.0, 0)), 20, 1.5) == nil
+      # loaded machine: control p99 25 ms, limit 57.5 ms
+      assert Probe.failure_message(report(30.0, 0, control(25.0, 0)), 20, 1.5) == nil
+      assert Probe.failure_message(report(60.0, 0, control(25.0, 0)), 20, 1.5) =~ "limit 57.5 ms"
+      # no control: the bound is absolute
+      assert Probe.failure_message(report(21.0, 0, nil), 20, 1.5) =~ "late by 21.0 ms"
+    end
+
+    test "a long_schedule fails beyond the bound and beyond the control's longest" do
+      assert Probe.failure_message(report(1.0, 30, control(1.0, 0)), 20, 1.5) =~
+               "the longest 30 ms (limit 20 ms"
+
+      assert Probe.failure_message(report(1.0, 30, control(1.0, 25)), 20, 1.5) == nil
+      assert Probe.failure_message(report(1.0, 40, control(1.0, 25)), 20, 1.5) =~ "limit 37.5 ms"
+    end
+
+    test "a ticker that never ran fails unless the control's never ran either" do
+      assert Probe.failure_message(report(nil, 0, control(1.0, 0), samples: 0), 20, 1.5) =~
+               "never ran"
+
+      assert Probe.failure_message(report(nil, 0, control(nil, 0, 0), samples: 0), 20, 1.5) == nil
+    end
+
+    test "the message names a remedy only where the figures point at it" do
+      held = Probe.failure_message(report(1.0, 30, control(1.0, 0)), 20, 1.5)
+      assert held =~ "schedule: :yielding"
+      refute held =~ "+sbwt"
+
+      off = %{normal: 0.1, dirty_cpu: 0.9, dirty_io: 0.0}
+
+      competing =
+        Probe.failure_message(report(40.0, 0, control(1.0, 0), utilization: off), 20, 1.5)
+
+      assert competing =~ "+sbwt none"
+      assert competing =~ "dirty CPU 90%"
+
+      late = Probe.failure_message(report(40.0, 0, control(1.0, 0)), 20, 1.5)
+      refute late =~ ":yielding"
+      refute late =~ "+sbwt"
+    end
+  end
+
+  test "bad options raise ArgumentError naming the function and the option" do
+    f = fn -> :ok end
+
+    for {opts, pattern} <- [
+          {[workers: 0], ~r/measure\/2: workers must be a positive integer/},
+          {[duration_ms: -5], ~r/duration_ms must be a positive integer, got: -5/},
+          {[calls: -1], ~r/calls must be a positive integer/},
+          {[calls: :x], ~r/calls must be a positive integer .* got: :x/},
+          {[tick_ms: 1.5], ~r/tick_ms must be a positive integer/},
+          {[control: :yes], ~r/control must be a boolean/},
+          {[bogus: 1], ~r/unknown option :bogus \(accepted: :workers/},
+          {:not_a_list, ~r/expected a keyword list/}
+        ] do
+      assert_raise ArgumentError, pattern, fn -> Probe.measure(f, opts) end
+    end
+
+    assert_raise ArgumentError, ~r/expected a function of arity 0/, fn ->
+      Probe.measure(fn _ -> :ok end)
+    end
+
+    error = assert_raise ArgumentError, fn -> Probe.assert_well_behaved(f, max_block: 5) end
+
+    assert error.message =~ "assert_well_behaved/2: unknown option :max_block"
+    assert error.message =~ ":max_block_ms"
+
+    assert_raise ArgumentError, ~r/assert_well_behaved\/2: max_block_ms must be a positive/, fn ->
+      Probe.assert_well_behaved(f, max_block_ms: -1)
+    end
+
+    assert_raise ArgumentError, ~r/max_ratio must be a number >= 1/, fn ->
+      Probe.assert_well_behaved(f, max_ratio: 0.5)
+    end
+
+    assert_raise ArgumentError, ~r/assert_well_behaved\/2: duration_ms/, fn ->
+      Probe.assert_well_behaved(f, duration_ms: 0)
     end
   end
 end

@@ -30,7 +30,7 @@ static ErlNifFunc nif_funcs[] = {
     {"spin", 4, spin, 0},
     {"spin_until", 4, spin_until, 0},
     {"runtime_stats", 0, wb_runtime_stats, 0},
-    {"runtime_configure", 2, wb_runtime_configure, 0},
+    {"runtime_configure", 4, wb_runtime_configure, 0},
     WB_FILE_NIFS,
 };
 

@@ -7,16 +7,22 @@
 
 /* ---- tuning ------------------------------------------------------------------ */
 
-#define TIMESLICE_NS      1000000 /* erl_nif: a timeslice is about 1 ms */
-#define CHECK_NS          50000   /* aim: a clock read every 50 us of work */
-#define DIRTY_SLICE_NS    5000000 /* yielding_dirty: reschedule every 5 ms */
-#define MAX_UNITS_PER_CHK (UINT64_C(1) << 40)
-#define MEASURE_MIN_NS    20000  /* runs shorter than this are too noisy to learn from */
-#define INLINE_STATE_MAX  4096   /* states up to this size live on the C stack */
-#define LEARN_MIN_UNITS   4096   /* auto times a normal run only from this size */
-#define POOL_SPIN_NS      20000  /* a pool worker looks for more work this long */
-#define MONITOR_MIN_NS    200000 /* threaded jobs predicted shorter are not monitored */
-#define SETUP_DIRTY_NS    200000 /* set-up beyond this runs on a dirty scheduler */
+/* A yielding job's slice: the time after which it reports a whole
+ * timeslice (CONTEXT_REDS reductions) to the VM and gives its scheduler
+ * back. Erlang code spends 4000 reductions in 5-80 us; the erl_nif
+ * guideline's 1 ms is 12-200x longer, and ten queued 1 ms slices make every
+ * other process wait ~10 ms. Settable: runtime_configure. */
+#define SLICE_NS_DEFAULT       20000
+#define DIRTY_SLICE_NS_DEFAULT 5000000 /* yielding_dirty: reschedule interval */
+#define SLICE_NS_MIN           1000
+#define SLICE_NS_MAX           100000000
+#define CHECK_NS               50000 /* dirty and threaded: a clock read every 50 us */
+#define MAX_UNITS_PER_CHK      (UINT64_C(1) << 40)
+#define MEASURE_MIN_NS         20000  /* runs shorter than this are too noisy to learn from */
+#define INLINE_STATE_MAX       4096   /* states up to this size live on the C stack */
+#define LEARN_MIN_UNITS        4096   /* auto times a normal run only from this size */
+#define POOL_SPIN_NS           20000  /* a pool worker looks for more work this long */
+#define MONITOR_MIN_NS         200000 /* threaded jobs predicted shorter are not monitored */
 
 typedef enum {
     MODE_NORMAL,
@@ -38,8 +44,13 @@ wb_atom_table wb_atoms;
 static wb_job_type *job_types[MAX_TYPES];
 static _Atomic int64_t live_jobs, live_bytes;
 static int loaded_instances;                    /* instances of this library loaded in the VM */
-static _Atomic uint64_t normal_max_ns = 100000; /* auto: normal below 100 us */
-static _Atomic uint64_t yielding_max_ns = 100000000; /* auto: yielding below 100 ms */
+/* auto: normal below one slice of predicted work, else yielding; beyond
+ * yielding_max_ns (none by default: NO_LIMIT) yielding_dirty */
+#define NO_LIMIT UINT64_MAX
+static _Atomic uint64_t normal_max_ns = SLICE_NS_DEFAULT;
+static _Atomic uint64_t yielding_max_ns = NO_LIMIT;
+static _Atomic uint64_t slice_ns = SLICE_NS_DEFAULT;
+static _Atomic uint64_t dirty_slice_ns = DIRTY_SLICE_NS_DEFAULT;
 
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name) {
     ERL_NIF_TERM atom;
@@ -68,7 +79,11 @@ typedef struct wb_job {
     bool on_stack;    /* a normal job living in one call's frame */
     size_t accounted; /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
+    int64_t check_ns;      /* aim: a clock read every check_ns of work */
+    int64_t slice_ns;      /* yielding: a timeslice; yielding_dirty: reschedule interval */
     int64_t unreported_ns; /* yielding: time not yet passed to enif_consume_timeslice */
+    uint64_t learn_units;  /* work done since the cost per unit was last learned, */
+    int64_t learn_ns;      /* and its time */
     /* threaded mode: the job's own copies of its arguments and reply tag */
     ErlNifEnv *env;
     ERL_NIF_TERM args[WB_MAX_JOB_ARGS];
@@ -81,11 +96,26 @@ typedef struct wb_job {
     uint64_t state[]; /* job states need 8-byte alignment, as resources give */
 } wb_job;
 
+static int64_t setting_ns(_Atomic uint64_t *setting) {
+    return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
+}
+
 static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
     memset(job, 0, sizeof *job);
     job->type = type;
     job->mode = m;
     job->tiny = tiny;
+    job->check_ns = CHECK_NS;
+    if (m == MODE_YIELDING) {
+        /* the slice is read once per job: a configure call applies to jobs
+         * started after it */
+        job->slice_ns = setting_ns(&slice_ns);
+        /* one clock read per slice: each check costs about what a yield
+         * does, so steps are sized to the time left in the slice */
+        job->check_ns = job->slice_ns;
+    } else if (m == MODE_YIELDING_DIRTY) {
+        job->slice_ns = setting_ns(&dirty_slice_ns);
+    }
     atomic_init(&job->cancelled, false);
 }
 
@@ -140,27 +170,32 @@ static double predict_ns(wb_job_type *type, uint64_t units) {
     return (double)units * (double)ps / 1000.0;
 }
 
-/* Learns the cost per unit from a timed run (running average, 1/8 weight),
- * and retunes how many units to do between clock reads. Both are ratios of
- * the same quantities (units and nanoseconds), so they converge. */
+/* Learns from a timed step: retunes how many units to do between clock
+ * reads, and, once enough time has been gathered to time well, the type's
+ * cost per unit (running average, 1/8 weight). Both are ratios of the same
+ * quantities (units and nanoseconds), so they converge. */
 static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (units == 0 || ns <= 0) return;
-    uint64_t ideal = (uint64_t)((double)units * CHECK_NS / (double)ns);
+    uint64_t ideal = (uint64_t)((double)units * (double)job->check_ns / (double)ns);
     /* grow at most 2x per check (a normal run has no previous budget) */
     uint64_t cap = job->units_per_check ? job->units_per_check * 2 : MAX_UNITS_PER_CHK;
     if (ideal > cap) ideal = cap;
     if (ideal > MAX_UNITS_PER_CHK) ideal = MAX_UNITS_PER_CHK;
     job->units_per_check = ideal ? ideal : 1;
     /* tiny-slice runs measure per-step overhead, not the work */
-    if (ns >= MEASURE_MIN_NS && !job->tiny) {
-        uint64_t ps = (uint64_t)((double)ns * 1000.0 / (double)units);
-        uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
-        /* one preempted step must not move the estimate far: clamp to 4x */
-        if (ps > old * 4) ps = old * 4;
-        if (ps < old / 4) ps = old / 4;
-        uint64_t next = old - old / 8 + ps / 8;
-        atomic_store_explicit(&job->type->ps_per_unit, next ? next : 1, memory_order_relaxed);
-    }
+    if (job->tiny) return;
+    job->learn_units += units;
+    job->learn_ns += ns;
+    if (job->learn_ns < MEASURE_MIN_NS) return;
+    uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);
+    job->learn_units = 0;
+    job->learn_ns = 0;
+    uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+    /* one preempted step must not move the estimate far: clamp to 4x */
+    if (ps > old * 4) ps = old * 4;
+    if (ps < old / 4) ps = old / 4;
+    uint64_t next = old - old / 8 + ps / 8;
+    atomic_store_explicit(&job->type->ps_per_unit, next ? next : 1, memory_order_relaxed);
 }
 
 /* Units to do before the next clock read; the first guess comes from the
@@ -170,18 +205,28 @@ static uint64_t next_budget(wb_job *job) {
     if (job->tiny) return 1;
     if (job->units_per_check == 0) {
         uint64_t ps = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
-        uint64_t units = (uint64_t)CHECK_NS * 1000 / (ps ? ps : 1);
+        uint64_t units = (uint64_t)job->check_ns * 1000 / (ps ? ps : 1);
         job->units_per_check = units ? units : 1;
     }
     return job->units_per_check;
 }
 
 /* Reports `ns` of work done in this call to the scheduler, in whole percent
- * of a time slice: the VM charges a NIF call a few reductions however long
- * it ran, so without this a long call keeps its process on for more. */
-static void charge_ns(ErlNifEnv *env, int64_t ns) {
-    if (ns >= TIMESLICE_NS / 100)
-        enif_consume_timeslice(env, ns >= TIMESLICE_NS ? 100 : (int)(ns / (TIMESLICE_NS / 100)));
+ * of a slice: the VM charges a NIF call a few reductions however long it
+ * ran, so without this a long call keeps its process on for more. Returns
+ * the time not reported (under one percent), and sets *exhausted when the
+ * process has used up its reductions. */
+static int64_t charge_ns(ErlNifEnv *env, int64_t ns, int64_t slice, bool *exhausted) {
+    int64_t unit = slice / 100 > 0 ? slice / 100 : 1;
+    int64_t percent = ns / unit;
+    if (percent <= 0) return ns;
+    if (percent > 100) {
+        percent = 100;
+        ns = 100 * unit; /* a slice's worth at most: nothing carries over */
+    }
+    bool out = enif_consume_timeslice(env, (int)percent);
+    if (exhausted) *exhausted = out;
+    return ns - percent * unit;
 }
 
 /* One step of about next_budget units, timed and learned from; *last is
@@ -213,7 +258,7 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
         } else {
             ns = (int64_t)predict_ns(job->type, used);
         }
-        charge_ns(env, ns);
+        charge_ns(env, ns, setting_ns(&slice_ns), NULL);
         return job->type->result(env, job->state);
     }
     int64_t last = clock_ns();
@@ -259,21 +304,35 @@ static ERL_NIF_TERM reschedule(ErlNifEnv *env, wb_job *job, int argc, const ERL_
     return enif_schedule_nif(env, job->type->name, flags, slice_continue, argc, argv);
 }
 
-/* One slice: steps until the timeslice (normal scheduler) or DIRTY_SLICE_NS
- * (dirty scheduler) is used up, then reschedules itself. The state is bound
- * to this call's arguments already. */
+/* Units for `ns` of work, at the job's learned rate (at least one). */
+static uint64_t budget_for(wb_job *job, int64_t ns) {
+    uint64_t full = next_budget(job);
+    if (ns >= job->check_ns) return full;
+    uint64_t part = (uint64_t)((double)full * (double)ns / (double)job->check_ns);
+    return part ? part : 1;
+}
+
+/* One slice. On a normal scheduler: steps sized to fill the slice (one
+ * clock read per step, usually one step), then reports a whole timeslice
+ * to the VM, so the process is switched out as an Erlang process is after
+ * its 4000 reductions. On a dirty scheduler: steps until the reschedule
+ * interval has passed. Then it reschedules itself. The state is bound to
+ * this call's arguments already. Time is read with clock_ns: the VM's
+ * enif_monotonic_time takes a read lock on its time-correction data. */
 static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_NIF_TERM argv[]) {
     bool dirty = job->mode == MODE_YIELDING_DIRTY;
-    int64_t start = enif_monotonic_time(ERL_NIF_NSEC), last = start;
+    int64_t start = clock_ns(), last = start;
     for (;;) {
         uint64_t units = 0;
-        bool done = job->type->step(job->state, next_budget(job), &units);
-        int64_t now = enif_monotonic_time(ERL_NIF_NSEC);
+        uint64_t budget = dirty || job->tiny ? next_budget(job)
+                                             : budget_for(job, job->slice_ns - job->unreported_ns);
+        bool done = job->type->step(job->state, budget, &units);
+        int64_t now = clock_ns();
         learn(job, units, now - last);
         job->unreported_ns += now - last;
         last = now;
         if (done) {
-            if (!dirty) charge_ns(env, job->unreported_ns);
+            if (!dirty) charge_ns(env, job->unreported_ns, job->slice_ns, NULL);
             return finish(env, job);
         }
         if (dirty) {
@@ -283,18 +342,15 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
                 job_release(job);
                 return atom_error;
             }
-            if (job->tiny || now - start >= DIRTY_SLICE_NS) break;
-        } else {
-            /* report whole percents, keep the remainder for the next report */
-            int64_t percent = job->unreported_ns / (TIMESLICE_NS / 100);
-            bool exhausted = false;
-            if (percent > 0) {
-                if (percent > 100) percent = 100;
-                job->unreported_ns -= percent * (TIMESLICE_NS / 100);
-                if (job->unreported_ns > TIMESLICE_NS) job->unreported_ns = 0;
-                exhausted = enif_consume_timeslice(env, (int)percent);
-            }
-            if (exhausted || job->tiny) break;
+            if (job->tiny || now - start >= job->slice_ns) break;
+        } else if (job->tiny) {
+            job->unreported_ns = charge_ns(env, job->unreported_ns, job->slice_ns, NULL);
+            break;
+        } else if (job->unreported_ns >= job->slice_ns - job->slice_ns / 8) {
+            /* the slice is used (within 1/8): a whole timeslice, then yield */
+            enif_consume_timeslice(env, 100);
+            job->unreported_ns = 0;
+            break;
         }
     }
     return reschedule(env, job, argc, argv);
@@ -346,7 +402,9 @@ static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mod
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
     wb_job *job = new_job_resource(env, type, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
-    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= SETUP_DIRTY_NS)
+    /* a set-up longer than a slice cannot be sliced: it runs on a dirty
+     * scheduler first */
+    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= (double)job->slice_ns)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
                                  type->argc + 1, cargv);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
@@ -558,7 +616,8 @@ static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m
 static mode pick_mode(wb_job_type *type, uint64_t units) {
     double ns = predict_ns(type, units);
     if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
-    if (ns < (double)atomic_load_explicit(&yielding_max_ns, memory_order_relaxed))
+    uint64_t yielding_max = atomic_load_explicit(&yielding_max_ns, memory_order_relaxed);
+    if (yielding_max == NO_LIMIT || ns < (double)yielding_max)
         return MODE_YIELDING;
     return MODE_YIELDING_DIRTY;
 }
@@ -604,17 +663,21 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_map_put(env, costs, wb_atom(env, job_types[i]->name), enif_make_uint64(env, ps),
                           &costs);
     }
-    ERL_NIF_TERM keys[] = {wb_atom(env, "live_jobs"),     wb_atom(env, "live_bytes"),
-                           wb_atom(env, "pool_threads"),  wb_atom(env, "queued"),
-                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us"),
-                           wb_atom(env, "ps_per_unit")};
+    ERL_NIF_TERM keys[] = {
+        wb_atom(env, "live_jobs"), wb_atom(env, "live_bytes"),     wb_atom(env, "pool_threads"),
+        wb_atom(env, "queued"),    wb_atom(env, "normal_max_us"),  wb_atom(env, "yielding_max_us"),
+        wb_atom(env, "slice_us"),  wb_atom(env, "dirty_slice_us"), wb_atom(env, "ps_per_unit")};
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
         enif_make_int64(env, atomic_load(&live_bytes)),
         enif_make_int(env, pool.nthreads),
         enif_make_uint64(env, queued),
         enif_make_uint64(env, atomic_load(&normal_max_ns) / 1000),
-        enif_make_uint64(env, atomic_load(&yielding_max_ns) / 1000),
+        atomic_load(&yielding_max_ns) == NO_LIMIT
+            ? wb_atom(env, "infinity")
+            : enif_make_uint64(env, atomic_load(&yielding_max_ns) / 1000),
+        enif_make_uint64(env, atomic_load(&slice_ns) / 1000),
+        enif_make_uint64(env, atomic_load(&dirty_slice_ns) / 1000),
         costs,
     };
     ERL_NIF_TERM map;
@@ -623,14 +686,32 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return map;
 }
 
+/* a threshold in microseconds, or `infinity` (NO_LIMIT) */
+static bool get_threshold_ns(ErlNifEnv *env, ERL_NIF_TERM term, uint64_t *ns) {
+    ErlNifUInt64 us;
+    if (enif_is_identical(term, wb_atom(env, "infinity"))) {
+        *ns = NO_LIMIT;
+        return true;
+    }
+    if (!enif_get_uint64(env, term, &us) || us >= NO_LIMIT / 1000) return false;
+    *ns = us * 1000;
+    return true;
+}
+
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    ErlNifUInt64 normal_us, yielding_us;
-    if (argc != 2 || !enif_get_uint64(env, argv[0], &normal_us) ||
-        !enif_get_uint64(env, argv[1], &yielding_us) || normal_us > yielding_us ||
-        yielding_us > UINT64_MAX / 1000)
+    uint64_t normal, yielding;
+    ErlNifUInt64 slice_us, dirty_slice_us;
+    if (argc != 4 || !get_threshold_ns(env, argv[0], &normal) ||
+        !get_threshold_ns(env, argv[1], &yielding) || normal == NO_LIMIT || normal > yielding ||
+        !enif_get_uint64(env, argv[2], &slice_us) ||
+        !enif_get_uint64(env, argv[3], &dirty_slice_us) || slice_us < SLICE_NS_MIN / 1000 ||
+        slice_us > SLICE_NS_MAX / 1000 || dirty_slice_us < SLICE_NS_MIN / 1000 ||
+        dirty_slice_us > SLICE_NS_MAX / 1000)
         return enif_make_badarg(env);
-    atomic_store(&normal_max_ns, normal_us * 1000);
-    atomic_store(&yielding_max_ns, yielding_us * 1000);
+    atomic_store(&normal_max_ns, normal);
+    atomic_store(&yielding_max_ns, yielding);
+    atomic_store(&slice_ns, slice_us * 1000);
+    atomic_store(&dirty_slice_ns, dirty_slice_us * 1000);
     return atom_ok;
 }
 

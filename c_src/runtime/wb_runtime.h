@@ -75,9 +75,11 @@ void wb_runtime_unload(void);
 ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]);
 
 /* runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued,
- * normal_max_us, yielding_max_us, ps_per_unit => #{JobName => Picoseconds}} */
+ * normal_max_us, yielding_max_us, slice_us, dirty_slice_us,
+ * ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
-/* runtime_configure(NormalMaxMicros, YieldingMaxMicros) -> ok */
+/* runtime_configure(NormalMaxMicros, YieldingMaxMicros, SliceMicros,
+ * DirtySliceMicros) -> ok; the slices in 1..100000 us */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 /* Atoms made once at load, for job types' argument decoding and replies. */

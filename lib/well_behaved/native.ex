@@ -24,7 +24,9 @@ defmodule WellBehaved.Native do
   def echo_thread_new(_term, _ref), do: stub()
   def echo_job(_term, _mode, _tiny, _ref), do: stub()
   def runtime_stats, do: stub()
-  def runtime_configure(_normal_max_us, _yielding_max_us), do: stub()
+
+  def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),
+    do: stub()
 
   # WellBehaved.File: normal NIFs answer :refill (reads) or :flush (writes)
   # when they need the dirty variant

@@ -12,14 +12,17 @@ defmodule WellBehaved.Runtime do
       The caller cannot be garbage collected or suspended until it returns;
       a killed caller's job stops at its next check.
     * `:yielding` - time-sliced on normal schedulers: the job reports its
-      time with `enif_consume_timeslice` and continues through
-      `enif_schedule_nif` when its timeslice is used up.
+      time with `enif_consume_timeslice`, as a fraction of a 20 µs slice
+      (`configure/1`), and continues through `enif_schedule_nif` when its
+      process has used its reductions, so other processes wait for it no
+      longer than they wait for Erlang code.
     * `:yielding_dirty` - on a dirty CPU scheduler, rescheduling itself
       every 5 ms so the caller can be collected, suspended or killed.
     * `:threaded` - on a fixed pool of native threads; the caller waits in
       `receive`. A caller that dies cancels its job.
     * `:auto` (the default) - `:normal` when the job is predicted to take
-      under 100 µs, `:yielding` under 100 ms, `:yielding_dirty` beyond. The
+      under one slice (20 µs), `:yielding` otherwise (`:yielding_dirty`
+      only beyond `yielding_max_us:`, which is not set by default). The
       prediction is the job's size times a cost per unit that the runtime
       keeps measuring. See `configure/1`.
 
@@ -43,37 +46,103 @@ defmodule WellBehaved.Runtime do
   def modes, do: @modes
 
   @doc """
-  Counters of the runtime: `live_jobs` and `live_bytes` (jobs whose native
-  state exists now, and its size; a short `:normal` job that owns no heap
-  memory is not counted), the `pool_threads` of `:threaded` mode, jobs
-  `queued` for them, the `:auto` thresholds, and `ps_per_unit`: per job
-  type, the measured cost of one unit of work in picoseconds, from which
-  `:auto` predicts a call's duration.
+  Counters and settings of the runtime: `live_jobs` and `live_bytes` (jobs
+  whose native state exists now, and its size; a short `:normal` job that
+  owns no heap memory is not counted), the `pool_threads` of `:threaded`
+  mode, jobs `queued` for them, the settings of `configure/1`
+  (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
+  `ps_per_unit`: per job type, the measured cost of one unit of work in
+  picoseconds, from which `:auto` predicts a call's duration.
   """
   @spec stats() :: %{atom() => integer() | %{atom() => pos_integer()}}
   def stats, do: Native.runtime_stats()
 
+  @settings [:normal_max_us, :yielding_max_us, :slice_us, :dirty_slice_us]
+  @slice_range 1..100_000
+  @max_threshold_us div(0xFFFF_FFFF_FFFF_FFFF, 1000) - 1
+
   @doc """
-  Sets the `:auto` thresholds: `normal_max_us` (default 100) and
-  `yielding_max_us` (default 100_000). Returns `:ok`.
+  Changes the runtime's settings; the ones not given keep their value.
+  Returns `:ok`. Jobs started afterwards use the new values.
+
+    * `slice_us:` - how long a `:yielding` job runs before it gives its
+      scheduler back, in microseconds (#{inspect(@slice_range)}, default
+      20). The job reports its time to the VM as a fraction of this slice,
+      so the VM switches processes at the pace it does for Erlang code,
+      whose 4000 reductions take 5-80 µs. A slice is at least one step of
+      the job.
+    * `dirty_slice_us:` - how often a `:yielding_dirty` job reschedules
+      itself (a point where its caller can be collected, suspended or
+      killed), in microseconds (#{inspect(@slice_range)}, default 5000).
+    * `normal_max_us:` and `yielding_max_us:` - the `:auto` thresholds:
+      `:normal` under `normal_max_us` of predicted work (default 20, one
+      slice: a shorter call delays other processes no more than a slice
+      does), `:yielding` under `yielding_max_us`, `:yielding_dirty` beyond.
+      `yielding_max_us` defaults to `:infinity`: on the lab's 2-core
+      machine `:yielding` kept the VM as responsive as pure Erlang code at
+      every work size measured, and `:yielding_dirty` did not (see the
+      README). `normal_max_us` may not exceed `yielding_max_us`.
+
+        iex> WellBehaved.Runtime.configure(slice_us: 50)
+        :ok
+        iex> WellBehaved.Runtime.stats().slice_us
+        50
+        iex> WellBehaved.Runtime.configure(slice_us: 20)
+        :ok
   """
   @spec configure(keyword()) :: :ok
   def configure(opts) when is_list(opts) do
-    current = stats()
+    current = Map.take(stats(), @settings)
 
-    {normal, yielding} =
-      Enum.reduce(opts, {current.normal_max_us, current.yielding_max_us}, fn
-        {:normal_max_us, v}, {_, y} when is_integer(v) and v >= 0 -> {v, y}
-        {:yielding_max_us, v}, {n, _} when is_integer(v) and v >= 0 -> {n, v}
-        other, _ -> raise ArgumentError, "invalid runtime option: #{inspect(other)}"
+    new =
+      Enum.reduce(opts, current, fn
+        {key, value}, acc when key in @settings ->
+          Map.put(acc, key, check_setting!(key, value))
+
+        {key, _}, _ when is_atom(key) ->
+          unknown_option!(key, "WellBehaved.Runtime.configure/1", @settings)
+
+        _, _ ->
+          bad_opts!(opts)
       end)
 
-    if normal > yielding do
+    if new.yielding_max_us != :infinity and new.normal_max_us > new.yielding_max_us do
       raise ArgumentError,
-            "normal_max_us (#{normal}) must not exceed yielding_max_us (#{yielding})"
+            "WellBehaved.Runtime.configure/1: normal_max_us (#{new.normal_max_us}) must not " <>
+              "exceed yielding_max_us (#{new.yielding_max_us})"
     end
 
-    Native.runtime_configure(normal, yielding)
+    Native.runtime_configure(
+      new.normal_max_us,
+      new.yielding_max_us,
+      new.slice_us,
+      new.dirty_slice_us
+    )
+  end
+
+  def configure(opts), do: bad_opts!(opts)
+
+  defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us] do
+    if is_integer(value) and value in @slice_range do
+      value
+    else
+      raise ArgumentError,
+            "WellBehaved.Runtime.configure/1: #{key} must be an integer of microseconds in " <>
+              "#{inspect(@slice_range)}, got: #{inspect(value)}"
+    end
+  end
+
+  defp check_setting!(:yielding_max_us, :infinity), do: :infinity
+
+  defp check_setting!(key, value) do
+    if is_integer(value) and value in 0..@max_threshold_us do
+      value
+    else
+      raise ArgumentError,
+            "WellBehaved.Runtime.configure/1: #{key} must be an integer of microseconds in " <>
+              "0..#{@max_threshold_us}#{if key == :yielding_max_us, do: " or :infinity"}, " <>
+              "got: #{inspect(value)}"
+    end
   end
 
   @doc false

@@ -1,93 +1,242 @@
 defmodule WellBehaved.Lab.Lateness do
   @moduledoc """
   The lateness suite: how late the rest of the VM runs while workers do
-  native work in each scheduling mode.
+  native work in each scheduling mode, against pure Erlang code doing the
+  same.
 
-  Workloads are fixed work, never deadlines: Spin iterations and Levenshtein
-  pairs sized (by a calibration in the lab's VM) to about 1 ms, 10 ms,
-  100 ms and 1 s of work per call. For each work size, concurrency
-  (schedulers_online x 1, 10 and 100 worker processes; x 1000 and 10000 in
-  the full run) and mode, one child VM runs the workers on a fixed total
-  amount of work while `WellBehaved.Probe` records a 10 ms and a 1 s
-  ticker's lateness, `long_schedule` events, scheduler utilization and the
-  wall time to finish. A pure-Erlang workload of the same CPU demand is the
-  baseline row.
+  ## What a cell is
 
-  Every experiment is bounded by SIGKILL (`WellBehaved.Lab.ChildVM`); a
-  `:normal` run that hits its bound is reported as such: that is its result.
+  A cell is a workload (fixed work: `WellBehaved.Spin` iterations or a
+  `WellBehaved.Levenshtein` pair, sized by a calibration in the lab's VM to
+  1, 10 or 100 ms per call; 1 s too in `--full`), a number of workers
+  (schedulers x 1 or x 10; up to x 10 000 in `--full`) and a mode. For a
+  window (500 ms, 1 s in `--full`) after a short warm-up, the workers call
+  the workload over and over while `WellBehaved.Probe` records a ticker
+  that wants to run every millisecond: about 500 samples per window, so
+  its p99 is not its maximum. Workers still busy at the end are stopped.
+
+  The baseline of every cell is the `erlang` cell of the same work, workers
+  and VM: `WellBehaved.Probe.erlang_work/1`, pure Erlang code that does not
+  allocate, of the same CPU demand per call.
+
+  ## Repeats, interleaving, verdicts
+
+  Every cell is measured several times (3; 5 in `--full`). One child VM per
+  work size and repeat (`WellBehaved.Lab.ChildVM`, bounded by SIGKILL) runs
+  its cells in an order shuffled anew for each repeat, so modes alternate in
+  time and a drift of the machine hits them alike. Each repeat of a cell is
+  paired with its baseline from the same VM: the ratio of their p99. A
+  cell's figure is the median ratio over its repeats, with a 95% bootstrap
+  interval over the repeats (`WellBehaved.Lab.Stats`); its verdict is
+  `:within` the 1.5x bound when the whole interval is below it, `:outside`
+  when the whole interval is above it, and `:not_distinguishable`
+  otherwise.
+
+  Each window also measures the CPU used by other processes and the time
+  stolen by the hypervisor (`WellBehaved.Lab.Noise`). Repeats disturbed so
+  are left out when at least two quiet ones remain; a cell without two
+  quiet repeats is marked and gets no verdict.
+
+  ## Recommendation
+
+  For each work size, the modes are taken in a fixed order of preference:
+  #{inspect([:normal, :yielding, :yielding_dirty, :dirty_cpu, :threaded])}. A mode
+  clearly outside the bound with 1x or 10x workers is passed over; the first
+  one that is not is recommended if it is within the bound with both, and
+  otherwise the answer is "not distinguishable". The answer depends on
+  verdicts only, never on which of several good modes happened to be a
+  little faster, so it changes only where a verdict does.
+
+  Two more sets of cells: `:yielding` at several slice lengths
+  (`WellBehaved.Runtime.configure(slice_us: n)`), and the off-scheduler
+  modes in a VM started with `+sbwt none +sbwtdcpu none +sbwtdio none`
+  (idle schedulers do not busy-wait), against their default-VM cells.
   """
 
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.{Levenshtein, Probe, Runtime, Spin}
-  alias WellBehaved.Lab.{ChildVM, Markdown}
+  alias WellBehaved.Lab.{ChildVM, Markdown, Noise, Stats}
   import WellBehaved.Lab.Stats, only: [median_ns: 2]
 
   @modes Runtime.modes()
-  # Idle schedulers busy-wait before they sleep; when native threads keep
-  # every core busy, the OS then runs a waking scheduler late. These rows
-  # measure the off-scheduler modes again with busy-waiting off.
+  @rows [:erlang, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded, :auto]
+  @preference [:normal, :yielding, :yielding_dirty, :dirty_cpu, :threaded]
+  @off_modes [:dirty_cpu, :yielding_dirty, :threaded]
   @no_busy_wait ~w(+sbwt none +sbwtdcpu none +sbwtdio none)
-  @busy_wait_modes [:dirty_cpu, :yielding_dirty, :threaded]
+  @bound 1.5
+  @rec_factors [1, 10]
   @long_schedule_ms 10
-  # an experiment's total work, CPU-milliseconds; bigger ones are skipped
-  @work_target_ms %{quick: 1_000, full: 3_000}
-  @work_limit_ms %{quick: 4_000, full: 60_000}
+  @slices [10, 20, 50, 100, 1000]
 
   @impl true
   def run(opts) do
     {quick, scale, progress} = WellBehaved.Lab.Suite.options!(opts)
     plan = plan(quick, scale)
     cal = calibrate()
+    rt = Runtime.stats()
 
     progress.(
       "calibrated: Spin #{fmt(cal.spin_ns)} ns/iteration, Levenshtein " <>
-        "#{fmt(cal.lev_gcells)} Gcell/s, pure Erlang #{fmt(cal.erlang_ns)} ns/iteration"
+        "#{fmt(cal.lev_gcells)} Gcell/s, pure Erlang #{fmt(cal.erlang_ns)} ns/iteration; " <>
+        "#{plan.repeats} repeats of #{plan.window_ms} ms windows"
     )
 
-    rows =
-      for workload <- plan.workloads,
-          work_ms <- plan.work_ms,
-          factor <- plan.factors,
-          mode <- [:erlang | @modes],
-          mode != :erlang or workload == hd(plan.workloads) do
-        experiment(workload, work_ms, factor, mode, :default, plan, cal, progress)
+    groups = groups(plan, cal, rt.slice_us)
+
+    progress.(
+      "#{length(groups)} VMs per repeat, #{groups |> Enum.map(&length(&1.cells)) |> Enum.sum()} " <>
+        "cells per repeat"
+    )
+
+    measured =
+      for repeat <- 1..plan.repeats,
+          group <- rotate(groups, repeat),
+          reduce: %{} do
+        acc ->
+          results = run_group(group, repeat, plan, progress)
+
+          Enum.reduce(results, acc, fn {id, result}, acc ->
+            Map.update(acc, id, [{repeat, result}], &[{repeat, result} | &1])
+          end)
       end
 
-    busy_wait_rows =
-      for factor <- [1, 10], mode <- @busy_wait_modes do
-        experiment(:spin, 100, factor, mode, :no_busy_wait, plan, cal, progress)
-      end
+    cells = groups |> Enum.flat_map(& &1.cells) |> Enum.uniq_by(& &1.id)
+    rows = analyse(cells, measured, plan)
 
     %{
       config: %{
         quick: quick,
         rounds_scale: scale * 1.0,
         schedulers: :erlang.system_info(:schedulers_online),
+        repeats: plan.repeats,
+        window_ms: plan.window_ms,
+        tick_ms: 1,
+        bound: @bound,
         long_schedule_ms: @long_schedule_ms,
-        work_target_ms: plan.target_ms
+        slice_us: rt.slice_us,
+        normal_max_us: rt.normal_max_us,
+        yielding_max_us: rt.yielding_max_us
       },
       calibration: cal,
       rows: rows,
-      busy_wait_rows: busy_wait_rows,
-      recommendations: recommend(rows),
-      targets: targets(rows)
+      recommendations: recommend(rows, plan.work_ms, auto_picks(plan.work_ms, rt)),
+      targets: targets(rows, plan.work_ms)
     }
   end
 
-  defp plan(quick, scale) do
-    key = if quick, do: :quick, else: :full
+  # ---- the plan -----------------------------------------------------------------
+
+  @doc false
+  def plan(quick, scale) do
+    base =
+      if quick do
+        %{
+          repeats: 3,
+          window_ms: 500,
+          work_ms: [1, 10, 100],
+          factors: [1, 10],
+          lev_work_ms: [10],
+          lev_factors: [1, 10],
+          slice_factors: [10],
+          busy_wait_work_ms: [100]
+        }
+      else
+        %{
+          repeats: 5,
+          window_ms: 1000,
+          work_ms: [1, 10, 100, 1000],
+          factors: [1, 10, 100, 1000, 10_000],
+          lev_work_ms: [1, 10, 100, 1000],
+          lev_factors: [1, 10, 100],
+          slice_factors: [1, 10],
+          busy_wait_work_ms: [10, 100, 1000]
+        }
+      end
 
     %{
-      workloads: [:spin, :levenshtein],
-      work_ms: if(quick, do: [1, 10, 100], else: [1, 10, 100, 1000]),
-      factors: if(quick, do: [1, 10, 100], else: [1, 10, 100, 1000, 10_000]),
-      target_ms: max(50, round(@work_target_ms[key] * scale)),
-      limit_ms: @work_limit_ms[key],
-      # the quick run keeps Levenshtein to 1x and 10x
-      lev_factors: if(quick, do: [1, 10], else: [1, 10, 100, 1000, 10_000])
+      base
+      | repeats: max(1, round(base.repeats * min(scale, 1.0))),
+        window_ms: max(100, round(base.window_ms * min(scale * 4, 1.0)))
     }
   end
+
+  defp rotate(list, repeat) do
+    {front, back} = Enum.split(list, rem(repeat - 1, length(list)))
+    back ++ front
+  end
+
+  # One child VM per work size (its matrix, Levenshtein and slice cells),
+  # and one without busy-waiting for the off-scheduler modes.
+  defp groups(plan, cal, default_slice) do
+    schedulers = :erlang.system_info(:schedulers_online)
+    cell = &cell(&1, &2, &3, &4, &5, schedulers, cal)
+
+    per_work =
+      for w <- plan.work_ms do
+        matrix =
+          for f <- plan.factors, mode <- [:erlang | @modes], do: cell.(:matrix, :spin, w, f, mode)
+
+        lev =
+          if w in plan.lev_work_ms,
+            do:
+              for(
+                f <- plan.lev_factors,
+                mode <- @modes,
+                do: cell.(:matrix, :levenshtein, w, f, mode)
+              ),
+            else: []
+
+        slices =
+          if w == 10,
+            do:
+              for(
+                f <- plan.slice_factors,
+                s <- @slices,
+                s != default_slice,
+                do: %{cell.(:slices, :spin, w, f, :yielding) | slice_us: s}
+              ),
+            else: []
+
+        %{name: "#{w} ms", flags: [], cells: matrix ++ lev ++ slices}
+      end
+
+    busy_wait =
+      for w <- plan.busy_wait_work_ms, f <- @rec_factors, mode <- [:erlang | @off_modes] do
+        cell.(:busy_wait, :spin, w, f, mode)
+      end
+
+    for group <- per_work ++ [%{name: "no busy-wait", flags: @no_busy_wait, cells: busy_wait}] do
+      %{group | cells: Enum.map(group.cells, &Map.put(&1, :id, id(&1)))}
+    end
+  end
+
+  defp cell(set, workload, work_ms, factor, mode, schedulers, cal) do
+    workload = if mode == :erlang, do: :erlang, else: workload
+
+    %{
+      id: cell_id(set, workload, work_ms, factor, mode, nil),
+      set: set,
+      workload: workload,
+      work_ms: work_ms,
+      factor: factor,
+      workers: schedulers * factor,
+      mode: mode,
+      slice_us: nil,
+      size: size(workload, work_ms, cal)
+    }
+  end
+
+  defp cell_id(set, workload, work_ms, factor, mode, slice_us) do
+    "#{set}/#{workload}/#{work_ms}ms/x#{factor}/#{mode}" <>
+      if(slice_us, do: "/slice#{slice_us}", else: "")
+  end
+
+  defp id(c), do: cell_id(c.set, c.workload, c.work_ms, c.factor, c.mode, c.slice_us)
+
+  defp size(:spin, work_ms, cal), do: round(work_ms * 1.0e6 / cal.spin_ns)
+  defp size(:erlang, work_ms, cal), do: round(work_ms * 1.0e6 / cal.erlang_ns)
+  defp size(:levenshtein, work_ms, cal), do: round(:math.sqrt(work_ms * 1.0e6 * cal.lev_gcells))
 
   # ---- calibration (in the lab's own VM, :normal, one process) --------------------
 
@@ -98,403 +247,660 @@ defmodule WellBehaved.Lab.Lateness do
     a = :crypto.strong_rand_bytes(4000)
     b = :crypto.strong_rand_bytes(4000)
     lev_ns = median_ns(fn -> Levenshtein.distance(a, b, schedule: :normal) end, 5)
-    erl_n = 200_000
-    erlang_ns = median_ns(fn -> erlang_work(erl_n) end, 5) / erl_n
+    erl_n = 1_000_000
+    erlang_ns = median_ns(fn -> Probe.erlang_work(erl_n) end, 5) / erl_n
     %{spin_ns: spin_ns, lev_gcells: 4000 * 4000 / lev_ns, erlang_ns: erlang_ns}
   end
 
-  @doc false
-  # Pure-Erlang CPU work with the shape of Spin: xorshift rounds on a
-  # 64-bit value (masked so it stays a small integer).
-  def erlang_work(n), do: erlang_work(n, 0x9E3779B97F4A7C15)
+  # ---- running a group of cells in a child VM ---------------------------------------
 
-  defp erlang_work(0, x), do: x
+  defp run_group(group, repeat, plan, progress) do
+    cells = group.cells
 
-  defp erlang_work(n, x) do
-    import Bitwise
-    x = bxor(x, x <<< 13 &&& 0xFFFFFFFFFFFFFFF)
-    x = bxor(x, x >>> 7)
-    x = bxor(x, x <<< 17 &&& 0xFFFFFFFFFFFFFFF)
-    erlang_work(n - 1, x)
-  end
+    # per cell: warm-up, window, and a call in progress to finish
+    per_cell_ms =
+      Enum.map(cells, &(warmup_ms(&1) + plan.window_ms + &1.work_ms + 300)) |> Enum.sum()
 
-  # ---- one experiment -----------------------------------------------------------
+    bound_ms = 2 * per_cell_ms + 30_000
+    spec = %{cells: cells, window_ms: plan.window_ms, seed: repeat}
+    t0 = System.monotonic_time(:millisecond)
 
-  defp experiment(workload, work_ms, factor, mode, vm, plan, cal, progress) do
-    schedulers = :erlang.system_info(:schedulers_online)
-    workers = schedulers * factor
-    workload = if mode == :erlang, do: :erlang, else: workload
-    calls = max(1, round(plan.target_ms / (workers * work_ms)))
-    total_ms = workers * calls * work_ms
+    result =
+      ChildVM.run({__MODULE__, :child_cells, [spec]}, bound_ms: bound_ms, erl_flags: group.flags)
 
-    base = %{
-      workload: workload,
-      mode: mode,
-      work_ms: work_ms,
-      factor: factor,
-      workers: workers,
-      calls_per_worker: calls,
-      total_work_ms: total_ms,
-      vm: vm
-    }
+    seconds = (System.monotonic_time(:millisecond) - t0) / 1000
 
-    cond do
-      total_ms > plan.limit_ms ->
-        Map.put(base, :status, "skipped: #{total_ms} ms of work exceeds the run's budget")
-
-      workload == :levenshtein and factor not in plan.lev_factors ->
-        Map.put(base, :status, "skipped in quick runs")
-
-      true ->
-        ideal_ms = total_ms / schedulers
-        bound_ms = round(max(15_000, 6 * ideal_ms + 5_000))
-        spec = Map.merge(base, %{size: size(workload, work_ms, cal), bound_ms: bound_ms})
-        flags = if vm == :no_busy_wait, do: @no_busy_wait, else: []
-
-        result =
-          ChildVM.run({__MODULE__, :child_experiment, [spec]},
-            bound_ms: bound_ms,
-            erl_flags: flags
-          )
-
-        row = record(base, result, ideal_ms, bound_ms)
+    case result do
+      {:ok, results} ->
+        noisy = Enum.count(results, fn {_, r} -> r.noisy end)
 
         progress.(
-          "lateness #{workload} #{work_ms} ms x#{factor} #{mode}" <>
-            if(vm == :default, do: "", else: " (#{Enum.join(flags, " ")})") <>
-            ": #{row.status}" <>
-            if(row[:tick_p99_ms], do: ", ticker p99 #{fmt(row.tick_p99_ms)} ms", else: "")
+          "lateness repeat #{repeat}, #{group.name}: #{length(results)} cells in " <>
+            "#{fmt(seconds)} s" <>
+            if(noisy > 0, do: " (#{noisy} disturbed by other work)", else: "")
         )
 
-        row
+        results
+
+      failure ->
+        status =
+          case failure do
+            {:timeout, ms} -> "bound hit (#{ms} ms)"
+            {:crashed, code, _} -> "crashed (exit #{code})"
+          end
+
+        progress.("lateness repeat #{repeat}, #{group.name}: #{status}")
+        Enum.map(cells, &{&1.id, %{status: status}})
     end
   end
 
-  defp size(:spin, work_ms, cal), do: round(work_ms * 1.0e6 / cal.spin_ns)
-  defp size(:erlang, work_ms, cal), do: round(work_ms * 1.0e6 / cal.erlang_ns)
-  defp size(:levenshtein, work_ms, cal), do: round(:math.sqrt(work_ms * 1.0e6 * cal.lev_gcells))
-
-  defp record(base, {:ok, report}, ideal_ms, bound_ms) do
-    Map.merge(base, %{
-      status: if(report.completed, do: "ok", else: "workers timed out"),
-      bound_ms: bound_ms,
-      wall_ms: report.wall_ms,
-      ideal_wall_ms: ideal_ms,
-      tick_samples: report.ticker.samples,
-      tick_p50_ms: report.ticker.p50_ms,
-      tick_p99_ms: report.ticker.p99_ms,
-      tick_max_ms: report.ticker.max_ms,
-      slow_tick_samples: report.slow_ticker.samples,
-      slow_tick_max_ms: report.slow_ticker.max_ms,
-      long_schedules: report.long_schedules.count,
-      long_schedule_max_ms: report.long_schedules.max_ms,
-      util_normal: report.utilization.normal,
-      util_dirty_cpu: report.utilization.dirty_cpu,
-      util_dirty_io: report.utilization.dirty_io
-    })
-  end
-
-  defp record(base, {:timeout, ms}, _ideal, _bound),
-    do: Map.merge(base, %{status: "bound hit", bound_ms: ms})
-
-  defp record(base, {:crashed, code, output}, _ideal, bound_ms) do
-    Map.merge(base, %{
-      status: "crashed (exit #{code})",
-      bound_ms: bound_ms,
-      output: String.slice(output, -500, 500)
-    })
-  end
+  defp warmup_ms(cell), do: 50 + div(cell.workers, 100)
 
   @doc false
-  # Runs in the child VM.
-  def child_experiment(spec) do
-    fun =
-      case spec.workload do
-        :spin ->
-          fn -> Spin.run(spec.size, schedule: spec.mode) end
+  # Runs in the child VM: every cell of a group, in an order of its own.
+  def child_cells(spec) do
+    default_slice = Runtime.stats().slice_us
+    :rand.seed(:exsss, {spec.seed, 7, 13})
 
-        :erlang ->
-          fn -> erlang_work(spec.size) end
+    for cell <- Enum.shuffle(spec.cells) do
+      :ok = Runtime.configure(slice_us: cell.slice_us || default_slice)
+      fun = workload_fun(cell)
+      s0 = Noise.cpu_snapshot()
 
-        :levenshtein ->
-          a = :crypto.strong_rand_bytes(spec.size)
-          b = :crypto.strong_rand_bytes(spec.size)
-          fn -> Levenshtein.distance(a, b, schedule: spec.mode) end
-      end
+      report =
+        Probe.measure(fun,
+          workers: cell.workers,
+          duration_ms: spec.window_ms,
+          warmup_ms: warmup_ms(cell),
+          finish_calls: false,
+          control: false,
+          samples: true,
+          long_schedule_ms: @long_schedule_ms,
+          timeout_ms: spec.window_ms + warmup_ms(cell) + 60_000
+        )
 
-    Probe.measure(fun,
-      workers: spec.workers,
-      calls: spec.calls_per_worker,
-      long_schedule_ms: @long_schedule_ms,
-      timeout_ms: spec.bound_ms
-    )
+      usage = Noise.cpu_usage(s0, Noise.cpu_snapshot())
+
+      {cell.id,
+       %{
+         status: if(report.completed, do: "ok", else: "workers timed out"),
+         samples_us: report.ticker.samples_us,
+         slow_tick_samples: report.slow_ticker.samples,
+         calls: report.calls,
+         long_schedules: report.long_schedules.count,
+         long_schedule_max_ms: report.long_schedules.max_ms,
+         util_normal: report.utilization.normal,
+         util_dirty_cpu: report.utilization.dirty_cpu,
+         foreign_cores: usage.foreign_cores,
+         steal_share: usage.steal_share,
+         noisy: Noise.noisy?(usage)
+       }}
+    end
+  end
+
+  defp workload_fun(%{workload: :spin, size: n, mode: mode}),
+    do: fn -> Spin.run(n, schedule: mode) end
+
+  defp workload_fun(%{workload: :erlang, size: n}), do: fn -> Probe.erlang_work(n) end
+
+  defp workload_fun(%{workload: :levenshtein, size: n, mode: mode}) do
+    a = :crypto.strong_rand_bytes(n)
+    b = :crypto.strong_rand_bytes(n)
+    fn -> Levenshtein.distance(a, b, schedule: mode) end
   end
 
   # ---- analysis -------------------------------------------------------------------
 
-  defp measured?(row), do: row.status == "ok"
+  defp analyse(cells, measured, plan) do
+    by_id = Map.new(cells, &{&1.id, &1})
 
-  defp baseline(rows, row) do
-    Enum.find(
-      rows,
-      &(&1.mode == :erlang and &1.work_ms == row.work_ms and &1.factor == row.factor)
-    )
-  end
+    for cell <- cells do
+      repeats = measured |> Map.get(cell.id, []) |> Enum.sort()
+      base_id = baseline_id(cell)
+      base = if base_id, do: measured |> Map.get(base_id, []) |> Enum.sort(), else: []
 
-  # p99 within 1.5x the pure-Erlang baseline, no long_schedule, finished
-  defp near_baseline?(rows, row) do
-    base = baseline(rows, row)
-
-    measured?(row) and row.long_schedules == 0 and base != nil and measured?(base) and
-      row.tick_p99_ms != nil and base.tick_p99_ms != nil and
-      row.tick_p99_ms <= 1.5 * base.tick_p99_ms
-  end
-
-  @doc false
-  # For each work size: among modes that keep the ticker near the baseline
-  # at 1x and 10x concurrency (Spin), the one that finishes the work fastest.
-  def recommend(rows) do
-    spin = Enum.filter(rows, &(&1.workload == :spin and &1.factor in [1, 10]))
-
-    for work_ms <- spin |> Enum.map(& &1.work_ms) |> Enum.uniq() |> Enum.sort() do
-      candidates =
-        for mode <- @modes do
-          mine = Enum.filter(spin, &(&1.mode == mode and &1.work_ms == work_ms))
-          good = mine != [] and Enum.all?(mine, &near_baseline?(rows, &1))
-          wall = if Enum.all?(mine, &measured?/1), do: Enum.sum(Enum.map(mine, & &1.wall_ms))
-          %{mode: mode, near_baseline: good, wall_ms: wall}
-        end
-
-      good = Enum.filter(candidates, & &1.near_baseline)
-
-      case Enum.min_by(good, & &1.wall_ms, fn -> nil end) do
-        nil ->
-          %{
-            work_ms: work_ms,
-            mode: nil,
-            reason: "no mode kept the ticker within 1.5x of baseline"
-          }
-
-        best ->
-          others = good |> Enum.map(& &1.mode) |> List.delete(best.mode)
-
-          %{
-            work_ms: work_ms,
-            mode: best.mode,
-            reason:
-              "near baseline and fastest (#{fmt(best.wall_ms)} ms at 1x + 10x)" <>
-                if(others == [], do: "", else: "; also near baseline: #{Enum.join(others, ", ")}")
-          }
-      end
+      cell
+      |> Map.take([:id, :set, :workload, :work_ms, :factor, :workers, :mode, :slice_us])
+      |> Map.merge(cell_summary(repeats))
+      |> Map.merge(ratio_summary(repeats, base, plan.window_ms))
+      |> Map.put(:baseline, base_id && by_id[base_id] && base_id)
     end
   end
 
+  defp baseline_id(%{mode: :erlang}), do: nil
+
+  defp baseline_id(%{set: :busy_wait} = c),
+    do: cell_id(:busy_wait, :erlang, c.work_ms, c.factor, :erlang, nil)
+
+  defp baseline_id(c), do: cell_id(:matrix, :erlang, c.work_ms, c.factor, :erlang, nil)
+
   @doc false
-  def targets(rows) do
-    spin = Enum.filter(rows, &(&1.workload == :spin))
+  # Pooled figures of a cell's repeats: [{repeat, result}].
+  def cell_summary(repeats) do
+    ok = for {_, %{status: "ok"} = r} <- repeats, do: r
+    statuses = repeats |> Enum.map(fn {_, r} -> r.status end) |> Enum.uniq()
+    samples = Enum.flat_map(ok, & &1.samples_us)
+    per_repeat = Enum.map(ok, &p99_ms/1)
+
+    %{
+      status:
+        cond do
+          ok == [] and statuses == [] -> "not run"
+          ok == [] -> Enum.join(statuses, ", ")
+          length(ok) < length(repeats) -> "ok (#{length(ok)} of #{length(repeats)} repeats)"
+          true -> "ok"
+        end,
+      repeats: length(ok),
+      samples: length(samples),
+      p50_ms: if(samples != [], do: Stats.percentile(samples, 0.5) / 1000),
+      p99_ms: if(samples != [], do: Stats.percentile(samples, 0.99) / 1000),
+      max_ms: if(samples != [], do: Enum.max(samples) / 1000),
+      p99_repeats_ms: per_repeat,
+      p99_median_ms:
+        if(Enum.all?(per_repeat, &is_number/1) and per_repeat != [], do: Stats.median(per_repeat)),
+      never_ran: Enum.count(ok, &(&1.samples_us == [])),
+      long_schedules: ok |> Enum.map(& &1.long_schedules) |> Enum.sum(),
+      long_schedule_max_ms: ok |> Enum.map(& &1.long_schedule_max_ms) |> Enum.max(fn -> 0 end),
+      util_normal: mean(Enum.map(ok, & &1.util_normal)),
+      util_dirty_cpu: mean(Enum.map(ok, & &1.util_dirty_cpu)),
+      calls: ok |> Enum.map(& &1.calls) |> Enum.sum(),
+      foreign_cores_max: ok |> Enum.map(& &1.foreign_cores) |> Enum.max(fn -> 0.0 end),
+      steal_share_max: ok |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end),
+      noisy_repeats: Enum.count(ok, & &1.noisy)
+    }
+  end
+
+  defp p99_ms(%{samples_us: []}), do: nil
+  defp p99_ms(%{samples_us: s}), do: Stats.percentile(s, 0.99) / 1000
+
+  defp mean([]), do: nil
+  defp mean(xs), do: Enum.sum(xs) / length(xs)
+
+  @doc false
+  # The cell's p99 over its baseline's, repeat by repeat (paired: the same
+  # VM run), their median, a 95% bootstrap interval and the verdict against
+  # the bound. A ticker that never ran in a window was at least a window
+  # late: that is its lateness there.
+  def ratio_summary(_repeats, [], _window_ms), do: %{}
+
+  def ratio_summary(repeats, base, window_ms) do
+    base = Map.new(base)
+
+    pairs =
+      for {r, %{status: "ok"} = cell} <- repeats,
+          %{status: "ok"} = b <- [base[r]],
+          b.samples_us != [] do
+        base_p99 = max(p99_ms(b), 0.001)
+        cell_p99 = p99_ms(cell) || window_ms * 1.0
+        %{ratio: cell_p99 / base_p99, noisy: cell.noisy or b.noisy}
+      end
+
+    quiet = Enum.reject(pairs, & &1.noisy)
+    used = if length(quiet) >= 2, do: quiet, else: pairs
+    ratios = Enum.map(used, & &1.ratio)
+
+    cond do
+      ratios == [] ->
+        %{
+          ratio: nil,
+          ratio_low: nil,
+          ratio_high: nil,
+          verdict: :not_distinguishable,
+          verdict_note: "no baseline"
+        }
+
+      true ->
+        {low, high} = Stats.bootstrap_interval(ratios, &Stats.median/1)
+        disturbed = Enum.any?(used, & &1.noisy)
+
+        {verdict, note} =
+          cond do
+            length(ratios) < 2 -> {:not_distinguishable, "one repeat"}
+            disturbed -> {:not_distinguishable, "fewer than two quiet repeats"}
+            true -> {Stats.verdict({low, high}, @bound), nil}
+          end
+
+        %{
+          ratio: Stats.median(ratios),
+          ratio_low: low,
+          ratio_high: high,
+          ratio_repeats: length(ratios),
+          disturbed: disturbed or length(quiet) < length(pairs),
+          verdict: verdict,
+          verdict_note: note
+        }
+    end
+  end
+
+  defp find(rows, set, workload, work_ms, factor, mode) do
+    Enum.find(
+      rows,
+      &(&1.set == set and &1.workload == workload and &1.work_ms == work_ms and
+          &1.factor == factor and &1.mode == mode and &1.slice_us == nil)
+    )
+  end
+
+  defp verdict_of(nil), do: :not_distinguishable
+  defp verdict_of(row), do: Map.get(row, :verdict, :not_distinguishable)
+
+  # what :auto runs for a call of `work_ms`, from the runtime's thresholds
+  defp auto_picks(work_ms_list, rt) do
+    Map.new(work_ms_list, fn w ->
+      us = w * 1000
+
+      mode =
+        cond do
+          us < rt.normal_max_us -> :normal
+          rt.yielding_max_us == :infinity or us < rt.yielding_max_us -> :yielding
+          true -> :yielding_dirty
+        end
+
+      {w, mode}
+    end)
+  end
+
+  @doc false
+  # For each work size (Spin, 1x and 10x workers): the first mode in order
+  # of preference that is not clearly outside the bound, recommended if it
+  # is within it at both, else "not distinguishable".
+  def recommend(rows, work_ms_list, auto_picks \\ %{}) do
+    for w <- work_ms_list do
+      verdicts =
+        for mode <- @preference ++ [:auto], into: %{} do
+          {mode, for(f <- @rec_factors, do: verdict_of(find(rows, :matrix, :spin, w, f, mode)))}
+        end
+
+      first = Enum.find(@preference, fn mode -> :outside not in verdicts[mode] end)
+
+      {mode, verdict} =
+        cond do
+          first == nil -> {nil, :none}
+          Enum.all?(verdicts[first], &(&1 == :within)) -> {first, :within}
+          true -> {first, :not_distinguishable}
+        end
+
+      auto = Map.get(auto_picks, w)
+
+      %{
+        work_ms: w,
+        mode: if(verdict == :within, do: mode),
+        verdict: verdict,
+        candidate: mode,
+        auto_runs: auto,
+        auto_within: Enum.all?(verdicts[:auto], &(&1 == :within)),
+        evidence: evidence(rows, w, mode, verdict)
+      }
+    end
+  end
+
+  defp evidence(_rows, _w, nil, :none),
+    do: "every mode was clearly outside #{@bound}x pure Erlang with 1x or 10x workers"
+
+  defp evidence(rows, w, mode, verdict) do
+    parts =
+      for f <- Enum.reverse(@rec_factors) do
+        row = find(rows, :matrix, :spin, w, f, mode)
+        base = find(rows, :matrix, :erlang, w, f, :erlang)
+
+        "#{row && row.workers} workers: p99 #{fmt(row && row.p99_median_ms)} ms vs " <>
+          "#{fmt(base && base.p99_median_ms)} ms (#{ratio_text(row)})"
+      end
+
+    lead =
+      case verdict do
+        :within -> "`:#{mode}` kept the ticker within #{@bound}x pure Erlang"
+        _ -> "`:#{mode}` could not be told apart from the #{@bound}x bound"
+      end
+
+    "#{lead}: " <> Enum.join(parts, "; ")
+  end
+
+  @doc false
+  def ratio_text(nil), do: "-"
+  def ratio_text(%{ratio: nil}), do: "no baseline"
+
+  def ratio_text(row) do
+    "#{fmt(row.ratio)}x, 95% #{fmt(row.ratio_low)}-#{fmt(row.ratio_high)}" <>
+      if(row[:disturbed], do: " *", else: "")
+  end
+
+  @doc false
+  def targets(rows, work_ms_list) do
+    quick_matrix =
+      for w <- Enum.filter(work_ms_list, &(&1 in [1, 10, 100])), f <- @rec_factors, do: {w, f}
 
     near =
       for mode <- [:yielding, :auto] do
-        mine =
-          Enum.filter(
-            spin,
-            &(&1.mode == mode and &1.factor in [1, 10] and &1.status != "skipped in quick runs")
-          )
-
-        met = mine != [] and Enum.all?(mine, &near_baseline?(rows, &1))
+        mine = for {w, f} <- quick_matrix, do: {w, f, find(rows, :matrix, :spin, w, f, mode)}
+        met = mine != [] and Enum.all?(mine, fn {_, _, r} -> verdict_of(r) == :within end)
 
         worst =
           mine
-          |> Enum.map(fn r ->
-            base = baseline(rows, r)
-            if measured?(r) and base && base.tick_p99_ms, do: r.tick_p99_ms / base.tick_p99_ms
-          end)
-          |> Enum.reject(&is_nil/1)
-          |> Enum.max(fn -> nil end)
+          |> Enum.filter(fn {_, _, r} -> r && r[:ratio] end)
+          |> Enum.max_by(fn {_, _, r} -> r.ratio_high end, fn -> nil end)
 
         %{
-          target: ":#{mode} ticker p99 within 1.5x of pure Erlang at 1x and 10x",
-          measured: if(worst, do: "worst #{fmt(worst)}x", else: "no data"),
+          target:
+            ":#{mode} ticker p99 within #{@bound}x pure Erlang, 1/10/100 ms, 1x and 10x workers",
+          measured:
+            case worst do
+              nil ->
+                "no data"
+
+              {w, f, r} ->
+                "worst #{fmt(r.ratio)}x (95% up to #{fmt(r.ratio_high)}x) at #{w} ms x#{f}"
+            end,
           met: met
         }
       end
 
-    # :normal visibly fails: bound hit, or p99 lateness at least the work size
     normal =
-      Enum.filter(spin, &(&1.mode == :normal and &1.work_ms >= 10 and &1.factor in [1, 10]))
-
-    fails =
-      Enum.all?(normal, fn r ->
-        r.status == "bound hit" or
-          (measured?(r) and (r.tick_samples == 0 or r.tick_p99_ms >= r.work_ms))
-      end)
+      for w <- work_ms_list,
+          w >= 10,
+          f <- @rec_factors,
+          do: find(rows, :matrix, :spin, w, f, :normal)
 
     near ++
       [
         %{
-          target: ":normal visibly fails at >= 10 ms of work (bound hit or p99 >= work size)",
+          target: ":normal clearly outside the bound at >= 10 ms of work",
           measured:
-            Enum.map_join(normal, ", ", fn r ->
-              "#{r.work_ms} ms x#{r.factor}: " <>
-                cond do
-                  not measured?(r) -> r.status
-                  r.tick_samples == 0 -> "ticker never ran"
-                  true -> "p99 #{fmt(r.tick_p99_ms)} ms"
-                end
-            end),
-          met: normal != [] and fails
+            normal
+            |> Enum.reject(&is_nil/1)
+            |> Enum.map_join(", ", &"#{&1.work_ms} ms x#{&1.factor}: #{ratio_text(&1)}"),
+          met: normal != [] and Enum.all?(normal, &(verdict_of(&1) == :outside))
         }
       ]
   end
 
   # ---- rendering ------------------------------------------------------------------
 
+  @doc """
+  The top of the report: what to do for each work size, with its evidence.
+  """
+  @spec summary(map()) :: String.t()
+  def summary(result) do
+    rows =
+      Enum.map_join(result.recommendations, "\n", fn r ->
+        use =
+          cond do
+            r.mode && r.auto_runs == r.mode && r.auto_within ->
+              "the default `:auto` (it runs `:#{r.mode}` here)"
+
+            r.mode ->
+              "`schedule: :#{r.mode}`"
+
+            r.verdict == :not_distinguishable ->
+              "not distinguishable (`:#{r.candidate}` is closest)"
+
+            true ->
+              "none of the modes"
+          end
+
+        "| #{r.work_ms} ms | #{use} | #{r.evidence} |"
+      end)
+
+    """
+    Native work per call, Spin on every scheduler (1x and 10x workers), judged by how late a \
+    process that wants to run every millisecond gets (p99), against pure Erlang code of the same \
+    CPU demand (bound #{@bound}x; median of #{result.config.repeats} repeats, 95% interval).
+
+    | work per call | use | evidence |
+    | --- | --- | --- |
+    #{rows}
+    """
+  end
+
   @impl true
   def to_markdown(result) do
     cal = result.calibration
+    c = result.config
 
     """
     ## Lateness under native work
 
     Fixed work per call, sized by calibration: Spin #{fmt(cal.spin_ns)} ns/iteration, \
     Levenshtein #{fmt(cal.lev_gcells)} Gcell/s, pure Erlang #{fmt(cal.erlang_ns)} ns/iteration. \
-    Workers = #{result.config.schedulers} schedulers x factor; each experiment is one child VM \
-    doing about #{result.config.work_target_ms} ms of CPU work in all (at least one call per \
-    worker). Tickers want to run every 10 ms and every 1 s; `long_schedule` threshold \
-    #{result.config.long_schedule_ms} ms. The `erlang` rows are the pure-Erlang baseline of the \
-    same CPU demand.
+    Workers = #{c.schedulers} schedulers x factor. Each cell: #{c.window_ms} ms windows, a ticker \
+    every #{c.tick_ms} ms, lateness from its due time; #{c.repeats} repeats in child VMs, cells \
+    shuffled anew in every repeat. Figures: the cell's p99 (median over repeats) and its ratio \
+    to the pure-Erlang baseline measured in the same VM (median of the per-repeat ratios, 95% \
+    bootstrap interval over repeats). Verdicts against #{c.bound}x: **in** (the interval below), \
+    **out** (above), **?** (neither). `*`: other work ran on the machine during a repeat. Runtime: \
+    slices of #{c.slice_us} us; `:auto` is `:normal` under #{c.normal_max_us} us, `:yielding` \
+    under #{c.yielding_max_us}.
 
     ### Recommendation (measured)
 
-    | work per call | mode | why |
+    | work per call | mode | evidence |
     | --- | --- | --- |
-    #{Enum.map_join(result.recommendations, "\n", fn r -> "| #{r.work_ms} ms | #{if r.mode, do: ":#{r.mode}", else: "-"} | #{r.reason} |" end)}
+    #{Enum.map_join(result.recommendations, "\n", &"| #{&1.work_ms} ms | #{rec_mode(&1)} | #{&1.evidence} |")}
 
     ### Targets
 
     #{Markdown.targets_table(result.targets)}
 
-    #{Enum.map_join(workloads(result.rows), "\n", &workload_table(result.rows, &1))}
-    #{busy_wait_table(result)}
+    #{matrix_md(result.rows, :spin)}
+    #{matrix_md(result.rows, :levenshtein)}
+    #{slices_md(result.rows)}
+    #{busy_wait_md(result.rows)}
+    #{cells_md(result.rows)}
     """
   end
 
-  defp busy_wait_table(%{busy_wait_rows: rows} = result) do
-    pairs =
-      for r <- rows do
-        default =
-          Enum.find(
-            result.rows,
-            &(&1.workload == :spin and &1.mode == r.mode and &1.work_ms == r.work_ms and
-                &1.factor == r.factor)
-          )
+  defp rec_mode(%{mode: nil, verdict: :not_distinguishable, candidate: m}),
+    do: "not distinguishable (`:#{m}`)"
 
-        {default, r}
+  defp rec_mode(%{mode: nil}), do: "none"
+  defp rec_mode(%{mode: m}), do: "`:#{m}`"
+
+  defp columns(rows, workload) do
+    rows
+    |> Enum.filter(&(&1.set == :matrix and &1.workload == workload))
+    |> Enum.map(&{&1.work_ms, &1.factor})
+    |> Enum.uniq()
+    |> Enum.sort()
+  end
+
+  defp matrix_md(rows, workload) do
+    case columns(rows, workload) do
+      [] ->
+        ""
+
+      cols ->
+        header = ["mode" | Enum.map(cols, fn {w, f} -> "#{w} ms x#{f}" end)]
+
+        body =
+          for mode <- @rows,
+              cells =
+                Enum.map(cols, fn {w, f} ->
+                  find(rows, :matrix, row_workload(workload, mode), w, f, mode)
+                end),
+              Enum.any?(cells) do
+            [":#{mode}" | Enum.map(cells, &matrix_cell/1)]
+          end
+
+        """
+        ### #{workload}: ticker p99 (ms) and ratio to pure Erlang
+
+        #{Markdown.table(header, body)}
+        """
+    end
+  end
+
+  defp row_workload(_workload, :erlang), do: :erlang
+  defp row_workload(workload, _mode), do: workload
+
+  defp matrix_cell(nil), do: "-"
+  defp matrix_cell(%{mode: :erlang} = r), do: "#{fmt(r.p99_median_ms)}"
+  defp matrix_cell(%{repeats: 0} = r), do: r.status
+
+  defp matrix_cell(r) do
+    "#{fmt(r.p99_median_ms)}: #{fmt(r[:ratio])}x #{verdict_mark(r)}#{if r[:disturbed], do: " *", else: ""}"
+  end
+
+  defp verdict_mark(%{verdict: :within}), do: "in"
+  defp verdict_mark(%{verdict: :outside}), do: "out"
+  defp verdict_mark(_), do: "?"
+
+  defp slices_md(rows) do
+    slices = Enum.filter(rows, &(&1.set == :slices))
+
+    if slices == [] do
+      ""
+    else
+      default =
+        for f <- slices |> Enum.map(& &1.factor) |> Enum.uniq(),
+            do: find(rows, :matrix, :spin, 10, f, :yielding)
+
+      all =
+        Enum.sort_by(Enum.reject(default, &is_nil/1) ++ slices, &{&1.factor, &1.slice_us || 0})
+
+      """
+      ### `:yielding` slice length (Spin, 10 ms calls)
+
+      The same cells with `WellBehaved.Runtime.configure(slice_us: n)`; the default's row is the \
+      matrix cell. Throughput at each slice is in the overhead suite.
+
+      #{Markdown.table(["workers", "slice", "ticker p99 (ms)", "ratio to pure Erlang", "verdict"], for(r <- all, do: ["#{r.workers}", if(r.slice_us, do: "#{r.slice_us} us", else: "default"), fmt(r.p99_median_ms), ratio_text(r), verdict_mark(r)]))}
+      """
+    end
+  end
+
+  defp busy_wait_md(rows) do
+    bw = Enum.filter(rows, &(&1.set == :busy_wait and &1.mode != :erlang))
+
+    if bw == [] do
+      ""
+    else
+      body =
+        for r <- Enum.sort_by(bw, &{&1.work_ms, &1.factor, &1.mode}) do
+          d = find(rows, :matrix, :spin, r.work_ms, r.factor, r.mode)
+
+          [
+            "#{r.work_ms} ms",
+            "#{r.workers}",
+            ":#{r.mode}",
+            d && "#{fmt(d.p99_median_ms)} (#{ratio_text(d)})",
+            "#{fmt(r.p99_median_ms)} (#{ratio_text(r)})"
+          ]
+        end
+
+      """
+      ### Off-scheduler work and busy-waiting
+
+      The off-scheduler modes with the VM's default flags and with \
+      `#{Enum.join(@no_busy_wait, " ")}` (each against pure Erlang in its own VM). Idle \
+      schedulers busy-wait before they sleep; with as many schedulers as cores, native threads \
+      then compete with them for the CPU and the OS runs a waking scheduler late.
+
+      #{Markdown.table(["work", "workers", "mode", "p99 ms (ratio), default flags", "p99 ms (ratio), no busy-wait"], body)}
+      """
+    end
+  end
+
+  @cell_headers [
+    "set",
+    "workload",
+    "work",
+    "workers",
+    "mode",
+    "status",
+    "ticks",
+    "p50 / p99 / max ms",
+    "ratio",
+    "verdict",
+    "long_schedule (max ms)",
+    "util normal / dirty",
+    "noise"
+  ]
+
+  defp cells_md(rows) do
+    body =
+      for r <- rows do
+        [
+          "#{r.set}",
+          "#{r.workload}",
+          "#{r.work_ms} ms",
+          "#{r.workers}",
+          ":#{r.mode}" <> if(r.slice_us, do: " (#{r.slice_us} us)", else: ""),
+          r.status,
+          "#{r.samples}",
+          "#{fmt(r.p50_ms)} / #{fmt(r.p99_ms)} / #{fmt(r.max_ms)}",
+          if(r.mode == :erlang, do: "baseline", else: ratio_text(r)),
+          if(r.mode == :erlang, do: "", else: verdict_mark(r)),
+          "#{r.long_schedules} (#{r.long_schedule_max_ms})",
+          "#{pct(r.util_normal)} / #{pct(r.util_dirty_cpu)}",
+          "#{fmt(r.foreign_cores_max)} / #{pct(r.steal_share_max)}"
+        ]
       end
 
     """
-    ### Scheduler busy-wait and off-scheduler work
+    ### Every cell
 
-    Spin, 100 ms per call: the same experiments with the VM's default flags and with \
-    `#{Enum.join(@no_busy_wait, " ")}`. Idle schedulers busy-wait before sleeping; when \
-    native threads keep every core busy, the OS runs a waking scheduler late.
+    Pooled over repeats: p50 / p99 / max of every tick. Noise: the most CPU other processes \
+    used in a window (cores) and the most time stolen.
 
-    | workers | mode | ticker p99 (ms), default | ticker p99 (ms), no busy-wait | wall ms, default | wall ms, no busy-wait |
-    | --- | --- | --- | --- | --- | --- |
-    #{Enum.map_join(pairs, "\n", fn {d, n} -> "| #{n.workers} (x#{n.factor}) | #{n.mode} | #{p99(d)} | #{p99(n)} | #{wall(d)} | #{wall(n)} |" end)}
+    #{Markdown.table(@cell_headers, body)}
     """
   end
-
-  defp busy_wait_table(_), do: ""
-
-  defp p99(%{status: "ok", tick_samples: 0}), do: "never ran"
-  defp p99(%{status: "ok"} = r), do: fmt(r.tick_p99_ms)
-  defp p99(nil), do: "-"
-  defp p99(r), do: r.status
-
-  defp wall(%{status: "ok"} = r), do: fmt(r.wall_ms)
-  defp wall(_), do: "-"
-
-  defp workloads(rows),
-    do: rows |> Enum.map(& &1.workload) |> Enum.uniq() |> Enum.reject(&(&1 == :erlang))
-
-  defp workload_table(rows, workload) do
-    mine =
-      Enum.filter(rows, &(&1.workload in [workload, :erlang] and not skipped?(&1)))
-      |> Enum.sort_by(&{&1.work_ms, &1.factor, mode_order(&1.mode)})
-
-    skipped = Enum.filter(rows, &(&1.workload == workload and skipped?(&1)))
-
-    """
-    ### #{workload}
-
-    | work | workers | mode | status | ticker p50 / p99 / max (ms) | 1 s ticker max | long_schedule (max ms) | util normal / dirty CPU | wall (ideal) ms |
-    | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-    #{Enum.map_join(mine, "\n", &row_md/1)}
-    #{if skipped == [], do: "", else: "\nNot run: " <> Enum.map_join(skipped, "; ", &"#{&1.work_ms} ms x#{&1.factor} #{&1.mode} (#{&1.status})")}
-    """
-  end
-
-  defp skipped?(row), do: String.starts_with?(row.status, "skipped")
-
-  defp row_md(%{status: "ok"} = r) do
-    ticker =
-      if r.tick_samples == 0,
-        do: "**never ran** in #{fmt(r.wall_ms)} ms",
-        else: "#{fmt(r.tick_p50_ms)} / #{fmt(r.tick_p99_ms)} / #{fmt(r.tick_max_ms)}"
-
-    "| #{r.work_ms} ms | #{r.workers} (x#{r.factor}) | #{r.mode} | ok | #{ticker} | " <>
-      "#{fmt(r.slow_tick_max_ms)} | #{r.long_schedules} (#{r.long_schedule_max_ms}) | " <>
-      "#{pct(r.util_normal)} / #{pct(r.util_dirty_cpu)} | #{fmt(r.wall_ms)} (#{fmt(r.ideal_wall_ms)}) |"
-  end
-
-  defp row_md(r) do
-    "| #{r.work_ms} ms | #{r.workers} (x#{r.factor}) | #{r.mode} | **#{r.status}** | - | - | - | - | - |"
-  end
-
-  defp mode_order(:erlang), do: 0
-  defp mode_order(mode), do: 1 + Enum.find_index(@modes, &(&1 == mode))
 
   @impl true
   def charts(result) do
-    for workload <- workloads(result.rows),
-        work_ms <- result.rows |> Enum.map(& &1.work_ms) |> Enum.uniq() |> Enum.sort() do
-      rows =
-        Enum.filter(result.rows, &(&1.workload in [workload, :erlang] and &1.work_ms == work_ms))
+    for workload <- [:spin, :levenshtein], cols = columns(result.rows, workload), cols != [] do
+      modes =
+        Enum.filter(@rows, fn mode ->
+          Enum.any?(cols, fn {w, f} ->
+            find(result.rows, :matrix, row_workload(workload, mode), w, f, mode)
+          end)
+        end)
 
-      factors =
-        rows |> Enum.reject(&skipped?/1) |> Enum.map(& &1.factor) |> Enum.uniq() |> Enum.sort()
-
-      categories = ["erlang" | Enum.map(@modes, &Atom.to_string/1)]
+      cells = fn mode ->
+        Enum.map(cols, fn {w, f} ->
+          find(result.rows, :matrix, row_workload(workload, mode), w, f, mode)
+        end)
+      end
 
       %{
-        name: "lateness_#{workload}_#{work_ms}ms",
+        name: "lateness_heatmap_#{workload}",
         title:
-          "10 ms ticker lateness p99, #{workload}, #{work_ms} ms per call (bound hit: no bar)",
-        kind: :bars,
-        x_label: "mode",
-        y_label: "p99 lateness (ms)",
-        log_y: true,
-        categories: categories,
-        series:
-          for factor <- factors do
-            %{
-              label: "x#{factor} workers",
-              values:
-                for mode <- [:erlang | @modes] do
-                  row = Enum.find(rows, &(&1.mode == mode and &1.factor == factor))
-                  if row && row.status == "ok", do: row.tick_p99_ms
-                end
-            }
-          end
+          "#{workload}: ticker p99 lateness, ms (cell text), and its ratio to pure Erlang (colour)",
+        kind: :heatmap,
+        top: workload == :spin,
+        x_label: "work per call, workers (x schedulers)",
+        y_label: "mode",
+        categories: Enum.map(cols, fn {w, f} -> "#{w} ms x#{f}" end),
+        rows: Enum.map(modes, &Atom.to_string/1),
+        values:
+          for mode <- modes do
+            for r <- cells.(mode),
+                do: if(r && mode == :erlang, do: r.p99_median_ms && 1.0, else: r && r[:ratio])
+          end,
+        labels:
+          for mode <- modes do
+            for r <- cells.(mode) do
+              cond do
+                r == nil ->
+                  ""
+
+                r.repeats == 0 ->
+                  r.status
+
+                true ->
+                  "#{fmt(r.p99_median_ms)}#{if mode != :erlang and r[:verdict] == :not_distinguishable, do: " ?", else: ""}#{if r[:disturbed], do: " *", else: ""}"
+              end
+            end
+          end,
+        log_scale: true,
+        color_label: "p99 / pure Erlang"
       }
     end
   end
 
-  @columns ~w(vm workload mode work_ms factor workers calls_per_worker total_work_ms status bound_ms
-              wall_ms ideal_wall_ms tick_samples tick_p50_ms tick_p99_ms tick_max_ms
-              slow_tick_samples slow_tick_max_ms long_schedules long_schedule_max_ms util_normal
-              util_dirty_cpu util_dirty_io)a
+  @columns ~w(set workload mode work_ms factor workers slice_us status repeats samples p50_ms
+              p99_ms max_ms p99_median_ms ratio ratio_low ratio_high verdict verdict_note disturbed
+              long_schedules long_schedule_max_ms util_normal util_dirty_cpu calls
+              foreign_cores_max steal_share_max noisy_repeats)a
 
   @impl true
   def tables(result) do
@@ -502,15 +908,12 @@ defmodule WellBehaved.Lab.Lateness do
       %{
         name: "lateness",
         columns: Enum.map(@columns, &Atom.to_string/1),
-        rows:
-          for(
-            r <- result.rows ++ Map.get(result, :busy_wait_rows, []),
-            do: Enum.map(@columns, &Map.get(r, &1))
-          )
+        rows: for(r <- result.rows, do: Enum.map(@columns, &Map.get(r, &1)))
       }
     ]
   end
 
+  defp fmt(x) when is_float(x) and x < 0.1 and x > 0, do: Markdown.fmt(x, 3)
   defp fmt(x), do: Markdown.fmt_auto(x)
   defp pct(x), do: Markdown.pct(x)
 end
