@@ -75,11 +75,11 @@ defmodule WellBehaved.BadArgumentsTest do
   end
 
   test "Runtime.configure rejects bad settings" do
-    assert_raise ArgumentError, ~r/invalid runtime option/, fn ->
+    assert_raise ArgumentError, ~r/normal_max_us must be an integer/, fn ->
       Runtime.configure(normal_max_us: -5)
     end
 
-    assert_raise ArgumentError, ~r/invalid runtime option/, fn -> Runtime.configure(speed: 1) end
+    assert_raise ArgumentError, ~r/unknown option :speed/, fn -> Runtime.configure(speed: 1) end
 
     assert_raise ArgumentError, ~r/must not exceed/, fn ->
       Runtime.configure(normal_max_us: 10, yielding_max_us: 5)

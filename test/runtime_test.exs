@@ -25,14 +25,58 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
+  @defaults [normal_max_us: 20, yielding_max_us: :infinity, slice_us: 20, dirty_slice_us: 5000]
+
+  test "the defaults: Erlang-sized slices, :auto never picks :yielding_dirty" do
+    on_exit(fn -> Runtime.configure(@defaults) end)
+    Runtime.configure(@defaults)
+    stats = Runtime.stats()
+    assert Map.take(stats, Keyword.keys(@defaults)) == Map.new(@defaults)
+  end
+
   test "configure changes the auto thresholds, and auto still computes correctly" do
-    on_exit(fn -> Runtime.configure(normal_max_us: 100, yielding_max_us: 100_000) end)
+    on_exit(fn -> Runtime.configure(@defaults) end)
     assert Runtime.configure(normal_max_us: 0, yielding_max_us: 0) == :ok
     assert %{normal_max_us: 0, yielding_max_us: 0} = Runtime.stats()
     # everything is now yielding_dirty under :auto
     assert Levenshtein.distance("kitten", "sitting") == 3
     assert Runtime.configure(yielding_max_us: 1_000_000) == :ok
     assert Runtime.stats().yielding_max_us == 1_000_000
+    assert Runtime.configure(yielding_max_us: :infinity) == :ok
+    assert Runtime.stats().yielding_max_us == :infinity
+    # settings not given keep their value
+    assert Runtime.stats().normal_max_us == 0
+  end
+
+  test "configure sets the slices, shown by stats" do
+    on_exit(fn -> Runtime.configure(@defaults) end)
+    assert Runtime.configure(slice_us: 1, dirty_slice_us: 100_000) == :ok
+    assert %{slice_us: 1, dirty_slice_us: 100_000} = Runtime.stats()
+    assert Runtime.configure(slice_us: 100_000) == :ok
+    assert Runtime.stats().slice_us == 100_000
+  end
+
+  test "configure rejects bad settings, naming the setting and what it accepts" do
+    on_exit(fn -> Runtime.configure(@defaults) end)
+
+    for {opts, pattern} <- [
+          {[slice_us: 0],
+           ~r/configure\/1: slice_us must be an integer of microseconds in 1..100000, got: 0/},
+          {[slice_us: 100_001], ~r/slice_us must be .* got: 100001/},
+          {[slice_us: 20.0], ~r/slice_us must be .* got: 20.0/},
+          {[dirty_slice_us: :fast], ~r/dirty_slice_us must be .* got: :fast/},
+          {[normal_max_us: -5], ~r/normal_max_us must be an integer of microseconds in 0\.\./},
+          {[normal_max_us: :infinity], ~r/normal_max_us must be/},
+          {[yielding_max_us: 2 ** 64], ~r/yielding_max_us must be .* or :infinity/},
+          {[speed: 1], ~r/unknown option :speed for WellBehaved.Runtime.configure\/1/},
+          {[normal_max_us: 10, yielding_max_us: 5], ~r/normal_max_us \(10\) must not exceed/},
+          {%{slice_us: 5}, ~r/expected a keyword list/}
+        ] do
+      assert_raise ArgumentError, pattern, fn -> Runtime.configure(opts) end
+    end
+
+    # nothing changed
+    assert Map.take(Runtime.stats(), Keyword.keys(@defaults)) == Map.new(@defaults)
   end
 
   test "tiny-slice runs do not move the learned cost per unit" do

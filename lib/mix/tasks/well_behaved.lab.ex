@@ -37,7 +37,15 @@ defmodule Mix.Tasks.WellBehaved.Lab do
 
   use Mix.Task
 
-  alias WellBehaved.Lab.{EchoLatency, FileRead, HttpLoad, Lateness, LevenshteinBench, Report}
+  alias WellBehaved.Lab.{
+    EchoLatency,
+    FileRead,
+    HttpLoad,
+    Lateness,
+    LevenshteinBench,
+    Noise,
+    Report
+  }
 
   # module atoms only: a suite's functions are called through `suite.module`
   @suites [
@@ -72,19 +80,33 @@ defmodule Mix.Tasks.WellBehaved.Lab do
         "#{Enum.map_join(suites, ", ", & &1.name)}, rounds_scale #{scale}, output in #{out}"
     )
 
-    results =
-      for suite <- suites do
-        info("== suite #{suite.name}")
-        {suite, run_suite(suite, quick: quick, rounds_scale: scale, progress: &info/1)}
-      end
+    checks = [noise_check("before #{hd(suites).name}")]
 
+    {results, checks} =
+      Enum.map_reduce(suites, checks, fn suite, checks ->
+        info("== suite #{suite.name}")
+        result = run_suite(suite, quick: quick, rounds_scale: scale, progress: &info/1)
+        {{suite, result}, checks ++ [noise_check("after #{suite.name}")]}
+      end)
+
+    checks = Noise.assess(checks)
     elapsed_s = (System.monotonic_time(:millisecond) - t0) / 1000
     info("== writing the report")
+    recommendation = recommendation_text(results)
+    previous = previous_recommendation(out, quick)
+    if recommendation, do: File.write!(Path.join(out, "recommendation.txt"), recommendation)
 
     written =
       Report.write(
         out,
-        %{started_at: started_at, quick: quick, rounds_scale: scale, elapsed_s: elapsed_s},
+        %{
+          started_at: started_at,
+          quick: quick,
+          rounds_scale: scale,
+          elapsed_s: elapsed_s,
+          noise: checks,
+          targets: run_targets(quick, scale, suites, elapsed_s, recommendation, previous)
+        },
         results
       )
 
@@ -128,6 +150,98 @@ defmodule Mix.Tasks.WellBehaved.Lab do
   end
 
   defp fmt_s(seconds), do: WellBehaved.Lab.Markdown.fmt(seconds, 1)
+
+  defp noise_check(label) do
+    check = Noise.check(label)
+
+    info(
+      "noise check #{label}: " <>
+        if(check.busy, do: "BUSY (#{Enum.join(check.reasons, "; ")})", else: "quiet")
+    )
+
+    check
+  end
+
+  @quick_limit_s 360
+
+  # Targets of the run as a whole: the quick run's duration (every suite, at
+  # full scale), and the lateness recommendation against the previous run
+  # of the same kind in the same parent folder.
+  defp run_targets(quick, scale, suites, elapsed_s, recommendation, previous) do
+    duration =
+      if quick and scale == 1.0 and length(suites) == length(@suites) do
+        [
+          %{
+            target: "the quick lab in 6 minutes or less",
+            measured: "#{fmt_s(elapsed_s)} s",
+            met: elapsed_s <= @quick_limit_s
+          }
+        ]
+      else
+        []
+      end
+
+    same =
+      case {recommendation, previous} do
+        {nil, _} ->
+          []
+
+        {_, nil} ->
+          info("recommendation: no earlier run of this kind to compare with")
+          []
+
+        {text, {dir, earlier}} ->
+          same = text == earlier
+          info("recommendation #{if same, do: "the same as", else: "DIFFERENT from"} #{dir}")
+
+          [
+            %{
+              target: "the same recommendation as the previous run (#{Path.basename(dir)})",
+              measured: if(same, do: "the same", else: "was: " <> one_line(earlier)),
+              met: same
+            }
+          ]
+      end
+
+    duration ++ same
+  end
+
+  defp one_line(text), do: text |> String.trim() |> String.replace("\n", "; ")
+
+  # "1 ms: yielding" per line, from the lateness suite's result
+  defp recommendation_text(results) do
+    Enum.find_value(results, fn
+      {%{name: "lateness"}, %{recommendations: recs} = r} ->
+        "#{if r.config.quick, do: "quick", else: "full"}\n" <>
+          Enum.map_join(recs, "", fn rec ->
+            "#{rec.work_ms} ms: #{rec.mode || "#{rec.verdict} (#{rec.candidate})"}\n"
+          end)
+
+      _ ->
+        nil
+    end)
+  end
+
+  # The newest other run in the output folder's parent with a recommendation
+  # of the same kind: {dir, text}.
+  defp previous_recommendation(out, quick) do
+    kind = if quick, do: "quick", else: "full"
+    here = Path.expand(out)
+
+    out
+    |> Path.expand()
+    |> Path.dirname()
+    |> Path.join("*/recommendation.txt")
+    |> Path.wildcard()
+    |> Enum.reject(&(Path.dirname(&1) == here))
+    |> Enum.map(&{Path.dirname(&1), File.read!(&1), File.stat!(&1).mtime})
+    |> Enum.filter(fn {_, text, _} -> String.starts_with?(text, kind <> "\n") end)
+    |> Enum.max_by(fn {_, _, mtime} -> mtime end, fn -> nil end)
+    |> case do
+      nil -> nil
+      {dir, text, _} -> {dir, text}
+    end
+  end
 
   defp parse_args(args) do
     case OptionParser.parse(args, strict: @switches) do

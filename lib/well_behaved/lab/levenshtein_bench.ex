@@ -36,12 +36,15 @@ defmodule WellBehaved.Lab.LevenshteinBench do
     %{bytes: 1_000, batch: 50, rounds: 101, quick: true},
     # 3% margins need many samples on a noisy 2-core machine
     %{bytes: 10_000, batch: 1, rounds: 201, quick: true},
-    # about 0.35-0.45 s per call: 5 rounds x 6 modes + warm-up is ~15 s
-    %{bytes: 100_000, batch: 1, rounds: 5, quick: false}
+    # about 0.35-0.45 s per call: 5 rounds x 6 modes + warm-up is ~15 s;
+    # the quick run times only :normal and :yielding
+    %{bytes: 100_000, batch: 1, rounds: 5, quick: true, quick_modes: [:normal, :yielding]}
   ]
   @seed_case %{bytes: 10_000, batch: 1, rounds: 201}
   @call_case %{bytes: 10, batch: 100_000, rounds: 15}
   @spin_case %{iterations: 10_000_000, rounds: 31}
+  # :yielding at each slice length against :normal: Spin 10M and a 10 kB pair
+  @slice_case %{slices: [10, 20, 50, 100, 1000], rounds: 21, lev_bytes: 10_000, lev_batch: 4}
 
   @targets %{
     normal_gcells_10k: 30.0,
@@ -82,6 +85,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
     random =
       for plan <- @random_cases, plan.quick or not quick do
+        modes = if quick, do: Map.get(plan, :quick_modes, modes), else: modes
         a = :crypto.strong_rand_bytes(plan.bytes)
         b = :crypto.strong_rand_bytes(plan.bytes)
 
@@ -104,6 +108,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
     calls = measure_calls(scale(@call_case, scale), progress)
     spin = measure_spin(scale(@spin_case, scale), modes, progress)
+    slices = measure_slices(scale(@slice_case, scale), progress)
     seed_normal = mode_entry(seed, :normal)
 
     result = %{
@@ -114,6 +119,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
       seed_normal_median_ms: seed_normal.median_ns / 1.0e6,
       calls: calls,
       spin: spin,
+      slices: slices,
       context: @context,
       elapsed_s: (:erlang.monotonic_time(:nanosecond) - started) / 1.0e9
     }
@@ -290,6 +296,54 @@ defmodule WellBehaved.Lab.LevenshteinBench do
     }
   end
 
+  # :yielding's throughput at each slice length, as a ratio to :normal, for
+  # Spin and Levenshtein; the runtime's slice is restored afterwards.
+  defp measure_slices(plan, progress) do
+    %{slices: slices, rounds: rounds, lev_bytes: bytes, lev_batch: batch} = plan
+    default = Runtime.stats().slice_us
+    a = :crypto.strong_rand_bytes(bytes)
+    b = :crypto.strong_rand_bytes(bytes)
+    keys = [:normal | slices]
+
+    progress.(
+      "slices #{inspect(slices)} us: #{rounds} rounds of Spin #{compact(@spin_case.iterations)} " <>
+        "and #{batch} x #{size_label(bytes)} pairs ..."
+    )
+
+    try do
+      for {workload, work} <- [
+            spin: fn mode -> Spin.run(@spin_case.iterations, schedule: mode) end,
+            levenshtein: fn mode -> loop_lev(batch, a, b, schedule: mode) end
+          ] do
+        samples =
+          interleave(keys, rounds, fn key ->
+            mode = if key == :normal, do: :normal, else: :yielding
+            if key != :normal, do: Runtime.configure(slice_us: key)
+            t0 = :erlang.monotonic_time(:nanosecond)
+            work.(mode)
+            :erlang.monotonic_time(:nanosecond) - t0
+          end)
+
+        normal = Stats.median(samples[:normal])
+
+        entries =
+          for s <- slices do
+            median = Stats.median(samples[s])
+            %{slice_us: s, median_ns: median, ratio_to_normal: normal / median}
+          end
+
+        progress.(
+          "slices, #{workload}: " <>
+            Enum.map_join(entries, ", ", &"#{&1.slice_us} us #{fmt(&1.ratio_to_normal, 3)}x")
+        )
+
+        %{workload: workload, normal_median_ns: normal, slices: entries}
+      end
+    after
+      Runtime.configure(slice_us: default)
+    end
+  end
+
   # Round r times every key once, starting at key r (mod the number of keys).
   # Each timed sample follows one untimed run of the same key: switching
   # modes has a cost of its own (a different thread, cold caches), which
@@ -379,6 +433,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
   defp targets(result) do
     t = @targets
+    r1k = case_named(result, "random 1000 B")
     r10k = case_named(result, "random 10000 B")
     r100k = case_named(result, "random 100000 B")
     seed = case_named(result, "seed pair")
@@ -386,6 +441,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
 
     yielding_rows =
       for {label, entries} <- [
+            {"random 1 kB", r1k && r1k.modes},
             {"random 10 kB", r10k && r10k.modes},
             {"random 100 kB", r100k && r100k.modes},
             {"seed pair", seed.modes},
@@ -435,7 +491,14 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   end
 
   defp target(name, wanted, value, shown, met) do
-    %{name: name, wanted: wanted, value: value, measured: shown, met: met}
+    %{
+      target: "#{name} #{wanted}",
+      name: name,
+      wanted: wanted,
+      value: value,
+      measured: shown,
+      met: met
+    }
   end
 
   # ---- Markdown -------------------------------------------------------------------
@@ -452,7 +515,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
     [
       "## Levenshtein\n\n",
       machine_md(result.machine),
-      "Run: #{if result.config.quick, do: "quick (no 100 kB inputs)", else: "full"}, " <>
+      "Run: #{if result.config.quick, do: "quick (100 kB inputs in :normal and :yielding only)", else: "full"}, " <>
         "rounds_scale #{result.config.rounds_scale}, #{fmt(result.elapsed_s, 1)} s. " <>
         "Figures are medians; modes interleaved round by round.\n\n",
       "Every mode runs through the public API, `Levenshtein.distance(a, b, schedule: mode)`, " <>
@@ -462,7 +525,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
         ["input", "samples" | Enum.map(modes, &":#{&1}")],
         for c <- result.cases do
           [case_label(c), "#{c.rounds} x #{plural(c.batch, "call")}"] ++
-            Enum.map(c.modes, &fmt(&1.gcells_per_s, gdigits(&1.gcells_per_s)))
+            by_mode(c, modes, &fmt(&1.gcells_per_s, gdigits(&1.gcells_per_s)))
         end
       ),
       "\n### Median time per call\n\n",
@@ -470,14 +533,14 @@ defmodule WellBehaved.Lab.LevenshteinBench do
         ["input", "distance" | Enum.map(modes, &":#{&1}")],
         for c <- result.cases do
           [case_label(c), "#{c.distance}#{unless c.modes_agree, do: " (MODES DISAGREE)"}"] ++
-            Enum.map(c.modes, &fmt_ns(&1.median_ns))
+            by_mode(c, modes, &fmt_ns(&1.median_ns))
         end
       ),
       "\n### Throughput relative to :normal (median normal time / median mode time)\n\n",
       table(
         ["input" | Enum.map(modes, &":#{&1}")],
         Enum.map(result.cases, fn c ->
-          [case_label(c) | Enum.map(c.modes, &fmt(&1.ratio_to_normal, 3))]
+          [case_label(c) | by_mode(c, modes, &fmt(&1.ratio_to_normal, 3))]
         end) ++
           [
             [
@@ -488,6 +551,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
       ),
       "\n### Seed pair\n\n",
       seed_md(result),
+      slices_md(Map.get(result, :slices)),
       "\n### Spin, #{compact(result.spin.iterations)} iterations (#{result.spin.rounds} rounds)\n\n",
       table(
         ["mode", "median", "ns/iteration", "min", "max", "ratio to :normal"],
@@ -620,6 +684,40 @@ defmodule WellBehaved.Lab.LevenshteinBench do
               [v.median_ns, v.min_ns, v.max_ns, v.samples]
           end
       }
+    ]
+  end
+
+  # one cell per mode, "-" where the case did not time that mode
+  defp by_mode(c, modes, cell) do
+    for mode <- modes do
+      case Enum.find(c.modes, &(&1.mode == mode)) do
+        nil -> "-"
+        entry -> cell.(entry)
+      end
+    end
+  end
+
+  defp slices_md(nil), do: ""
+
+  defp slices_md(workloads) do
+    slices = workloads |> hd() |> Map.fetch!(:slices) |> Enum.map(& &1.slice_us)
+
+    [
+      "\n### `:yielding` throughput by slice length (ratio to :normal, median)\n\n",
+      "`WellBehaved.Runtime.configure(slice_us: n)`; the ticker lateness at each slice is in ",
+      "the lateness suite.\n\n",
+      table(
+        ["workload" | Enum.map(slices, &"#{&1} us")],
+        for w <- workloads do
+          [
+            if(w.workload == :spin,
+              do: "Spin #{compact(@spin_case.iterations)}",
+              else: "#{@slice_case.lev_batch} x #{size_label(@slice_case.lev_bytes)} pairs"
+            )
+            | Enum.map(w.slices, &fmt(&1.ratio_to_normal, 3))
+          ]
+        end
+      )
     ]
   end
 

@@ -17,7 +17,9 @@ defmodule WellBehaved.Lab.Noise do
       check's to catch a machine that changed speed.
 
   A window is noisy when other processes used more than #{0.15} of a core
-  or more than #{5}% of the time was stolen; a check is busy when its
+  on average or #{0.5} of a core over any 100 ms of it (`start_sampler/0`),
+  or when more than #{5}% of the time was stolen (#{25}% of any 100 ms);
+  a check is busy when its
   window is noisy, the loop's spread exceeds #{1.25}, or its median
   drifted more than #{15}% from the first check's. The load average counts
   the lab's own work too, so it is shown, not judged.
@@ -27,6 +29,9 @@ defmodule WellBehaved.Lab.Noise do
 
   @foreign_max 0.15
   @steal_max 0.05
+  @burst_ms 100
+  @burst_foreign_max 0.5
+  @burst_steal_max 0.25
   @spread_max 1.25
   @drift_max 0.15
   @calibration_runs 200
@@ -76,16 +81,67 @@ defmodule WellBehaved.Lab.Noise do
   end
 
   @doc "Whether a window's usage says other work disturbed it."
-  @spec noisy?(usage()) :: boolean()
+  @spec noisy?(usage() | map()) :: boolean()
   def noisy?(usage), do: noise_reasons(usage) != []
 
   defp noise_reasons(usage) do
     [
       usage.foreign_cores > @foreign_max &&
         "other processes used #{fmt(usage.foreign_cores)} cores",
-      usage.steal_share > @steal_max && "#{pct(usage.steal_share)} of the time was stolen"
+      usage.steal_share > @steal_max && "#{pct(usage.steal_share)} of the time was stolen",
+      Map.get(usage, :burst_foreign_cores, 0.0) > @burst_foreign_max &&
+        "other processes used #{fmt(usage.burst_foreign_cores)} cores for #{@burst_ms} ms",
+      Map.get(usage, :burst_steal_share, 0.0) > @burst_steal_max &&
+        "#{pct(usage.burst_steal_share)} of #{@burst_ms} ms was stolen"
     ]
     |> Enum.filter(&is_binary/1)
+  end
+
+  @doc """
+  Starts sampling the CPU counters every #{@burst_ms} ms, to catch a burst
+  of other work that a window's average would hide (a 40 ms burst is 0.07
+  cores over 600 ms, but 0.4 over #{@burst_ms} ms). `stop_sampler/1` returns
+  the window's usage with `burst_foreign_cores` and `burst_steal_share`, the
+  worst sub-window's.
+  """
+  @spec start_sampler() :: pid()
+  def start_sampler do
+    parent = self()
+    spawn_link(fn -> sample_loop(parent, [cpu_snapshot()]) end)
+  end
+
+  @doc "Stops a sampler; see `start_sampler/0`."
+  @spec stop_sampler(pid()) :: map()
+  def stop_sampler(pid) do
+    send(pid, {:stop, self()})
+
+    snapshots =
+      receive do
+        {:snapshots, ^pid, snapshots} -> Enum.reverse([cpu_snapshot() | snapshots])
+      end
+
+    Process.unlink(pid)
+    window = cpu_usage(hd(snapshots), List.last(snapshots))
+
+    bursts =
+      snapshots
+      |> Enum.chunk_every(2, 1, :discard)
+      |> Enum.map(fn [a, b] -> cpu_usage(a, b) end)
+      # a last sliver of a sub-window is too coarse for the tick counters
+      |> Enum.filter(&(&1.seconds >= @burst_ms / 2000))
+
+    Map.merge(window, %{
+      burst_foreign_cores: bursts |> Enum.map(& &1.foreign_cores) |> Enum.max(fn -> 0.0 end),
+      burst_steal_share: bursts |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end)
+    })
+  end
+
+  defp sample_loop(parent, snapshots) do
+    receive do
+      {:stop, from} -> send(from, {:snapshots, self(), snapshots})
+    after
+      @burst_ms -> sample_loop(parent, [cpu_snapshot() | snapshots])
+    end
   end
 
   @doc """

@@ -20,7 +20,7 @@ defmodule WellBehaved.Lab.Report do
   `write/3` returns) instead of stopping it.
   """
 
-  alias WellBehaved.Lab.{JSON, LevenshteinBench, Plot}
+  alias WellBehaved.Lab.{JSON, LevenshteinBench, Markdown, Noise, Plot}
 
   @typedoc """
   The run: `started_at` (a `DateTime`), `quick` (boolean), `elapsed_s`,
@@ -95,7 +95,10 @@ defmodule WellBehaved.Lab.Report do
 
     problems = json_problems ++ Enum.flat_map(sections, & &1.problems)
 
-    header = header(info, results)
+    {top, top_problems} = top(info, results)
+    top = Map.put(top, :charts, for(s <- sections, c <- s.charts, c.top, do: c))
+    problems = problems ++ top_problems
+    header = header(info, results, top)
     markdown = markdown(header, sections)
     report_md = Path.join(dir, "report.md")
     File.write!(report_md, markdown)
@@ -228,7 +231,13 @@ defmodule WellBehaved.Lab.Report do
                  Plot.render(Map.put(chart, :name, stem), Path.join(dir, "charts"))
                end) do
             {:ok, _path} ->
-              {done ++ [%{title: title, path: "charts/#{stem}.svg"}], problems, taken}
+              chart_entry = %{
+                title: title,
+                path: "charts/#{stem}.svg",
+                top: map_get(chart, :top, false) == true
+              }
+
+              {done ++ [chart_entry], problems, taken}
 
             {:error, message} ->
               {done, problems ++ ["chart #{inspect(name)} was not drawn: #{message}"], taken}
@@ -333,7 +342,42 @@ defmodule WellBehaved.Lab.Report do
 
   # ---- Markdown -----------------------------------------------------------------------------
 
-  defp header(info, results) do
+  # The top of the report: what to do (the suites' summary/1), every
+  # suite's targets and the run's own, a warning when the machine was busy.
+  defp top(info, results) do
+    ok = for {suite, result} <- results, not failed?(result), do: {suite, result}
+
+    {summaries, problems} =
+      Enum.reduce(ok, {[], []}, fn {suite, result}, {mds, problems} ->
+        case optional_text(suite.module, :summary, result) do
+          :none -> {mds, problems}
+          {:ok, md} -> {mds ++ [md], problems}
+          {:error, message} -> {mds, problems ++ ["suite #{suite.name}: summary/1 #{message}"]}
+        end
+      end)
+
+    targets =
+      for({suite, result} <- ok, t <- List.wrap(Map.get(result, :targets)), do: {suite.name, t}) ++
+        for(t <- Map.get(info, :targets, []), do: {"run", t})
+
+    {%{summaries: summaries, targets: targets}, problems}
+  end
+
+  defp optional_text(mod, fun, result) do
+    Code.ensure_loaded(mod)
+
+    if function_exported?(mod, fun, 1) do
+      case guarded(fn -> apply(mod, fun, [result]) end) do
+        {:ok, text} when is_binary(text) -> {:ok, text}
+        {:ok, other} -> {:error, "returned #{inspect(other, limit: 5)}"}
+        {:error, message} -> {:error, "raised: #{message}"}
+      end
+    else
+      :none
+    end
+  end
+
+  defp header(info, results, top) do
     m = info.machine
     mode = if info.quick, do: "quick", else: "full"
 
@@ -342,12 +386,25 @@ defmodule WellBehaved.Lab.Report do
         if failed?(result), do: "#{suite.name} (**failed**)", else: suite.name
       end)
 
+    checks = Map.get(info, :noise, [])
+
     """
     # WellBehaved lab report
 
     Started #{DateTime.to_iso8601(info.started_at)}; #{mode} run, \
     rounds_scale #{Map.get(info, :rounds_scale, 1.0)}, #{fmt(info.elapsed_s, 1)} s; \
-    suites: #{names}.
+    suites: #{names}. #{get(m, :schedulers_online)} schedulers on #{get(m, :logical_cores)} \
+    cores (#{get(m, :cpu_model)}), OTP #{get(m, :otp_release)}.
+
+    #{Noise.warning(checks) || ""}
+
+    #{what_to_do_md(top.summaries)}
+
+    #{targets_md(top.targets)}
+
+    #{top_charts_md(top.charts)}
+
+    ## Machine
 
     | machine | |
     |---|---|
@@ -358,7 +415,39 @@ defmodule WellBehaved.Lab.Report do
     | OS | #{get(m, :os)} |
     | monotonic clock | #{clock_md(Map.get(m, :clock))} |
     | date (UTC) | #{DateTime.to_iso8601(info.started_at)} |
+
+    #{Noise.markdown(checks)}
     """
+  end
+
+  defp top_charts_md([]), do: ""
+
+  defp top_charts_md(charts) do
+    "## At a glance\n\n" <> Enum.map_join(charts, "\n\n", &"![#{md_text(&1.title)}](#{&1.path})")
+  end
+
+  defp what_to_do_md([]), do: ""
+  defp what_to_do_md(summaries), do: "## What to do\n\n" <> Enum.join(summaries, "\n")
+
+  defp targets_md([]), do: ""
+
+  defp targets_md(targets) do
+    rows =
+      for {suite, t} <- targets do
+        [
+          "#{suite}",
+          to_string(t.target),
+          to_string(t.measured),
+          if(t.met, do: "yes", else: "**no**")
+        ]
+      end
+
+    met = Enum.count(targets, fn {_, t} -> t.met end)
+
+    IO.iodata_to_binary([
+      "## Targets\n\n#{met} of #{length(targets)} met.\n\n",
+      Markdown.table(["suite", "target", "measured", "met"], rows)
+    ])
   end
 
   defp get(map, key) do
@@ -446,8 +535,18 @@ defmodule WellBehaved.Lab.Report do
   defp html(info, header, sections, dir) do
     title = "WellBehaved lab report, #{DateTime.to_iso8601(info.started_at)}"
 
+    inline = fn src, alt ->
+      case File.read(Path.join(dir, src)) do
+        {:ok, svg} ->
+          [~s(<figure class="top">\n), inline_svg(svg, Plot.file_stem(src), alt), "</figure>\n"]
+
+        {:error, reason} ->
+          "<p>(#{escape(src)}: #{:file.format_error(reason)})</p>\n"
+      end
+    end
+
     body = [
-      markdown_to_html(header),
+      markdown_to_html(header, image: inline),
       Enum.with_index(sections, 1)
       |> Enum.map(fn {s, i} ->
         id = "suite-#{Plot.file_stem(s.suite.name)}"
@@ -552,8 +651,10 @@ defmodule WellBehaved.Lab.Report do
   @doc """
   Converts the Markdown the lab writes to HTML: ATX headings, paragraphs,
   pipe tables (with a `---` row under the header), bullet and numbered
-  lists, fenced code blocks, and inline code spans, `**bold**` and
-  `[links](url)`. Other text is escaped and shown as it is.
+  lists, fenced code blocks, images alone on their line (`![alt](src)`,
+  drawn by the `image:` option, a function of src and alt; default an
+  `<img>`), and inline code spans, `**bold**` and `[links](url)`. Other
+  text is escaped and shown as it is.
 
   Headings get an `id` made of their text, after `id_prefix:` (default
   none), so that two suites' "Targets" stay apart.
@@ -562,11 +663,19 @@ defmodule WellBehaved.Lab.Report do
   def markdown_to_html(markdown, opts \\ []) do
     prefix = Keyword.get(opts, :id_prefix, "")
 
+    image =
+      Keyword.get(opts, :image, fn src, alt ->
+        ~s(<p><img src="#{escape(src)}" alt="#{escape(alt)}"></p>\n)
+      end)
+
     markdown
     |> String.replace("\r\n", "\n")
     |> String.split("\n")
     |> blocks([])
-    |> Enum.map(&block_html(&1, prefix))
+    |> Enum.map(fn
+      {:image, alt, src} -> image.(src, alt)
+      block -> block_html(block, prefix)
+    end)
     |> IO.iodata_to_binary()
   end
 
@@ -584,6 +693,10 @@ defmodule WellBehaved.Lab.Report do
           Enum.split_while(rest, &(not String.starts_with?(String.trim_leading(&1), "```")))
 
         blocks(Enum.drop(rest, 1), [{:code, code} | acc])
+
+      image = Regex.run(~r/^!\[([^\]]*)\]\(([^)\s]+)\)\s*$/, line) ->
+        [_, alt, src] = image
+        blocks(rest, [{:image, alt, src} | acc])
 
       match = Regex.run(~r/^(\#{1,6})\s+(.*?)\s*#*\s*$/, line) ->
         [_, hashes, text] = match
