@@ -95,6 +95,29 @@ defmodule WellBehaved.LabReportTest do
     def tables(_), do: raise(ArgumentError, "no tables today")
   end
 
+  # one heatmap, with a missing cell
+  defmodule HeatmapSuite do
+    def run(_opts), do: %{}
+    def to_markdown(_), do: "## Heatmap suite\n"
+
+    def charts(_) do
+      [
+        %{
+          name: "heat",
+          title: "Heat",
+          kind: :heatmap,
+          x_label: "load",
+          y_label: "mode",
+          categories: ["x1", "x10"],
+          rows: [":normal", ":yielding"],
+          values: [[3.5, nil], [1.1, 1.2]],
+          log_scale: true,
+          color_label: "p99 / baseline"
+        }
+      ]
+    end
+  end
+
   @machine %{
     otp_release: "25",
     erts_version: "13.0",
@@ -236,6 +259,21 @@ defmodule WellBehaved.LabReportTest do
     assert json =~ ~s("error": "boom")
   end
 
+  test "a heatmap is drawn and inlined into report.html", %{dir: dir} do
+    written = Report.write(dir, info(), [{suite("heat", HeatmapSuite), %{}}])
+
+    assert written.problems == []
+    assert File.regular?(Path.join(dir, "charts/heat.svg"))
+    assert written.markdown =~ "(charts/heat.svg)"
+
+    html = File.read!(Path.join(dir, "report.html"))
+    assert [_] = Regex.scan(~r/<svg[\s>]/, html)
+    assert html =~ ~s(id="c1_1-gnuplot_canvas")
+    # its cells' labels: the values, and "-" for the missing one
+    for text <- ["3.5", "1.1", "1.2", "-", "p99 / baseline"],
+        do: assert(html =~ "<text>#{text}</text>")
+  end
+
   test "a raising callback or a bad chart is noted, not fatal", %{dir: dir} do
     written = Report.write(dir, info(), [{suite("broken", BrokenSuite), %{}}])
 
@@ -321,6 +359,150 @@ defmodule WellBehaved.LabReportTest do
 
       assert_raise ArgumentError, ~r/2 values for 1 categories/, fn ->
         Plot.render(%{base | series: [%{label: "s", values: [1, 2]}]}, dir)
+      end
+    end
+
+    test "a heatmap with missing cells and custom labels renders to SVG and PNG", %{dir: dir} do
+      chart = %{
+        name: "lateness_heatmap",
+        title: "Ticker lateness p99 / baseline",
+        kind: :heatmap,
+        x_label: "work per call / workers",
+        y_label: "mode",
+        categories: ["1 ms x1", "1 ms x10", "10 ms x1"],
+        rows: ["erlang", "normal"],
+        # 0 is no value on a log scale
+        values: [[1.0, 0.29, 2.0], [100.0, nil, 0]],
+        labels: [["1.00", "0.29 ?", ""], ["100 (max)", "bound hit", nil]],
+        log_scale: true,
+        color_label: "ticker p99 / baseline"
+      }
+
+      svg = Plot.render(chart, dir)
+      assert svg == Path.join(dir, "lateness_heatmap.svg")
+      text = File.read!(svg)
+      assert text =~ "<svg"
+
+      for label <- ["1.00", "0.29 ?", "100 (max)", "bound hit", "1 ms x10", "erlang", "normal"] do
+        assert text =~ "<text>#{label}</text>", label
+      end
+
+      assert text =~ "ticker p99 / baseline"
+      # the cells labelled nil or "" (column 2) have no text, not even "-"
+      refute text =~ "<text>-</text>"
+
+      # the first row at the top: the highest y
+      gp = File.read!(Path.join(dir, "lateness_heatmap.gp"))
+      assert gp =~ "set ytics ('normal' 0, 'erlang' 1)"
+      assert gp =~ "set logscale cb 10"
+      assert gp =~ "set cbrange [0.29:100.0]"
+      # dark text on the lightest cell, white on the darkest
+      assert gp =~ "set label '0.29 ?' at 1, 1 center front font ',10' tc rgb '#000000'"
+      assert gp =~ "set label '100 (max)' at 0, 0 center front font ',10' tc rgb '#ffffff'"
+      refute gp =~ ~r/set label .* at 2, /
+
+      # the missing cells: NaN, flagged
+      dat = File.read!(Path.join(dir, "lateness_heatmap.dat"))
+      assert dat =~ "0\t1\t1.0\t0\t# 1 ms x1 / erlang\n"
+      assert dat =~ "1\t0\tNaN\t1\t# 1 ms x10 / normal\n"
+      assert dat =~ "2\t0\tNaN\t1\t# 10 ms x1 / normal\n"
+
+      png = Plot.render(chart, dir, format: :png)
+      assert png == Path.join(dir, "lateness_heatmap.png")
+      assert <<0x89, "PNG", _::binary>> = File.read!(png)
+    end
+
+    test "a heatmap's default labels are its values, and - where there is none", %{dir: dir} do
+      chart = %{
+        name: "defaults",
+        title: "Defaults",
+        kind: :heatmap,
+        categories: ["a", "b", "c"],
+        rows: ["r"],
+        values: [[0.3123, 12.5, nil]]
+      }
+
+      text = File.read!(Plot.render(chart, dir))
+      for label <- ["0.312", "12.5", "-"], do: assert(text =~ "<text>#{label}</text>", label)
+      refute File.read!(Path.join(dir, "defaults.gp")) =~ "logscale"
+    end
+
+    test "heatmaps of one cell, of 12 x 8 cells, of missing cells only, of none", %{dir: dir} do
+      one = %{name: "one", title: "One", kind: :heatmap, categories: ["a"], rows: ["r"]}
+      assert File.read!(Plot.render(Map.put(one, :values, [[0.5]]), dir)) =~ "<text>0.5</text>"
+
+      missing = %{one | name: "missing"} |> Map.merge(%{values: [[nil]], log_scale: true})
+      assert File.read!(Plot.render(missing, dir)) =~ "<text>-</text>"
+
+      categories =
+        for w <- ["1 ms", "10 ms", "100 ms", "1 s"], f <- [1, 10, 100], do: "#{w} x#{f}"
+
+      rows = for i <- 1..8, do: "mode #{i}"
+
+      big = %{
+        name: "big",
+        title: "Big",
+        kind: :heatmap,
+        categories: categories,
+        rows: rows,
+        values: for(i <- 1..8, do: for(j <- 1..12, do: if(i == j, do: nil, else: i * j / 10))),
+        log_scale: true,
+        color_label: "x"
+      }
+
+      text = File.read!(Plot.render(big, dir))
+      assert text =~ "<text>1 s x100</text>"
+      assert text =~ "<text>mode 8</text>"
+      assert text =~ "<text>9.6</text>"
+      assert File.regular?(Plot.render(big, dir, format: :png))
+
+      none = %{name: "none", title: "None", kind: :heatmap, categories: [], rows: [], values: []}
+      assert File.read!(Plot.render(none, dir)) =~ "no data"
+    end
+
+    test "malformed heatmaps raise ArgumentError naming the problem", %{dir: dir} do
+      base = %{
+        name: "h",
+        title: "H",
+        kind: :heatmap,
+        categories: ["a", "b"],
+        rows: ["r1", "r2"],
+        values: [[1, 2], [3, 4]]
+      }
+
+      assert_raise ArgumentError,
+                   ~r/values must be a list with one list per row: 2 rows, got 1/,
+                   fn ->
+                     Plot.render(%{base | values: [[1, 2]]}, dir)
+                   end
+
+      assert_raise ArgumentError, ~r/row "r2" has 3 values for 2 categories/, fn ->
+        Plot.render(%{base | values: [[1, 2], [3, 4, 5]]}, dir)
+      end
+
+      assert_raise ArgumentError,
+                   ~r/labels must be a list with one list per row: 2 rows, got 3/,
+                   fn ->
+                     Plot.render(
+                       Map.put(base, :labels, [["a", "b"], ["c", "d"], ["e", "f"]]),
+                       dir
+                     )
+                   end
+
+      assert_raise ArgumentError, ~r/row "r1" has no list of labels for 2 categories/, fn ->
+        Plot.render(Map.put(base, :labels, ["a", ["c", "d"]]), dir)
+      end
+
+      assert_raise ArgumentError, ~r/a label must be a string, a number or nil, got :x/, fn ->
+        Plot.render(Map.put(base, :labels, [[:x, "b"], ["c", "d"]]), dir)
+      end
+
+      assert_raise ArgumentError, ~r/chart "h" has no rows:/, fn ->
+        Plot.render(Map.delete(base, :rows), dir)
+      end
+
+      assert_raise ArgumentError, ~r/kind must be :bars, :lines or :heatmap, got :heat/, fn ->
+        Plot.render(%{base | kind: :heat}, dir)
       end
     end
 

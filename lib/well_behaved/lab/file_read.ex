@@ -29,7 +29,12 @@ defmodule WellBehaved.Lab.FileRead do
   interleaved, so that a slow spell of a shared machine hits all of them;
   a measurement reads the whole file (small files again and again, for at
   least 20 ms). Figures are medians over the rounds. Every method must
-  count the same lines, or the suite fails.
+  count the same lines, or the shape's child VM fails.
+
+  A shape whose child VM crashes or hits its time bound is a result too:
+  an entry with its status (`"crashed (exit 1)"`, `"bound hit (600000 ms)"`)
+  and no figures, shown as such in the Markdown and the CSV rows and left
+  out of the charts; the other shapes are still measured.
   """
 
   @behaviour WellBehaved.Lab.Suite
@@ -51,7 +56,16 @@ defmodule WellBehaved.Lab.FileRead do
   @fixed_buffer [:file_stream]
   @min_sample_ns 20_000_000
 
+  @typedoc "A result map as returned by `run/1`."
+  @type result :: %{atom() => term()}
+
+  @doc """
+  Writes each file shape, measures it in a child VM and returns the result
+  map: `config`, `shapes` (one entry per shape, see `shape_entry/2`) and
+  `targets`. Takes the options of `WellBehaved.Lab.Suite.options!/1`.
+  """
   @impl true
+  @spec run(keyword()) :: result()
   def run(opts) do
     {quick, scale, progress} = Suite.options!(opts)
     rounds = max(1, round(3 * scale))
@@ -65,10 +79,10 @@ defmodule WellBehaved.Lab.FileRead do
           progress.("file: writing #{shape.name} (#{shape.bytes} bytes)")
           write_shape(path, shape)
           spec = %{path: path, rounds: rounds, baseline: baseline_program()}
-          result = measure_in_child(spec, shape)
+          entry = shape_entry(shape, measure_in_child(spec, shape))
           File.rm(path)
-          progress.("file #{shape.name}: #{summary(result)}")
-          Map.merge(Map.take(shape, [:name, :kind, :bytes]), result)
+          progress.("file #{shape.name}: #{summary(entry)}")
+          entry
         end
 
       %{
@@ -134,12 +148,48 @@ defmodule WellBehaved.Lab.FileRead do
 
   defp measure_in_child(spec, shape) do
     bound_ms = if shape.bytes > 500_000_000, do: 1_800_000, else: 600_000
+    ChildVM.run({__MODULE__, :child_measure, [spec]}, bound_ms: bound_ms)
+  end
 
-    case ChildVM.run({__MODULE__, :child_measure, [spec]}, bound_ms: bound_ms) do
-      {:ok, measured} -> Map.put(measured, :status, "ok")
-      {:timeout, ms} -> %{status: "bound hit (#{ms} ms)", rows: []}
-      {:crashed, code, out} -> raise "the file child VM crashed (exit #{code}): #{out}"
+  @doc """
+  The result entry of one file shape (`name`, `kind`, `bytes`) from what
+  its child VM returned (`t:WellBehaved.Lab.ChildVM.result/0`).
+
+  A measured shape has `status: "ok"` and its `rows`. A child that hit its
+  bound or crashed gives an entry with that status and no rows; a crashed
+  one keeps the end of its output (`output`) and the line that says why
+  (`error`).
+
+      iex> shape = %{name: "growing lines, 1 KB", kind: :growing, bytes: 1_000}
+      iex> WellBehaved.Lab.FileRead.shape_entry(shape, {:timeout, 1000}).status
+      "bound hit (1000 ms)"
+  """
+  @spec shape_entry(map(), ChildVM.result()) :: map()
+  def shape_entry(shape, child_result) do
+    base = Map.take(shape, [:name, :kind, :bytes])
+
+    case child_result do
+      {:ok, %{rows: rows}} ->
+        Map.merge(base, %{status: "ok", rows: rows})
+
+      {:timeout, ms} ->
+        Map.merge(base, %{status: "bound hit (#{ms} ms)", rows: [], bound_ms: ms})
+
+      {:crashed, code, output} ->
+        Map.merge(base, %{
+          status: "crashed (exit #{code})",
+          rows: [],
+          error: error_line(output),
+          output: String.slice(output, -500, 500)
+        })
     end
+  end
+
+  # the line of a child's output that says why it failed: the exception's
+  # banner if there is one, else the last line
+  defp error_line(output) do
+    lines = output |> String.split("\n", trim: true) |> Enum.map(&String.trim/1)
+    Enum.find(lines, &String.starts_with?(&1, "** (")) || List.last(lines) || ""
   end
 
   @doc false
@@ -308,6 +358,7 @@ defmodule WellBehaved.Lab.FileRead do
       "C #{fmt(at.(:c_memchr).ns_per_line)} (64 KiB buffers)"
   end
 
+  defp summary(%{status: status, error: error}), do: "#{status}: #{error}"
   defp summary(%{status: status}), do: status
 
   defp row(shape, method, buffer) do
@@ -351,7 +402,12 @@ defmodule WellBehaved.Lab.FileRead do
       met: ok?.(value)
     }
 
+  @doc """
+  Renders a result of `run/1` as Markdown: a table per measured shape, the
+  status of each shape that was not, and the targets.
+  """
   @impl true
+  @spec to_markdown(result()) :: String.t()
   def to_markdown(result) do
     c = result.config
 
@@ -399,7 +455,19 @@ defmodule WellBehaved.Lab.FileRead do
     ]
   end
 
-  defp shape_md(shape), do: "### #{shape.name}\n\n**#{shape.status}**\n\n"
+  defp shape_md(shape) do
+    error =
+      case Map.get(shape, :error) do
+        e when e in [nil, ""] -> ""
+        e -> "```\n#{String.replace(e, "`", "'")}\n```\n\n"
+      end
+
+    [
+      "### #{shape.name}: #{shape.bytes} bytes\n\n",
+      "**#{shape.status}**: not measured.\n\n",
+      error
+    ]
+  end
 
   defp slug(name), do: name |> String.downcase() |> Plot.file_stem()
 
@@ -407,7 +475,9 @@ defmodule WellBehaved.Lab.FileRead do
   defp buffer_label(b) when b >= 1_048_576, do: "#{div(b, 1_048_576)} MiB"
   defp buffer_label(b), do: "#{div(b, 1024)} KiB"
 
+  @doc "One `:bars` chart of ns per line per measured shape (none for a failed one)."
   @impl true
+  @spec charts(result()) :: [Suite.chart()]
   def charts(result) do
     for shape <- result.shapes, shape.status == "ok" do
       methods = shape.rows |> Enum.map(& &1.method) |> Enum.uniq()
@@ -435,26 +505,41 @@ defmodule WellBehaved.Lab.FileRead do
     end
   end
 
+  @doc """
+  The raw rows: one per shape, method and buffer size; a shape that was not
+  measured has one row with its status and no figures.
+  """
   @impl true
+  @spec tables(result()) :: [Suite.table()]
   def tables(result) do
     rows =
-      for shape <- result.shapes, r <- Map.get(shape, :rows, []) do
-        [
-          shape.name,
-          r.method,
-          r.buffer,
-          r.lines,
-          shape.bytes,
-          r.ns_per_line,
-          r.mb_per_s,
-          r.rounds
-        ]
-      end
+      Enum.flat_map(result.shapes, fn shape ->
+        case Map.get(shape, :rows, []) do
+          [] ->
+            [[shape.name, nil, nil, nil, shape.bytes, nil, nil, nil, shape.status]]
+
+          rows ->
+            for r <- rows do
+              [
+                shape.name,
+                r.method,
+                r.buffer,
+                r.lines,
+                shape.bytes,
+                r.ns_per_line,
+                r.mb_per_s,
+                r.rounds,
+                shape.status
+              ]
+            end
+        end
+      end)
 
     [
       %{
         name: "file_read",
-        columns: ~w(shape method buffer_bytes lines file_bytes ns_per_line mb_per_s rounds),
+        columns:
+          ~w(shape method buffer_bytes lines file_bytes ns_per_line mb_per_s rounds status),
         rows: rows
       }
     ]

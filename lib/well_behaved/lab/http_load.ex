@@ -469,6 +469,14 @@ defmodule WellBehaved.Lab.HttpLoad do
     :ok = otp(:inets, :stop, [:httpd, httpd])
     dirty_cpu = :erlang.system_info(:dirty_cpu_schedulers_online)
 
+    ids =
+      scheduler_ids(
+        :erlang.system_info(:schedulers),
+        schedulers,
+        :erlang.system_info(:dirty_cpu_schedulers),
+        dirty_cpu
+      )
+
     %{
       port: port,
       workers: workers,
@@ -480,8 +488,8 @@ defmodule WellBehaved.Lab.HttpLoad do
       worker_error: List.first(worker_errors),
       spin_calls: calls,
       spin_calls_per_s: calls * 1000 / max(elapsed_ms, 1),
-      normal_utilization: utilization(wall0, wall1, 1, schedulers),
-      dirty_cpu_utilization: utilization(wall0, wall1, schedulers + 1, schedulers + dirty_cpu)
+      normal_utilization: utilization(wall0, wall1, ids.normal),
+      dirty_cpu_utilization: utilization(wall0, wall1, ids.dirty_cpu)
     }
   end
 
@@ -553,10 +561,54 @@ defmodule WellBehaved.Lab.HttpLoad do
     end
   end
 
-  # Mean utilization of the schedulers with ids first..last between two
-  # samples of :scheduler_wall_time_all.
-  defp utilization(wall0, wall1, first, last) when last >= first do
-    pick = fn wall -> Map.new(for {id, a, t} <- wall, id in first..last, do: {id, {a, t}}) end
+  @doc """
+  The ids, in `:erlang.statistics(:scheduler_wall_time)` (and
+  `:scheduler_wall_time_all`), of the online normal and the online dirty
+  CPU schedulers.
+
+  Every scheduler has an id there, online or not: the normal ones
+  `1..schedulers`, then the dirty CPU ones `schedulers + 1 ..
+  schedulers + dirty_cpu`, then the dirty IO ones. Schedulers are taken
+  online and offline from the lowest id up, so the online ones are the
+  first of each kind. The arguments are what `:erlang.system_info/1`
+  returns for `:schedulers`, `:schedulers_online`, `:dirty_cpu_schedulers`
+  and `:dirty_cpu_schedulers_online`.
+
+      iex> WellBehaved.Lab.HttpLoad.scheduler_ids(4, 2, 4, 1)
+      %{dirty_cpu: 5..5, normal: 1..2}
+  """
+  @spec scheduler_ids(pos_integer(), pos_integer(), non_neg_integer(), non_neg_integer()) ::
+          %{normal: Range.t(), dirty_cpu: Range.t()}
+  def scheduler_ids(schedulers, schedulers_online, dirty_cpu, dirty_cpu_online) do
+    count!(:schedulers, schedulers, 1, :infinity)
+    count!(:schedulers_online, schedulers_online, 1, schedulers)
+    count!(:dirty_cpu, dirty_cpu, 0, :infinity)
+    count!(:dirty_cpu_online, dirty_cpu_online, 0, dirty_cpu)
+
+    %{
+      normal: 1..schedulers_online//1,
+      dirty_cpu: (schedulers + 1)..(schedulers + dirty_cpu_online)//1
+    }
+  end
+
+  defp count!(_name, n, min, max)
+       when is_integer(n) and n >= min and (max == :infinity or n <= max),
+       do: :ok
+
+  defp count!(name, n, min, max) do
+    accepted =
+      if max == :infinity,
+        do: "an integer >= #{min}",
+        else: "an integer from #{min} to #{max}"
+
+    raise ArgumentError,
+          "scheduler_ids/4: #{name} must be #{accepted}, got #{inspect(n)}"
+  end
+
+  # Mean utilization of the schedulers with the given ids between two
+  # samples of :scheduler_wall_time_all; nil if there is none.
+  defp utilization(wall0, wall1, ids) do
+    pick = fn wall -> Map.new(for {id, a, t} <- wall, id in ids, do: {id, {a, t}}) end
     s0 = pick.(wall0)
     s1 = pick.(wall1)
 
@@ -568,8 +620,6 @@ defmodule WellBehaved.Lab.HttpLoad do
 
     if total > 0, do: active / total, else: nil
   end
-
-  defp utilization(_, _, _, _), do: nil
 
   # ---- Markdown, charts, tables -------------------------------------------------
 
@@ -597,7 +647,7 @@ defmodule WellBehaved.Lab.HttpLoad do
         "#{c.wrk_timeout_s} s timeout; the others count as timeouts. `vs idle` is the " <>
         "case's req/s over idle's; `p99 x idle` its p99 over idle's. Spin calls/s is the " <>
         "background work the VM got done meanwhile; utilization is the mean busy share " <>
-        "of the normal (and dirty CPU) schedulers.\n\n",
+        "of the online normal (and dirty CPU) schedulers.\n\n",
       "Run: #{if c.quick, do: "quick", else: "full"}, rounds_scale #{c.rounds_scale}, " <>
         "#{c.duration_s} s of wrk per case, #{fmt(result.elapsed_s, 1)} s in all.\n\n",
       table(

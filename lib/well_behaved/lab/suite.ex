@@ -25,11 +25,32 @@ defmodule WellBehaved.Lab.Suite do
         series: [%{label: "1x", values: [12.5, 1.1]}]   # nil: no value
       }
 
+  or, for a heatmap (a coloured grid, one cell per row and category):
+
+      %{
+        name: "lateness_heatmap",
+        title: "Ticker lateness p99 over the baseline",
+        kind: :heatmap,
+        x_label: "work per call / workers", y_label: "mode",
+        categories: ["1 ms x1", "1 ms x10"],            # the columns (x axis)
+        rows: ["erlang", "normal"],                     # the y axis, first at the top
+        values: [[1.0, 1.1], [0.9, nil]],               # one list per row; nil: no value
+        labels: [["1.0", "1.1"], ["0.9", "bound hit"]], # optional; nil or "": none
+        log_scale: true,                                # log colour scale (<= 0: no value)
+        color_label: "ticker p99 / baseline"            # the colour box's title
+      }
+
+  Without `labels:` a cell shows its value, or `-` if it has none. See
+  `WellBehaved.Lab.Plot` for how charts are drawn.
+
   A table is raw data for a CSV file:
   `%{name: "lateness", columns: ["mode", ...], rows: [["normal", ...]]}`.
   """
 
-  @type chart :: %{
+  @type chart :: xy_chart() | heatmap()
+
+  @typedoc "A `:bars` or `:lines` chart."
+  @type xy_chart :: %{
           name: String.t(),
           title: String.t(),
           kind: :bars | :lines,
@@ -38,6 +59,21 @@ defmodule WellBehaved.Lab.Suite do
           log_y: boolean(),
           categories: [String.t()],
           series: [%{label: String.t(), values: [number() | nil]}]
+        }
+
+  @typedoc "A `:heatmap` chart; `labels:` is optional."
+  @type heatmap :: %{
+          required(:name) => String.t(),
+          required(:title) => String.t(),
+          required(:kind) => :heatmap,
+          required(:x_label) => String.t(),
+          required(:y_label) => String.t(),
+          required(:categories) => [String.t()],
+          required(:rows) => [String.t()],
+          required(:values) => [[number() | nil]],
+          optional(:labels) => [[String.t() | nil]],
+          required(:log_scale) => boolean(),
+          required(:color_label) => String.t()
         }
 
   @type table :: %{name: String.t(), columns: [String.t()], rows: [[term()]]}
