@@ -55,6 +55,20 @@ defmodule WellBehaved.ProbeTest do
     assert Probe.summary(report) =~ "Pure-Erlang control"
   end
 
+  test "every tick due while a scheduler is held counts, late until the ticker ran" do
+    report =
+      Probe.measure(fn -> Spin.run(@long, schedule: :normal) end,
+        calls: 1,
+        control: false,
+        warmup_ms: 0
+      )
+
+    # the calls hold every scheduler for ~500 ms: the ticker wakes once or
+    # twice, and each of the hundreds of ticks it missed is a late sample
+    assert report.ticker.samples > 100
+    assert report.ticker.p50_ms > 50
+  end
+
   test "samples: true returns every lateness sample; control: false skips the control" do
     report =
       Probe.measure(fn -> Spin.run(100_000) end, duration_ms: 200, samples: true, control: false)

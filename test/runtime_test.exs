@@ -91,6 +91,20 @@ defmodule WellBehaved.RuntimeTest do
     assert Runtime.stats().ps_per_unit.levenshtein == before
   end
 
+  test "small calls in every mode do not move the learned cost per unit" do
+    # a small job is timed well only when something held it up: learning
+    # from those alone would push the estimate up call after call
+    before = Runtime.stats().ps_per_unit.levenshtein
+    a = random_bytes(100)
+    b = random_bytes(100)
+
+    for mode <- Runtime.modes(), _ <- 1..2000 do
+      Levenshtein.distance(a, b, schedule: mode)
+    end
+
+    assert Runtime.stats().ps_per_unit.levenshtein == before
+  end
+
   test "a long :normal call is charged its time in reductions" do
     # the VM charges a NIF call a few reductions (about 50) however long it
     # runs; the runtime reports the estimated time, a full timeslice (4000)

@@ -186,14 +186,18 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (job->tiny) return;
     job->learn_units += units;
     job->learn_ns += ns;
-    if (job->learn_ns < MEASURE_MIN_NS) return;
+    /* Learn once the work done is big enough to time well, judged by its
+     * predicted time, never by its measured time: choosing runs because
+     * they took long would choose the ones the OS preempted, and a
+     * stream of small jobs would ratchet the estimate up. */
+    uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+    if ((double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS) return;
     uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);
     job->learn_units = 0;
     job->learn_ns = 0;
-    uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
-    /* one preempted step must not move the estimate far: clamp to 4x */
-    if (ps > old * 4) ps = old * 4;
-    if (ps < old / 4) ps = old / 4;
+    /* one preempted step must not move the estimate far: clamp to 2x */
+    if (ps > old * 2) ps = old * 2;
+    if (ps < old / 2) ps = old / 2;
     uint64_t next = old - old / 8 + ps / 8;
     atomic_store_explicit(&job->type->ps_per_unit, next ? next : 1, memory_order_relaxed);
 }

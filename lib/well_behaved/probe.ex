@@ -8,14 +8,15 @@ defmodule WellBehaved.Probe do
   meanwhile records:
 
     * the lateness of a ticker process that wants to run every
-      millisecond (`tick_ms:`), as percentiles of its wake-ups. Its due
-      times are whole milliseconds of the VM's monotonic clock, the
-      resolution of Erlang timers, and lateness is measured from them in
-      microseconds. A late ticker skips the ticks it missed, so each sample
-      is one wake-up; ticks due in the first `warmup_ms:` are not counted
-      (workers are starting). A second ticker, every second, tells whether
-      the VM ran timers at all: a ticker that never ran reports
-      `samples: 0`;
+      millisecond (`tick_ms:`), as percentiles over every tick due while
+      the workers run. Due times are whole milliseconds of the VM's
+      monotonic clock, the resolution of Erlang timers; a tick's lateness is
+      how long after its due time the ticker ran, in microseconds. A ticker
+      held off for 30 ms wakes once, and the 30 ticks it missed were late by
+      30 ms down to 1 ms; ticks still waiting at the end were late until
+      then. So p99 is the lateness exceeded 1% of the time. Ticks due in
+      the first `warmup_ms:` are not counted (workers are starting). A
+      second ticker, every second, shows the longest waits;
     * `long_schedule` events from `:erlang.system_monitor/2` for the worker
       processes that held their scheduler longer than `long_schedule_ms`;
       events of other processes are counted apart, as `others` (on a loaded
@@ -544,27 +545,53 @@ defmodule WellBehaved.Probe do
   end
 
   # due_ms: a whole millisecond of monotonic time, when the timer fires at
-  # the earliest; lateness is measured from it
+  # the earliest. Every tick due in the window is a sample: its lateness is
+  # how long after its due time the ticker ran. A ticker that could not run
+  # for a while wakes once, and the ticks it missed were late until then.
   defp tick(parent, period_ms, due_ms, count_from_us, late) do
     timer = :erlang.start_timer(due_ms, self(), :tick, abs: true)
 
     receive do
       {:timeout, ^timer, :tick} ->
         now = now_us()
-        due_us = due_ms * 1000
-        late = if due_us >= count_from_us, do: [now - due_us | late], else: late
-        # a late ticker skips the ticks it missed: one sample per wake-up
-        missed = div(Integer.floor_div(now, 1000) - due_ms, period_ms)
-        tick(parent, period_ms, due_ms + period_ms * (missed + 1), count_from_us, late)
+        last_due = last_due(due_ms, period_ms, Integer.floor_div(now, 1000))
+        late = record(due_ms, last_due, period_ms, now, count_from_us, late)
+        tick(parent, period_ms, last_due + period_ms, count_from_us, late)
 
-      {:stop, from} ->
+      {:stop, from, end_us} ->
         :erlang.cancel_timer(timer)
+        # ticks due before the end that never ran: late until the end
+        end_ms = Integer.floor_div(end_us, 1000)
+
+        late =
+          if due_ms <= end_ms and due_ms * 1000 < end_us,
+            do:
+              record(
+                due_ms,
+                last_due(due_ms, period_ms, end_ms),
+                period_ms,
+                end_us,
+                count_from_us,
+                late
+              ),
+            else: late
+
         send(from, {:ticks, self(), late})
     end
   end
 
+  # the last tick due at or before now_ms, from the first one, due_ms
+  defp last_due(due_ms, period_ms, now_ms),
+    do: due_ms + period_ms * div(max(now_ms - due_ms, 0), period_ms)
+
+  defp record(due_ms, last_ms, period_ms, at_us, count_from_us, late) do
+    Enum.reduce(due_ms..last_ms//period_ms, late, fn d, acc ->
+      if d * 1000 >= count_from_us, do: [at_us - d * 1000 | acc], else: acc
+    end)
+  end
+
   defp stop_ticker({pid, period_ms}) do
-    send(pid, {:stop, self()})
+    send(pid, {:stop, self(), now_us()})
 
     late =
       receive do
