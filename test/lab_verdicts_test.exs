@@ -251,6 +251,33 @@ defmodule WellBehaved.LabVerdictsTest do
       assert u.steal_share == 0.0
     end
 
+    test "the sampler outside the VM sees this VM's own work, not as foreign" do
+      sampler = Noise.start_sampler()
+      assert {:watch, _port} = sampler
+      deadline = System.monotonic_time(:millisecond) + 400
+      burn = fn burn -> if System.monotonic_time(:millisecond) < deadline, do: burn.(burn) end
+      burn.(burn)
+      usage = Noise.stop_sampler(sampler)
+      assert usage.seconds >= 0.35
+      # this process kept one scheduler busy all along
+      assert usage.own_cores > 0.5
+      assert usage.foreign_cores < usage.own_cores
+      assert is_integer(usage.wake_late_max_us)
+    end
+
+    test "parse_watch_line reads the watcher's lines and rejects others" do
+      assert [%{at_us: 1234, cpu: [1, 2, 3, 4, 5, 6, 7, 8], own_ticks: 42, late_us: 3}] =
+               Noise.parse_watch_line("1234567 1 2 3 4 5 6 7 8 own 42 late 3210")
+
+      assert Noise.parse_watch_line("wb_noise_watch: cannot read /proc/stat") == []
+      assert Noise.parse_watch_line("12 1 2 own x late 3") == []
+    end
+
+    test "a late wake-up outside the VM marks a window noisy" do
+      assert Noise.noisy?(Map.put(usage(0.0, 0.0), :wake_late_max_us, 25_000))
+      refute Noise.noisy?(Map.put(usage(0.0, 0.0), :wake_late_max_us, 400))
+    end
+
     test "a busy check is reported at the top, with its reasons" do
       quiet =
         Noise.judge(

@@ -372,6 +372,7 @@ defmodule WellBehaved.Lab.Lateness do
          util_dirty_cpu: report.utilization.dirty_cpu,
          foreign_cores: max(usage.foreign_cores, usage.burst_foreign_cores),
          steal_share: max(usage.steal_share, usage.burst_steal_share),
+         wake_late_max_us: usage.wake_late_max_us,
          noisy: Noise.noisy?(usage)
        }}
     end
@@ -445,6 +446,8 @@ defmodule WellBehaved.Lab.Lateness do
       calls: ok |> Enum.map(& &1.calls) |> Enum.sum(),
       foreign_cores_max: ok |> Enum.map(& &1.foreign_cores) |> Enum.max(fn -> 0.0 end),
       steal_share_max: ok |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end),
+      wake_late_max_ms:
+        ok |> Enum.map(&(Map.get(&1, :wake_late_max_us, 0) / 1000)) |> Enum.max(fn -> 0.0 end),
       noisy_repeats: Enum.count(ok, & &1.noisy)
     }
   end
@@ -870,7 +873,7 @@ defmodule WellBehaved.Lab.Lateness do
           if(r.mode == :erlang, do: "", else: verdict_mark(r)),
           "#{r.long_schedules} (#{r.long_schedule_max_ms})",
           "#{pct(r.util_normal)} / #{pct(r.util_dirty_cpu)}",
-          "#{fmt(r.foreign_cores_max)} / #{pct(r.steal_share_max)}"
+          "#{fmt(r.foreign_cores_max)} / #{pct(r.steal_share_max)} / #{fmt(r[:wake_late_max_ms])}"
         ]
       end
 
@@ -878,7 +881,8 @@ defmodule WellBehaved.Lab.Lateness do
     ### Every cell
 
     Pooled over repeats: p50 / p99 / max of every tick. Noise: the most CPU other processes \
-    used in a window (cores) and the most time stolen.
+    used (cores, over a window or any 100 ms of it), the most time stolen, and the latest a \
+    sleeping thread outside the VM was woken (ms).
 
     #{Markdown.table(@cell_headers, body)}
     """
@@ -939,7 +943,7 @@ defmodule WellBehaved.Lab.Lateness do
   @columns ~w(set workload mode work_ms factor workers slice_us status repeats samples p50_ms
               p99_ms max_ms p99_median_ms ratio ratio_low ratio_high verdict verdict_note disturbed
               long_schedules long_schedule_max_ms util_normal util_dirty_cpu calls
-              foreign_cores_max steal_share_max noisy_repeats)a
+              foreign_cores_max steal_share_max wake_late_max_ms noisy_repeats)a
 
   @impl true
   def tables(result) do

@@ -18,7 +18,8 @@ defmodule WellBehaved.Lab.Noise do
 
   A window is noisy when other processes used more than #{0.15} of a core
   on average or #{0.5} of a core over any 100 ms of it (`start_sampler/0`),
-  or when more than #{5}% of the time was stolen (#{25}% of any 100 ms);
+  when more than #{5}% of the time was stolen (#{25}% of any 100 ms), or
+  when a sleeping thread outside the VM woke more than 10 ms late;
   a check is busy when its
   window is noisy, the loop's spread exceeds #{1.25}, or its median
   drifted more than #{15}% from the first check's. The load average counts
@@ -32,6 +33,7 @@ defmodule WellBehaved.Lab.Noise do
   @burst_ms 100
   @burst_foreign_max 0.5
   @burst_steal_max 0.25
+  @wake_late_max_us 10_000
   @spread_max 1.25
   @drift_max 0.15
   @calibration_runs 200
@@ -92,7 +94,9 @@ defmodule WellBehaved.Lab.Noise do
       Map.get(usage, :burst_foreign_cores, 0.0) > @burst_foreign_max &&
         "other processes used #{fmt(usage.burst_foreign_cores)} cores for #{@burst_ms} ms",
       Map.get(usage, :burst_steal_share, 0.0) > @burst_steal_max &&
-        "#{pct(usage.burst_steal_share)} of #{@burst_ms} ms was stolen"
+        "#{pct(usage.burst_steal_share)} of #{@burst_ms} ms was stolen",
+      Map.get(usage, :wake_late_max_us, 0) > @wake_late_max_us &&
+        "a sleeping thread woke #{fmt(usage.wake_late_max_us / 1000)} ms late"
     ]
     |> Enum.filter(&is_binary/1)
   end
@@ -100,19 +104,50 @@ defmodule WellBehaved.Lab.Noise do
   @doc """
   Starts sampling the CPU counters every #{@burst_ms} ms, to catch a burst
   of other work that a window's average would hide (a 40 ms burst is 0.07
-  cores over 600 ms, but 0.4 over #{@burst_ms} ms). `stop_sampler/1` returns
-  the window's usage with `burst_foreign_cores` and `burst_steal_share`, the
-  worst sub-window's.
+  cores over 600 ms, but 0.4 over #{@burst_ms} ms). The sampling is done by
+  `priv/wb_noise_watch`, a small C program that reads the two files
+  together and notes how late the OS woke it (in the VM, two file reads
+  are two hops through a dirty I/O scheduler, and a VM whose normal
+  schedulers are held can come back from the first only much later); if
+  it was not built, by a process in this VM. `stop_sampler/1` returns the
+  window's usage with `burst_foreign_cores` and `burst_steal_share`, the
+  worst sub-window's, and `wake_late_max_us`.
   """
-  @spec start_sampler() :: pid()
+  @spec start_sampler() :: {:watch, port()} | {:vm, pid()}
   def start_sampler do
-    parent = self()
-    spawn_link(fn -> sample_loop(parent, [cpu_snapshot()]) end)
+    watch = Path.join(:code.priv_dir(:well_behaved), "wb_noise_watch")
+
+    if File.exists?(watch) do
+      # outside the VM: both files read together even while every
+      # scheduler is held by a normal NIF
+      port =
+        Port.open({:spawn_executable, watch}, [
+          :binary,
+          :exit_status,
+          {:line, 4096},
+          args: [System.pid(), Integer.to_string(@burst_ms)]
+        ])
+
+      {:watch, port}
+    else
+      parent = self()
+      {:vm, spawn_link(fn -> sample_loop(parent, [cpu_snapshot()]) end)}
+    end
   end
 
   @doc "Stops a sampler; see `start_sampler/0`."
-  @spec stop_sampler(pid()) :: map()
-  def stop_sampler(pid) do
+  @spec stop_sampler({:watch, port()} | {:vm, pid()}) :: map()
+  def stop_sampler({:watch, port}) do
+    Port.command(port, "stop\n")
+    snapshots = port |> collect_lines([]) |> Enum.flat_map(&parse_watch_line/1)
+
+    case snapshots do
+      [_, _ | _] -> usage_of(snapshots)
+      _ -> usage_of([cpu_snapshot(), cpu_snapshot()])
+    end
+  end
+
+  def stop_sampler({:vm, pid}) do
     send(pid, {:stop, self()})
 
     snapshots =
@@ -121,6 +156,44 @@ defmodule WellBehaved.Lab.Noise do
       end
 
     Process.unlink(pid)
+    usage_of(snapshots)
+  end
+
+  defp collect_lines(port, lines) do
+    receive do
+      {^port, {:data, {:eol, line}}} -> collect_lines(port, [line | lines])
+      {^port, {:data, {:noeol, _}}} -> collect_lines(port, lines)
+      {^port, {:exit_status, _}} -> Enum.reverse(lines)
+    after
+      10_000 ->
+        Port.close(port)
+        Enum.reverse(lines)
+    end
+  end
+
+  @doc false
+  # "<ns> <cpu fields...> own <ticks> late <ns>" -> [snapshot] ([] if not)
+  def parse_watch_line(line) do
+    with [head, rest] <- String.split(line, " own ", parts: 2),
+         [own, "late", late] <- String.split(rest),
+         [at | cpu] <- String.split(head),
+         {at_ns, ""} <- Integer.parse(at),
+         {own, ""} <- Integer.parse(own),
+         {late, ""} <- Integer.parse(late) do
+      [
+        %{
+          at_us: div(at_ns, 1000),
+          cpu: Enum.map(cpu, &String.to_integer/1),
+          own_ticks: own,
+          late_us: div(late, 1000)
+        }
+      ]
+    else
+      _ -> []
+    end
+  end
+
+  defp usage_of(snapshots) do
     window = cpu_usage(hd(snapshots), List.last(snapshots))
 
     bursts =
@@ -132,7 +205,8 @@ defmodule WellBehaved.Lab.Noise do
 
     Map.merge(window, %{
       burst_foreign_cores: bursts |> Enum.map(& &1.foreign_cores) |> Enum.max(fn -> 0.0 end),
-      burst_steal_share: bursts |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end)
+      burst_steal_share: bursts |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end),
+      wake_late_max_us: snapshots |> Enum.map(&Map.get(&1, :late_us, 0)) |> Enum.max(fn -> 0 end)
     })
   end
 

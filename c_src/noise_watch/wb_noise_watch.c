@@ -1,0 +1,139 @@
+/*
+ * wb_noise_watch PID INTERVAL_MS: the lab's noise sampler, outside the VM.
+ *
+ * Every INTERVAL_MS it reads the machine's CPU counters (/proc/stat) and
+ * process PID's CPU time (/proc/PID/stat) back to back, so the two agree
+ * even while the VM being measured cannot run its own processes (a normal
+ * NIF holding every scheduler). It sleeps between samples and notes how
+ * late the OS woke it. When a line arrives on stdin, or stdin closes, it
+ * takes a last sample, prints every sample and exits:
+ *
+ *   <monotonic ns> <cpu fields of /proc/stat ...> own <utime+stime ticks> late <ns>
+ *
+ * The arithmetic (busy, own and foreign cores, steal) is done by the
+ * reader, WellBehaved.Lab.Noise.
+ */
+#define _GNU_SOURCE /* ppoll */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SAMPLES 100000
+#define CPU_FIELDS  10
+
+typedef struct {
+    int64_t at_ns;
+    unsigned long long cpu[CPU_FIELDS];
+    int ncpu;
+    unsigned long long own;
+    int64_t late_ns;
+} sample;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Reads a small /proc file whole; false when it cannot. */
+static int read_file(const char *path, char *buf, size_t size) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n > 0;
+}
+
+/* The first line of /proc/stat: "cpu  user nice system idle ...". */
+static int read_cpu(sample *s) {
+    char buf[4096];
+    if (!read_file("/proc/stat", buf, sizeof buf) || strncmp(buf, "cpu ", 4) != 0) return 0;
+    char *p = buf + 4;
+    s->ncpu = 0;
+    while (s->ncpu < CPU_FIELDS) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno) break;
+        s->cpu[s->ncpu++] = v;
+        p = end;
+        if (*p == '\n') break;
+    }
+    return s->ncpu >= 8;
+}
+
+/* utime + stime of a process: fields 14 and 15 of /proc/PID/stat, counted
+ * after the command name, which ends with the last ')'. */
+static int read_own(const char *path, sample *s) {
+    char buf[4096];
+    if (!read_file(path, buf, sizeof buf)) return 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return 0;
+    p++;
+    /* field 3 (state) is the first after the name: skip fields 3..13 */
+    for (int field = 3; field <= 13; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p) return 0;
+    }
+    unsigned long long utime, stime;
+    if (sscanf(p, " %llu %llu", &utime, &stime) != 2) return 0;
+    s->own = utime + stime;
+    return 1;
+}
+
+static int take(const char *own_path, sample *s, int64_t due_ns) {
+    s->at_ns = now_ns();
+    s->late_ns = due_ns > 0 && s->at_ns > due_ns ? s->at_ns - due_ns : 0;
+    return read_cpu(s) && read_own(own_path, s);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PID INTERVAL_MS\n", argv[0]);
+        return 2;
+    }
+    long pid = strtol(argv[1], NULL, 10);
+    long interval_ms = strtol(argv[2], NULL, 10);
+    if (pid <= 0 || interval_ms <= 0 || interval_ms > 60000) {
+        fprintf(stderr, "wb_noise_watch: bad PID or INTERVAL_MS\n");
+        return 2;
+    }
+    char own_path[64];
+    snprintf(own_path, sizeof own_path, "/proc/%ld/stat", pid);
+
+    static sample samples[MAX_SAMPLES];
+    int n = 0;
+    if (!take(own_path, &samples[n++], 0)) {
+        fprintf(stderr, "wb_noise_watch: cannot read /proc/stat or %s\n", own_path);
+        return 1;
+    }
+    int64_t due = samples[0].at_ns + interval_ms * 1000000;
+    for (;;) {
+        int64_t wait_ns = due - now_ns();
+        if (wait_ns < 0) wait_ns = 0;
+        struct timespec wait = {.tv_sec = wait_ns / 1000000000, .tv_nsec = wait_ns % 1000000000};
+        struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+        int ready = ppoll(&in, 1, &wait, NULL);
+        if (ready < 0 && errno != EINTR) break;
+        if (ready > 0) break; /* a line, or stdin closed: stop */
+        if (ready == 0 && now_ns() >= due) {
+            if (n < MAX_SAMPLES && take(own_path, &samples[n], due)) n++;
+            due += interval_ms * 1000000;
+        }
+    }
+    if (n < MAX_SAMPLES && take(own_path, &samples[n], 0)) n++;
+
+    for (int i = 0; i < n; i++) {
+        printf("%" PRId64, samples[i].at_ns);
+        for (int j = 0; j < samples[i].ncpu; j++)
+            printf(" %llu", samples[i].cpu[j]);
+        printf(" own %llu late %" PRId64 "\n", samples[i].own, samples[i].late_ns);
+    }
+    return fflush(stdout) == 0 ? 0 : 1;
+}
