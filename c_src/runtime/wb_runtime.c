@@ -12,7 +12,7 @@
  * back. Erlang code spends 4000 reductions in 5-80 us; the erl_nif
  * guideline's 1 ms is 12-200x longer, and ten queued 1 ms slices make every
  * other process wait ~10 ms. Settable: runtime_configure. */
-#define SLICE_NS_DEFAULT       20000
+#define SLICE_NS_DEFAULT       30000
 #define DIRTY_SLICE_NS_DEFAULT 5000000 /* yielding_dirty: reschedule interval */
 #define SLICE_NS_MIN           1000
 #define SLICE_NS_MAX           100000000
@@ -23,6 +23,12 @@
 #define LEARN_MIN_UNITS        4096   /* auto times a normal run only from this size */
 #define POOL_SPIN_NS           20000  /* a pool worker looks for more work this long */
 #define MONITOR_MIN_NS         200000 /* threaded jobs predicted shorter are not monitored */
+/* A set-up (init) predicted longer than this runs on a dirty scheduler
+ * before a :yielding job's slices. Init is not sliced, so a long one holds
+ * a normal scheduler; but a dirty hop costs 10-30 us and wakes a dirty
+ * scheduler that competes with the normal ones for the CPU, which costs
+ * more than a set-up of a few slices. */
+#define SETUP_DIRTY_NS 100000
 
 typedef enum {
     MODE_NORMAL,
@@ -43,7 +49,7 @@ wb_atom_table wb_atoms;
 #define MAX_TYPES 16
 static wb_job_type *job_types[MAX_TYPES];
 static _Atomic int64_t live_jobs, live_bytes;
-static int loaded_instances;                    /* instances of this library loaded in the VM */
+static int loaded_instances; /* instances of this library loaded in the VM */
 /* auto: normal below one slice of predicted work, else yielding; beyond
  * yielding_max_ns (none by default: NO_LIMIT) yielding_dirty */
 #define NO_LIMIT UINT64_MAX
@@ -406,9 +412,7 @@ static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mod
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
     wb_job *job = new_job_resource(env, type, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
-    /* a set-up longer than a slice cannot be sliced: it runs on a dirty
-     * scheduler first */
-    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= (double)job->slice_ns)
+    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= SETUP_DIRTY_NS)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
                                  type->argc + 1, cargv);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
@@ -621,8 +625,7 @@ static mode pick_mode(wb_job_type *type, uint64_t units) {
     double ns = predict_ns(type, units);
     if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
     uint64_t yielding_max = atomic_load_explicit(&yielding_max_ns, memory_order_relaxed);
-    if (yielding_max == NO_LIMIT || ns < (double)yielding_max)
-        return MODE_YIELDING;
+    if (yielding_max == NO_LIMIT || ns < (double)yielding_max) return MODE_YIELDING;
     return MODE_YIELDING_DIRTY;
 }
 
