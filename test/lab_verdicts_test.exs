@@ -253,7 +253,7 @@ defmodule WellBehaved.LabVerdictsTest do
 
     test "the sampler outside the VM sees this VM's own work, not as foreign" do
       sampler = Noise.start_sampler()
-      assert {:watch, _port} = sampler
+      assert {:watch, _port, _offset} = sampler
       deadline = System.monotonic_time(:millisecond) + 400
       burn = fn burn -> if System.monotonic_time(:millisecond) < deadline, do: burn.(burn) end
       burn.(burn)
@@ -271,6 +271,42 @@ defmodule WellBehaved.LabVerdictsTest do
 
       assert Noise.parse_watch_line("wb_noise_watch: cannot read /proc/stat") == []
       assert Noise.parse_watch_line("12 1 2 own x late 3") == []
+    end
+
+    test "stall lines become intervals; overlapping ones merge" do
+      assert Noise.parse_stall_line("stall 1 5000000 5800000") == [{5000, 5800}]
+      assert Noise.parse_stall_line("stall x") == []
+      assert Noise.parse_stall_line("1 2 3 own 4 late 5") == []
+
+      assert Noise.merge_intervals([{300, 400}, {100, 200}, {150, 250}, {250, 260}]) ==
+               [{100, 260}, {300, 400}]
+    end
+
+    test "a tick's lateness loses the time its wait overlapped a stall, no more" do
+      stalls = [{100, 300}, {1000, 1100}]
+      # before, across, inside, a long wait with a stall in it, after
+      ticks = [{0, 50}, {90, 300}, {250, 100}, {900, 100_000}, {2000, 5}]
+      assert Noise.stall_corrected(ticks, stalls) == [50, 100, 50, 99_900, 5]
+      assert Noise.stall_corrected(ticks, []) == [50, 300, 100, 100_000, 5]
+    end
+
+    test "the watcher reports stalls in the VM's monotonic time" do
+      {:watch, port, _} = sampler = Noise.start_sampler()
+      {:os_pid, os_pid} = Port.info(port, :os_pid)
+      Process.sleep(50)
+      # a stall made on purpose: the watcher's threads cannot run for 30 ms
+      t0 = :erlang.monotonic_time(:microsecond)
+      {_, 0} = System.cmd("kill", ["-s", "STOP", "#{os_pid}"])
+      Process.sleep(30)
+      {_, 0} = System.cmd("kill", ["-s", "CONT", "#{os_pid}"])
+      t1 = :erlang.monotonic_time(:microsecond)
+      Process.sleep(20)
+      usage = Noise.stop_sampler(sampler)
+
+      assert Enum.any?(usage.stalls, fn {from, to} ->
+               to - from >= 20_000 and from >= t0 - 1500 and to <= t1 + 5000
+             end),
+             "no 30 ms stall between #{t0} and #{t1}: #{inspect(usage.stalls)}"
     end
 
     test "a late wake-up outside the VM marks a window noisy" do

@@ -5,10 +5,19 @@
  * process PID's CPU time (/proc/PID/stat) back to back, so the two agree
  * even while the VM being measured cannot run its own processes (a normal
  * NIF holding every scheduler). It sleeps between samples and notes how
- * late the OS woke it. When a line arrives on stdin, or stdin closes, it
- * takes a last sample, prints every sample and exits:
+ * late the OS woke it.
  *
- *   <monotonic ns> <cpu fields of /proc/stat ...> own <utime+stime ticks> late <ns>
+ * Meanwhile one thread per online CPU, pinned to it, sleeps to every
+ * whole millisecond and notes each wake-up more than STALL_NS late: a
+ * stall of that CPU (the hypervisor ran something else, or the kernel did
+ * not schedule a sleeping thread on time), which would have held up any
+ * thread of the measured VM there too.
+ *
+ * When a line arrives on stdin, or stdin closes, it takes a last sample,
+ * prints every sample and stall and exits (times are CLOCK_MONOTONIC ns):
+ *
+ *   <ns> <cpu fields of /proc/stat ...> own <utime+stime ticks> late <ns>
+ *   stall <cpu> <due ns> <woken ns>
  *
  * The arithmetic (busy, own and foreign cores, steal) is done by the
  * reader, WellBehaved.Lab.Noise.
@@ -17,6 +26,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +38,10 @@
 
 #define MAX_SAMPLES 100000
 #define CPU_FIELDS  10
+#define MAX_CPUS    64
+#define MAX_STALLS  20000   /* per CPU */
+#define STALL_NS    250000  /* a wake-up this late is a stall */
+#define TICK_NS     1000000 /* the stall watchers wake every millisecond */
 
 typedef struct {
     int64_t at_ns;
@@ -38,6 +55,37 @@ static int64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+typedef struct {
+    int cpu;
+    int n;
+    int64_t due[MAX_STALLS], woken[MAX_STALLS];
+} stall_log;
+
+static atomic_bool stopping;
+
+static void *watch_cpu(void *arg) {
+    stall_log *log = arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(log->cpu, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return NULL;
+    int64_t due = (now_ns() / TICK_NS + 1) * TICK_NS;
+    while (!atomic_load(&stopping)) {
+        struct timespec t = {.tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {
+        }
+        int64_t woken = now_ns();
+        if (woken - due > STALL_NS && log->n < MAX_STALLS) {
+            log->due[log->n] = due;
+            log->woken[log->n] = woken;
+            log->n++;
+        }
+        /* the next whole millisecond after waking */
+        due = (woken / TICK_NS + 1) * TICK_NS;
+    }
+    return NULL;
 }
 
 /* Reads a small /proc file whole; false when it cannot. */
@@ -108,6 +156,18 @@ int main(int argc, char **argv) {
     snprintf(own_path, sizeof own_path, "/proc/%ld/stat", pid);
 
     static sample samples[MAX_SAMPLES];
+    static stall_log logs[MAX_CPUS];
+    static pthread_t threads[MAX_CPUS];
+    cpu_set_t online;
+    int watchers = 0;
+    if (sched_getaffinity(0, sizeof online, &online) == 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE && watchers < MAX_CPUS; cpu++) {
+            if (!CPU_ISSET(cpu, &online)) continue;
+            logs[watchers].cpu = cpu;
+            if (pthread_create(&threads[watchers], NULL, watch_cpu, &logs[watchers]) == 0)
+                watchers++;
+        }
+    }
     int n = 0;
     if (!take(own_path, &samples[n++], 0)) {
         fprintf(stderr, "wb_noise_watch: cannot read /proc/stat or %s\n", own_path);
@@ -128,6 +188,9 @@ int main(int argc, char **argv) {
         }
     }
     if (n < MAX_SAMPLES && take(own_path, &samples[n], 0)) n++;
+    atomic_store(&stopping, true);
+    for (int i = 0; i < watchers; i++)
+        pthread_join(threads[i], NULL);
 
     for (int i = 0; i < n; i++) {
         printf("%" PRId64, samples[i].at_ns);
@@ -135,5 +198,9 @@ int main(int argc, char **argv) {
             printf(" %llu", samples[i].cpu[j]);
         printf(" own %llu late %" PRId64 "\n", samples[i].own, samples[i].late_ns);
     }
+    for (int w = 0; w < watchers; w++)
+        for (int i = 0; i < logs[w].n; i++)
+            printf("stall %d %" PRId64 " %" PRId64 "\n", logs[w].cpu, logs[w].due[i],
+                   logs[w].woken[i]);
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -51,7 +51,8 @@ defmodule WellBehaved.Probe do
           required(:p90_ms) => float() | nil,
           required(:p99_ms) => float() | nil,
           required(:max_ms) => float() | nil,
-          optional(:samples_us) => [non_neg_integer()]
+          optional(:samples_us) => [non_neg_integer()],
+          optional(:due_us) => [integer()]
         }
 
   @type long_schedules :: %{
@@ -127,8 +128,10 @@ defmodule WellBehaved.Probe do
       the report says `completed: false`.
     * `control:` (true) - also run the pure-Erlang control (see the module
       doc), for the same duration as the function's run (at most 5 s).
-    * `samples:` (false) - also return every lateness sample of the fast
-      ticker, in microseconds, as `ticker.samples_us`.
+    * `samples:` (false) - also return every tick of the fast ticker, in
+      order: `ticker.samples_us`, their lateness, and `ticker.due_us`, their
+      due times (`:erlang.monotonic_time(:microsecond)`), both in
+      microseconds.
 
   A function that raises makes `measure/2` raise the same exception in the
   caller, once the workers are stopped.
@@ -406,14 +409,14 @@ defmodule WellBehaved.Probe do
 
       if failure, do: reraise_failure(failure)
 
-      ticker = if opts.samples, do: ticker, else: Map.delete(ticker, :samples_us)
+      ticker = if opts.samples, do: ticker, else: Map.drop(ticker, [:samples_us, :due_us])
 
       %{
         workers: workers,
         calls: calls,
         wall_ms: wall_us / 1000,
         ticker: ticker,
-        slow_ticker: Map.delete(slow_ticker, :samples_us),
+        slow_ticker: Map.drop(slow_ticker, [:samples_us, :due_us]),
         long_schedules: long_schedules,
         utilization: utilization,
         completed: completed
@@ -586,7 +589,7 @@ defmodule WellBehaved.Probe do
 
   defp record(due_ms, last_ms, period_ms, at_us, count_from_us, late) do
     Enum.reduce(due_ms..last_ms//period_ms, late, fn d, acc ->
-      if d * 1000 >= count_from_us, do: [at_us - d * 1000 | acc], else: acc
+      if d * 1000 >= count_from_us, do: [{d * 1000, at_us - d * 1000} | acc], else: acc
     end)
   end
 
@@ -599,7 +602,8 @@ defmodule WellBehaved.Probe do
       end
 
     Process.unlink(pid)
-    late |> percentiles() |> Map.merge(%{period_ms: period_ms, samples_us: late})
+    {due, late} = late |> Enum.reverse() |> Enum.unzip()
+    late |> percentiles() |> Map.merge(%{period_ms: period_ms, samples_us: late, due_us: due})
   end
 
   @doc false

@@ -44,7 +44,12 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   @call_case %{bytes: 10, batch: 100_000, rounds: 15}
   @spin_case %{iterations: 10_000_000, rounds: 31}
   # :yielding at each slice length against :normal: Spin 10M and a 10 kB pair
-  @slice_case %{slices: [10, 20, 50, 100, 1000], rounds: 21, lev_bytes: 10_000, lev_batch: 4}
+  @slice_case %{
+    slices: [10, 20, 30, 40, 50, 100, 1000],
+    rounds: 15,
+    lev_bytes: 10_000,
+    lev_batch: 4
+  }
 
   @targets %{
     normal_gcells_10k: 30.0,

@@ -113,7 +113,7 @@ defmodule WellBehaved.Lab.Noise do
   window's usage with `burst_foreign_cores` and `burst_steal_share`, the
   worst sub-window's, and `wake_late_max_us`.
   """
-  @spec start_sampler() :: {:watch, port()} | {:vm, pid()}
+  @spec start_sampler() :: {:watch, port(), integer()} | {:vm, pid()}
   def start_sampler do
     watch = Path.join(:code.priv_dir(:well_behaved), "wb_noise_watch")
 
@@ -128,7 +128,7 @@ defmodule WellBehaved.Lab.Noise do
           args: [System.pid(), Integer.to_string(@burst_ms)]
         ])
 
-      {:watch, port}
+      {:watch, port, os_offset_us()}
     else
       parent = self()
       {:vm, spawn_link(fn -> sample_loop(parent, [cpu_snapshot()]) end)}
@@ -136,15 +136,25 @@ defmodule WellBehaved.Lab.Noise do
   end
 
   @doc "Stops a sampler; see `start_sampler/0`."
-  @spec stop_sampler({:watch, port()} | {:vm, pid()}) :: map()
-  def stop_sampler({:watch, port}) do
+  @spec stop_sampler({:watch, port(), integer()} | {:vm, pid()}) :: map()
+  def stop_sampler({:watch, port, offset_us}) do
     Port.command(port, "stop\n")
-    snapshots = port |> collect_lines([]) |> Enum.flat_map(&parse_watch_line/1)
+    lines = collect_lines(port, [])
+    snapshots = Enum.flat_map(lines, &parse_watch_line/1)
 
-    case snapshots do
-      [_, _ | _] -> usage_of(snapshots)
-      _ -> usage_of([cpu_snapshot(), cpu_snapshot()])
-    end
+    stalls =
+      lines
+      |> Enum.flat_map(&parse_stall_line/1)
+      |> Enum.map(fn {from, to} -> {from + offset_us, to + offset_us} end)
+      |> merge_intervals()
+
+    usage =
+      case snapshots do
+        [_, _ | _] -> usage_of(snapshots)
+        _ -> usage_of([cpu_snapshot(), cpu_snapshot()])
+      end
+
+    Map.put(usage, :stalls, stalls)
   end
 
   def stop_sampler({:vm, pid}) do
@@ -156,7 +166,83 @@ defmodule WellBehaved.Lab.Noise do
       end
 
     Process.unlink(pid)
-    usage_of(snapshots)
+    snapshots |> usage_of() |> Map.put(:stalls, [])
+  end
+
+  # Erlang monotonic time minus the OS's CLOCK_MONOTONIC, in microseconds
+  defp os_offset_us do
+    source = :erlang.system_info(:os_monotonic_time_source)
+    os = Keyword.fetch!(source, :time)
+    erlang = :erlang.monotonic_time()
+    :erlang.convert_time_unit(erlang - os, :native, :microsecond)
+  end
+
+  @doc false
+  # sorted, disjoint intervals covering the same time
+  def merge_intervals(intervals) do
+    intervals
+    |> Enum.sort()
+    |> Enum.reduce([], fn
+      {from, to}, [{f, t} | rest] when from <= t -> [{f, max(t, to)} | rest]
+      interval, acc -> [interval | acc]
+    end)
+    |> Enum.reverse()
+  end
+
+  @doc false
+  # "stall <cpu> <due ns> <woken ns>" -> [{due_us, woken_us}] (OS clock)
+  def parse_stall_line("stall " <> rest) do
+    with [_cpu, due, woken] <- String.split(rest),
+         {due, ""} <- Integer.parse(due),
+         {woken, ""} <- Integer.parse(woken) do
+      [{div(due, 1000), div(woken, 1000)}]
+    else
+      _ -> []
+    end
+  end
+
+  def parse_stall_line(_), do: []
+
+  @doc """
+  The lateness of each of `ticks` (`{due_us, late_us}`, in the VM's
+  monotonic microseconds) without the time its wait overlapped a stall
+  (`{from_us, to_us}`, sorted and disjoint, as `stop_sampler/1` returns
+  them): while a CPU was held up outside the VM, a tick could not run
+  whatever the VM was doing. A tick held up 100 ms by a normal NIF keeps
+  nearly all of it; one held up 2 ms by a 2 ms stall keeps nearly none.
+  """
+  @spec stall_corrected([{integer(), non_neg_integer()}], [{integer(), integer()}]) ::
+          [non_neg_integer()]
+  def stall_corrected(ticks, []), do: Enum.map(ticks, &elem(&1, 1))
+
+  def stall_corrected(ticks, stalls) do
+    stalls = List.to_tuple(stalls)
+
+    Enum.map(ticks, fn {due, late} ->
+      i = first_ending_after(stalls, due, 0, tuple_size(stalls))
+      max(late - overlap(stalls, i, due, due + late, 0), 0)
+    end)
+  end
+
+  # time of the stalls from index i on that falls within [a, b]
+  defp overlap(stalls, i, a, b, acc) do
+    if i < tuple_size(stalls) and elem(elem(stalls, i), 0) <= b do
+      {from, to} = elem(stalls, i)
+      overlap(stalls, i + 1, a, b, acc + max(min(to, b) - max(from, a), 0))
+    else
+      acc
+    end
+  end
+
+  # binary search for the first stall ending at or after a
+  defp first_ending_after(_stalls, _a, lo, hi) when lo >= hi, do: lo
+
+  defp first_ending_after(stalls, a, lo, hi) do
+    mid = div(lo + hi, 2)
+
+    if elem(elem(stalls, mid), 1) < a,
+      do: first_ending_after(stalls, a, mid + 1, hi),
+      else: first_ending_after(stalls, a, lo, mid)
   end
 
   defp collect_lines(port, lines) do
