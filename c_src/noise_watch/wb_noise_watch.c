@@ -13,11 +13,18 @@
  * not schedule a sleeping thread on time), which would have held up any
  * thread of the measured VM there too.
  *
+ * The watchers ask for real-time priority (SCHED_FIFO), so that no ordinary
+ * thread, the measured VM's included, can delay them: a late wake-up then
+ * means the CPU itself was taken (by the hypervisor, or the kernel). Where
+ * that is not allowed (no CAP_SYS_NICE, RLIMIT_RTPRIO 0) they run at normal
+ * priority and their stalls include the VM's own load; the output says so.
+ *
  * When a line arrives on stdin, or stdin closes, it takes a last sample,
  * prints every sample and stall and exits (times are CLOCK_MONOTONIC ns):
  *
  *   <ns> <cpu fields of /proc/stat ...> own <utime+stime ticks> late <ns>
  *   stall <cpu> <due ns> <woken ns>
+ *   watchers <count> realtime <0|1>
  *
  * The arithmetic (busy, own and foreign cores, steal) is done by the
  * reader, WellBehaved.Lab.Noise.
@@ -59,6 +66,7 @@ static int64_t now_ns(void) {
 
 typedef struct {
     int cpu;
+    bool realtime;
     int n;
     int64_t due[MAX_STALLS], woken[MAX_STALLS];
 } stall_log;
@@ -71,6 +79,8 @@ static void *watch_cpu(void *arg) {
     CPU_ZERO(&set);
     CPU_SET(log->cpu, &set);
     if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) return NULL;
+    struct sched_param rt = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    log->realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
     int64_t due = (now_ns() / TICK_NS + 1) * TICK_NS;
     while (!atomic_load(&stopping)) {
         struct timespec t = {.tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
@@ -198,6 +208,10 @@ int main(int argc, char **argv) {
             printf(" %llu", samples[i].cpu[j]);
         printf(" own %llu late %" PRId64 "\n", samples[i].own, samples[i].late_ns);
     }
+    bool realtime = watchers > 0;
+    for (int w = 0; w < watchers; w++)
+        realtime = realtime && logs[w].realtime;
+    printf("watchers %d realtime %d\n", watchers, realtime ? 1 : 0);
     for (int w = 0; w < watchers; w++)
         for (int i = 0; i < logs[w].n; i++)
             printf("stall %d %" PRId64 " %" PRId64 "\n", logs[w].cpu, logs[w].due[i],

@@ -395,6 +395,7 @@ defmodule WellBehaved.Lab.Lateness do
          steal_share: max(usage.steal_share, usage.burst_steal_share),
          wake_late_max_us: usage.wake_late_max_us,
          stalled_share: stalled_share,
+         stalls_seen: usage.stalls_seen,
          noisy: Noise.noisy?(usage) or stalled_share > @stalled_max
        }}
     end
@@ -477,7 +478,8 @@ defmodule WellBehaved.Lab.Lateness do
           [] -> nil
           xs -> Stats.median(xs)
         end,
-      noisy_repeats: Enum.count(ok, & &1.noisy)
+      noisy_repeats: Enum.count(ok, & &1.noisy),
+      stalls_seen: ok != [] and Enum.all?(ok, &Map.get(&1, :stalls_seen, false))
     }
   end
 
@@ -730,7 +732,7 @@ defmodule WellBehaved.Lab.Lateness do
     """
     ## Lateness under native work
 
-    Fixed work per call, sized by calibration: Spin #{fmt(cal.spin_ns)} ns/iteration, \
+    #{stall_note(result.rows)}Fixed work per call, sized by calibration: Spin #{fmt(cal.spin_ns)} ns/iteration, \
     Levenshtein #{fmt(cal.lev_gcells)} Gcell/s, pure Erlang #{fmt(cal.erlang_ns)} ns/iteration. \
     Workers = #{c.schedulers} schedulers x factor. Each cell: #{c.window_ms} ms windows, a ticker \
     every #{c.tick_ms} ms, lateness from its due time, less any time the CPUs were stalled \
@@ -759,6 +761,16 @@ defmodule WellBehaved.Lab.Lateness do
     #{busy_wait_md(result.rows)}
     #{cells_md(result.rows)}
     """
+  end
+
+  defp stall_note(rows) do
+    if Enum.any?(rows, &(&1.repeats > 0 and not &1[:stalls_seen])) do
+      "**CPU stalls were not taken out** of the lateness: the watcher could not run at " <>
+        "real-time priority (run the lab as root, or raise RLIMIT_RTPRIO), so with one worker " <>
+        "per scheduler the p99 mostly measures the machine's stalls.\n\n"
+    else
+      ""
+    end
   end
 
   defp rec_mode(%{mode: nil, verdict: :not_distinguishable, candidate: m}),
