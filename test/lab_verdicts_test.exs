@@ -200,6 +200,49 @@ defmodule WellBehaved.LabVerdictsTest do
       assert evidence =~ "clearly outside"
     end
 
+    test "with one worker per scheduler the mode need only not be clearly worse" do
+      rows = rows(normal: [:outside, :outside], yielding: [:not_distinguishable, :within])
+      assert [%{mode: :yielding, verdict: :within}] = Lateness.recommend(rows, [10])
+
+      rows = rows(normal: [:outside, :outside], yielding: [:outside, :within])
+      assert [%{mode: nil}] = Lateness.recommend(rows, [10])
+    end
+
+    test ":auto's repeats count for the mode it runs at that size" do
+      # each cell alone: one repeat in three over the bound, not distinguishable;
+      # together six repeats whose median interval is below it
+      with_ratios = fn row, ratios -> Map.put(row, :ratios, ratios) end
+
+      rows =
+        rows(
+          normal: [:outside, :outside],
+          yielding: [:within, :not_distinguishable],
+          auto: [:within, :not_distinguishable]
+        )
+        |> Enum.map(fn
+          %{mode: m, factor: 10} = r when m in [:yielding, :auto] ->
+            with_ratios.(r, [0.6, 0.7, 2.0])
+
+          r ->
+            r
+        end)
+
+      assert [%{mode: nil, verdict: :not_distinguishable}] = Lateness.recommend(rows, [10])
+
+      rows =
+        Enum.map(rows, fn
+          %{mode: :auto, factor: 10} = r -> with_ratios.(r, [0.65, 0.7, 0.75, 0.8])
+          r -> r
+        end)
+
+      assert [%{mode: :yielding, verdict: :within, evidence: evidence}] =
+               Lateness.recommend(rows, [10], %{10 => :yielding})
+
+      assert evidence =~ "with the `:auto` cells"
+      # without :auto running :yielding there, its cells are not evidence
+      assert [%{mode: nil}] = Lateness.recommend(rows, [10], %{10 => :normal})
+    end
+
     test "the same verdicts give the same table, whatever the figures" do
       a = rows(normal: [:outside, :outside], yielding: [:within, :within])
       b = Enum.map(a, &%{&1 | ratio: &1.ratio * 0.9})
