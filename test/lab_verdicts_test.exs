@@ -85,19 +85,29 @@ defmodule WellBehaved.LabVerdictsTest do
       assert s.verdict == :not_distinguishable
     end
 
-    test "repeats disturbed by other work are left out while two quiet ones remain" do
-      cell = repeats([repeat(300), repeat(5000, noisy: true), repeat(350)])
-      base = repeats([repeat(500), repeat(500), repeat(500)])
+    test "repeats disturbed by other work are left out while three quiet ones remain" do
+      cell = repeats([repeat(300), repeat(5000, noisy: true), repeat(350), repeat(400)])
+      base = repeats([repeat(500), repeat(500), repeat(500), repeat(500)])
       s = Lateness.ratio_summary(cell, base, 500)
-      assert s.ratio_repeats == 2
+      assert s.ratio_repeats == 3
       assert s.verdict == :within
       assert s.disturbed
+      # the figures shown come from the same repeats
+      assert s.p99_median_ms == 0.35
+      assert s.base_p99_median_ms == 0.5
 
-      # a disturbed baseline counts too; with one quiet pair there is no verdict
-      base = repeats([repeat(500, noisy: true), repeat(500), repeat(500, noisy: true)])
+      # a disturbed baseline counts too; with two quiet pairs there is no verdict
+      base = repeats([repeat(500, noisy: true), repeat(500), repeat(500)])
       s = Lateness.ratio_summary(repeats([repeat(300), repeat(300), repeat(300)]), base, 500)
       assert s.verdict == :not_distinguishable
-      assert s.verdict_note == "fewer than two quiet repeats"
+      assert s.verdict_note == "fewer than 3 quiet repeats"
+    end
+
+    test "two repeats on one side are not a verdict" do
+      base = repeats([repeat(500), repeat(500)])
+      s = Lateness.ratio_summary(repeats([repeat(900), repeat(950)]), base, 500)
+      assert s.verdict == :not_distinguishable
+      assert s.verdict_note == "fewer than 3 repeats"
     end
 
     test "a ticker that never ran was at least a window late" do
@@ -112,7 +122,7 @@ defmodule WellBehaved.LabVerdictsTest do
       base = repeats([repeat(500)])
 
       assert Lateness.ratio_summary(repeats([repeat(100)]), base, 500).verdict_note ==
-               "one repeat"
+               "fewer than 3 repeats"
 
       assert Lateness.ratio_summary(repeats([repeat(100)]), [], 500) == %{}
 

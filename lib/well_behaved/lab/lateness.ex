@@ -81,6 +81,8 @@ defmodule WellBehaved.Lab.Lateness do
   # a window whose CPUs were stalled outside the VM longer than this share
   # of it is disturbed
   @stalled_max 0.05
+  # a verdict needs this many quiet repeats
+  @min_repeats 3
 
   @impl true
   def run(opts) do
@@ -505,44 +507,56 @@ defmodule WellBehaved.Lab.Lateness do
           b.samples_us != [] do
         base_p99 = max(p99_ms(b), 0.001)
         cell_p99 = p99_ms(cell) || window_ms * 1.0
-        %{ratio: cell_p99 / base_p99, noisy: cell.noisy or b.noisy}
+
+        %{
+          ratio: cell_p99 / base_p99,
+          cell: cell_p99,
+          base: base_p99,
+          noisy: cell.noisy or b.noisy
+        }
       end
 
     quiet = Enum.reject(pairs, & &1.noisy)
-    used = if length(quiet) >= 2, do: quiet, else: pairs
+    used = if length(quiet) >= @min_repeats, do: quiet, else: pairs
     ratios = Enum.map(used, & &1.ratio)
 
-    cond do
-      ratios == [] ->
-        %{
-          ratio: nil,
-          ratio_low: nil,
-          ratio_high: nil,
-          verdict: :not_distinguishable,
-          verdict_note: "no baseline"
-        }
+    if ratios == [] do
+      %{
+        ratio: nil,
+        ratio_low: nil,
+        ratio_high: nil,
+        verdict: :not_distinguishable,
+        verdict_note: "no baseline"
+      }
+    else
+      {low, high} = Stats.bootstrap_interval(ratios, &Stats.median/1)
+      disturbed = Enum.any?(used, & &1.noisy)
 
-      true ->
-        {low, high} = Stats.bootstrap_interval(ratios, &Stats.median/1)
-        disturbed = Enum.any?(used, & &1.noisy)
+      {verdict, note} =
+        cond do
+          length(pairs) < @min_repeats ->
+            {:not_distinguishable, "fewer than #{@min_repeats} repeats"}
 
-        {verdict, note} =
-          cond do
-            length(ratios) < 2 -> {:not_distinguishable, "one repeat"}
-            disturbed -> {:not_distinguishable, "fewer than two quiet repeats"}
-            true -> {Stats.verdict({low, high}, @bound), nil}
-          end
+          disturbed ->
+            {:not_distinguishable, "fewer than #{@min_repeats} quiet repeats"}
 
-        %{
-          ratio: Stats.median(ratios),
-          ratio_low: low,
-          ratio_high: high,
-          ratio_repeats: length(ratios),
-          ratios: ratios,
-          disturbed: disturbed or length(quiet) < length(pairs),
-          verdict: verdict,
-          verdict_note: note
-        }
+          true ->
+            {Stats.verdict({low, high}, @bound), nil}
+        end
+
+      %{
+        ratio: Stats.median(ratios),
+        ratio_low: low,
+        ratio_high: high,
+        ratio_repeats: length(ratios),
+        ratios: ratios,
+        # the cell's and the baseline's p99 over the repeats the ratio used
+        p99_median_ms: Stats.median(Enum.map(used, & &1.cell)),
+        base_p99_median_ms: Stats.median(Enum.map(used, & &1.base)),
+        disturbed: disturbed or length(quiet) < length(pairs),
+        verdict: verdict,
+        verdict_note: note
+      }
     end
   end
 
@@ -626,16 +640,15 @@ defmodule WellBehaved.Lab.Lateness do
   # the verdict on the per-repeat ratios of these modes' cells together
   defp joint_verdict(rows, w, f, modes) do
     cells = modes |> Enum.map(&find(rows, :matrix, :spin, w, f, &1)) |> Enum.reject(&is_nil/1)
-    ratios = Enum.flat_map(cells, &Map.get(&1, :ratios, []))
+    # cells with too few quiet repeats for a verdict of their own add nothing
+    usable = Enum.filter(cells, &(&1[:ratios] != nil and &1[:verdict_note] == nil))
+    ratios = Enum.flat_map(usable, & &1.ratios)
 
     cond do
-      cells == [] ->
-        :not_distinguishable
-
-      length(ratios) < 2 ->
+      usable == [] and cells != [] and Enum.all?(cells, &(&1[:ratios] == nil)) ->
         cells |> hd() |> verdict_of()
 
-      Enum.any?(cells, &(&1[:verdict_note] == "fewer than two quiet repeats")) ->
+      length(ratios) < @min_repeats ->
         :not_distinguishable
 
       true ->
@@ -650,10 +663,9 @@ defmodule WellBehaved.Lab.Lateness do
     parts =
       for f <- Enum.reverse(@rec_factors) do
         row = find(rows, :matrix, :spin, w, f, mode)
-        base = find(rows, :matrix, :erlang, w, f, :erlang)
 
         "#{row && row.workers} workers: p99 #{fmt(row && row.p99_median_ms)} ms vs " <>
-          "#{fmt(base && base.p99_median_ms)} ms (#{ratio_text(row)})"
+          "#{fmt(row && row[:base_p99_median_ms])} ms (#{ratio_text(row)})"
       end
 
     lead =
@@ -764,7 +776,8 @@ defmodule WellBehaved.Lab.Lateness do
     """
     Native work per call, Spin on every scheduler (1x and 10x workers), judged by how late a \
     process that wants to run every millisecond gets (p99), against pure Erlang code of the same \
-    CPU demand (bound #{@bound}x; median of #{result.config.repeats} repeats, 95% interval).
+    CPU demand (bound #{@bound}x; medians of #{result.config.repeats} to \
+    #{result.config.max_repeats} repeats, 95% intervals).
 
     | work per call | use | evidence |
     | --- | --- | --- |
