@@ -13,17 +13,22 @@ defmodule WellBehaved.Lab.ChildVMTest do
   end
 
   test "a hung experiment is killed at its bound and reported" do
-    # 20 processes looping long :normal NIFs: a VM that ignores SIGTERM
+    # 20 processes looping long :normal NIFs for 10 minutes: a VM that
+    # ignores SIGTERM
     hog = %{
+      id: "hog",
+      set: :matrix,
       workload: :spin,
-      mode: :normal,
-      size: 50_000_000,
+      work_ms: 100,
+      factor: 10,
       workers: 20,
-      calls_per_worker: 1_000_000,
-      bound_ms: 600_000
+      mode: :normal,
+      slice_us: nil,
+      size: 50_000_000
     }
 
-    handle = ChildVM.start({WellBehaved.Lab.Lateness, :child_experiment, [hog]}, bound_ms: 1500)
+    spec = %{cells: [hog], window_ms: 600_000, seed: 1}
+    handle = ChildVM.start({WellBehaved.Lab.Lateness, :child_cells, [spec]}, bound_ms: 1500)
     {:os_pid, group} = Port.info(handle.port, :os_pid)
     assert {:timeout, 1500} = ChildVM.await(handle)
     # `timeout` leads the child's process group: nothing of it may remain

@@ -14,9 +14,14 @@ defmodule WellBehaved.LabRunTest do
     report = File.read!(Path.join(dir, "report.md"))
 
     for section <- [
+          "## What to do",
+          "## Targets",
+          "## At a glance",
+          "## Noise checks",
           "## Lateness under native work",
           "### Recommendation (measured)",
-          "### Scheduler busy-wait",
+          "### Off-scheduler work and busy-waiting",
+          "### `:yielding` slice length",
           "## Levenshtein",
           "## HTTP under load",
           "## Latency of native calls",
@@ -26,6 +31,8 @@ defmodule WellBehaved.LabRunTest do
     end
 
     refute report =~ "This suite failed"
+    # the run's recommendation, for the next run to compare with
+    assert File.read!(Path.join(dir, "recommendation.txt")) =~ ~r/^quick\n1 ms: /
     html = File.read!(Path.join(dir, "report.html"))
     assert html =~ "<svg"
 

@@ -686,14 +686,71 @@ defmodule WellBehaved.Probe do
     end
   end
 
+  # mean utilization of the online schedulers of each kind
   defp utilization(sample0, sample1) do
     rows = :scheduler.utilization(sample0, sample1)
 
-    mean = fn type ->
-      values = for {^type, _id, util, _pct} <- rows, do: util
+    ids =
+      scheduler_ids(
+        :erlang.system_info(:schedulers),
+        :erlang.system_info(:schedulers_online),
+        :erlang.system_info(:dirty_cpu_schedulers),
+        :erlang.system_info(:dirty_cpu_schedulers_online)
+      )
+
+    mean = fn type, online ->
+      values = for {^type, id, util, _pct} <- rows, online == :all or id in online, do: util
       if values == [], do: 0.0, else: Enum.sum(values) / length(values)
     end
 
-    %{normal: mean.(:normal), dirty_cpu: mean.(:cpu), dirty_io: mean.(:io)}
+    %{
+      normal: mean.(:normal, ids.normal),
+      dirty_cpu: mean.(:cpu, ids.dirty_cpu),
+      dirty_io: mean.(:io, :all)
+    }
+  end
+
+  @doc """
+  The ids, in `:erlang.statistics(:scheduler_wall_time)` (and
+  `:scheduler_wall_time_all`), of the online normal and the online dirty
+  CPU schedulers.
+
+  Every scheduler has an id there, online or not: the normal ones
+  `1..schedulers`, then the dirty CPU ones `schedulers + 1 ..
+  schedulers + dirty_cpu`, then the dirty IO ones. Schedulers are taken
+  online and offline from the lowest id up, so the online ones are the
+  first of each kind. The arguments are what `:erlang.system_info/1`
+  returns for `:schedulers`, `:schedulers_online`, `:dirty_cpu_schedulers`
+  and `:dirty_cpu_schedulers_online`.
+
+      iex> WellBehaved.Probe.scheduler_ids(4, 2, 4, 1)
+      %{dirty_cpu: 5..5, normal: 1..2}
+  """
+  @spec scheduler_ids(pos_integer(), pos_integer(), non_neg_integer(), non_neg_integer()) ::
+          %{normal: Range.t(), dirty_cpu: Range.t()}
+  def scheduler_ids(schedulers, schedulers_online, dirty_cpu, dirty_cpu_online) do
+    count!(:schedulers, schedulers, 1, :infinity)
+    count!(:schedulers_online, schedulers_online, 1, schedulers)
+    count!(:dirty_cpu, dirty_cpu, 0, :infinity)
+    count!(:dirty_cpu_online, dirty_cpu_online, 0, dirty_cpu)
+
+    %{
+      normal: 1..schedulers_online//1,
+      dirty_cpu: (schedulers + 1)..(schedulers + dirty_cpu_online)//1
+    }
+  end
+
+  defp count!(_name, n, min, max)
+       when is_integer(n) and n >= min and (max == :infinity or n <= max),
+       do: :ok
+
+  defp count!(name, n, min, max) do
+    accepted =
+      if max == :infinity,
+        do: "an integer >= #{min}",
+        else: "an integer from #{min} to #{max}"
+
+    raise ArgumentError,
+          "scheduler_ids/4: #{name} must be #{accepted}, got #{inspect(n)}"
   end
 end

@@ -1,49 +1,50 @@
-defmodule WellBehaved.LabSchedulerIdsTest do
-  # WellBehaved.Lab.HttpLoad.scheduler_ids/4: which ids of
+defmodule WellBehaved.OnlineSchedulerIdsTest do
+  # WellBehaved.Probe.scheduler_ids/4: which ids of
   # :erlang.statistics(:scheduler_wall_time) are the online normal and dirty
-  # CPU schedulers. No benchmark runs (lab_http_load_test.exs runs the suite).
+  # CPU schedulers, for Probe's utilization and the lab's HTTP suite.
   use ExUnit.Case, async: true
 
-  alias WellBehaved.Lab.{ChildVM, HttpLoad}
+  alias WellBehaved.Probe
+  alias WellBehaved.Lab.ChildVM
 
   test "the dirty CPU ids start after all normal schedulers, online or not" do
     # 4 schedulers, 2 online; 4 dirty CPU schedulers, 1 online
-    ids = HttpLoad.scheduler_ids(4, 2, 4, 1)
+    ids = Probe.scheduler_ids(4, 2, 4, 1)
     assert Enum.to_list(ids.normal) == [1, 2]
     assert Enum.to_list(ids.dirty_cpu) == [5]
   end
 
   test "+S 2:1: one normal and one dirty CPU scheduler online" do
-    ids = HttpLoad.scheduler_ids(2, 1, 2, 1)
+    ids = Probe.scheduler_ids(2, 1, 2, 1)
     assert Enum.to_list(ids.normal) == [1]
     assert Enum.to_list(ids.dirty_cpu) == [3]
   end
 
   test "all schedulers online" do
-    ids = HttpLoad.scheduler_ids(2, 2, 2, 2)
+    ids = Probe.scheduler_ids(2, 2, 2, 2)
     assert Enum.to_list(ids.normal) == [1, 2]
     assert Enum.to_list(ids.dirty_cpu) == [3, 4]
   end
 
   test "no dirty CPU scheduler gives no dirty CPU id" do
-    assert Enum.to_list(HttpLoad.scheduler_ids(2, 2, 0, 0).dirty_cpu) == []
+    assert Enum.to_list(Probe.scheduler_ids(2, 2, 0, 0).dirty_cpu) == []
   end
 
   test "bad counts raise ArgumentError naming the argument" do
     assert_raise ArgumentError, ~r/scheduler_ids\/4: schedulers must be an integer >= 1/, fn ->
-      HttpLoad.scheduler_ids(0, 0, 1, 1)
+      Probe.scheduler_ids(0, 0, 1, 1)
     end
 
     assert_raise ArgumentError,
                  ~r/scheduler_ids\/4: schedulers_online must be an integer from 1 to 2, got 3/,
-                 fn -> HttpLoad.scheduler_ids(2, 3, 1, 1) end
+                 fn -> Probe.scheduler_ids(2, 3, 1, 1) end
 
     assert_raise ArgumentError, ~r/dirty_cpu must be an integer >= 0, got :many/, fn ->
-      HttpLoad.scheduler_ids(2, 2, :many, 1)
+      Probe.scheduler_ids(2, 2, :many, 1)
     end
 
     assert_raise ArgumentError, ~r/dirty_cpu_online must be an integer from 0 to 1, got 2/, fn ->
-      HttpLoad.scheduler_ids(2, 2, 1, 2)
+      Probe.scheduler_ids(2, 2, 1, 2)
     end
   end
 
@@ -66,10 +67,27 @@ defmodule WellBehaved.LabSchedulerIdsTest do
              )
 
     assert counts == [4, 2, 4, 1]
-    ids = apply(HttpLoad, :scheduler_ids, counts)
+    ids = apply(Probe, :scheduler_ids, counts)
     assert Enum.map(ids.normal, &types[&1]) == [:normal, :normal]
     assert Enum.map(ids.dirty_cpu, &types[&1]) == [:cpu]
     # the first dirty CPU id is the one after the last normal scheduler's
     assert types[4] == :normal and types[5] == :cpu
+  end
+
+  test "Probe's utilization counts the online schedulers only" do
+    # two busy workers on the two online schedulers of four: busy, not half
+    code = """
+    report = WellBehaved.Probe.measure(fn -> WellBehaved.Probe.erlang_work(100_000) end,
+      workers: 2, duration_ms: 300, control: false)
+    report.utilization.normal
+    """
+
+    assert {:ok, {normal, _binding}} =
+             ChildVM.run({Code, :eval_string, [code]},
+               bound_ms: 60_000,
+               erl_flags: ["+S", "4:2"]
+             )
+
+    assert normal > 0.75
   end
 end
