@@ -25,7 +25,7 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
-  @defaults [normal_max_us: 40, yielding_max_us: :infinity, slice_us: 40, dirty_slice_us: 5000]
+  @defaults [normal_max_us: 30, yielding_max_us: :infinity, slice_us: 30, dirty_slice_us: 5000]
 
   test "the defaults: Erlang-sized slices, :auto never picks :yielding_dirty" do
     on_exit(fn -> Runtime.configure(@defaults) end)

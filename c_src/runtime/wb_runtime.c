@@ -12,7 +12,7 @@
  * back. Erlang code spends 4000 reductions in 5-80 us; the erl_nif
  * guideline's 1 ms is 12-200x longer, and ten queued 1 ms slices make every
  * other process wait ~10 ms. Settable: runtime_configure. */
-#define SLICE_NS_DEFAULT       40000
+#define SLICE_NS_DEFAULT       30000
 #define DIRTY_SLICE_NS_DEFAULT 5000000 /* yielding_dirty: reschedule interval */
 #define SLICE_NS_MIN           1000
 #define SLICE_NS_MAX           100000000

@@ -12,7 +12,7 @@ defmodule WellBehaved.Runtime do
       The caller cannot be garbage collected or suspended until it returns;
       a killed caller's job stops at its next check.
     * `:yielding` - time-sliced on normal schedulers: the job reports its
-      time with `enif_consume_timeslice`, as a fraction of a 40 µs slice
+      time with `enif_consume_timeslice`, as a fraction of a 30 µs slice
       (`configure/1`), and continues through `enif_schedule_nif` when its
       process has used its reductions, so other processes wait for it no
       longer than they wait for Erlang code.
@@ -21,7 +21,7 @@ defmodule WellBehaved.Runtime do
     * `:threaded` - on a fixed pool of native threads; the caller waits in
       `receive`. A caller that dies cancels its job.
     * `:auto` (the default) - `:normal` when the job is predicted to take
-      under one slice (40 µs), `:yielding` otherwise (`:yielding_dirty`
+      under one slice (30 µs), `:yielding` otherwise (`:yielding_dirty`
       only beyond `yielding_max_us:`, which is not set by default). The
       prediction is the job's size times a cost per unit that the runtime
       keeps measuring. See `configure/1`.
@@ -67,7 +67,7 @@ defmodule WellBehaved.Runtime do
 
     * `slice_us:` - how long a `:yielding` job runs before it gives its
       scheduler back, in microseconds (#{inspect(@slice_range)}, default
-      40). The job reports its time to the VM as a fraction of this slice,
+      30). The job reports its time to the VM as a fraction of this slice,
       so the VM switches processes at the pace it does for Erlang code,
       whose 4000 reductions take 5-80 µs. A slice is at least one step of
       the job.
@@ -75,7 +75,7 @@ defmodule WellBehaved.Runtime do
       itself (a point where its caller can be collected, suspended or
       killed), in microseconds (#{inspect(@slice_range)}, default 5000).
     * `normal_max_us:` and `yielding_max_us:` - the `:auto` thresholds:
-      `:normal` under `normal_max_us` of predicted work (default 40, one
+      `:normal` under `normal_max_us` of predicted work (default 30, one
       slice: a shorter call delays other processes no more than a slice
       does), `:yielding` under `yielding_max_us`, `:yielding_dirty` beyond.
       `yielding_max_us` defaults to `:infinity`: on the lab's 2-core
@@ -87,7 +87,7 @@ defmodule WellBehaved.Runtime do
         :ok
         iex> WellBehaved.Runtime.stats().slice_us
         50
-        iex> WellBehaved.Runtime.configure(slice_us: 40)
+        iex> WellBehaved.Runtime.configure(slice_us: 30)
         :ok
   """
   @spec configure(keyword()) :: :ok

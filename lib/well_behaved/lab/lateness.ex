@@ -77,7 +77,7 @@ defmodule WellBehaved.Lab.Lateness do
   @bound 1.5
   @rec_factors [1, 10]
   @long_schedule_ms 10
-  @slices [10, 20, 30, 50, 100, 1000]
+  @slices [10, 20, 50, 100, 1000]
   # a window whose CPUs were stalled outside the VM longer than this share
   # of it is disturbed
   @stalled_max 0.05
