@@ -214,13 +214,17 @@ defmodule Mix.Tasks.WellBehaved.Lab do
       {%{name: "lateness"}, %{recommendations: recs} = r} ->
         "#{if r.config.quick, do: "quick", else: "full"}\n" <>
           Enum.map_join(recs, "", fn rec ->
-            "#{rec.work_ms} ms: #{rec.mode || "#{rec.verdict} (#{rec.candidate})"}\n"
+            "#{rec.work_ms} ms: #{recommendation_word(rec)}\n"
           end)
 
       _ ->
         nil
     end)
   end
+
+  defp recommendation_word(%{mode: mode}) when mode != nil, do: "#{mode}"
+  defp recommendation_word(%{candidate: nil, verdict: verdict}), do: "#{verdict}"
+  defp recommendation_word(rec), do: "#{rec.verdict} (#{rec.candidate})"
 
   # The newest other run in the output folder's parent with a recommendation
   # of the same kind: {dir, text}.
