@@ -17,6 +17,7 @@
 #define SLICE_NS_MIN           1000
 #define SLICE_NS_MAX           100000000
 #define CHECK_NS               50000 /* dirty and threaded: a clock read every 50 us */
+#define FIRST_SLICE_STEPS      4     /* a yielding job's first slice is checked in quarters */
 #define MAX_UNITS_PER_CHK      (UINT64_C(1) << 40)
 #define MEASURE_MIN_NS         20000  /* runs shorter than this are too noisy to learn from */
 #define INLINE_STATE_MAX       4096   /* states up to this size live on the C stack */
@@ -82,6 +83,7 @@ typedef struct wb_job {
     mode mode;
     bool tiny;
     bool initialized;
+    bool first_slice; /* yielding: the caller may be partway through its reductions */
     bool on_stack;    /* a normal job living in one call's frame */
     size_t accounted; /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
@@ -119,6 +121,7 @@ static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
         /* one clock read per slice: each check costs about what a yield
          * does, so steps are sized to the time left in the slice */
         job->check_ns = job->slice_ns;
+        job->first_slice = true;
     } else if (m == MODE_YIELDING_DIRTY) {
         job->slice_ns = setting_ns(&dirty_slice_ns);
     }
@@ -334,8 +337,13 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
     int64_t start = clock_ns(), last = start;
     for (;;) {
         uint64_t units = 0;
-        uint64_t budget = dirty || job->tiny ? next_budget(job)
-                                             : budget_for(job, job->slice_ns - job->unreported_ns);
+        /* The first slice starts where the calling process is in its
+         * reductions, which only the VM knows: short steps, each reported,
+         * until the VM says the process has used them. */
+        int64_t left = job->slice_ns - job->unreported_ns;
+        if (job->first_slice && left > job->slice_ns / FIRST_SLICE_STEPS)
+            left = job->slice_ns / FIRST_SLICE_STEPS;
+        uint64_t budget = dirty || job->tiny ? next_budget(job) : budget_for(job, left);
         bool done = job->type->step(job->state, budget, &units);
         int64_t now = clock_ns();
         learn(job, units, now - last);
@@ -356,6 +364,14 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
         } else if (job->tiny) {
             job->unreported_ns = charge_ns(env, job->unreported_ns, job->slice_ns, NULL);
             break;
+        } else if (job->first_slice) {
+            bool exhausted = false;
+            job->unreported_ns = charge_ns(env, job->unreported_ns, job->slice_ns, &exhausted);
+            if (exhausted) {
+                job->first_slice = false;
+                job->unreported_ns = 0;
+                break;
+            }
         } else if (job->unreported_ns >= job->slice_ns - job->slice_ns / 8) {
             /* the slice is used (within 1/8): a whole timeslice, then yield */
             enif_consume_timeslice(env, 100);
