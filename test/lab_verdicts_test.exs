@@ -163,6 +163,18 @@ defmodule WellBehaved.LabVerdictsTest do
     end ++ [row(:erlang, 10, 1, nil), row(:erlang, 10, 10, nil)]
   end
 
+  describe "Lateness.runs?" do
+    test ":normal cells run only up to 10 s of work per scheduler; other modes always" do
+      assert Lateness.runs?(:normal, 1, 10_000)
+      assert Lateness.runs?(:normal, 100, 100)
+      refute Lateness.runs?(:normal, 100, 1000)
+      refute Lateness.runs?(:normal, 1000, 100)
+
+      for mode <- [:erlang, :yielding, :dirty_cpu, :threaded, :auto],
+          do: assert(Lateness.runs?(mode, 1000, 10_000))
+    end
+  end
+
   describe "Lateness.recommend" do
     test "the first mode in order of preference that is within the bound at 1x and 10x" do
       rows =

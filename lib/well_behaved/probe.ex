@@ -119,7 +119,8 @@ defmodule WellBehaved.Probe do
     * `finish_calls:` (true) - with `duration_ms:`, whether workers finish
       the call in progress when the time is up (the report then covers
       whole calls) or are killed (the measurement ends on time; a killed
-      call is not counted). The tickers stop when the time is up either way.
+      call is not counted). The tickers count the ticks due until the time
+      is up either way.
     * `tick_ms:` (1) and `slow_tick_ms:` (1000) - the two tickers' periods.
     * `warmup_ms:` (50) - ticks due this soon after the start are not
       counted.
@@ -397,13 +398,16 @@ defmodule WellBehaved.Probe do
       tickers = [start_ticker(opts.tick_ms, warm_until_us), start_ticker(opts.slow_tick_ms, t0)]
       run = start_workers(fun, workers, opts)
 
-      # with a duration, the tickers measure that window only
-      if opts.calls == nil, do: sleep_until_us(t0 + opts.duration_ms * 1000)
-      tick_reports = if opts.calls == nil, do: Enum.map(tickers, &stop_ticker/1)
+      window_end = if opts.calls == nil, do: t0 + opts.duration_ms * 1000
+      if window_end, do: sleep_until_us(window_end)
+      # The workers go first: a ticker queued behind thousands of workers
+      # in long normal NIFs would not see a stop message for hours. The
+      # tickers then count the ticks due in the window only (fixed work:
+      # until the last worker finished).
       {calls, completed, pids, failure} = await_workers(run, opts)
       wall_us = now_us() - t0
-      # fixed work: the tickers ran until the last worker finished
-      [ticker, slow_ticker] = tick_reports || Enum.map(tickers, &stop_ticker/1)
+      end_us = window_end || now_us()
+      [ticker, slow_ticker] = Enum.map(tickers, &stop_ticker(&1, end_us))
       utilization = utilization(sample0, :scheduler.sample_all())
       long_schedules = collect_long_schedules(monitor, pids, opts.long_schedule_ms)
 
@@ -563,11 +567,13 @@ defmodule WellBehaved.Probe do
 
       {:stop, from, end_us} ->
         :erlang.cancel_timer(timer)
-        # ticks due before the end that never ran: late until the end
+        # only ticks due in the window count; those that had not run by its
+        # end were late at least until then
         end_ms = Integer.floor_div(end_us, 1000)
+        late = Enum.reject(late, fn {due_us, _} -> due_us > end_us end)
 
         late =
-          if due_ms <= end_ms and due_ms * 1000 < end_us,
+          if due_ms <= end_ms,
             do:
               record(
                 due_ms,
@@ -593,8 +599,8 @@ defmodule WellBehaved.Probe do
     end)
   end
 
-  defp stop_ticker({pid, period_ms}) do
-    send(pid, {:stop, self(), now_us()})
+  defp stop_ticker({pid, period_ms}, end_us) do
+    send(pid, {:stop, self(), end_us})
 
     late =
       receive do
