@@ -3,7 +3,8 @@
 
 SHELL := /bin/bash
 MIX_ENV ?= dev
-LAB_TIMEOUT ?= 900
+# a --full run takes about an hour
+LAB_TIMEOUT ?= $(if $(findstring --full,$(LAB_ARGS)),10800,900)
 
 ERTS_INCLUDE := $(shell erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().' 2>/dev/null)
 

@@ -5,7 +5,7 @@ defmodule WellBehaved.EchoInVmTest do
 
   doctest WellBehaved.Echo
 
-  @in_vm [:nif, :dirty_cpu, :dirty_io, :yield, :thread_new, :thread_pool]
+  @in_vm [:nif, :dirty_cpu, :dirty_io, :yielding, :thread_new, :threaded]
 
   defp terms do
     [
@@ -42,13 +42,15 @@ defmodule WellBehaved.EchoInVmTest do
     assert Enum.all?(@in_vm, &Echo.available?/1)
     refute Echo.available?(:carrier_pigeon)
 
-    assert_raise ArgumentError, ~r/unknown echo method :carrier_pigeon/, fn ->
-      Echo.echo(1, :carrier_pigeon)
-    end
+    assert_raise ArgumentError,
+                 ~r/WellBehaved.Echo.echo\/2: invalid method :carrier_pigeon, expected one of :nif/,
+                 fn ->
+                   Echo.echo(1, :carrier_pigeon)
+                 end
   end
 
-  test "thread_pool echoes leave no live job behind" do
-    for _ <- 1..200, do: Echo.echo(:binary.copy("x", 1000), :thread_pool)
+  test "threaded echoes leave no live job behind" do
+    for _ <- 1..200, do: Echo.echo(:binary.copy("x", 1000), :threaded)
     WellBehaved.Test.RuntimeHelpers.assert_no_live_jobs()
   end
 end

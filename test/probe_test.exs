@@ -267,13 +267,13 @@ defmodule WellBehaved.ProbeTest do
     f = fn -> :ok end
 
     for {opts, pattern} <- [
-          {[workers: 0], ~r/measure\/2: workers must be a positive integer/},
-          {[duration_ms: -5], ~r/duration_ms must be a positive integer, got: -5/},
-          {[calls: -1], ~r/calls must be a positive integer/},
-          {[calls: :x], ~r/calls must be a positive integer .* got: :x/},
-          {[tick_ms: 1.5], ~r/tick_ms must be a positive integer/},
-          {[control: :yes], ~r/control must be a boolean/},
-          {[bogus: 1], ~r/unknown option :bogus \(accepted: :workers/},
+          {[workers: 0], ~r/measure\/2: invalid :workers 0, expected a positive integer/},
+          {[duration_ms: -5], ~r/invalid :duration_ms -5, expected a positive integer/},
+          {[calls: -1], ~r/invalid :calls -1, expected a positive integer/},
+          {[calls: :x], ~r/invalid :calls :x, expected a positive integer/},
+          {[tick_ms: 1.5], ~r/invalid :tick_ms 1.5, expected a positive integer/},
+          {[control: :yes], ~r/invalid :control :yes, expected a boolean/},
+          {[bogus: 1], ~r/unknown option :bogus, expected one of :workers/},
           {:not_a_list, ~r/expected a keyword list/}
         ] do
       assert_raise ArgumentError, pattern, fn -> Probe.measure(f, opts) end
@@ -288,15 +288,17 @@ defmodule WellBehaved.ProbeTest do
     assert error.message =~ "assert_well_behaved/2: unknown option :max_block"
     assert error.message =~ ":max_block_ms"
 
-    assert_raise ArgumentError, ~r/assert_well_behaved\/2: max_block_ms must be a positive/, fn ->
-      Probe.assert_well_behaved(f, max_block_ms: -1)
-    end
+    assert_raise ArgumentError,
+                 ~r/assert_well_behaved\/2: invalid :max_block_ms -1, expected a positive/,
+                 fn ->
+                   Probe.assert_well_behaved(f, max_block_ms: -1)
+                 end
 
-    assert_raise ArgumentError, ~r/max_ratio must be a number >= 1/, fn ->
+    assert_raise ArgumentError, ~r/invalid :max_ratio 0.5, expected a number >= 1/, fn ->
       Probe.assert_well_behaved(f, max_ratio: 0.5)
     end
 
-    assert_raise ArgumentError, ~r/assert_well_behaved\/2: duration_ms/, fn ->
+    assert_raise ArgumentError, ~r/assert_well_behaved\/2: invalid :duration_ms/, fn ->
       Probe.assert_well_behaved(f, duration_ms: 0)
     end
   end

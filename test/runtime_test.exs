@@ -61,14 +61,18 @@ defmodule WellBehaved.RuntimeTest do
 
     for {opts, pattern} <- [
           {[slice_us: 0],
-           ~r/configure\/1: slice_us must be an integer of microseconds in 1..100000, got: 0/},
-          {[slice_us: 100_001], ~r/slice_us must be .* got: 100001/},
-          {[slice_us: 20.0], ~r/slice_us must be .* got: 20.0/},
-          {[dirty_slice_us: :fast], ~r/dirty_slice_us must be .* got: :fast/},
-          {[normal_max_us: -5], ~r/normal_max_us must be an integer of microseconds in 0\.\./},
-          {[normal_max_us: :infinity], ~r/normal_max_us must be/},
-          {[yielding_max_us: 2 ** 64], ~r/yielding_max_us must be .* or :infinity/},
-          {[speed: 1], ~r/unknown option :speed for WellBehaved.Runtime.configure\/1/},
+           ~r/configure\/1: invalid :slice_us 0, expected an integer in 1..100000$/},
+          {[slice_us: 100_001], ~r/invalid :slice_us 100001, expected an integer in 1..100000/},
+          {[slice_us: 20.0], ~r/invalid :slice_us 20.0, expected/},
+          {[dirty_slice_us: :fast], ~r/invalid :dirty_slice_us :fast, expected/},
+          {[normal_max_us: -5],
+           ~r/invalid :normal_max_us -5, expected an integer of microseconds in 0\.\./},
+          {[normal_max_us: :infinity], ~r/invalid :normal_max_us :infinity/},
+          {[yielding_max_us: 2 ** 64],
+           ~r/invalid :yielding_max_us \d+, expected .* or :infinity/},
+          {[speed: 1],
+           ~r/WellBehaved.Runtime.configure\/1: unknown option :speed, expected one of :normal_max_us/},
+          {[:slice_us], ~r/configure\/1: invalid option :slice_us, expected :slice_us: value/},
           {[normal_max_us: 10, yielding_max_us: 5], ~r/normal_max_us \(10\) must not exceed/},
           {%{slice_us: 5}, ~r/expected a keyword list/}
         ] do

@@ -15,8 +15,10 @@
  * cached file is read with no dirty hop at all, and an uncached one with
  * one hop per buffer fill, never one per line.
  *
- * The read buffer is a resource object of its own, and lines longer than a
- * heap binary are resource binaries pointing into it
+ * The read buffer is malloc'ed (so a buffer too large for memory gives
+ * {error, enomem}, where enif_alloc_resource would abort the VM) and owned
+ * by a small resource object of its own; lines longer than a heap binary
+ * are resource binaries pointing into it
  * (enif_make_resource_binary): handing one out copies nothing and allocates
  * nothing off the heap; the caller's heap gets a binary header that
  * references the buffer and counts only the line's bytes against the
@@ -31,7 +33,13 @@
  *
  * The fd is closed by close/1, by the destructor when the handle is garbage
  * collected, and when the process that opened the handle exits (a monitor).
- * After any of these, every call answers {error, closed}.
+ * After any of these, every call answers {error, closed}. close/1 runs on a
+ * dirty I/O scheduler and flushes and closes there. The destructor and the
+ * monitor run on whatever scheduler collects the handle or handles the
+ * exit, so they never block: they hand the fd and the write buffer to this
+ * library's closer thread, which flushes and closes them; and the monitor
+ * only tries the handle's mutex: when a call holds it, it leaves a flag
+ * that the call acts on as it lets the mutex go.
  */
 #define _GNU_SOURCE /* strerrorname_np */
 #include "file_nif.h"
@@ -40,6 +48,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -56,15 +66,22 @@
 enum { MODE_READ = 0, MODE_WRITE = 1, MODE_APPEND = 2 };
 enum { F_CREATE = 1, F_EXCLUSIVE = 2, F_TRUNCATE = 4, F_SYNC = 8, F_DSYNC = 16 };
 
+/* the read buffer's owner: a resource, so that lines pointing into the
+ * bytes keep them alive */
+typedef struct {
+    uint8_t *data; /* malloc'ed */
+} wb_file_buffer;
+
 typedef struct {
     ErlNifMutex *lock;
     int fd; /* -1 once closed */
     int mode;
-    wb_line_reader reader; /* reads into buffer */
-    uint8_t *buffer;       /* a resource; one reference held here, NULL before a fill */
-    bool nowait_reads;     /* preadv2(RWF_NOWAIT) works on this fd */
+    wb_line_reader reader;  /* reads into buffer->data */
+    wb_file_buffer *buffer; /* one reference held here, NULL before a fill */
+    bool nowait_reads;      /* preadv2(RWF_NOWAIT) works on this fd */
     wb_write_buffer writer;
     ErlNifMonitor owner;
+    atomic_bool owner_gone; /* the owner exited while a call held the lock */
 } wb_file;
 
 static ErlNifResourceType *file_type, *buffer_type;
@@ -100,24 +117,121 @@ static void drop_buffer(wb_file *f) {
     f->buffer = NULL;
 }
 
-/* closes the fd (flushing the write buffer first); 0 or an errno */
-static int close_locked(wb_file *f) {
-    if (f->fd < 0) return 0;
+static void buffer_dtor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    free(((wb_file_buffer *)obj)->data);
+}
+
+/* --- the closer thread ------------------------------------------------------ */
+
+/* an fd and the write buffer still to go out, handed over by a destructor
+ * or monitor */
+typedef struct pending_close {
+    int fd;
+    wb_write_buffer writer;
+    struct pending_close *next;
+} pending_close;
+
+static struct {
+    ErlNifMutex *lock;
+    ErlNifCond *wake;
+    ErlNifTid thread;
+    bool running, stopping;
+    pending_close *head;
+} closer;
+
+/* flushes (when writing) and closes; 0 or an errno */
+static int flush_and_close(int fd, wb_write_buffer *writer) {
     int err = 0;
-    if (f->mode != MODE_READ && f->writer.data) err = wb_wbuf_flush(&f->writer, fd_write, &f->fd);
-    if (close(f->fd) != 0 && !err && errno != EINTR) err = errno;
+    if (writer->data) err = wb_wbuf_flush(writer, fd_write, &fd);
+    if (close(fd) != 0 && !err && errno != EINTR) err = errno;
+    wb_wbuf_free(writer);
+    return err;
+}
+
+static void *closer_main(void *arg) {
+    (void)arg;
+    enif_mutex_lock(closer.lock);
+    for (;;) {
+        while (!closer.head && !closer.stopping)
+            enif_cond_wait(closer.wake, closer.lock);
+        pending_close *p = closer.head;
+        if (!p) break; /* stopping, and nothing left */
+        closer.head = p->next;
+        enif_mutex_unlock(closer.lock);
+        (void)flush_and_close(p->fd, &p->writer); /* nobody is left to tell */
+        free(p);
+        enif_mutex_lock(closer.lock);
+    }
+    enif_mutex_unlock(closer.lock);
+    return NULL;
+}
+
+/* Hands the fd and write buffer to the closer thread; closes here only when
+ * it cannot (out of memory, or the library is being unloaded). */
+static void close_later(int fd, wb_write_buffer *writer) {
+    pending_close *p = malloc(sizeof *p);
+    if (p) {
+        p->fd = fd;
+        p->writer = *writer;
+        enif_mutex_lock(closer.lock);
+        bool queued = closer.running && !closer.stopping;
+        if (queued) {
+            p->next = closer.head;
+            closer.head = p;
+            enif_cond_signal(closer.wake);
+        }
+        enif_mutex_unlock(closer.lock);
+        if (queued) {
+            *writer = (wb_write_buffer){0};
+            return;
+        }
+        free(p);
+    }
+    (void)flush_and_close(fd, writer);
+}
+
+/* --- closing ---------------------------------------------------------------- */
+
+static void forget_fd(wb_file *f) {
     f->fd = -1;
-    wb_wbuf_free(&f->writer);
     drop_buffer(f); /* lines still pointing into it keep it alive */
     wb_lr_init(&f->reader, 1, WB_LR_UNLIMITED);
+}
+
+/* closes the fd now (flushing the write buffer first): 0 or an errno. For
+ * close/1, on a dirty scheduler. */
+static int close_locked(wb_file *f) {
+    if (f->fd < 0) return 0;
+    int err = flush_and_close(f->fd, &f->writer);
+    forget_fd(f);
     return err;
+}
+
+/* the same without blocking: the closer thread does the system calls */
+static void close_locked_later(wb_file *f) {
+    if (f->fd < 0) return;
+    close_later(f->fd, &f->writer);
+    forget_fd(f);
 }
 
 static void file_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     wb_file *f = obj;
-    close_locked(f);
+    close_locked_later(f); /* the last reference: nobody else holds the lock */
     if (f->lock) enif_mutex_destroy(f->lock);
+}
+
+/* After a call lets the mutex go, and from the monitor: closes the handle
+ * when its owner has exited, unless another call holds the mutex (that
+ * call does it as it lets go). The fences pair the flag with the mutex:
+ * either the monitor's try-lock sees the mutex free, or the call that held
+ * it sees the flag. */
+static void close_if_orphaned(wb_file *f) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load(&f->owner_gone) || enif_mutex_trylock(f->lock) != 0) return;
+    close_locked_later(f);
+    enif_mutex_unlock(f->lock);
 }
 
 /* the process that opened the handle exited */
@@ -126,17 +240,32 @@ static void file_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *
     (void)pid;
     (void)mon;
     wb_file *f = obj;
-    enif_mutex_lock(f->lock);
-    close_locked(f);
+    atomic_store(&f->owner_gone, true);
+    close_if_orphaned(f);
+}
+
+static void unlock_handle(wb_file *f) {
     enif_mutex_unlock(f->lock);
+    close_if_orphaned(f);
 }
 
 int wb_file_load(ErlNifEnv *env) {
     ErlNifResourceTypeInit init = {.dtor = file_dtor, .stop = NULL, .down = file_down};
     file_type = enif_open_resource_type_x(env, "wb_file", &init, ERL_NIF_RT_CREATE, NULL);
     buffer_type =
-        enif_open_resource_type(env, NULL, "wb_file_buffer", NULL, ERL_NIF_RT_CREATE, NULL);
+        enif_open_resource_type(env, NULL, "wb_file_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
     if (!file_type || !buffer_type) return 1;
+    closer.lock = enif_mutex_create("wb_file_closer");
+    closer.wake = enif_cond_create("wb_file_closer");
+    if (!closer.lock || !closer.wake ||
+        enif_thread_create("wb_file_closer", &closer.thread, closer_main, NULL, NULL) != 0) {
+        if (closer.wake) enif_cond_destroy(closer.wake);
+        if (closer.lock) enif_mutex_destroy(closer.lock);
+        closer.lock = NULL;
+        closer.wake = NULL;
+        return 1;
+    }
+    closer.running = true;
     a_ok = enif_make_atom(env, "ok");
     a_error = enif_make_atom(env, "error");
     a_eof = enif_make_atom(env, "eof");
@@ -147,6 +276,22 @@ int wb_file_load(ErlNifEnv *env) {
     a_enomem = enif_make_atom(env, "enomem");
     a_line_too_long = enif_make_atom(env, "line_too_long");
     return 0;
+}
+
+/* Lets the closer thread finish what is queued, and waits for it: no code of
+ * this library runs after unload. */
+void wb_file_unload(void) {
+    if (!closer.running) return;
+    enif_mutex_lock(closer.lock);
+    closer.stopping = true;
+    enif_cond_signal(closer.wake);
+    enif_mutex_unlock(closer.lock);
+    enif_thread_join(closer.thread, NULL);
+    closer.running = false;
+    enif_cond_destroy(closer.wake);
+    enif_mutex_destroy(closer.lock);
+    closer.lock = NULL;
+    closer.wake = NULL;
 }
 
 /* --- open ----------------------------------------------------------------- */
@@ -198,8 +343,9 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     f->mode = mode;
     f->nowait_reads = true;
     f->lock = enif_mutex_create("wb_file");
+    atomic_init(&f->owner_gone, false);
     wb_lr_init(&f->reader, (size_t)buffer_bytes,
-               max_line == 0 ? WB_LR_UNLIMITED : (size_t)max_line - 1);
+               max_line == 0 ? WB_LR_UNLIMITED : (size_t)max_line);
     if (!f->lock || (mode != MODE_READ && !wb_wbuf_init(&f->writer, (size_t)buffer_bytes))) {
         close(fd); /* now, not when the destructor runs */
         f->fd = -1;
@@ -239,7 +385,7 @@ static ERL_NIF_TERM with_handle(ErlNifEnv *env, const ERL_NIF_TERM argv[], bool 
         answer = error_term(env, a_ebadf);
     else
         answer = op(env, f, argv, dirty);
-    enif_mutex_unlock(f->lock);
+    unlock_handle(f);
     return answer;
 }
 
@@ -259,10 +405,19 @@ static int fill(ErlNifEnv *env, wb_file *f, bool dirty) {
     size_t cap = wb_lr_fill_capacity(&f->reader);
     if (!dirty && (!f->nowait_reads || cap > WB_FILE_NORMAL_FILL_MAX)) return NEEDS_DIRTY;
     if (cap) {
-        uint8_t *buffer = enif_alloc_resource(buffer_type, cap);
-        if (!buffer) return ENOMEM;
-        wb_lr_rebase(&f->reader, buffer, cap); /* copies from the old buffer */
-        drop_buffer(f);                        /* then lets it go */
+        /* cap is the caller's (buffer_bytes, or a long line): malloc can
+         * fail, and then the handle keeps its old buffer unchanged. The
+         * owner object is small and of fixed size. */
+        uint8_t *data = malloc(cap);
+        if (!data) return ENOMEM;
+        wb_file_buffer *buffer = enif_alloc_resource(buffer_type, sizeof *buffer);
+        if (!buffer) {
+            free(data);
+            return ENOMEM;
+        }
+        buffer->data = data;
+        wb_lr_rebase(&f->reader, data, cap); /* copies from the old buffer */
+        drop_buffer(f);                      /* then lets it go */
         f->buffer = buffer;
     }
     size_t room;
@@ -349,9 +504,9 @@ static ERL_NIF_TERM read_lines(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
         size_t off, len;
         wb_lr_status st = wb_lr_next_line(&f->reader, &off, &len);
         if (st == WB_LR_LINE) {
-            if (whole_of != f->buffer) { /* a fill replaced the buffer */
-                whole = enif_make_resource_binary(env, f->buffer, f->buffer, f->reader.cap);
-                whole_of = f->buffer;
+            if (whole_of != f->buffer->data) { /* a fill replaced the buffer */
+                whole = enif_make_resource_binary(env, f->buffer, f->buffer->data, f->reader.cap);
+                whole_of = f->buffer->data;
             }
             lines[count++] = enif_make_sub_binary(env, whole, off, len);
             continue;
@@ -377,32 +532,55 @@ static ERL_NIF_TERM take(ErlNifEnv *env, wb_file *f, size_t n) {
     return enif_make_tuple2(env, a_ok, buffered_bytes(env, f, off, n));
 }
 
-/* a read larger than the buffer: the buffered bytes, then straight into
- * the result */
+/* A read larger than the buffer: the buffered bytes, then straight into
+ * the result. The result starts at what a regular file has left (or one
+ * buffer, when the file cannot say) and doubles as the bytes keep coming,
+ * so a large count costs memory only when the bytes exist. Out of memory,
+ * it answers {error, enomem} and leaves the buffer as it was and, in a file
+ * that can seek, the position too. */
 static ERL_NIF_TERM read_unbuffered(ErlNifEnv *env, wb_file *f, size_t n) {
     wb_line_reader *r = &f->reader;
-    ErlNifBinary bin;
-    if (!enif_alloc_binary(n, &bin)) return error_term(env, a_enomem);
     size_t have = wb_lr_buffered(r);
     if (have > n) have = n;
+    size_t size = n;
+    struct stat st;
+    off_t at = lseek(f->fd, 0, SEEK_CUR);
+    if (at >= 0 && fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > at)
+        size = have + (size_t)(st.st_size - at);
+    else if (have + r->buffer_bytes < size)
+        size = have + r->buffer_bytes;
+    if (size > n) size = n;
+    ErlNifBinary bin;
+    if (!enif_alloc_binary(size, &bin)) return error_term(env, a_enomem);
     if (have) memcpy(bin.data, r->data + r->start, have);
-    wb_lr_consume(r, have);
     size_t done = have;
     while (done < n) {
-        ssize_t k = read(f->fd, bin.data + done, n - done);
+        if (done == bin.size) { /* more to come: twice the room */
+            size_t grown = bin.size > n / 2 ? n : bin.size * 2;
+            if (!enif_realloc_binary(&bin, grown)) {
+                enif_release_binary(&bin);
+                if (at >= 0) (void)lseek(f->fd, at, SEEK_SET);
+                return error_term(env, a_enomem);
+            }
+        }
+        ssize_t k = read(f->fd, bin.data + done, bin.size - done);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) {
+            int err = errno;
             enif_release_binary(&bin);
-            return posix_error(env, errno);
+            if (at >= 0) (void)lseek(f->fd, at, SEEK_SET);
+            return posix_error(env, err);
         }
         if (k == 0) break;
         done += (size_t)k;
     }
+    wb_lr_consume(r, have);
     if (done == 0) {
         enif_release_binary(&bin);
+        r->eof = false;
         return a_eof;
     }
-    if (done < n && !enif_realloc_binary(&bin, done)) {
+    if (done < bin.size && !enif_realloc_binary(&bin, done)) {
         enif_release_binary(&bin);
         return error_term(env, a_enomem);
     }
@@ -442,7 +620,8 @@ static ERL_NIF_TERM write_data(ErlNifEnv *env, wb_file *f, const ERL_NIF_TERM ar
         wb_wbuf_append(&f->writer, data.data, data.size);
         return a_ok;
     }
-    if (!enif_inspect_iolist_as_binary(env, argv[1], &data)) return enif_make_badarg(env);
+    /* the Elixir side flattens iodata: no allocation sized by the data here */
+    if (!enif_inspect_binary(env, argv[1], &data)) return enif_make_badarg(env);
     return ok_or_posix(env, wb_wbuf_write(&f->writer, data.data, data.size, fd_write, &f->fd));
 }
 
@@ -486,7 +665,7 @@ ERL_NIF_TERM wb_file_close(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) 
     enif_mutex_lock(f->lock);
     bool open = f->fd >= 0;
     int err = close_locked(f);
-    enif_mutex_unlock(f->lock);
+    unlock_handle(f);
     if (!open) return error_term(env, a_closed);
     /* the owner needs watching no more (a long-lived owner would otherwise
      * collect a monitor per file until the handles are collected) */

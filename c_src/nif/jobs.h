@@ -16,5 +16,8 @@ extern wb_job_type wb_echo_job;
 ERL_NIF_TERM wb_echo(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_echo_yield(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_echo_thread_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* the :thread_new threads' registry: 0 on success; unload joins them all */
+int wb_echo_load(void);
+void wb_echo_unload(void);
 
 #endif

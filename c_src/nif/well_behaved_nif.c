@@ -40,14 +40,25 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_spin_job, &wb_spin_until_job,
                                          &wb_echo_job, NULL};
     wb_levenshtein_load();
-    if (wb_file_load(env)) return 1;
-    return wb_runtime_load(env, types);
+    if (wb_echo_load()) return 1;
+    if (wb_file_load(env)) {
+        wb_echo_unload();
+        return 1;
+    }
+    if (wb_runtime_load(env, types)) {
+        wb_file_unload();
+        wb_echo_unload();
+        return 1;
+    }
+    return 0;
 }
 
 static void unload(ErlNifEnv *env, void *priv) {
     (void)env;
     (void)priv;
     wb_runtime_unload();
+    wb_file_unload();
+    wb_echo_unload();
 }
 
 ERL_NIF_INIT(Elixir.WellBehaved.Native, nif_funcs, load, NULL, NULL, unload)

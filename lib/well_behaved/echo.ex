@@ -8,9 +8,9 @@ defmodule WellBehaved.Echo do
   | --- | --- |
   | `:nif` | a NIF call |
   | `:dirty_cpu`, `:dirty_io` | a NIF on a dirty CPU / dirty IO scheduler |
-  | `:yield` | a NIF that returns through one `enif_schedule_nif` hop |
+  | `:yielding` | a NIF that returns through one `enif_schedule_nif` hop |
   | `:thread_new` | a native thread per call; the reply comes by `enif_send` |
-  | `:thread_pool` | the runtime's thread pool (`schedule: :threaded`) |
+  | `:threaded` | the runtime's thread pool (`schedule: :threaded`) |
   | `:driver_call`, `:driver_control`, `:driver_outputv` | a port driver, by `:erlang.port_call/3`, `:erlang.port_control/3` and `Port.command/2` |
   | `:port` | an external program over stdio with `{:packet, 4}` |
   | `:cnode` | a C node written with `ei`, over Erlang distribution |
@@ -24,9 +24,9 @@ defmodule WellBehaved.Echo do
       {:hello, [1, 2.0, "three"]}
   """
 
-  alias WellBehaved.{Native, Runtime}
+  alias WellBehaved.{Native, Options, Runtime}
 
-  @in_vm [:nif, :dirty_cpu, :dirty_io, :yield, :thread_new, :thread_pool]
+  @in_vm [:nif, :dirty_cpu, :dirty_io, :yielding, :thread_new, :threaded]
   # out-of-process methods: the module that implements each
   @remote %{
     driver_call: WellBehaved.Echo.Driver,
@@ -43,9 +43,9 @@ defmodule WellBehaved.Echo do
           :nif
           | :dirty_cpu
           | :dirty_io
-          | :yield
+          | :yielding
           | :thread_new
-          | :thread_pool
+          | :threaded
           | :driver_call
           | :driver_control
           | :driver_outputv
@@ -75,14 +75,14 @@ defmodule WellBehaved.Echo do
   def echo(term, :nif), do: Native.echo_nif(term)
   def echo(term, :dirty_cpu), do: Native.echo_dirty_cpu(term)
   def echo(term, :dirty_io), do: Native.echo_dirty_io(term)
-  def echo(term, :yield), do: Native.echo_yield(term)
+  def echo(term, :yielding), do: Native.echo_yield(term)
 
   def echo(term, :thread_new) do
     ref = make_ref()
     Runtime.await(Native.echo_thread_new(term, ref), ref)
   end
 
-  def echo(term, :thread_pool) do
+  def echo(term, :threaded) do
     ref = make_ref()
     Runtime.await(Native.echo_job(term, :threaded, false, ref), ref)
   end
@@ -94,10 +94,8 @@ defmodule WellBehaved.Echo do
   def echo(term, method) when is_map_key(@remote, method),
     do: Map.fetch!(@remote, method).echo(term)
 
-  def echo(_term, method) do
-    raise ArgumentError,
-          "unknown echo method #{inspect(method)}, expected one of #{inspect(@methods)}"
-  end
+  def echo(_term, method),
+    do: Options.invalid!("WellBehaved.Echo.echo/2", "method", method, Options.listing(@methods))
 
   @doc "Stops every out-of-process method's programs and servers."
   @spec stop() :: :ok

@@ -26,9 +26,9 @@ defmodule WellBehaved.External do
   Errors (`{:error, reason}`):
 
     * `:closed` - the server died mid-call (or the connection broke);
-    * `:timeout` - no reply within `:call_timeout` (the connection is
+    * `:timeout` - no reply within `:timeout_ms` (the connection is
       dropped, so a late reply never reaches the next caller);
-    * `:checkout_timeout` - every connection stayed busy for `:call_timeout`;
+    * `:checkout_timeout` - every connection stayed busy for `:timeout_ms`;
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
     * `:badarg` - invalid arguments.
@@ -36,6 +36,10 @@ defmodule WellBehaved.External do
 
   alias WellBehaved.Echo.Service
   alias WellBehaved.External.Pool
+  alias WellBehaved.Options
+
+  # servers, connections and milliseconds: a 32-bit count each
+  @max_count 0xFFFF_FFFF
 
   @type reason ::
           :closed | :timeout | :checkout_timeout | :not_running | :too_large | :badarg | term()
@@ -43,9 +47,11 @@ defmodule WellBehaved.External do
   @type option ::
           {:servers, pos_integer()}
           | {:connections, pos_integer()}
-          | {:call_timeout, pos_integer()}
+          | {:timeout_ms, pos_integer()}
 
-  @defaults [connections: 4, call_timeout: 60_000]
+  @defaults [connections: 4, timeout_ms: 60_000]
+  @start "WellBehaved.External.start/1"
+  @start_options [:servers, :connections, :timeout_ms]
 
   @doc """
   Starts the pool (if not yet running) and returns its manager's pid.
@@ -56,18 +62,24 @@ defmodule WellBehaved.External do
       `System.schedulers_online()`;
     * `connections:` - connections (and so server threads) per server,
       default 4; more concurrent callers queue for a free one;
-    * `call_timeout:` - milliseconds a call may wait for its reply, and for
+    * `timeout_ms:` - milliseconds a call may wait for its reply, and for
       a free connection, default 60_000.
   """
   @spec start([option()]) :: {:ok, pid()} | {:error, term()}
   def start(opts \\ []) do
-    opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
+    unless is_list(opts), do: Options.not_keyword!(@start, opts)
 
-    for {key, value} <- opts do
-      unless key in [:servers, :connections, :call_timeout] and is_integer(value) and value > 0 do
-        raise ArgumentError, "invalid option #{inspect(key)}: #{inspect(value)}"
+    for option <- opts do
+      case option do
+        {key, value} when key in @start_options ->
+          Options.integer!(@start, key, value, 1..@max_count)
+
+        other ->
+          Options.bad_option!(@start, other, @start_options, opts)
       end
     end
+
+    opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
 
     Service.ensure_started(Pool, {Pool, opts})
   end
@@ -107,11 +119,8 @@ defmodule WellBehaved.External do
   def levenshtein(a, b, unit, max_distance)
       when is_binary(a) and is_binary(b) and unit in [:byte, :codepoint] and
              (is_nil(max_distance) or (is_integer(max_distance) and max_distance >= 0)) do
-    # a cutoff at or above the longer input cannot cut: send nil, never a bignum
-    max_distance =
-      if is_integer(max_distance) and max_distance >= max(byte_size(a), byte_size(b)),
-        do: nil,
-        else: max_distance
+    # never a bignum for the server to decode
+    max_distance = WellBehaved.Levenshtein.cutoff(a, b, max_distance)
 
     case Pool.request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
       {:ok, reply} ->

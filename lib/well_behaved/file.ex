@@ -53,7 +53,7 @@ defmodule WellBehaved.File do
       {:error, :enoent}
   """
 
-  alias WellBehaved.{Native, Runtime}
+  alias WellBehaved.{Native, Options}
 
   @enforce_keys [:ref]
   defstruct [:ref]
@@ -74,8 +74,14 @@ defmodule WellBehaved.File do
   @type reason :: :closed | :line_too_long | :ebadf | atom()
 
   @default_buffer 64 * 1024
+  @max_buffer 1024 * 1024 * 1024
+  @default_max_line 1024 * 1024
+  # no file this machine can hold has a line or a read larger than this
+  @max_count Bitwise.bsl(1, 48)
   @flags %{create: 1, exclusive: 2, truncate: 4, sync: 8, dsync: 16}
   @modes %{read: 0, write: 1, append: 2}
+  @open "WellBehaved.File.open/3"
+  @stream "WellBehaved.File.stream!/2"
   @known [:create, :exclusive, :truncate, :sync, :dsync, :buffer_bytes, :max_line_bytes]
   # lists up to this size are flattened here, so the write stays buffered
   @small_iolist 4096
@@ -105,29 +111,32 @@ defmodule WellBehaved.File do
     * `:exclusive` - with `:create`: fail with `:eexist` when it exists.
     * `:truncate` - empty the file first (`:write` and `:append`).
     * `:sync`, `:dsync` - `O_SYNC`, `O_DSYNC`: each write reaches the disk.
-    * `buffer_bytes:` - the read or write buffer, default 64 KiB. A line
-      longer than the buffer makes a read buffer grow geometrically.
+    * `buffer_bytes:` - the read or write buffer, default 64 KiB, at most
+      1 GiB. A line longer than the buffer makes a read buffer grow
+      geometrically, up to `max_line_bytes`.
     * `max_line_bytes:` - the longest line (without `"\\n"`) that
-      `read_line/1` and `read_lines/2` accept, default `:infinity`; a longer
-      one gives `{:error, :line_too_long}` and the buffer stops growing.
+      `read_line/1` and `read_lines/2` accept, default 1 MiB (at most
+      2^48); a longer one gives `{:error, :line_too_long}` and the buffer
+      stops growing. `:infinity` lifts the limit: the buffer then grows as
+      long as the line does, until memory runs out (`{:error, :enomem}`).
 
   Returns `{:ok, handle}` or `{:error, posix}` (`:enoent`, `:eacces`,
   `:eisdir`, `:eexist`...). The calling process owns the handle: the file
   closes when it exits. Raises `ArgumentError` on an unknown mode or
   option, an invalid value, or options that do not apply to the mode.
+
+  When the buffers cannot be allocated, calls answer `{:error, :enomem}`
+  and the handle stays usable: nothing was read or written.
   """
   @spec open(Path.t(), mode(), [option()]) :: {:ok, t()} | {:error, reason()}
   def open(path, mode, opts \\ []) do
-    path = check_path!(path)
-    {flags, buffer, max_line} = parse(opts, {0, @default_buffer, 0}, opts)
+    path = check_path!(path, @open)
+    {flags, buffer, max_line} = parse(opts, {0, @default_buffer, @default_max_line}, opts, @open)
 
     mode_int =
       case @modes do
-        %{^mode => int} ->
-          int
-
-        _ ->
-          raise ArgumentError, "invalid mode #{inspect(mode)}, expected :read, :write or :append"
+        %{^mode => int} -> int
+        _ -> Options.invalid!(@open, "mode", mode, ":read, :write or :append")
       end
 
     check_flags!(mode, flags)
@@ -152,18 +161,17 @@ defmodule WellBehaved.File do
   nothing is left. Small reads are served from the buffer.
   """
   @spec read(t(), pos_integer()) :: {:ok, binary()} | :eof | {:error, reason()}
-  def read(%__MODULE__{ref: ref}, bytes) when is_integer(bytes) and bytes > 0 do
+  def read(%__MODULE__{ref: ref}, bytes) when is_integer(bytes) and bytes in 1..@max_count do
     case Native.file_read(ref, bytes) do
       :refill -> Native.file_read_dirty(ref, bytes)
       answer -> answer
     end
   end
 
-  def read(%__MODULE__{}, bytes) do
-    raise ArgumentError, "expected a positive integer byte count, got: #{inspect(bytes)}"
-  end
+  def read(%__MODULE__{}, bytes),
+    do: Options.invalid!("WellBehaved.File.read/2", "byte count", bytes, "an integer in 1..2^48")
 
-  def read(file, _bytes), do: not_a_handle!(file)
+  def read(file, _bytes), do: not_a_handle!(file, "read/2")
 
   @doc "Like `read/2`, but returns the binary or `:eof`, or raises."
   @spec read!(t(), pos_integer()) :: binary() | :eof
@@ -181,7 +189,7 @@ defmodule WellBehaved.File do
     end
   end
 
-  def read_line(file), do: not_a_handle!(file)
+  def read_line(file), do: not_a_handle!(file, "read_line/1")
 
   @doc "Like `read_line/1`, but returns the line or `:eof`, or raises."
   @spec read_line!(t()) :: binary() | :eof
@@ -194,17 +202,19 @@ defmodule WellBehaved.File do
   """
   @spec read_lines(t(), pos_integer()) :: {:ok, [binary(), ...]} | :eof | {:error, reason()}
   def read_lines(%__MODULE__{ref: ref}, max) when is_integer(max) and max > 0 do
+    # the native side takes at most 4096 per call anyway
+    max = min(max, @max_count)
+
     case Native.file_read_lines(ref, max) do
       :refill -> Native.file_read_lines_dirty(ref, max)
       answer -> answer
     end
   end
 
-  def read_lines(%__MODULE__{}, max) do
-    raise ArgumentError, "expected a positive integer line count, got: #{inspect(max)}"
-  end
+  def read_lines(%__MODULE__{}, max),
+    do: Options.invalid!("WellBehaved.File.read_lines/2", "line count", max, "a positive integer")
 
-  def read_lines(file, _max), do: not_a_handle!(file)
+  def read_lines(file, _max), do: not_a_handle!(file, "read_lines/2")
 
   @doc "Like `read_lines/2`, but returns the lines or `:eof`, or raises."
   @spec read_lines!(t(), pos_integer()) :: [binary(), ...] | :eof
@@ -225,18 +235,24 @@ defmodule WellBehaved.File do
   end
 
   def write(%__MODULE__{} = file, iodata) when is_list(iodata) do
-    if :erlang.iolist_size(iodata) <= @small_iolist do
-      write(file, IO.iodata_to_binary(iodata))
-    else
-      Native.file_write_dirty(file.ref, iodata)
-    end
+    # flattened here, by the VM: the native side takes binaries only
+    binary =
+      try do
+        IO.iodata_to_binary(iodata)
+      rescue
+        ArgumentError -> not_iodata!(iodata)
+      end
+
+    if byte_size(binary) <= @small_iolist,
+      do: write(file, binary),
+      else: Native.file_write_dirty(file.ref, binary)
   end
 
-  def write(%__MODULE__{}, iodata) do
-    raise ArgumentError, "expected iodata, got: #{inspect(iodata)}"
-  end
+  def write(%__MODULE__{}, iodata), do: not_iodata!(iodata)
+  def write(file, _iodata), do: not_a_handle!(file, "write/2")
 
-  def write(file, _iodata), do: not_a_handle!(file)
+  defp not_iodata!(iodata),
+    do: Options.invalid!("WellBehaved.File.write/2", "data", iodata, "iodata")
 
   @doc "Like `write/2`, but returns `:ok` or raises."
   @spec write!(t(), iodata()) :: :ok
@@ -245,7 +261,7 @@ defmodule WellBehaved.File do
   @doc "Writes out the write buffer (to the OS: see `sync/1` for the disk)."
   @spec flush(t()) :: :ok | {:error, reason()}
   def flush(%__MODULE__{ref: ref}), do: Native.file_flush(ref)
-  def flush(file), do: not_a_handle!(file)
+  def flush(file), do: not_a_handle!(file, "flush/1")
 
   @doc "Like `flush/1`, but returns `:ok` or raises."
   @spec flush!(t()) :: :ok
@@ -254,7 +270,7 @@ defmodule WellBehaved.File do
   @doc "Writes out the write buffer, then `fsync`s the file."
   @spec sync(t()) :: :ok | {:error, reason()}
   def sync(%__MODULE__{ref: ref}), do: Native.file_sync(ref)
-  def sync(file), do: not_a_handle!(file)
+  def sync(file), do: not_a_handle!(file, "sync/1")
 
   @doc """
   Flushes the write buffer and closes the file now. Every later call,
@@ -263,7 +279,7 @@ defmodule WellBehaved.File do
   """
   @spec close(t()) :: :ok | {:error, reason()}
   def close(%__MODULE__{ref: ref}), do: Native.file_close(ref)
-  def close(file), do: not_a_handle!(file)
+  def close(file), do: not_a_handle!(file, "close/1")
 
   @doc "Like `close/1`, but returns `:ok` or raises."
   @spec close!(t()) :: :ok
@@ -286,14 +302,14 @@ defmodule WellBehaved.File do
   """
   @spec stream!(Path.t(), [option() | :append]) :: WellBehaved.File.Stream.t()
   def stream!(path, opts \\ []) do
-    path = check_path!(path)
+    path = check_path!(path, @stream)
     {append, opts} = stream_opts(opts)
     # validate now, not at the first use
-    {flags, _, _} = parse(opts, {0, @default_buffer, 0}, opts)
+    {flags, _, _} = parse(opts, {0, @default_buffer, @default_max_line}, opts, @stream)
 
     if Bitwise.band(flags, @flags.create + @flags.exclusive + @flags.truncate) != 0 do
       raise ArgumentError,
-            "stream!/2 takes no :create, :exclusive or :truncate (it creates and truncates " <>
+            "#{@stream}: takes no :create, :exclusive or :truncate (it creates and truncates " <>
               "for writing; use :append to append)"
     end
 
@@ -304,70 +320,69 @@ defmodule WellBehaved.File do
     {Enum.member?(opts, :append), Enum.reject(opts, &(&1 == :append))}
   end
 
-  defp stream_opts(opts), do: Runtime.bad_opts!(opts)
+  defp stream_opts(opts), do: Options.not_keyword!(@stream, opts)
 
   # --- helpers -----------------------------------------------------------------
 
-  defp parse([], acc, _all), do: acc
+  defp parse([], acc, _all, _fun), do: acc
 
-  defp parse([flag | rest], {flags, b, m}, all) when is_map_key(@flags, flag),
-    do: parse(rest, {Bitwise.bor(flags, Map.fetch!(@flags, flag)), b, m}, all)
+  defp parse([flag | rest], {flags, b, m}, all, fun) when is_map_key(@flags, flag),
+    do: parse(rest, {Bitwise.bor(flags, Map.fetch!(@flags, flag)), b, m}, all, fun)
 
-  defp parse([{:buffer_bytes, b} | rest], {f, _, m}, all) when is_integer(b) and b > 0,
-    do: parse(rest, {f, b, m}, all)
+  defp parse([{:buffer_bytes, b} | rest], {f, _, m}, all, fun),
+    do: parse(rest, {f, Options.integer!(fun, :buffer_bytes, b, 1..@max_buffer), m}, all, fun)
 
-  defp parse([{:max_line_bytes, :infinity} | rest], {f, b, _}, all),
-    do: parse(rest, {f, b, 0}, all)
+  defp parse([{:max_line_bytes, :infinity} | rest], {f, b, _}, all, fun),
+    do: parse(rest, {f, b, 0}, all, fun)
 
-  defp parse([{:max_line_bytes, m} | rest], {f, b, _}, all) when is_integer(m) and m > 0,
-    do: parse(rest, {f, b, m + 1}, all)
+  defp parse([{:max_line_bytes, m} | rest], {f, b, _}, all, fun)
+       when is_integer(m) and m in 1..@max_count,
+       do: parse(rest, {f, b, m}, all, fun)
 
-  defp parse([{:buffer_bytes, b} | _], _, _) do
-    raise ArgumentError, "invalid :buffer_bytes #{inspect(b)}, expected a positive integer"
-  end
+  defp parse([{:max_line_bytes, m} | _], _, _, fun),
+    do: Options.invalid!(fun, :max_line_bytes, m, "an integer in 1..2^48 or :infinity")
 
-  defp parse([{:max_line_bytes, m} | _], _, _) do
-    raise ArgumentError,
-          "invalid :max_line_bytes #{inspect(m)}, expected a positive integer or :infinity"
-  end
+  defp parse([{flag, value} | _], _, _, fun) when is_map_key(@flags, flag),
+    do: Options.invalid!(fun, flag, value, "no value: #{inspect(flag)} is given alone")
 
-  defp parse([{key, _} | _], _, _) when is_atom(key),
-    do: Runtime.unknown_option!(key, "WellBehaved.File.open/3", @known)
-
-  defp parse([key | _], _, _) when is_atom(key),
-    do: Runtime.unknown_option!(key, "WellBehaved.File.open/3", @known)
-
-  defp parse(_, _, all), do: Runtime.bad_opts!(all)
+  defp parse([other | _], _, all, fun), do: Options.bad_option!(fun, other, @known, all)
+  defp parse(_, _, all, fun), do: Options.not_keyword!(fun, all)
 
   defp check_flags!(mode, flags) do
     cond do
       mode == :read and Bitwise.band(flags, @flags.create + @flags.truncate) != 0 ->
-        raise ArgumentError, ":create and :truncate apply to :write and :append, not :read"
+        raise ArgumentError,
+              "#{@open}: :create and :truncate apply to :write and :append, not :read"
 
       Bitwise.band(flags, @flags.exclusive) != 0 and Bitwise.band(flags, @flags.create) == 0 ->
-        raise ArgumentError, ":exclusive requires :create"
+        raise ArgumentError, "#{@open}: :exclusive requires :create"
 
       true ->
         :ok
     end
   end
 
-  defp check_path!(path) when is_binary(path) do
-    if String.contains?(path, <<0>>) do
-      raise ArgumentError, "a path cannot contain a NUL byte, got: #{inspect(path)}"
+  defp check_path!(path, fun) when is_binary(path) do
+    if String.contains?(path, <<0>>),
+      do: Options.invalid!(fun, "path", path, "a path without NUL bytes"),
+      else: path
+  end
+
+  defp check_path!(path, fun) when is_list(path) do
+    case :unicode.characters_to_binary(path) do
+      binary when is_binary(binary) -> check_path!(binary, fun)
+      _ -> Options.invalid!(fun, "path", path, "a string or a charlist of valid codepoints")
     end
-
-    path
+  catch
+    # not chardata at all
+    :error, :badarg -> Options.invalid!(fun, "path", path, "a string or a charlist")
   end
 
-  defp check_path!(path) when is_list(path), do: check_path!(IO.chardata_to_string(path))
+  defp check_path!(path, fun),
+    do: Options.invalid!(fun, "path", path, "a string or a charlist")
 
-  defp check_path!(path) do
-    raise ArgumentError, "expected a path (a string or a charlist), got: #{inspect(path)}"
-  end
-
-  defp not_a_handle!(file) do
-    raise ArgumentError, "expected a WellBehaved.File handle, got: #{inspect(file)}"
+  defp not_a_handle!(file, function) do
+    Options.invalid!("WellBehaved.File.#{function}", "handle", file, "a WellBehaved.File handle")
   end
 
   defp bang({:ok, value}, _action), do: value

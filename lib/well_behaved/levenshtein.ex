@@ -15,7 +15,10 @@ defmodule WellBehaved.Levenshtein do
   core in a separate OS process instead (see `WellBehaved.External`).
   """
 
-  alias WellBehaved.{External, Native, Runtime}
+  alias WellBehaved.{External, Native, Options, Runtime}
+
+  @distance "WellBehaved.Levenshtein.distance/3"
+  @known [:unit, :max_distance, :schedule, :tiny_slices]
 
   @type option ::
           {:unit, :byte | :codepoint}
@@ -63,6 +66,7 @@ defmodule WellBehaved.Levenshtein do
 
   def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
     {unit, max, mode, tiny} = parse(opts, {:byte, nil, :auto, false}, opts)
+    max = cutoff(a, b, max)
 
     case mode do
       :external ->
@@ -78,11 +82,12 @@ defmodule WellBehaved.Levenshtein do
     |> unwrap()
   end
 
-  def distance(a, b, opts) when is_binary(a) and is_binary(b), do: Runtime.bad_opts!(opts)
+  def distance(a, b, opts) when is_binary(a) and is_binary(b),
+    do: Options.not_keyword!(@distance, opts)
 
   def distance(a, b, _opts) do
-    {which, value} = if is_binary(a), do: {"second", b}, else: {"first", a}
-    raise ArgumentError, "expected a binary as #{which} argument, got: #{inspect(value)}"
+    {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
+    Options.invalid!(@distance, which, value, "a binary")
   end
 
   # a tail-recursive parser: no closures on the per-call path
@@ -92,7 +97,7 @@ defmodule WellBehaved.Levenshtein do
     do: parse(rest, {u, k, :external, t}, all)
 
   defp parse([{:schedule, mode} | rest], {u, k, _, t}, all),
-    do: parse(rest, {u, k, Runtime.check_mode!(mode), t}, all)
+    do: parse(rest, {u, k, Runtime.check_mode!(mode, @distance, [:external]), t}, all)
 
   defp parse([{:unit, unit} | rest], {_, k, m, t}, all) when unit in [:byte, :codepoint],
     do: parse(rest, {unit, k, m, t}, all)
@@ -102,27 +107,25 @@ defmodule WellBehaved.Levenshtein do
        do: parse(rest, {u, k, m, t}, all)
 
   defp parse([{:tiny_slices, tiny} | rest], {u, k, m, _}, all),
-    do: parse(rest, {u, k, m, Runtime.check_tiny!(tiny)}, all)
+    do: parse(rest, {u, k, m, Runtime.check_tiny!(tiny, @distance)}, all)
 
-  defp parse([{:unit, unit} | _], _, _) do
-    raise ArgumentError, "invalid :unit #{inspect(unit)}, expected :byte or :codepoint"
-  end
+  defp parse([{:unit, unit} | _], _, _),
+    do: Options.invalid!(@distance, :unit, unit, ":byte or :codepoint")
 
-  defp parse([{:max_distance, k} | _], _, _) do
-    raise ArgumentError,
-          "invalid :max_distance #{inspect(k)}, expected a non-negative integer or nil"
-  end
+  defp parse([{:max_distance, k} | _], _, _),
+    do: Options.invalid!(@distance, :max_distance, k, "a non-negative integer or nil")
 
-  defp parse([{key, _} | _], _, _) when is_atom(key) do
-    Runtime.unknown_option!(key, "WellBehaved.Levenshtein.distance/3", [
-      :unit,
-      :max_distance,
-      :schedule,
-      :tiny_slices
-    ])
-  end
+  defp parse([other | _], _, all), do: Options.bad_option!(@distance, other, @known, all)
+  defp parse(_, _, all), do: Options.not_keyword!(@distance, all)
 
-  defp parse(_, _, all), do: Runtime.bad_opts!(all)
+  @doc false
+  # A cutoff at or above the longer input cuts nothing (in bytes, so also in
+  # codepoints): every mode and the external server then get nil, whatever
+  # the integer width they decode.
+  def cutoff(a, b, k) when is_integer(k),
+    do: if(k >= max(byte_size(a), byte_size(b)), do: nil, else: k)
+
+  def cutoff(_a, _b, k), do: k
 
   # the distance, or an error for unwrap/1 to raise
   defp external(a, b, unit, max) do
@@ -138,9 +141,13 @@ defmodule WellBehaved.Levenshtein do
 
   defp unwrap({:error, {:invalid_utf8, which}}) do
     arg = if which == 1, do: "first", else: "second"
-    raise ArgumentError, "the #{arg} argument is not valid UTF-8 (required by unit: :codepoint)"
+
+    raise ArgumentError,
+          "#{@distance}: the #{arg} argument is not valid UTF-8 (required by unit: :codepoint)"
   end
 
-  defp unwrap({:error, :enomem}), do: raise(RuntimeError, "out of native memory")
-  defp unwrap({:error, reason}), do: raise(ArgumentError, "invalid arguments: #{inspect(reason)}")
+  defp unwrap({:error, :enomem}), do: raise(RuntimeError, "#{@distance}: out of native memory")
+
+  defp unwrap({:error, reason}),
+    do: raise(ArgumentError, "#{@distance}: invalid arguments: #{inspect(reason)}")
 end

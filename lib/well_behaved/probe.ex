@@ -344,11 +344,8 @@ defmodule WellBehaved.Probe do
   end
 
   defp keyword!(opts, function) do
-    unless is_list(opts) and Enum.all?(opts, &match?({key, _} when is_atom(key), &1)) do
-      raise ArgumentError,
-            "WellBehaved.Probe.#{function}: expected a keyword list of options, got: " <>
-              inspect(opts)
-    end
+    unless is_list(opts) and Enum.all?(opts, &match?({key, _} when is_atom(key), &1)),
+      do: WellBehaved.Options.not_keyword!("WellBehaved.Probe.#{function}", opts)
   end
 
   # Validates a keyword list against a spec of {default, check} and returns
@@ -360,14 +357,15 @@ defmodule WellBehaved.Probe do
       case Keyword.fetch(spec, key) do
         {:ok, {_default, check}} ->
           check!(check, value) ||
-            raise ArgumentError,
-                  "WellBehaved.Probe.#{function}: #{key} must be #{describe(check)}, got: " <>
-                    inspect(value)
+            WellBehaved.Options.invalid!(
+              "WellBehaved.Probe.#{function}",
+              key,
+              value,
+              describe(check)
+            )
 
         :error ->
-          raise ArgumentError,
-                "WellBehaved.Probe.#{function}: unknown option #{inspect(key)} (accepted: " <>
-                  Enum.map_join(accepted, ", ", &inspect/1) <> ")"
+          WellBehaved.Options.unknown!("WellBehaved.Probe.#{function}", key, accepted)
       end
     end)
 

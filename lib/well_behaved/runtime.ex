@@ -29,7 +29,7 @@ defmodule WellBehaved.Runtime do
   Every mode gives the same result.
   """
 
-  alias WellBehaved.Native
+  alias WellBehaved.{Native, Options}
 
   @modes [:auto, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded]
 
@@ -60,6 +60,7 @@ defmodule WellBehaved.Runtime do
   @settings [:normal_max_us, :yielding_max_us, :slice_us, :dirty_slice_us]
   @slice_range 1..100_000
   @max_threshold_us div(0xFFFF_FFFF_FFFF_FFFF, 1000) - 1
+  @configure "WellBehaved.Runtime.configure/1"
 
   @doc """
   Changes the runtime's settings; the ones not given keep their value.
@@ -99,16 +100,13 @@ defmodule WellBehaved.Runtime do
         {key, value}, acc when key in @settings ->
           Map.put(acc, key, check_setting!(key, value))
 
-        {key, _}, _ when is_atom(key) ->
-          unknown_option!(key, "WellBehaved.Runtime.configure/1", @settings)
-
-        _, _ ->
-          bad_opts!(opts)
+        other, _ ->
+          Options.bad_option!(@configure, other, @settings, opts)
       end)
 
     if new.yielding_max_us != :infinity and new.normal_max_us > new.yielding_max_us do
       raise ArgumentError,
-            "WellBehaved.Runtime.configure/1: normal_max_us (#{new.normal_max_us}) must not " <>
+            "#{@configure}: normal_max_us (#{new.normal_max_us}) must not " <>
               "exceed yielding_max_us (#{new.yielding_max_us})"
     end
 
@@ -120,57 +118,37 @@ defmodule WellBehaved.Runtime do
     )
   end
 
-  def configure(opts), do: bad_opts!(opts)
+  def configure(opts), do: Options.not_keyword!(@configure, opts)
 
-  defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us] do
-    if is_integer(value) and value in @slice_range do
-      value
-    else
-      raise ArgumentError,
-            "WellBehaved.Runtime.configure/1: #{key} must be an integer of microseconds in " <>
-              "#{inspect(@slice_range)}, got: #{inspect(value)}"
-    end
-  end
+  defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us],
+    do: Options.integer!(@configure, key, value, @slice_range)
 
   defp check_setting!(:yielding_max_us, :infinity), do: :infinity
 
+  defp check_setting!(_key, value) when is_integer(value) and value in 0..@max_threshold_us,
+    do: value
+
   defp check_setting!(key, value) do
-    if is_integer(value) and value in 0..@max_threshold_us do
-      value
-    else
-      raise ArgumentError,
-            "WellBehaved.Runtime.configure/1: #{key} must be an integer of microseconds in " <>
-              "0..#{@max_threshold_us}#{if key == :yielding_max_us, do: " or :infinity"}, " <>
-              "got: #{inspect(value)}"
-    end
+    Options.invalid!(
+      @configure,
+      key,
+      value,
+      "an integer of microseconds in 0..#{@max_threshold_us}" <>
+        if(key == :yielding_max_us, do: " or :infinity", else: "")
+    )
   end
 
   @doc false
-  # Validation of the options every job function takes; raises with a
-  # message naming the bad value.
-  def check_mode!(mode) when mode in @modes, do: mode
+  # Validation of the options every job function takes; raises naming the
+  # function and the bad value. `extra`: modes the function takes besides
+  # the runtime's.
+  def check_mode!(mode, _function, _extra) when mode in @modes, do: mode
 
-  def check_mode!(mode) do
-    raise ArgumentError, "invalid :schedule #{inspect(mode)}, expected one of #{inspect(@modes)}"
-  end
-
-  @doc false
-  def check_tiny!(tiny) when is_boolean(tiny), do: tiny
-
-  def check_tiny!(tiny) do
-    raise ArgumentError, "invalid :tiny_slices #{inspect(tiny)}, expected a boolean"
-  end
+  def check_mode!(mode, function, extra),
+    do: Options.one_of!(function, :schedule, mode, @modes ++ extra)
 
   @doc false
-  def bad_opts!(opts) do
-    raise ArgumentError, "expected a keyword list of options, got: #{inspect(opts)}"
-  end
-
-  @doc false
-  def unknown_option!(key, function, known) do
-    raise ArgumentError,
-          "unknown option #{inspect(key)} for #{function} (known: #{Enum.map_join(known, ", ", &inspect/1)})"
-  end
+  def check_tiny!(tiny, function), do: Options.boolean!(function, :tiny_slices, tiny)
 
   @doc false
   # The reply of a job NIF started in :threaded mode with tag `ref`.

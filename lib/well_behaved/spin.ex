@@ -14,9 +14,10 @@ defmodule WellBehaved.Spin do
   in a queue do almost none, which flatters yielding modes.
   """
 
-  alias WellBehaved.{Native, Runtime}
+  alias WellBehaved.{Native, Options, Runtime}
 
   @max_uint64 0xFFFF_FFFF_FFFF_FFFF
+  @count "a non-negative integer below 2^64"
 
   @doc """
   Runs `iterations` rounds of fixed work and returns their checksum, which
@@ -32,13 +33,11 @@ defmodule WellBehaved.Spin do
   def run(iterations, opts \\ [])
 
   def run(iterations, opts) when is_integer(iterations) and iterations in 0..@max_uint64 do
-    call(&Native.spin(iterations, &1, &2, &3), opts, "run/2")
+    call(&Native.spin(iterations, &1, &2, &3), opts, "WellBehaved.Spin.run/2")
   end
 
-  def run(iterations, _opts) do
-    raise ArgumentError,
-          "expected a non-negative 64-bit integer of iterations, got: #{inspect(iterations)}"
-  end
+  def run(iterations, _opts),
+    do: Options.invalid!("WellBehaved.Spin.run/2", "iterations", iterations, @count)
 
   @doc """
   Busy-waits until `microseconds` have passed since the call started and
@@ -49,13 +48,11 @@ defmodule WellBehaved.Spin do
 
   def until(microseconds, opts)
       when is_integer(microseconds) and microseconds in 0..@max_uint64 do
-    call(&Native.spin_until(microseconds, &1, &2, &3), opts, "until/2")
+    call(&Native.spin_until(microseconds, &1, &2, &3), opts, "WellBehaved.Spin.until/2")
   end
 
-  def until(microseconds, _opts) do
-    raise ArgumentError,
-          "expected a non-negative integer of microseconds, got: #{inspect(microseconds)}"
-  end
+  def until(microseconds, _opts),
+    do: Options.invalid!("WellBehaved.Spin.until/2", "microseconds", microseconds, @count)
 
   # the job NIF with its options parsed; a threaded job replies by message
   defp call(nif, opts, name) do
@@ -73,20 +70,20 @@ defmodule WellBehaved.Spin do
 
     case result do
       result when is_integer(result) -> result
-      {:error, reason} -> raise ArgumentError, "spin failed: #{inspect(reason)}"
+      {:error, reason} -> raise ArgumentError, "#{name}: spin failed: #{inspect(reason)}"
     end
   end
 
   defp parse([], acc, _all, _name), do: acc
 
   defp parse([{:schedule, mode} | rest], {_, tiny}, all, name),
-    do: parse(rest, {Runtime.check_mode!(mode), tiny}, all, name)
+    do: parse(rest, {Runtime.check_mode!(mode, name, []), tiny}, all, name)
 
   defp parse([{:tiny_slices, tiny} | rest], {mode, _}, all, name),
-    do: parse(rest, {mode, Runtime.check_tiny!(tiny)}, all, name)
+    do: parse(rest, {mode, Runtime.check_tiny!(tiny, name)}, all, name)
 
-  defp parse([{key, _} | _], _, _, name) when is_atom(key),
-    do: Runtime.unknown_option!(key, "WellBehaved.Spin.#{name}", [:schedule, :tiny_slices])
+  defp parse([other | _], _, all, name),
+    do: Options.bad_option!(name, other, [:schedule, :tiny_slices], all)
 
-  defp parse(_, _, all, _name), do: Runtime.bad_opts!(all)
+  defp parse(_, _, all, name), do: Options.not_keyword!(name, all)
 end

@@ -80,9 +80,12 @@ defmodule WellBehaved.Echo.Driver do
   def echo(term, :driver_outputv), do: outputv(:erlang.term_to_binary(term), 1)
 
   def echo(_term, method) do
-    raise ArgumentError,
-          "unknown driver echo method #{inspect(method)}, " <>
-            "expected :driver_call, :driver_control or :driver_outputv"
+    WellBehaved.Options.invalid!(
+      "WellBehaved.Echo.Driver.echo/2",
+      "method",
+      method,
+      ":driver_call, :driver_control or :driver_outputv"
+    )
   end
 
   @doc """

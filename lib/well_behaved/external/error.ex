@@ -13,8 +13,8 @@ defmodule WellBehaved.External.Error do
   end
 
   defp describe(:closed), do: "the server closed the connection (it died mid-call)"
-  defp describe(:timeout), do: "no reply within the pool's :call_timeout"
-  defp describe(:checkout_timeout), do: "no free connection within the pool's :call_timeout"
+  defp describe(:timeout), do: "no reply within the pool's :timeout_ms"
+  defp describe(:checkout_timeout), do: "no free connection within the pool's :timeout_ms"
   defp describe(:not_running), do: "the pool is not running (stopped, or failed to start)"
   defp describe(:too_large), do: "the request is larger than the protocol's 1 GiB frame limit"
   defp describe(reason), do: inspect(reason)

@@ -190,7 +190,7 @@ defmodule WellBehaved.External.Pool do
         table: table,
         atomics: atomics,
         slots: slots,
-        call_timeout: Keyword.fetch!(opts, :call_timeout),
+        timeout_ms: Keyword.fetch!(opts, :timeout_ms),
         servers: %{},
         ports: %{},
         waiters: :queue.new(),
@@ -201,7 +201,7 @@ defmodule WellBehaved.External.Pool do
 
       case await_ready(state, System.monotonic_time(:millisecond) + @ready_timeout_ms) do
         {:ok, state} ->
-          :ets.insert(table, {:meta, atomics, slots, self(), state.call_timeout})
+          :ets.insert(table, {:meta, atomics, slots, self(), state.timeout_ms})
           Process.send_after(self(), :tick, @tick_ms)
           {:ok, state}
 
@@ -446,7 +446,7 @@ defmodule WellBehaved.External.Pool do
     if :atomics.get(state.atomics, slot) == @down and server.status == :up do
       close_slot(slot)
 
-      opts = [send_timeout: state.call_timeout, send_timeout_close: true] ++ @socket_opts
+      opts = [send_timeout: state.timeout_ms, send_timeout_close: true] ++ @socket_opts
 
       case :gen_tcp.connect({:local, server.path}, 0, opts, 1_000) do
         {:ok, sock} ->

@@ -22,10 +22,10 @@ defmodule WellBehaved.Lab.EchoLatency do
   # 64 KiB binary in a tuple), in microseconds
   @earlier %{
     nif: 0.1,
-    yield: 0.5,
+    yielding: 0.5,
     dirty_cpu: 2.0,
     dirty_io: 2.0,
-    thread_pool: 8.0,
+    threaded: 8.0,
     thread_new: 50.0,
     driver_call: 12.5,
     driver_control: 12.5,
@@ -198,9 +198,9 @@ defmodule WellBehaved.Lab.EchoLatency do
 
     checks = [
       {"NIF <= 0.1 us", [:nif], 0.1},
-      {"yield <= 0.5 us", [:yield], 0.5},
+      {"yielding <= 0.5 us", [:yielding], 0.5},
       {"dirty <= 2 us", [:dirty_cpu, :dirty_io], 2.0},
-      {"thread pool within 2x of dirty", [:thread_pool], dirty && 2 * dirty},
+      {"thread pool within 2x of dirty", [:threaded], dirty && 2 * dirty},
       {"port driver <= 10 us", [:driver_call, :driver_control, :driver_outputv], 10.0},
       {"external pool <= 15 us", [:external], 15.0},
       {"port <= 100 us", [:port], 100.0},

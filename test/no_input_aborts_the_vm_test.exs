@@ -1,0 +1,134 @@
+defmodule WellBehaved.NoInputAbortsTheVMTest do
+  # Inputs that used to abort the whole VM (an allocation sized by the caller
+  # that could not fail) and paths that held a normal scheduler, each run in
+  # a child VM bounded by SIGKILL: an abort or a hang there fails the test
+  # instead of the test run.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.Lab.ChildVM
+
+  @moduletag timeout: 180_000
+
+  # The child limits its own address space to what it uses now plus 512 MiB
+  # (prlimit on its own pid), then asks for more than that.
+  @memory_scenario """
+  alias WellBehaved.File, as: WFile
+  pid = List.to_string(:os.getpid())
+  [size_kb] = Regex.run(~r/VmSize:\\s+(\\d+) kB/, File.read!("/proc/\#{pid}/status"), capture: :all_but_first)
+  limit = String.to_integer(size_kb) * 1024 + 512 * 1024 * 1024
+  {_, 0} = System.cmd("prlimit", ["--pid", pid, "--as=\#{limit}"])
+
+  path = Path.join(System.tmp_dir!(), "wb_enomem_\#{pid}.txt")
+  File.write!(path, "one\\n")
+
+  # a 1 GiB buffer does not fit: {:error, :enomem}, and the handle still works
+  {:ok, f} = WFile.open(path, :read, buffer_bytes: 1024 * 1024 * 1024)
+  big_buffer = WFile.read_line(f)
+  big_buffer_again = WFile.read_line(f)
+  closed = WFile.close(f)
+
+  # an endless line with the default limit: line_too_long, long before memory runs out
+  {:ok, z} = WFile.open("/dev/zero", :read)
+  default_limit = WFile.read_line(z)
+  :ok = WFile.close(z)
+
+  # an endless line without a limit: the buffer grows until memory runs out
+  {:ok, z} = WFile.open("/dev/zero", :read, max_line_bytes: :infinity)
+  no_limit = WFile.read_line(z)
+  :ok = WFile.close(z)
+
+  # a read larger than memory from a file that cannot say its size
+  {:ok, z} = WFile.open("/dev/zero", :read)
+  huge_read = WFile.read(z, 2 ** 40)
+  small_read = WFile.read(z, 3)
+  :ok = WFile.close(z)
+
+  File.rm!(path)
+  still_alive = WellBehaved.Levenshtein.distance("kitten", "sitting")
+  {big_buffer, big_buffer_again, closed, default_limit, no_limit, huge_read, small_read, still_alive}
+  """
+
+  test "allocations sized by the caller or the input fail with :enomem, and the VM lives" do
+    assert {:ok, {result, _binding}} =
+             ChildVM.run({Code, :eval_string, [@memory_scenario]}, bound_ms: 120_000)
+
+    assert result ==
+             {{:error, :enomem}, {:error, :enomem}, :ok, {:error, :line_too_long},
+              {:error, :enomem}, {:error, :enomem}, {:ok, <<0, 0, 0>>}, 3}
+  end
+
+  # One normal scheduler. The owner of a handle exits while another process
+  # waits in a read of a FIFO (on a dirty I/O scheduler, holding the handle's
+  # mutex). The exit must not wait for that mutex on the only normal
+  # scheduler: if it did, the writer below could never run, and the read
+  # never end.
+  @owner_exit_scenario """
+  alias WellBehaved.File, as: WFile
+  fifo = Path.join(System.tmp_dir!(), "wb_fifo_\#{:os.getpid()}")
+  {_, 0} = System.cmd("mkfifo", [fifo])
+  parent = self()
+
+  writer = spawn(fn ->
+    {:ok, out} = File.open(fifo, [:write, :raw])
+    receive do :write -> :ok = :file.write(out, "late line\\n") end
+    receive do :close -> File.close(out) end
+  end)
+
+  owner = spawn(fn ->
+    {:ok, f} = WFile.open(fifo, :read)
+    send(parent, {:handle, f})
+    receive do :never -> :ok end
+  end)
+
+  f = receive do {:handle, f} -> f end
+  reader = Task.async(fn -> WFile.read_line(f) end)
+  Process.sleep(200)
+  Process.exit(owner, :kill)
+  Process.sleep(200)
+  send(writer, :write)
+  line = Task.await(reader, 20_000)
+  after_owner = WFile.read_line(f)
+  send(writer, :close)
+  File.rm!(fifo)
+  {line, after_owner}
+  """
+
+  test "a handle's owner exiting while a call holds the handle never blocks a scheduler" do
+    assert {:ok, {result, _binding}} =
+             ChildVM.run({Code, :eval_string, [@owner_exit_scenario]},
+               bound_ms: 60_000,
+               erl_flags: ["+S", "1:1"]
+             )
+
+    assert result == {{:ok, "late line"}, {:error, :closed}}
+  end
+
+  # Echo threads still returning through the library when it is unloaded.
+  @reload_scenario """
+  # loaded first: the child loads modules on first use
+  :w = WellBehaved.Echo.echo(:w, :thread_new)
+  parent = self()
+  for _ <- 1..50 do
+    spawn(fn -> send(parent, {:echoed, WellBehaved.Echo.echo(:x, :thread_new)}) end)
+  end
+  true = :code.delete(WellBehaved.Native)
+  :code.purge(WellBehaved.Native)
+  {:module, _} = :code.load_file(WellBehaved.Native)
+  # a caller running the old module's code when it is purged is killed
+  echoed = for _ <- 1..50, do: receive(do: ({:echoed, x} -> x), after: (5000 -> :lost))
+  again = for _ <- 1..200, do: WellBehaved.Echo.echo(:y, :thread_new)
+  true = :code.delete(WellBehaved.Native)
+  :code.purge(WellBehaved.Native)
+  {:module, _} = :code.load_file(WellBehaved.Native)
+  {Enum.uniq(echoed), Enum.uniq(again), WellBehaved.Echo.echo(:z, :thread_new)}
+  """
+
+  test "unloading the library joins every echo thread first" do
+    assert {:ok, {{echoed, [:y], :z}, _binding}} =
+             ChildVM.run({Code, :eval_string, [@reload_scenario]}, bound_ms: 60_000)
+
+    # a caller in flight when the module went away may have been killed by
+    # the purge; none may crash the VM
+    assert Enum.all?(echoed, &(&1 in [:x, :lost]))
+  end
+end
