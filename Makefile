@@ -93,7 +93,7 @@ $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h $(CORE_SRC) $(CO
 	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
 
 # --- the two commands ------------------------------------------------------------
-test: system-deps format-check test-c test-elixir
+test: system-deps format-check test-c fuzz-smoke test-elixir
 
 format-check:
 	mix format --check-formatted

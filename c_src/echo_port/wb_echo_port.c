@@ -12,7 +12,8 @@
  * short by the end of input is reported, not echoed.
  *
  * Built with -DWB_ECHO_PORT_TEST, this file is its own unit test instead of
- * the program (see mk/echo_port.mk).
+ * the program (see mk/echo_port.mk); with -DWB_ECHO_PORT_FUZZ it is the frame
+ * loop alone, for the fuzz target c_src/fuzz/fuzz_echo_port.c.
  */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 
@@ -158,7 +159,9 @@ static ssize_t fds_write(void *ctx, const void *buf, size_t len) {
 }
 
 /* ------------------------------------------------------------------------- */
-#ifndef WB_ECHO_PORT_TEST
+#if defined(WB_ECHO_PORT_FUZZ)
+/* c_src/fuzz/fuzz_echo_port.c includes this file for its frame loop */
+#elif !defined(WB_ECHO_PORT_TEST)
 
 int main(void) {
     /* a closed stdout is reported by write (EPIPE), not by a signal */

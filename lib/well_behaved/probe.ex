@@ -394,7 +394,12 @@ defmodule WellBehaved.Probe do
       t0 = now_us()
       warm_until_us = t0 + opts.warmup_ms * 1000
       tickers = [start_ticker(opts.tick_ms, warm_until_us), start_ticker(opts.slow_tick_ms, t0)]
+      # The workers are started and stopped at high priority: behind
+      # thousands of busy workers, one trip through the run queue per batch,
+      # that would take minutes. Meanwhile, normal priority, as the caller's.
+      priority = Process.flag(:priority, :high)
       run = start_workers(fun, workers, opts)
+      Process.flag(:priority, priority)
 
       window_end = if opts.calls == nil, do: t0 + opts.duration_ms * 1000
       if window_end, do: sleep_until_us(window_end)
@@ -402,7 +407,7 @@ defmodule WellBehaved.Probe do
       # in long normal NIFs would not see a stop message for hours. The
       # tickers then count the ticks due in the window only (fixed work:
       # until the last worker finished).
-      {calls, completed, pids, failure} = await_workers(run, opts)
+      {calls, completed, pids, failure} = await_workers(run, opts, priority)
       wall_us = now_us() - t0
       end_us = window_end || now_us()
       [ticker, slow_ticker] = Enum.map(tickers, &stop_ticker(&1, end_us))
@@ -466,15 +471,17 @@ defmodule WellBehaved.Probe do
   # busy at the deadline are killed (on time: still completed); workers
   # still busy at the timeout are killed (not completed). The first failure
   # of a worker stops the others.
-  defp await_workers(run, opts) do
+  defp await_workers(run, opts, priority) do
     %{ref: ref, monitors: monitors, deadline: deadline, timeout_at: timeout_at} = run
 
     stop_at =
       if deadline && not opts.finish_calls, do: min(deadline, timeout_at), else: timeout_at
 
     {calls, left, failure} = collect(ref, monitors, 0, stop_at)
+    Process.flag(:priority, :high)
     Enum.each(left, fn {pid, _} -> Process.exit(pid, :kill) end)
     reap(ref, monitors)
+    Process.flag(:priority, priority)
     completed = failure == nil and (left == %{} or stop_at < timeout_at)
     {calls, completed, MapSet.new(Map.keys(monitors)), failure}
   end

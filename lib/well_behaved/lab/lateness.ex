@@ -274,6 +274,9 @@ defmodule WellBehaved.Lab.Lateness do
     end
   end
 
+  defp hold_ms(%{mode: :normal} = c), do: c.work_ms * c.factor
+  defp hold_ms(_cell), do: 0
+
   @doc false
   def runs?(:normal, work_ms, factor), do: work_ms * factor <= @normal_hold_ms
   def runs?(_mode, _work_ms, _factor), do: true
@@ -324,9 +327,15 @@ defmodule WellBehaved.Lab.Lateness do
   defp run_group(group, repeat, plan, progress) do
     cells = group.cells
 
-    # per cell: warm-up, window, and a call in progress to finish
+    # per cell: warm-up, window, a call in progress to finish, starting and
+    # stopping the workers (about 0.2 ms each) and, for :normal, the calls
+    # in progress when the window ends
     per_cell_ms =
-      Enum.map(cells, &(warmup_ms(&1) + plan.window_ms + &1.work_ms + 300)) |> Enum.sum()
+      cells
+      |> Enum.map(
+        &(warmup_ms(&1) + plan.window_ms + &1.work_ms + 300 + div(&1.workers, 5) + hold_ms(&1))
+      )
+      |> Enum.sum()
 
     bound_ms = 3 * per_cell_ms + 60_000
     spec = %{cells: cells, window_ms: plan.window_ms, seed: repeat}
