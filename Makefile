@@ -84,11 +84,11 @@ $(NIF_SO): $(NIF_SRC) $(NIF_HDR)
 	@mkdir -p priv
 	$(CC) $(NIF_CFLAGS) -shared -o $@ $(NIF_SRC)
 
-$(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h $(CORE_SRC) $(CORE_HDR)
+$(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
 
-$(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h $(CORE_SRC) $(CORE_HDR)
+$(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
 

@@ -14,6 +14,6 @@ $(EXTERNAL_BIN): c_src/external/wb_external_main.c $(EXTERNAL_SRC) $(EXTERNAL_HD
 	@mkdir -p priv
 	$(CC) $(CFLAGS_COMMON) -O2 $(EI_CFLAGS) -o $@ c_src/external/wb_external_main.c $(EXTERNAL_SRC) $(EI_LIBS)
 
-$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/check.h $(EXTERNAL_SRC) $(EXTERNAL_HDR)
+$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/check.h c_src/test/reference.h $(EXTERNAL_SRC) $(EXTERNAL_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) $(EI_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_SRC) $(EI_LIBS)

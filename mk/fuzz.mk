@@ -34,7 +34,7 @@ fuzz-deps:
 	if [ ! -e "$$rt" ]; then v=$$($$c -dumpversion | cut -d. -f1); \
 	  $(MAKE) --no-print-directory install-package PACKAGE=libclang-rt-$$v-dev FOR="$$rt"; fi
 
-c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c c_src/levenshtein/levenshtein.c
 

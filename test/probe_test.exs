@@ -267,13 +267,17 @@ defmodule WellBehaved.ProbeTest do
     f = fn -> :ok end
 
     for {opts, pattern} <- [
-          {[workers: 0], ~r/measure\/2: invalid :workers 0, expected a positive integer/},
-          {[duration_ms: -5], ~r/invalid :duration_ms -5, expected a positive integer/},
-          {[calls: -1], ~r/invalid :calls -1, expected a positive integer/},
-          {[calls: :x], ~r/invalid :calls :x, expected a positive integer/},
-          {[tick_ms: 1.5], ~r/invalid :tick_ms 1.5, expected a positive integer/},
+          {[workers: 0],
+           ~r/measure\/2: invalid :workers 0, expected an integer in 1..\d+ \(half the VM's process limit\)/},
+          {[duration_ms: -5], ~r/invalid :duration_ms -5, expected an integer in 1..4294967295/},
+          {[calls: -1], ~r/invalid :calls -1, expected an integer in 1../},
+          {[calls: :x], ~r/invalid :calls :x, expected an integer in 1../},
+          {[tick_ms: 1.5], ~r/invalid :tick_ms 1.5, expected an integer/},
           {[control: :yes], ~r/invalid :control :yes, expected a boolean/},
           {[bogus: 1], ~r/unknown option :bogus, expected one of :workers/},
+          {[timeout_ms: 2 ** 32],
+           ~r/invalid :timeout_ms 4294967296, expected an integer in 1..4294967295/},
+          {[workers: 10 ** 9], ~r/invalid :workers 1000000000/},
           {:not_a_list, ~r/expected a keyword list/}
         ] do
       assert_raise ArgumentError, pattern, fn -> Probe.measure(f, opts) end

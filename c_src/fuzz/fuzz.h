@@ -6,10 +6,12 @@
 #ifndef WB_FUZZ_H
 #define WB_FUZZ_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 typedef struct {
     const uint8_t *data;
@@ -32,6 +34,18 @@ static inline uint32_t wb_fuzz_next(uint32_t *state) {
     x ^= x >> 17;
     x ^= x << 5;
     return *state = x;
+}
+
+/* How many bytes a simulated read or write moves this time: 1 to `most`,
+ * at most `len`; or -1 with errno EINTR once in `eintr_every` calls. */
+static inline ssize_t wb_fuzz_amount(uint32_t *rng, uint32_t eintr_every, size_t most, size_t len) {
+    uint32_t r = wb_fuzz_next(rng);
+    if (r % eintr_every == 0) {
+        errno = EINTR;
+        return -1;
+    }
+    size_t n = 1 + r % most;
+    return (ssize_t)(n < len ? n : len);
 }
 
 #define WB_FUZZ_CHECK(cond)                                                                        \

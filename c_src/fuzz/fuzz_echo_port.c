@@ -24,32 +24,21 @@ typedef struct {
 
 static ssize_t mem_read(void *ctx, void *buf, size_t len) {
     mem *m = ctx;
-    uint32_t r = wb_fuzz_next(&m->rng);
-    if (r % 9 == 0) {
-        errno = EINTR;
-        return -1;
-    }
-    size_t n = 1 + r % m->max_move;
-    if (n > len) n = len;
-    if (n > m->in_len - m->in_pos) n = m->in_len - m->in_pos;
-    memcpy(buf, m->in + m->in_pos, n);
-    m->in_pos += n;
-    return (ssize_t)n;
+    size_t left = m->in_len - m->in_pos;
+    ssize_t n = wb_fuzz_amount(&m->rng, 9, m->max_move, len < left ? len : left);
+    if (n > 0) memcpy(buf, m->in + m->in_pos, (size_t)n);
+    if (n > 0) m->in_pos += (size_t)n;
+    return n;
 }
 
 static ssize_t mem_write(void *ctx, const void *buf, size_t len) {
     mem *m = ctx;
-    uint32_t r = wb_fuzz_next(&m->rng);
-    if (r % 9 == 0) {
-        errno = EINTR;
-        return -1;
-    }
-    size_t n = 1 + r % m->max_move;
-    if (n > len) n = len;
-    WB_FUZZ_CHECK(m->out_len + n <= m->out_cap);
-    memcpy(m->out + m->out_len, buf, n);
-    m->out_len += n;
-    return (ssize_t)n;
+    ssize_t n = wb_fuzz_amount(&m->rng, 9, m->max_move, len);
+    if (n <= 0) return n;
+    WB_FUZZ_CHECK(m->out_len + (size_t)n <= m->out_cap);
+    memcpy(m->out + m->out_len, buf, (size_t)n);
+    m->out_len += (size_t)n;
+    return n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

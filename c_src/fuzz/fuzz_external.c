@@ -23,17 +23,11 @@ typedef struct {
 
 static ssize_t source_read(void *ctx, void *buf, size_t len) {
     source *s = ctx;
-    uint32_t r = wb_fuzz_next(&s->rng);
-    if (r % 11 == 0) {
-        errno = EINTR;
-        return -1;
-    }
-    size_t n = 1 + r % s->max_read;
-    if (n > len) n = len;
-    if (n > s->size - s->pos) n = s->size - s->pos;
-    memcpy(buf, s->data + s->pos, n);
-    s->pos += n;
-    return (ssize_t)n;
+    size_t left = s->size - s->pos;
+    ssize_t n = wb_fuzz_amount(&s->rng, 11, s->max_read, len < left ? len : left);
+    if (n > 0) memcpy(buf, s->data + s->pos, (size_t)n);
+    if (n > 0) s->pos += (size_t)n;
+    return n;
 }
 
 /* checks that what is written is a sequence of whole frames */

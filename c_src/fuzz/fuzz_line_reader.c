@@ -24,17 +24,12 @@ typedef struct {
 
 static ssize_t sink_write(void *ctx, const uint8_t *buf, size_t n) {
     sink *s = ctx;
-    uint32_t r = wb_fuzz_next(&s->rng);
-    if (r % 7 == 0) {
-        errno = EINTR;
-        return -1;
-    }
-    size_t k = 1 + r % 37;
-    if (k > n) k = n;
-    WB_FUZZ_CHECK(s->len + k <= s->cap);
-    memcpy(s->out + s->len, buf, k);
-    s->len += k;
-    return (ssize_t)k;
+    ssize_t k = wb_fuzz_amount(&s->rng, 7, 37, n);
+    if (k <= 0) return k;
+    WB_FUZZ_CHECK(s->len + (size_t)k <= s->cap);
+    memcpy(s->out + s->len, buf, (size_t)k);
+    s->len += (size_t)k;
+    return k;
 }
 
 static void read_side(const uint8_t *file, size_t size, size_t buffer_bytes, size_t max_line,

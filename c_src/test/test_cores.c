@@ -13,41 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-
-/* reference: two-row DP over units (bytes, or decoded codepoints) */
-static size_t reference(const uint32_t *a, size_t n, const uint32_t *b, size_t m) {
-    size_t *prev = malloc((m + 1) * sizeof *prev), *cur = malloc((m + 1) * sizeof *cur);
-    for (size_t j = 0; j <= m; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < best) best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
-            cur[j] = best;
-        }
-        size_t *t = prev;
-        prev = cur;
-        cur = t;
-    }
-    size_t d = prev[m];
-    free(prev);
-    free(cur);
-    return d;
-}
-
-static size_t reference_bytes(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
-    uint32_t *ua = malloc((n + 1) * 4), *ub = malloc((m + 1) * 4);
-    for (size_t i = 0; i < n; i++)
-        ua[i] = a[i];
-    for (size_t j = 0; j < m; j++)
-        ub[j] = b[j];
-    size_t d = reference(ua, n, ub, m);
-    free(ua);
-    free(ub);
-    return d;
-}
+#include "reference.h"
 
 /* the core stepped with the given budget per step */
 static size_t stepped(const uint8_t *a, size_t n, const uint8_t *b, size_t m, bool cp, size_t k,
@@ -81,7 +47,7 @@ static void fill(uint8_t *buf, size_t len, unsigned alphabet) {
 }
 
 static void check_pair(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
-    size_t want = reference_bytes(a, n, b, m);
+    size_t want = wb_ref_distance_bytes(a, n, b, m);
     size_t got = wb_lev_distance(a, n, b, m, false, WB_LEV_NO_LIMIT, NULL);
     CHECK(got == want, "bytes %zu x %zu: got %zu want %zu", n, m, got, want);
     got = stepped(a, n, b, m, false, WB_LEV_NO_LIMIT, 1);
@@ -165,7 +131,7 @@ static void test_long_banded(void) {
     b[9000] ^= 1;
     memmove(b + 10001, b + 10000, n - 10000);
     b[10000] = 7;
-    size_t want = reference_bytes(a, n, b, n + 1);
+    size_t want = wb_ref_distance_bytes(a, n, b, n + 1);
     CHECK(want == 3, "edited copy: reference %zu", want);
     CHECK(wb_lev_distance(a, n, b, n + 1, false, 8, NULL) == 3, "edited copy k=8");
     CHECK(wb_lev_distance(a, n, b, n + 1, false, 2, NULL) == 3, "edited copy k=2 -> 3");
@@ -210,7 +176,7 @@ static void test_codepoints(void) {
         for (size_t j = 0; j < m; j++)
             cb[j] = wide ? 0x100 + (uint32_t)(next_random() % 3000) : pool[next_random() % 8];
         size_t la = encode(ca, n, ea), lb = encode(cb, m, eb);
-        size_t want = reference(ca, n, cb, m);
+        size_t want = wb_ref_distance(ca, n, cb, m);
         size_t got = wb_lev_distance(ea, la, eb, lb, true, WB_LEV_NO_LIMIT, NULL);
         CHECK(got == want, "codepoints %zu x %zu: got %zu want %zu", n, m, got, want);
         got = stepped(ea, la, eb, lb, true, want / 2, 1);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "reference.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -306,27 +307,6 @@ static long long lev(const char *a, const char *b, const char *unit, long long m
     return d;
 }
 
-static size_t reference(const unsigned char *a, size_t n, const unsigned char *b, size_t m) {
-    size_t *row = malloc((m + 1) * sizeof *row);
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    size_t d = row[m];
-    free(row);
-    return d;
-}
-
 static void check_echo(void (*encode)(ei_x_buff *), const char *what) {
     ei_x_buff req, term;
     ei_x_new_with_version(&req);
@@ -473,7 +453,7 @@ static void test_dispatch(void) {
         for (size_t i = 0; i < m; i++)
             b[i] = (unsigned char)('a' + rng() % alphabet);
         long long k = round % 3 == 0 ? -1 : (long long)(rng() % 40);
-        size_t want = reference(a, n, b, m);
+        size_t want = wb_ref_distance_bytes(a, n, b, m);
         if (k >= 0 && want > (size_t)k) want = (size_t)k + 1;
         ei_x_buff x;
         encode_request(&x, (char *)a, n, (char *)b, m, round % 2 ? "byte" : "codepoint", k);

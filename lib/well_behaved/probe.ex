@@ -87,7 +87,7 @@ defmodule WellBehaved.Probe do
 
   # {default, check}: every option of measure/2
   @options [
-    workers: {nil, :pos_or_nil},
+    workers: {nil, :workers},
     calls: {nil, :pos_or_nil},
     duration_ms: {1000, :pos},
     tick_ms: {1, :pos},
@@ -100,6 +100,7 @@ defmodule WellBehaved.Probe do
     samples: {false, :boolean}
   ]
   @assert_options [max_block_ms: {20, :pos_number}, max_ratio: {1.5, :ratio}]
+  @max_int 0xFFFF_FFFF
   # the control runs at most this long (a ticker every ms: 5000 samples)
   @control_max_ms 5000
   # control work per call: about 0.1-0.2 ms of pure Erlang
@@ -372,19 +373,28 @@ defmodule WellBehaved.Probe do
     Map.new(spec, fn {key, {default, _}} -> {key, Keyword.get(opts, key, default)} end)
   end
 
-  defp check!(:pos, v), do: is_integer(v) and v > 0
-  defp check!(:non_neg, v), do: is_integer(v) and v >= 0
-  defp check!(:pos_or_nil, v), do: v == nil or (is_integer(v) and v > 0)
+  # durations and counts end up in `receive ... after` and timers: at most
+  # 2^32 - 1 (ms: 49 days)
+  defp check!(:pos, v), do: is_integer(v) and v in 1..@max_int
+  defp check!(:non_neg, v), do: is_integer(v) and v in 0..@max_int
+  defp check!(:pos_or_nil, v), do: v == nil or check!(:pos, v)
+  defp check!(:workers, v), do: v == nil or (is_integer(v) and v in 1..max_workers())
   defp check!(:boolean, v), do: is_boolean(v)
-  defp check!(:pos_number, v), do: is_number(v) and v > 0
+  defp check!(:pos_number, v), do: is_number(v) and v > 0 and v <= @max_int
   defp check!(:ratio, v), do: is_number(v) and v >= 1
 
-  defp describe(:pos), do: "a positive integer"
-  defp describe(:non_neg), do: "a non-negative integer"
-  defp describe(:pos_or_nil), do: "a positive integer (or nil for the default)"
+  defp describe(:pos), do: "an integer in 1..#{@max_int}"
+  defp describe(:non_neg), do: "an integer in 0..#{@max_int}"
+  defp describe(:pos_or_nil), do: "an integer in 1..#{@max_int} (or nil for the default)"
+
+  defp describe(:workers),
+    do: "an integer in 1..#{max_workers()} (half the VM's process limit), or nil"
+
   defp describe(:boolean), do: "a boolean"
-  defp describe(:pos_number), do: "a positive number of milliseconds"
+  defp describe(:pos_number), do: "a positive number of milliseconds, at most #{@max_int}"
   defp describe(:ratio), do: "a number >= 1"
+
+  defp max_workers, do: div(:erlang.system_info(:process_limit), 2)
 
   # ---- one phase: workers, tickers, monitor ---------------------------------------
 
