@@ -136,14 +136,23 @@ defmodule WellBehaved.ExternalTest do
       assert Levenshtein.distance(<<0xFF>>, "a", schedule: :external) == 1
     end
 
-    test "the direct API returns errors" do
+    test "the direct API answers invalid UTF-8 with an error" do
       assert External.levenshtein("kitten", "sitting", :byte, nil) == {:ok, 3}
       assert External.levenshtein("héllo", "hello", :codepoint, nil) == {:ok, 1}
       assert External.levenshtein(<<0xFF>>, "a", :codepoint, nil) == {:error, {:invalid_utf8, 1}}
       assert External.levenshtein("a", <<0xFF>>, :codepoint, 3) == {:error, {:invalid_utf8, 2}}
-      assert External.levenshtein(1, "a", :byte, nil) == {:error, :badarg}
-      assert External.levenshtein("a", "a", :word, nil) == {:error, :badarg}
-      assert External.levenshtein("a", "a", :byte, -1) == {:error, :badarg}
+    end
+
+    test "the direct API raises on arguments of the wrong type" do
+      for {args, pattern} <- [
+            {[1, "a", :byte, nil],
+             ~r/levenshtein\/4: invalid first argument 1, expected a binary/},
+            {["a", :b, :byte, nil], ~r/invalid second argument :b, expected a binary/},
+            {["a", "a", :word, nil], ~r/invalid unit :word, expected :byte or :codepoint/},
+            {["a", "a", :byte, -1], ~r/invalid max_distance -1, expected a non-negative integer/}
+          ] do
+        assert_raise ArgumentError, pattern, fn -> apply(External, :levenshtein, args) end
+      end
     end
   end
 

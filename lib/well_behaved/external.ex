@@ -107,7 +107,8 @@ defmodule WellBehaved.External do
   `unit` is `:byte` or `:codepoint` (which requires valid UTF-8);
   `max_distance` is `nil` or a cutoff `k`: distances above `k` come back
   as `k + 1`. Invalid UTF-8 gives `{:error, {:invalid_utf8, 1 | 2}}` (the
-  argument at fault), other invalid arguments `{:error, :badarg}`.
+  argument at fault); an argument of the wrong type or range raises
+  `ArgumentError`.
 
       iex> WellBehaved.External.levenshtein("kitten", "sitting", :byte, nil)
       {:ok, 3}
@@ -136,7 +137,17 @@ defmodule WellBehaved.External do
     end
   end
 
-  def levenshtein(_a, _b, _unit, _max_distance), do: {:error, :badarg}
+  def levenshtein(a, b, unit, max_distance) do
+    {what, value, accepted} =
+      cond do
+        not is_binary(a) -> {"first argument", a, "a binary"}
+        not is_binary(b) -> {"second argument", b, "a binary"}
+        unit not in [:byte, :codepoint] -> {"unit", unit, ":byte or :codepoint"}
+        true -> {"max_distance", max_distance, "a non-negative integer or nil"}
+      end
+
+    Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
+  end
 
   @doc """
   Stops the pool: closes its connections, stops every server (waiting for
