@@ -255,6 +255,8 @@ int wb_file_load(ErlNifEnv *env) {
     buffer_type =
         enif_open_resource_type(env, NULL, "wb_file_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
     if (!file_type || !buffer_type) return 1;
+    closer.stopping = false; /* a library loaded again after an unload */
+    closer.head = NULL;
     closer.lock = enif_mutex_create("wb_file_closer");
     closer.wake = enif_cond_create("wb_file_closer");
     if (!closer.lock || !closer.wake ||
