@@ -164,13 +164,17 @@ defmodule WellBehaved.LabVerdictsTest do
   end
 
   describe "Lateness.runs?" do
-    test ":normal cells run only up to 10 s of work per scheduler; other modes always" do
+    test ":normal cells run up to 10 s per scheduler, :dirty_cpu up to 1000 s queued" do
       assert Lateness.runs?(:normal, 1, 10_000)
       assert Lateness.runs?(:normal, 100, 100)
       refute Lateness.runs?(:normal, 100, 1000)
       refute Lateness.runs?(:normal, 1000, 100)
 
-      for mode <- [:erlang, :yielding, :dirty_cpu, :threaded, :auto],
+      assert Lateness.runs?(:dirty_cpu, 100, 10_000)
+      assert Lateness.runs?(:dirty_cpu, 1000, 1000)
+      refute Lateness.runs?(:dirty_cpu, 1000, 10_000)
+
+      for mode <- [:erlang, :yielding, :yielding_dirty, :threaded, :auto],
           do: assert(Lateness.runs?(mode, 1000, 10_000))
     end
   end

@@ -88,6 +88,11 @@ defmodule WellBehaved.Lab.Lateness do
   # finish the NIF they are in, so such a cell costs minutes to show what
   # the smaller ones already show (a ticker late by about the whole call)
   @normal_hold_ms 10_000
+  # `:dirty_cpu` cells with more queued work than this are not run: in a
+  # trial, 20,000 workers queued for 1 s dirty CPU calls had not stopped 5
+  # minutes after they were killed (2,000 stopped at once, as did 20,000 of
+  # 100 ms)
+  @dirty_queue_ms 1_000_000
 
   @impl true
   def run(opts) do
@@ -279,6 +284,7 @@ defmodule WellBehaved.Lab.Lateness do
 
   @doc false
   def runs?(:normal, work_ms, factor), do: work_ms * factor <= @normal_hold_ms
+  def runs?(:dirty_cpu, work_ms, factor), do: work_ms * factor <= @dirty_queue_ms
   def runs?(_mode, _work_ms, _factor), do: true
 
   defp cell(set, workload, work_ms, factor, mode, schedulers, cal) do
@@ -827,7 +833,9 @@ defmodule WellBehaved.Lab.Lateness do
     **out** (above), **?** (neither). `*`: other work ran on the machine during a repeat. Runtime: \
     slices of #{c.slice_us} us; `:auto` is `:normal` under #{c.normal_max_us} us, `:yielding` \
     under #{c.yielding_max_us}. `:normal` cells are run up to #{div(@normal_hold_ms, 1000)} s \
-    of work per scheduler (work per call x factor); past that, blank.
+    of work per scheduler (work per call x factor), `:dirty_cpu` cells up to \
+    #{div(@dirty_queue_ms, 1000)} s (20,000 workers queued for 1 s dirty calls took minutes to \
+    stop); past that, blank.
 
     ### Recommendation (measured)
 
