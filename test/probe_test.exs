@@ -56,15 +56,22 @@ defmodule WellBehaved.ProbeTest do
   end
 
   test "every tick due while a scheduler is held counts, late until the ticker ran" do
+    # The calls hold every scheduler for ~500 ms: the ticker wakes once or
+    # twice, and each of the hundreds of ticks it missed is a late sample.
+    # Now and then the VM puts both workers on one scheduler and the ticker
+    # runs free on the other: up to three tries.
     report =
-      Probe.measure(fn -> Spin.run(@long, schedule: :normal) end,
-        calls: 1,
-        control: false,
-        warmup_ms: 0
-      )
+      Enum.reduce_while(1..3, nil, fn _, _ ->
+        report =
+          Probe.measure(fn -> Spin.run(@long, schedule: :normal) end,
+            calls: 1,
+            control: false,
+            warmup_ms: 0
+          )
 
-    # the calls hold every scheduler for ~500 ms: the ticker wakes once or
-    # twice, and each of the hundreds of ticks it missed is a late sample
+        if report.ticker.p50_ms > 50, do: {:halt, report}, else: {:cont, report}
+      end)
+
     assert report.ticker.samples > 100
     assert report.ticker.p50_ms > 50
   end

@@ -101,6 +101,8 @@ defmodule WellBehaved.Probe do
   ]
   @assert_options [max_block_ms: {20, :pos_number}, max_ratio: {1.5, :ratio}]
   @max_int 0xFFFF_FFFF
+  # from this many workers on, they are started and stopped at high priority
+  @boost_workers 200
   # the control runs at most this long (a ticker every ms: 5000 samples)
   @control_max_ms 5000
   # control work per call: about 0.1-0.2 ms of pure Erlang
@@ -404,12 +406,15 @@ defmodule WellBehaved.Probe do
       t0 = now_us()
       warm_until_us = t0 + opts.warmup_ms * 1000
       tickers = [start_ticker(opts.tick_ms, warm_until_us), start_ticker(opts.slow_tick_ms, t0)]
-      # The workers are started and stopped at high priority: behind
-      # thousands of busy workers, one trip through the run queue per batch,
-      # that would take minutes. Meanwhile, normal priority, as the caller's.
-      priority = Process.flag(:priority, :high)
+      # Hundreds of workers or more are started and stopped at high
+      # priority: behind thousands of busy workers, one trip through the run
+      # queue per batch, that would take minutes. Fewer are started as the
+      # caller would (a high-priority spawner changes where the VM places
+      # them). Meanwhile, the caller's priority.
+      # (the caller's priority, when boosted)
+      priority = if workers >= @boost_workers, do: Process.flag(:priority, :high)
       run = start_workers(fun, workers, opts)
-      Process.flag(:priority, priority)
+      if priority, do: Process.flag(:priority, priority)
 
       window_end = if opts.calls == nil, do: t0 + opts.duration_ms * 1000
       if window_end, do: sleep_until_us(window_end)
@@ -488,10 +493,10 @@ defmodule WellBehaved.Probe do
       if deadline && not opts.finish_calls, do: min(deadline, timeout_at), else: timeout_at
 
     {calls, left, failure} = collect(ref, monitors, 0, stop_at)
-    Process.flag(:priority, :high)
+    if priority, do: Process.flag(:priority, :high)
     Enum.each(left, fn {pid, _} -> Process.exit(pid, :kill) end)
     reap(ref, monitors)
-    Process.flag(:priority, priority)
+    if priority, do: Process.flag(:priority, priority)
     completed = failure == nil and (left == %{} or stop_at < timeout_at)
     {calls, completed, MapSet.new(Map.keys(monitors)), failure}
   end
