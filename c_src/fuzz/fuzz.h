@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -46,6 +47,26 @@ static inline ssize_t wb_fuzz_amount(uint32_t *rng, uint32_t eintr_every, size_t
     }
     size_t n = 1 + r % most;
     return (ssize_t)(n < len ? n : len);
+}
+
+/* An input handed out as a simulated read would: in pieces of 1 to `most`
+ * bytes, interrupted once in `eintr_every` calls, 0 at the end. */
+typedef struct {
+    const uint8_t *data;
+    size_t size, pos;
+    uint32_t rng;
+    size_t most;
+    uint32_t eintr_every;
+} wb_fuzz_source;
+
+static inline ssize_t wb_fuzz_read(wb_fuzz_source *s, void *buf, size_t len) {
+    size_t left = s->size - s->pos;
+    ssize_t n = wb_fuzz_amount(&s->rng, s->eintr_every, s->most, len < left ? len : left);
+    if (n > 0) {
+        memcpy(buf, s->data + s->pos, (size_t)n);
+        s->pos += (size_t)n;
+    }
+    return n;
 }
 
 #define WB_FUZZ_CHECK(cond)                                                                        \

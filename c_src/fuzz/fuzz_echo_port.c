@@ -14,8 +14,7 @@
 #include "fuzz.h"
 
 typedef struct {
-    const uint8_t *in;
-    size_t in_len, in_pos;
+    wb_fuzz_source in;
     uint8_t *out;
     size_t out_len, out_cap;
     uint32_t rng;
@@ -23,12 +22,7 @@ typedef struct {
 } mem;
 
 static ssize_t mem_read(void *ctx, void *buf, size_t len) {
-    mem *m = ctx;
-    size_t left = m->in_len - m->in_pos;
-    ssize_t n = wb_fuzz_amount(&m->rng, 9, m->max_move, len < left ? len : left);
-    if (n > 0) memcpy(buf, m->in + m->in_pos, (size_t)n);
-    if (n > 0) m->in_pos += (size_t)n;
-    return n;
+    return wb_fuzz_read(&((mem *)ctx)->in, buf, len);
 }
 
 static ssize_t mem_write(void *ctx, const void *buf, size_t len) {
@@ -61,8 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         whole = at;
     }
 
-    mem m = {stream, in.size,     0,         malloc(in.size + 1),
-             0,      in.size + 1, pick | 1u, 1 + (size_t)pick * 17};
+    size_t most = 1 + (size_t)pick * 17;
+    mem m = {{stream, in.size, 0, pick | 1u, most, 9},
+             malloc(in.size + 1),
+             0,
+             in.size + 1,
+             pick | 2u,
+             most};
     WB_FUZZ_CHECK(m.out);
     wb_io io = {mem_read, mem_write, &m};
     int rc = wb_echo_frames(&io, NULL);

@@ -14,20 +14,8 @@
 #include <errno.h>
 #include <string.h>
 
-typedef struct {
-    const uint8_t *data;
-    size_t size, pos;
-    uint32_t rng;
-    size_t max_read;
-} source;
-
 static ssize_t source_read(void *ctx, void *buf, size_t len) {
-    source *s = ctx;
-    size_t left = s->size - s->pos;
-    ssize_t n = wb_fuzz_amount(&s->rng, 11, s->max_read, len < left ? len : left);
-    if (n > 0) memcpy(buf, s->data + s->pos, (size_t)n);
-    if (n > 0) s->pos += (size_t)n;
-    return n;
+    return wb_fuzz_read(ctx, buf, len);
 }
 
 /* checks that what is written is a sequence of whole frames */
@@ -78,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         wb_ext_reply_free(&reply);
     }
 
-    source src = {in.data, in.size, 0, pick | 1u, 1 + (size_t)(pick >> 1)};
+    wb_fuzz_source src = {in.data, in.size, 0, pick | 1u, 1 + (size_t)(pick >> 1), 11};
     sink out = {4, {0}, 0, pick};
     wb_ext_reader r;
     /* a small limit, so that long frames take the EMSGSIZE path cheaply */

@@ -329,15 +329,7 @@ defmodule WellBehaved.Lab.Plot do
     empty = ncols == 0 or nrows == 0
 
     [
-      "# #{one_line(chart.title)}: written by WellBehaved.Lab.Plot; redraw: gnuplot #{script_of(image_file)}",
-      terminal(format, width, height),
-      "set output #{gp_string(image_file)}",
-      "set encoding utf8",
-      "set datafile separator tab",
-      "set datafile missing 'NaN'",
-      "set title #{gp_string(chart.title)} font ',14'",
-      "set xlabel #{gp_string(chart.x_label)}",
-      "set ylabel #{gp_string(chart.y_label)}",
+      preamble(chart, format, image_file, width, height),
       "set border 0",
       "set tics scale 0",
       "unset key",
@@ -376,15 +368,7 @@ defmodule WellBehaved.Lab.Plot do
     long_labels = long_labels?(chart.categories, 8)
 
     [
-      "# #{one_line(chart.title)}: written by WellBehaved.Lab.Plot; redraw: gnuplot #{script_of(image_file)}",
-      terminal(format, @width, @height),
-      "set output #{gp_string(image_file)}",
-      "set encoding utf8",
-      "set datafile separator tab",
-      "set datafile missing 'NaN'",
-      "set title #{gp_string(chart.title)} font ',14'",
-      "set xlabel #{gp_string(chart.x_label)}",
-      "set ylabel #{gp_string(chart.y_label)}",
+      preamble(chart, format, image_file, @width, @height),
       "set border 3",
       "set tics nomirror",
       "set style line 100 lc rgb '#d0d0d0' lw 1 dt 1",
@@ -410,6 +394,21 @@ defmodule WellBehaved.Lab.Plot do
     |> List.flatten()
     |> Enum.join("\n")
     |> Kernel.<>("\n")
+  end
+
+  # the lines every chart's script starts with
+  defp preamble(chart, format, image_file, width, height) do
+    [
+      "# #{one_line(chart.title)}: written by WellBehaved.Lab.Plot; redraw: gnuplot #{script_of(image_file)}",
+      terminal(format, width, height),
+      "set output #{gp_string(image_file)}",
+      "set encoding utf8",
+      "set datafile separator tab",
+      "set datafile missing 'NaN'",
+      "set title #{gp_string(chart.title)} font ',14'",
+      "set xlabel #{gp_string(chart.x_label)}",
+      "set ylabel #{gp_string(chart.y_label)}"
+    ]
   end
 
   defp terminal(:svg, width, height),
