@@ -7,6 +7,10 @@ defmodule Mix.Tasks.Compile.WellBehavedNative do
     case System.cmd("make", ["--no-print-directory", "native"], stderr_to_stdout: true) do
       {output, 0} ->
         if output =~ "-shared", do: Mix.shell().info(String.trim(output))
+        # Mix links priv/ into the build tree only when it exists as the
+        # tree is laid out, which on a first build is before make made it:
+        # lay it out again, so that the NIF loads from the first compile on
+        Mix.Project.build_structure()
         :ok
 
       {output, status} ->
