@@ -82,9 +82,17 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
 
   f = receive do {:handle, f} -> f end
   reader = Task.async(fn -> WFile.read_line(f) end)
-  Process.sleep(200)
+  # the owner goes once the reader waits inside the read, holding the handle
+  in_read = fn in_read ->
+    case Process.info(reader.pid, :current_function) do
+      {:current_function, {WellBehaved.Native, :file_read_line_dirty, 1}} -> :ok
+      _ -> Process.sleep(10); in_read.(in_read)
+    end
+  end
+  in_read.(in_read)
+  owner_ref = Process.monitor(owner)
   Process.exit(owner, :kill)
-  Process.sleep(200)
+  receive do {:DOWN, ^owner_ref, :process, _, _} -> :ok end
   send(writer, :write)
   line = Task.await(reader, 20_000)
   after_owner = WFile.read_line(f)

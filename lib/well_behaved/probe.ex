@@ -410,8 +410,7 @@ defmodule WellBehaved.Probe do
       # priority: behind thousands of busy workers, one trip through the run
       # queue per batch, that would take minutes. Fewer are started as the
       # caller would (a high-priority spawner changes where the VM places
-      # them). Meanwhile, the caller's priority.
-      # (the caller's priority, when boosted)
+      # them). Meanwhile, the caller's priority (`priority`, when boosted).
       priority = if workers >= @boost_workers, do: Process.flag(:priority, :high)
       run = start_workers(fun, workers, opts)
       if priority, do: Process.flag(:priority, priority)
