@@ -1,21 +1,28 @@
 defmodule Mix.Tasks.Compile.WellBehavedNative do
-  @moduledoc "Builds the NIF library into priv/ by running `make native`."
+  @moduledoc false
+  # Builds the library's own native code with `make native`, into the priv/
+  # of the app being built (MIX_APP_PATH): the first compile, a path or git
+  # dependency and a release all find it there. Projects using the SDK use
+  # the `:well_behaved_make` compiler instead (lib/mix/tasks/), which is not
+  # compiled yet when the library itself builds.
   use Mix.Task.Compiler
 
   @impl true
   def run(_args) do
-    case System.cmd("make", ["--no-print-directory", "native"], stderr_to_stdout: true) do
+    make =
+      System.find_executable("make") ||
+        Mix.raise("well_behaved needs make to build its native code: install it (Debian: make)")
+
+    env = [{"MIX_APP_PATH", Mix.Project.app_path()}, {"MIX_ENV", to_string(Mix.env())}]
+
+    case System.cmd(make, ["--no-print-directory", "native"], env: env, stderr_to_stdout: true) do
       {output, 0} ->
         if output =~ "-shared", do: Mix.shell().info(String.trim(output))
-        # Mix links priv/ into the build tree only when it exists as the
-        # tree is laid out, which on a first build is before make made it:
-        # lay it out again, so that the NIF loads from the first compile on
-        Mix.Project.build_structure()
         :ok
 
       {output, status} ->
         Mix.shell().error(output)
-        Mix.raise("make native failed with exit status #{status}")
+        Mix.raise("well_behaved: make native failed with exit status #{status}")
     end
   end
 end
@@ -38,7 +45,9 @@ defmodule WellBehaved.MixProject do
   def application do
     [
       mod: {WellBehaved.Application, []},
-      extra_applications: [:logger, :crypto, :runtime_tools, :inets]
+      # runtime_tools: WellBehaved.Probe's scheduler utilization; crypto:
+      # the external servers' socket names
+      extra_applications: [:logger, :crypto, :runtime_tools]
     ]
   end
 end

@@ -2,10 +2,17 @@ defmodule WellBehaved do
   @moduledoc """
   Native code for the Erlang VM that keeps its schedulers responsive.
 
-    * `WellBehaved.Runtime` - the scheduling modes every native function
-      here can run in (normal, dirty, yielding, yielding dirty, threaded,
-      auto) and the runtime's counters.
+    * `WellBehaved.Runtime` - the scheduling modes every job here can run in
+      (normal, dirty, yielding, yielding dirty, threaded, auto) and the
+      runtime's counters and settings.
     * `WellBehaved.Levenshtein` - bit-parallel edit distance.
-    * `WellBehaved.Spin` - fixed native work, the lab's instrument.
+    * `WellBehaved.File` - buffered file reading and writing that never
+      blocks a normal scheduler.
+    * `WellBehaved.External` - the same native work in pooled OS processes.
+    * `WellBehaved.Probe` - measures how late a workload makes the VM's
+      other processes.
+    * `WellBehaved.SDK`, `WellBehaved.Job` and the `:well_behaved_make`
+      compiler - the runtime for NIF libraries of your own (see the README's
+      guide "Writing your own well-behaved NIF").
   """
 end

@@ -14,11 +14,3 @@ NIF_HDR += $(FILE_CORE_HDR)
 $(FILE_TEST): c_src/file/test_line_reader.c c_src/test/check.h $(FILE_CORE_SRC) $(FILE_CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/file/test_line_reader.c $(FILE_CORE_SRC)
-
-# the lab's C baseline for line reading (plain read + memchr, and the core)
-FILE_BASELINE := priv/wb_line_baseline
-NATIVE_TARGETS += $(FILE_BASELINE)
-
-$(FILE_BASELINE): c_src/file/line_baseline.c $(FILE_CORE_SRC) $(FILE_CORE_HDR)
-	@mkdir -p priv
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ c_src/file/line_baseline.c $(FILE_CORE_SRC)

@@ -1,6 +1,8 @@
 # Fuzzing with libFuzzer (clang): the C code that parses or computes on
 # untrusted input. Each target in c_src/fuzz/ checks its code against a
-# plain reference, under AddressSanitizer and UBSan.
+# plain reference, under AddressSanitizer and UBSan. The including Makefile
+# (the library's, the lab's) names its targets in FUZZ_NAMES and has a rule
+# building c_src/build/fuzz_<name> for each.
 #
 #   make fuzz                 each target for FUZZ_SECONDS (60), new inputs
 #                             kept in c_src/build/fuzz/<target>/
@@ -13,11 +15,10 @@
 
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 3
-FUZZ_NAMES := levenshtein line_reader external echo_port
-FUZZ_BINS := $(addprefix c_src/build/fuzz_,$(FUZZ_NAMES))
+FUZZ_BINS = $(addprefix c_src/build/fuzz_,$(FUZZ_NAMES))
 FUZZ_CC ?= $(shell for c in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do \
   command -v $$c >/dev/null 2>&1 && { echo $$c; break; }; done)
-FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
+FUZZ_CFLAGS := -I$(dir $(lastword $(MAKEFILE_LIST)))../c_src/fuzz -std=c11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # every target runs single-threaded, bounded in time and memory; inputs up
 # to 4 KiB (the reference distance is quadratic)
@@ -33,23 +34,6 @@ fuzz-deps:
 	rt="$$($$c -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a"; \
 	if [ ! -e "$$rt" ]; then v=$$($$c -dumpversion | cut -d. -f1); \
 	  $(MAKE) --no-print-directory install-package PACKAGE=libclang-rt-$$v-dev FOR="$$rt"; fi
-
-c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
-	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c c_src/levenshtein/levenshtein.c
-
-c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h c_src/file/line_reader.c c_src/file/line_reader.h | fuzz-deps
-	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_line_reader.c c_src/file/line_reader.c
-
-c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_SRC) $(EXTERNAL_HDR) | fuzz-deps
-	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_external.c $(EXTERNAL_SRC) $(EI_LIBS)
-
-# the port program's loop is static in its own file, which the target includes
-c_src/build/fuzz_echo_port: c_src/fuzz/fuzz_echo_port.c c_src/fuzz/fuzz.h c_src/echo_port/wb_echo_port.c | fuzz-deps
-	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-unused-function -o $@ c_src/fuzz/fuzz_echo_port.c
 
 fuzz: $(FUZZ_BINS)
 	@for t in $(FUZZ_NAMES); do mkdir -p c_src/build/fuzz/$$t c_src/fuzz/corpus/$$t; \

@@ -1,7 +1,7 @@
 defmodule WellBehaved.BadArgumentsTest do
   use ExUnit.Case, async: true
 
-  alias WellBehaved.{Levenshtein, Runtime, Spin}
+  alias WellBehaved.{Levenshtein, Runtime}
   alias WellBehaved.File, as: WFile
 
   test "Levenshtein rejects non-binaries" do
@@ -70,27 +70,9 @@ defmodule WellBehaved.BadArgumentsTest do
     end
   end
 
-  test "Spin rejects bad counts and options" do
-    for bad <- [-1, 1.0, "10", 0x1_0000_0000_0000_0000] do
-      assert_raise ArgumentError, ~r/Spin.run\/2: invalid iterations .* non-negative/, fn ->
-        Spin.run(bad)
-      end
-
-      assert_raise ArgumentError, ~r/Spin.until\/2: invalid microseconds .* non-negative/, fn ->
-        Spin.until(bad)
-      end
-    end
-
-    assert_raise ArgumentError, ~r/Spin.run\/2: unknown option :unit/, fn ->
-      Spin.run(10, unit: :byte)
-    end
-
-    assert_raise ArgumentError, ~r/invalid :schedule/, fn -> Spin.until(10, schedule: nil) end
-  end
-
   test "Runtime.configure rejects bad settings" do
     assert_raise ArgumentError,
-                 ~r/configure\/1: invalid :normal_max_us -5, expected an integer/,
+                 ~r/configure\/2: invalid :normal_max_us -5, expected an integer/,
                  fn ->
                    Runtime.configure(normal_max_us: -5)
                  end
@@ -103,7 +85,7 @@ defmodule WellBehaved.BadArgumentsTest do
     end
 
     assert_raise ArgumentError,
-                 ~r/configure\/1: expected a keyword list of options, got: %\{\}/,
+                 ~r/configure\/2: expected a keyword list of options, got: %\{\}/,
                  fn ->
                    Runtime.configure(%{})
                  end
@@ -242,7 +224,7 @@ defmodule WellBehaved.BadArgumentsTest do
     end
   end
 
-  describe "External, Echo" do
+  describe "External" do
     test "External.start/1 checks its options before starting anything" do
       for {opts, pattern} <- [
             {[servers: 0], ~r/External.start\/1: invalid :servers 0, expected an integer in 1../},
@@ -254,15 +236,6 @@ defmodule WellBehaved.BadArgumentsTest do
           ] do
         assert_raise ArgumentError, pattern, fn -> WellBehaved.External.start(opts) end
       end
-    end
-
-    test "Echo.echo/2 lists the methods, with the runtime's names" do
-      error = assert_raise ArgumentError, fn -> WellBehaved.Echo.echo(:x, :yield) end
-      assert error.message =~ "WellBehaved.Echo.echo/2: invalid method :yield"
-      assert error.message =~ ":yielding"
-      assert error.message =~ ":threaded"
-      assert WellBehaved.Echo.echo(:x, :yielding) == :x
-      assert WellBehaved.Echo.echo(:x, :threaded) == :x
     end
   end
 end

@@ -3,7 +3,7 @@ defmodule WellBehaved.KilledCallersFreeMemoryTest do
   # job and no native memory behind.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.{Levenshtein, Runtime, Spin}
+  alias WellBehaved.{Levenshtein, Runtime}
   import WellBehaved.Test.RuntimeHelpers
 
   @rounds 150
@@ -35,25 +35,18 @@ defmodule WellBehaved.KilledCallersFreeMemoryTest do
     assert :erlang.memory(:total) - before < 64 * 1024 * 1024
   end
 
-  test "Spin callers killed mid-job in every mode" do
-    for mode <- Runtime.modes(), round <- 1..50 do
-      kill_during(fn -> Spin.run(5_000_000, schedule: mode) end, rem(round, 5))
-    end
-
-    assert_no_live_jobs()
-  end
-
   test "a threaded job whose caller died is cancelled before it runs" do
     # fill the pool with long jobs, queue more, kill the queued callers
-    blockers = for _ <- 1..Runtime.stats().pool_threads, do: spawn_job(300_000_000)
-    queued = for _ <- 1..20, do: spawn_job(300_000_000)
+    {a, b} = long_pair()
+    blockers = for _ <- 1..Runtime.stats().pool_threads, do: spawn_job(a, b)
+    queued = for _ <- 1..20, do: spawn_job(a, b)
     eventually(fn -> Runtime.stats().queued > 0 end)
     Enum.each(queued ++ blockers, &Process.exit(&1, :kill))
     assert_no_live_jobs()
   end
 
-  defp spawn_job(iterations) do
-    spawn(fn -> Spin.run(iterations, schedule: :threaded) end)
+  defp spawn_job(a, b) do
+    spawn(fn -> Levenshtein.distance(a, b, schedule: :threaded) end)
   end
 
   defp kill_during(fun, delay_ms) do

@@ -5,7 +5,7 @@ defmodule WellBehaved.LongCallsYieldTest do
   # not. The 100 ms threshold leaves a wide margin either way.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.{Levenshtein, Spin}
+  alias WellBehaved.Levenshtein
   import WellBehaved.Test.RuntimeHelpers
 
   @threshold_ms 100
@@ -29,13 +29,6 @@ defmodule WellBehaved.LongCallsYieldTest do
     for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded, :auto] do
       assert long_schedules(fn -> Levenshtein.distance(a, b, schedule: mode) end) == 0, "#{mode}"
     end
-  end
-
-  test "a long :normal Spin call is reported, a :yielding one is not" do
-    iterations = 150_000_000
-    assert long_schedules(fn -> Spin.run(iterations, schedule: :normal) end) > 0
-    assert long_schedules(fn -> Spin.run(iterations, schedule: :yielding) end) == 0
-    assert long_schedules(fn -> Spin.run(iterations) end) == 0
   end
 
   test "large set-ups do not hold a normal scheduler either" do

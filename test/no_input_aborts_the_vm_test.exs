@@ -5,7 +5,7 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
   # instead of the test run.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.Lab.ChildVM
+  alias WellBehaved.ChildVM
 
   @moduletag timeout: 180_000
 
@@ -109,34 +109,5 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
              )
 
     assert result == {{:ok, "late line"}, {:error, :closed}}
-  end
-
-  # Echo threads still returning through the library when it is unloaded.
-  @reload_scenario """
-  # loaded first: the child loads modules on first use
-  :w = WellBehaved.Echo.echo(:w, :thread_new)
-  parent = self()
-  for _ <- 1..50 do
-    spawn(fn -> send(parent, {:echoed, WellBehaved.Echo.echo(:x, :thread_new)}) end)
-  end
-  true = :code.delete(WellBehaved.Native)
-  :code.purge(WellBehaved.Native)
-  {:module, _} = :code.load_file(WellBehaved.Native)
-  # a caller running the old module's code when it is purged is killed
-  echoed = for _ <- 1..50, do: receive(do: ({:echoed, x} -> x), after: (5000 -> :lost))
-  again = for _ <- 1..200, do: WellBehaved.Echo.echo(:y, :thread_new)
-  true = :code.delete(WellBehaved.Native)
-  :code.purge(WellBehaved.Native)
-  {:module, _} = :code.load_file(WellBehaved.Native)
-  {Enum.uniq(echoed), Enum.uniq(again), WellBehaved.Echo.echo(:z, :thread_new)}
-  """
-
-  test "unloading the library joins every echo thread first" do
-    assert {:ok, {{echoed, [:y], :z}, _binding}} =
-             ChildVM.run({Code, :eval_string, [@reload_scenario]}, bound_ms: 60_000)
-
-    # a caller in flight when the module went away may have been killed by
-    # the purge; none may crash the VM
-    assert Enum.all?(echoed, &(&1 in [:x, :lost]))
   end
 end

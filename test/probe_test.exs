@@ -4,16 +4,27 @@ defmodule WellBehaved.ProbeTest do
   # The comparison with the control is tested on synthetic reports.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.{Probe, Spin}
+  alias WellBehaved.{Levenshtein, Probe}
+  import WellBehaved.Test.RuntimeHelpers
 
   doctest WellBehaved.Probe
 
-  @long 200_000_000
+  # about half a second of work (150 kB pairs with nothing in common)
+  defp long_work(opts) do
+    {a, b} = long_pair(150_000)
+    fn -> Levenshtein.distance(a, b, opts) end
+  end
+
+  # work of n x n cells
+  defp work(n) do
+    {a, b} = {random_bytes(n), random_bytes(n)}
+    fn -> Levenshtein.distance(a, b) end
+  end
 
   test "assert_well_behaved flags a long :normal call" do
     error =
       assert_raise ExUnit.AssertionError, fn ->
-        Probe.assert_well_behaved(fn -> Spin.run(@long, schedule: :normal) end,
+        Probe.assert_well_behaved(long_work(schedule: :normal),
           max_block_ms: 100,
           calls: 1
         )
@@ -26,7 +37,7 @@ defmodule WellBehaved.ProbeTest do
 
   test "assert_well_behaved passes the same work :yielding" do
     report =
-      Probe.assert_well_behaved(fn -> Spin.run(@long, schedule: :yielding) end,
+      Probe.assert_well_behaved(long_work(schedule: :yielding),
         max_block_ms: 100,
         calls: 1
       )
@@ -40,7 +51,7 @@ defmodule WellBehaved.ProbeTest do
   end
 
   test "measure reports tickers, utilization, calls and the control" do
-    report = Probe.measure(fn -> Spin.run(1_000_000) end, workers: 2, duration_ms: 300)
+    report = Probe.measure(work(10_000), workers: 2, duration_ms: 300)
     assert report.workers == 2
     assert report.calls > 0
     assert report.ticker.period_ms == 1
@@ -63,7 +74,7 @@ defmodule WellBehaved.ProbeTest do
     report =
       Enum.reduce_while(1..3, nil, fn _, _ ->
         report =
-          Probe.measure(fn -> Spin.run(@long, schedule: :normal) end,
+          Probe.measure(long_work(schedule: :normal),
             calls: 1,
             control: false,
             warmup_ms: 0
@@ -77,8 +88,7 @@ defmodule WellBehaved.ProbeTest do
   end
 
   test "samples: true returns every lateness sample; control: false skips the control" do
-    report =
-      Probe.measure(fn -> Spin.run(100_000) end, duration_ms: 200, samples: true, control: false)
+    report = Probe.measure(work(3000), duration_ms: 200, samples: true, control: false)
 
     assert report.control == nil
     assert length(report.ticker.samples_us) == report.ticker.samples

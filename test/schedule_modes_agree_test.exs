@@ -3,11 +3,10 @@ defmodule WellBehaved.ScheduleModesAgreeTest do
   # every resume path, give the result of :normal.
   use ExUnit.Case, async: true
 
-  alias WellBehaved.{Levenshtein, Runtime, Spin}
+  alias WellBehaved.{Levenshtein, Runtime}
   import WellBehaved.Test.RuntimeHelpers
 
   doctest WellBehaved.Runtime
-  doctest WellBehaved.Spin
 
   @modes Runtime.modes()
 
@@ -43,24 +42,5 @@ defmodule WellBehaved.ScheduleModesAgreeTest do
     end
 
     assert_no_live_jobs()
-  end
-
-  test "Spin: every mode, with and without tiny slices, gives the same checksum" do
-    for n <- [0, 1, 1000, 3_000_000] do
-      want = Spin.run(n, schedule: :normal)
-
-      for mode <- @modes, tiny <- [false, true], tiny == false or n <= 1000 do
-        assert Spin.run(n, schedule: mode, tiny_slices: tiny) == want, "#{mode} #{tiny} #{n}"
-      end
-    end
-  end
-
-  test "Spin.until waits at least its deadline in every mode" do
-    for mode <- @modes do
-      start = System.monotonic_time(:microsecond)
-      polls = Spin.until(2000, schedule: mode)
-      assert System.monotonic_time(:microsecond) - start >= 2000
-      assert polls >= 1
-    end
   end
 end

@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+static ERL_NIF_TERM atom_byte, atom_codepoint;
+
 /* arguments: A, B, Unit (byte | codepoint), MaxDistance (integer | nil) */
 typedef struct {
     ErlNifBinary a, b;
@@ -25,9 +27,9 @@ static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     ErlNifUInt64 k;
     if (!enif_inspect_binary(env, argv[0], &in->a) || !enif_inspect_binary(env, argv[1], &in->b))
         return false;
-    if (enif_is_identical(argv[2], wb_atoms.byte))
+    if (enif_is_identical(argv[2], atom_byte))
         in->codepoints = false;
-    else if (enif_is_identical(argv[2], wb_atoms.codepoint))
+    else if (enif_is_identical(argv[2], atom_codepoint))
         in->codepoints = true;
     else
         return false;
@@ -113,7 +115,9 @@ static void table_free(void *table, size_t bytes) {
         enif_free(table);
 }
 
-void wb_levenshtein_load(void) {
+void wb_levenshtein_load(ErlNifEnv *env) {
+    atom_byte = enif_make_atom(env, "byte");
+    atom_codepoint = enif_make_atom(env, "codepoint");
     static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
     wb_lev_set_table_allocator(&vm_tables);
 }

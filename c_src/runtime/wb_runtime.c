@@ -2,6 +2,8 @@
 #include "wb_runtime.h"
 
 #include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -46,9 +48,15 @@ static ERL_NIF_TERM atom_ok, atom_error, atom_true, atom_enomem, atom_badarg, at
 static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_dirty, atom_threaded,
     atom_auto;
 
-wb_atom_table wb_atoms;
-#define MAX_TYPES 16
-static wb_job_type *job_types[MAX_TYPES];
+/* The job types registered at load, with the cost per unit the runtime
+ * learns for each (seeded from the type's ps_per_unit). */
+#define MAX_TYPES 32
+typedef struct {
+    const wb_job_type *type;
+    _Atomic uint64_t ps_per_unit;
+} registered_type;
+static registered_type job_types[MAX_TYPES];
+static int job_type_count;
 static _Atomic int64_t live_jobs, live_bytes;
 static int loaded_instances; /* instances of this library loaded in the VM */
 /* auto: normal below one slice of predicted work, else yielding; beyond
@@ -79,7 +87,8 @@ static int64_t clock_ns(void) {
 /* ---- jobs ---------------------------------------------------------------------- */
 
 typedef struct wb_job {
-    wb_job_type *type;
+    const wb_job_type *type;
+    _Atomic uint64_t *cost; /* the type's learned picoseconds per unit */
     mode mode;
     bool tiny;
     bool initialized;
@@ -108,9 +117,12 @@ static int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
 }
 
-static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
-    memset(job, 0, sizeof *job);
+static void job_prepare(wb_job *job, const wb_job_type *type, _Atomic uint64_t *cost, mode m,
+                        bool tiny) {
+    /* the state starts zeroed, as the header promises job types */
+    memset(job, 0, sizeof *job + type->state_size);
     job->type = type;
+    job->cost = cost;
     job->mode = m;
     job->tiny = tiny;
     job->check_ns = CHECK_NS;
@@ -134,7 +146,7 @@ static void job_prepare(wb_job *job, wb_job_type *type, mode m, bool tiny) {
 static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM *reason) {
     if (!job->type->init(env, args, job->state, reason)) return false;
     job->initialized = true;
-    size_t memory = job->type->memory(job->state);
+    size_t memory = job->type->memory ? job->type->memory(job->state) : 0;
     if (job->on_stack && memory == 0) return true;
     job->accounted = sizeof *job + job->type->state_size + memory;
     atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
@@ -145,7 +157,7 @@ static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM
 /* Releases what the job owns; the job's own block belongs to its caller. */
 static void job_release(wb_job *job) {
     if (job->initialized) {
-        job->type->destroy(job->state);
+        if (job->type->destroy) job->type->destroy(job->state);
         job->initialized = false;
         if (job->accounted) {
             atomic_fetch_sub_explicit(&live_jobs, 1, memory_order_relaxed);
@@ -174,8 +186,8 @@ static uint64_t setup_units(const wb_job_type *type, const void *args) {
     return type->setup ? type->setup(args) : 0;
 }
 
-static double predict_ns(wb_job_type *type, uint64_t units) {
-    uint64_t ps = atomic_load_explicit(&type->ps_per_unit, memory_order_relaxed);
+static double predict_ns(_Atomic uint64_t *cost, uint64_t units) {
+    uint64_t ps = atomic_load_explicit(cost, memory_order_relaxed);
     return (double)units * (double)ps / 1000.0;
 }
 
@@ -199,7 +211,7 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
      * predicted time, never by its measured time: choosing runs because
      * they took long would choose the ones the OS preempted, and a
      * stream of small jobs would ratchet the estimate up. */
-    uint64_t old = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(job->cost, memory_order_relaxed);
     if ((double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS) return;
     uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);
     job->learn_units = 0;
@@ -208,7 +220,7 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (ps > old * 2) ps = old * 2;
     if (ps < old / 2) ps = old / 2;
     uint64_t next = old - old / 8 + ps / 8;
-    atomic_store_explicit(&job->type->ps_per_unit, next ? next : 1, memory_order_relaxed);
+    atomic_store_explicit(job->cost, next ? next : 1, memory_order_relaxed);
 }
 
 /* Units to do before the next clock read; the first guess comes from the
@@ -217,7 +229,7 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
 static uint64_t next_budget(wb_job *job) {
     if (job->tiny) return 1;
     if (job->units_per_check == 0) {
-        uint64_t ps = atomic_load_explicit(&job->type->ps_per_unit, memory_order_relaxed);
+        uint64_t ps = atomic_load_explicit(job->cost, memory_order_relaxed);
         uint64_t units = (uint64_t)job->check_ns * 1000 / (ps ? ps : 1);
         job->units_per_check = units ? units : 1;
     }
@@ -269,7 +281,7 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
             ns = clock_ns() - start;
             learn(job, used, ns);
         } else {
-            ns = (int64_t)predict_ns(job->type, used);
+            ns = (int64_t)predict_ns(job->cost, used);
         }
         charge_ns(env, ns, setting_ns(&slice_ns), NULL);
         return job->type->result(env, job->state);
@@ -281,14 +293,14 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
     }
 }
 
-static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, wb_job_type *type, const void *args, bool tiny,
-                                 bool timed) {
+static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
+                                 const void *args, bool tiny, bool timed) {
     alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
     wb_job *job = (wb_job *)buf;
     bool heap = type->state_size > INLINE_STATE_MAX;
     if (heap && !(job = enif_alloc(sizeof(wb_job) + type->state_size)))
         return wb_error(env, atom_enomem);
-    job_prepare(job, type, MODE_NORMAL, tiny);
+    job_prepare(job, type, cost, MODE_NORMAL, tiny);
     job->on_stack = true;
     ERL_NIF_TERM reason, out;
     if (job_init(env, job, args, &reason))
@@ -388,16 +400,17 @@ static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
         !job->type->decode(env, argv + 1, args))
         return enif_make_badarg(env);
-    job->type->bind(args, job->state);
+    if (job->type->bind) job->type->bind(args, job->state);
     return run_slice(env, job, argc, argv);
 }
 
 /* Makes the job resource and the continuation arguments [Job | Args]. */
-static wb_job *new_job_resource(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
-                                const ERL_NIF_TERM argv[], ERL_NIF_TERM cargv[]) {
+static wb_job *new_job_resource(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
+                                mode m, bool tiny, const ERL_NIF_TERM argv[],
+                                ERL_NIF_TERM cargv[]) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return NULL;
-    job_prepare(job, type, m, tiny);
+    job_prepare(job, type, cost, m, tiny);
     cargv[0] = enif_make_resource(env, job);
     enif_release_resource(job); /* the term on the process heap owns it now */
     memcpy(cargv + 1, argv, (size_t)type->argc * sizeof *argv);
@@ -423,12 +436,13 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     return out;
 }
 
-static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, wb_job_type *type, mode m, bool tiny,
+static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, const wb_job_type *type,
+                                          _Atomic uint64_t *cost, mode m, bool tiny,
                                           const ERL_NIF_TERM argv[], const void *args) {
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
-    wb_job *job = new_job_resource(env, type, m, tiny, argv, cargv);
+    wb_job *job = new_job_resource(env, type, cost, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
-    if (m != MODE_YIELDING || predict_ns(type, setup_units(type, args)) >= SETUP_DIRTY_NS)
+    if (m != MODE_YIELDING || predict_ns(cost, setup_units(type, args)) >= SETUP_DIRTY_NS)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
                                  type->argc + 1, cargv);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
@@ -542,11 +556,12 @@ static void *pool_worker(void *arg) {
     return NULL;
 }
 
-static ERL_NIF_TERM start_threaded(ErlNifEnv *env, wb_job_type *type, bool tiny,
-                                   const ERL_NIF_TERM args[], ERL_NIF_TERM ref, bool monitor) {
+static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
+                                   bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
+                                   bool monitor) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
-    job_prepare(job, type, MODE_THREADED, tiny);
+    job_prepare(job, type, cost, MODE_THREADED, tiny);
     ERL_NIF_TERM result = atom_ok;
     if (!(job->env = enif_alloc_env())) {
         result = wb_error(env, atom_enomem);
@@ -637,18 +652,25 @@ static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m
     return true;
 }
 
-static mode pick_mode(wb_job_type *type, uint64_t units) {
-    double ns = predict_ns(type, units);
+static mode pick_mode(_Atomic uint64_t *cost, uint64_t units) {
+    double ns = predict_ns(cost, units);
     if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
     uint64_t yielding_max = atomic_load_explicit(&yielding_max_ns, memory_order_relaxed);
     if (yielding_max == NO_LIMIT || ns < (double)yielding_max) return MODE_YIELDING;
     return MODE_YIELDING_DIRTY;
 }
 
-ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_TERM argv[]) {
-    if (argc != type->argc + 3 || type->argc > WB_MAX_JOB_ARGS ||
-        type->args_size > WB_MAX_ARGS_SIZE)
-        return enif_make_badarg(env);
+/* The learned cost of a registered type; NULL for a type not registered
+ * at load. A handful of pointers: a scan costs less than the call. */
+static _Atomic uint64_t *cost_of(const wb_job_type *type) {
+    for (int i = 0; i < job_type_count; i++)
+        if (job_types[i].type == type) return &job_types[i].ps_per_unit;
+    return NULL;
+}
+
+ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL_NIF_TERM argv[]) {
+    _Atomic uint64_t *cost = type ? cost_of(type) : NULL;
+    if (!cost || argc != type->argc + 3) return enif_make_badarg(env);
     bool is_auto;
     mode m = MODE_NORMAL;
     if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
@@ -658,19 +680,19 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, wb_job_type *type, int argc, const ERL_NIF_T
     uint64_t units = 0;
     if (is_auto) {
         units = type->predict(args) + setup_units(type, args);
-        m = pick_mode(type, units);
+        m = pick_mode(cost, units);
     }
     switch (m) {
     case MODE_NORMAL:
         /* learn from auto's normal runs that are big enough to time well */
-        return run_on_stack(env, type, args, tiny, units >= LEARN_MIN_UNITS);
+        return run_on_stack(env, type, cost, args, tiny, units >= LEARN_MIN_UNITS);
     case MODE_THREADED:
-        return start_threaded(env, type, tiny, argv, argv[type->argc + 2],
+        return start_threaded(env, type, cost, tiny, argv, argv[type->argc + 2],
                               tiny ||
-                                  predict_ns(type, type->predict(args) + setup_units(type, args)) >=
+                                  predict_ns(cost, type->predict(args) + setup_units(type, args)) >=
                                       MONITOR_MIN_NS);
     default:
-        return start_sliced_or_dirty(env, type, m, tiny, argv, args);
+        return start_sliced_or_dirty(env, type, cost, m, tiny, argv, args);
     }
 }
 
@@ -681,10 +703,10 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     size_t queued = pool.queued;
     enif_mutex_unlock(pool.lock);
     ERL_NIF_TERM costs = enif_make_new_map(env);
-    for (int i = 0; i < MAX_TYPES && job_types[i]; i++) {
-        uint64_t ps = atomic_load_explicit(&job_types[i]->ps_per_unit, memory_order_relaxed);
-        enif_make_map_put(env, costs, wb_atom(env, job_types[i]->name), enif_make_uint64(env, ps),
-                          &costs);
+    for (int i = 0; i < job_type_count; i++) {
+        uint64_t ps = atomic_load_explicit(&job_types[i].ps_per_unit, memory_order_relaxed);
+        enif_make_map_put(env, costs, wb_atom(env, job_types[i].type->name),
+                          enif_make_uint64(env, ps), &costs);
     }
     ERL_NIF_TERM keys[] = {
         wb_atom(env, "live_jobs"), wb_atom(env, "live_bytes"),     wb_atom(env, "pool_threads"),
@@ -738,12 +760,51 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     return atom_ok;
 }
 
+/* What is wrong with a job type, or NULL when it can run. */
+static const char *type_problem(const wb_job_type *type) {
+    if (!type->name || !type->name[0]) return "it has no name";
+    if (type->argc < 0 || type->argc > WB_MAX_JOB_ARGS) return "argc is outside 0..WB_MAX_JOB_ARGS";
+    if (type->args_size > WB_MAX_ARGS_SIZE) return "args_size exceeds WB_MAX_ARGS_SIZE";
+    if (!type->decode) return "the required callback decode is NULL";
+    if (!type->predict) return "the required callback predict is NULL";
+    if (!type->init) return "the required callback init is NULL";
+    if (!type->step) return "the required callback step is NULL";
+    if (!type->result) return "the required callback result is NULL";
+    return NULL;
+}
+
+/* Registers the types (a reload of the library keeps what it learned). */
+static bool register_types(wb_job_type *const types[]) {
+    if (!types) {
+        fprintf(stderr, "wb_runtime_load: the list of job types is NULL\n");
+        return false;
+    }
+    for (int i = 0; types[i]; i++) {
+        const char *problem = type_problem(types[i]);
+        if (!problem && i >= MAX_TYPES) problem = "more than 32 job types in one library";
+        if (problem) {
+            fprintf(stderr, "wb_runtime_load: job type %d (\"%s\") refused: %s\n", i,
+                    types[i]->name ? types[i]->name : "", problem);
+            return false;
+        }
+    }
+    for (int i = 0; types[i]; i++) {
+        if (cost_of(types[i])) continue;
+        registered_type *slot = &job_types[job_type_count++];
+        slot->type = types[i];
+        atomic_init(&slot->ps_per_unit, types[i]->ps_per_unit ? types[i]->ps_per_unit : 1000);
+    }
+    return true;
+}
+
 int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
-    for (int i = 0; i < MAX_TYPES && types[i]; i++)
-        job_types[i] = types[i];
+    if (!register_types(types)) return 1;
     ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
     job_resource = enif_open_resource_type_x(env, "wb_job", &init, ERL_NIF_RT_CREATE, NULL);
-    if (!job_resource) return 1;
+    if (!job_resource) {
+        if (loaded_instances == 0) job_type_count = 0;
+        return 1;
+    }
     atom_ok = enif_make_atom(env, "ok");
     atom_error = enif_make_atom(env, "error");
     atom_true = enif_make_atom(env, "true");
@@ -756,9 +817,6 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
     atom_yielding_dirty = enif_make_atom(env, "yielding_dirty");
     atom_threaded = enif_make_atom(env, "threaded");
     atom_auto = enif_make_atom(env, "auto");
-    wb_atoms.byte = enif_make_atom(env, "byte");
-    wb_atoms.codepoint = enif_make_atom(env, "codepoint");
-    wb_atoms.ok = atom_ok;
     /* A reload of this library (purge, then load) shares its statics with
      * the instance still alive: one pool serves every loaded instance. The
      * code server serializes load and unload calls. */
@@ -768,9 +826,12 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
     int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;
     if (pool_start(threads)) return 0;
     loaded_instances--;
+    job_type_count = 0;
     return 1;
 }
 
 void wb_runtime_unload(void) {
-    if (--loaded_instances == 0) pool_stop();
+    if (--loaded_instances > 0) return;
+    pool_stop();
+    job_type_count = 0;
 }

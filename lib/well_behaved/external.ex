@@ -34,7 +34,7 @@ defmodule WellBehaved.External do
     * `:badarg` - invalid arguments.
   """
 
-  alias WellBehaved.Echo.Service
+  alias WellBehaved.Service
   alias WellBehaved.External.Pool
   alias WellBehaved.Options
 
@@ -81,7 +81,7 @@ defmodule WellBehaved.External do
 
     opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
 
-    Service.ensure_started(Pool, {Pool, opts})
+    Service.ensure_started(WellBehaved.Supervisor, Pool, {Pool, opts})
   end
 
   @doc """
@@ -155,7 +155,7 @@ defmodule WellBehaved.External do
   socket files and their directory. The next call starts a new pool.
   """
   @spec stop() :: :ok
-  def stop, do: Service.stop(Pool)
+  def stop, do: Service.stop(WellBehaved.Supervisor, Pool)
 
   @doc """
   The running pool's servers (index, OS pid, port, socket path, status),

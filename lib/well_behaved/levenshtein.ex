@@ -15,7 +15,7 @@ defmodule WellBehaved.Levenshtein do
   core in a separate OS process instead (see `WellBehaved.External`).
   """
 
-  alias WellBehaved.{External, Native, Options, Runtime}
+  alias WellBehaved.{External, Job, Native, Options, Runtime}
 
   @distance "WellBehaved.Levenshtein.distance/3"
   @known [:unit, :max_distance, :schedule, :tiny_slices]
@@ -60,24 +60,16 @@ defmodule WellBehaved.Levenshtein do
   @spec distance(binary(), binary(), [option()]) :: non_neg_integer()
   def distance(a, b, opts \\ [])
 
-  def distance(a, b, []) when is_binary(a) and is_binary(b) do
-    a |> Native.levenshtein(b, :byte, nil, :auto, false, nil) |> unwrap()
-  end
+  def distance(a, b, []) when is_binary(a) and is_binary(b),
+    do: unwrap(Job.call(&Native.levenshtein/7, [a, b, :byte, nil]))
 
   def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
     {unit, max, mode, tiny} = parse(opts, {:byte, nil, :auto, false}, opts)
     max = cutoff(a, b, max)
 
     case mode do
-      :external ->
-        external(a, b, unit, max)
-
-      :threaded ->
-        ref = make_ref()
-        Runtime.await(Native.levenshtein(a, b, unit, max, mode, tiny, ref), ref)
-
-      _ ->
-        Native.levenshtein(a, b, unit, max, mode, tiny, nil)
+      :external -> external(a, b, unit, max)
+      _ -> Job.call(&Native.levenshtein/7, [a, b, unit, max], schedule: mode, tiny_slices: tiny)
     end
     |> unwrap()
   end

@@ -2,7 +2,7 @@ defmodule WellBehaved.Native do
   @moduledoc false
   # The NIF stubs, replaced when priv/well_behaved_nif.so loads. Arguments
   # are not checked here: call the public modules (WellBehaved.Levenshtein,
-  # WellBehaved.Spin, WellBehaved.Runtime), which validate them.
+  # WellBehaved.Lab.Spin, WellBehaved.Runtime), which validate them.
   #
   # Every job NIF takes its own arguments, then the schedule mode, the tiny
   # slice flag and a reference that tags the reply of a threaded job.
@@ -15,14 +15,6 @@ defmodule WellBehaved.Native do
   end
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
-  def spin(_iterations, _mode, _tiny, _ref), do: stub()
-  def spin_until(_microseconds, _mode, _tiny, _ref), do: stub()
-  def echo_nif(_term), do: stub()
-  def echo_dirty_cpu(_term), do: stub()
-  def echo_dirty_io(_term), do: stub()
-  def echo_yield(_term), do: stub()
-  def echo_thread_new(_term, _ref), do: stub()
-  def echo_job(_term, _mode, _tiny, _ref), do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

@@ -1,10 +1,15 @@
 defmodule WellBehaved.Options do
-  @moduledoc false
-  # Argument checks shared by the public functions, so that every
-  # ArgumentError reads the same way: the function first, then the argument
-  # or option, what was given, and what is accepted.
-  #
-  #     WellBehaved.Levenshtein.distance/3: invalid :unit :grapheme, expected :byte or :codepoint
+  @moduledoc """
+  Argument checks for the public functions of WellBehaved and of NIF
+  wrappers built on it, so that every `ArgumentError` reads the same way:
+  the function first, then the argument or option, what was given, and
+  what is accepted.
+
+      iex> WellBehaved.Options.integer!("MyApp.run/2", :count, 5, 1..10)
+      5
+      iex> WellBehaved.Options.integer!("MyApp.run/2", :count, 0, 1..10)
+      ** (ArgumentError) MyApp.run/2: invalid :count 0, expected an integer in 1..10
+  """
 
   @doc """
   Raises: `function` was given `value` for `what` (an option name as an

@@ -1,7 +1,8 @@
 defmodule WellBehaved.OSProcess do
-  @moduledoc false
-  # The OS processes behind ports (port program, C node, external servers):
-  # whether one still runs, and stopping it for sure.
+  @moduledoc """
+  The OS processes behind ports (port programs, C nodes, the external
+  servers): whether one still runs, and stopping it for sure.
+  """
 
   @poll_ms 5
   @after_kill_ms 1_000

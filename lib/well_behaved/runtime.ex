@@ -46,25 +46,44 @@ defmodule WellBehaved.Runtime do
   def modes, do: @modes
 
   @doc """
-  Counters and settings of the runtime: `live_jobs` and `live_bytes` (jobs
+  Counters and settings of a runtime: `live_jobs` and `live_bytes` (jobs
   whose native state exists now, and its size; a short `:normal` job that
   owns no heap memory is not counted), the `pool_threads` of `:threaded`
-  mode, jobs `queued` for them, the settings of `configure/1`
+  mode, jobs `queued` for them, the settings of `configure/2`
   (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration.
+
+  Each NIF library built with the runtime has a runtime of its own.
+  `native` names the module of that library, which registers the SDK's
+  `runtime_stats/0` NIF; the default is WellBehaved's own library, which
+  runs `WellBehaved.Levenshtein`.
+
+      iex> WellBehaved.Runtime.stats().ps_per_unit |> Map.keys()
+      [:levenshtein]
   """
-  @spec stats() :: %{atom() => integer() | %{atom() => pos_integer()}}
-  def stats, do: Native.runtime_stats()
+  @spec stats(module()) :: %{atom() => integer() | :infinity | %{atom() => pos_integer()}}
+  def stats(native \\ Native)
+
+  def stats(native) when is_atom(native) do
+    check_native!(native, :runtime_stats, 0, "WellBehaved.Runtime.stats/1")
+    native.runtime_stats()
+  end
+
+  def stats(native),
+    do: Options.invalid!("WellBehaved.Runtime.stats/1", "native", native, "a module")
 
   @settings [:normal_max_us, :yielding_max_us, :slice_us, :dirty_slice_us]
   @slice_range 1..100_000
   @max_threshold_us div(0xFFFF_FFFF_FFFF_FFFF, 1000) - 1
-  @configure "WellBehaved.Runtime.configure/1"
+  @configure "WellBehaved.Runtime.configure/2"
 
   @doc """
-  Changes the runtime's settings; the ones not given keep their value.
-  Returns `:ok`. Jobs started afterwards use the new values.
+  Changes a runtime's settings; the ones not given keep their value.
+  Returns `:ok`. Jobs started afterwards use the new values. `native` is
+  the module of the NIF library whose runtime changes (see `stats/1`; it
+  registers the SDK's `runtime_configure/4` NIF), by default WellBehaved's
+  own.
 
     * `slice_us:` - how long a `:yielding` job runs before it gives its
       scheduler back, in microseconds (#{inspect(@slice_range)}, default
@@ -91,9 +110,12 @@ defmodule WellBehaved.Runtime do
         iex> WellBehaved.Runtime.configure(slice_us: 30)
         :ok
   """
-  @spec configure(keyword()) :: :ok
-  def configure(opts) when is_list(opts) do
-    current = Map.take(stats(), @settings)
+  @spec configure(module(), keyword()) :: :ok
+  def configure(native \\ Native, opts)
+
+  def configure(native, opts) when is_atom(native) and is_list(opts) do
+    check_native!(native, :runtime_configure, 4, @configure)
+    current = Map.take(native.runtime_stats(), @settings)
 
     new =
       Enum.reduce(opts, current, fn
@@ -110,7 +132,7 @@ defmodule WellBehaved.Runtime do
               "exceed yielding_max_us (#{new.yielding_max_us})"
     end
 
-    Native.runtime_configure(
+    native.runtime_configure(
       new.normal_max_us,
       new.yielding_max_us,
       new.slice_us,
@@ -118,7 +140,19 @@ defmodule WellBehaved.Runtime do
     )
   end
 
-  def configure(opts), do: Options.not_keyword!(@configure, opts)
+  def configure(native, opts) when is_atom(native), do: Options.not_keyword!(@configure, opts)
+  def configure(native, _opts), do: Options.invalid!(@configure, "native", native, "a module")
+
+  defp check_native!(native, function, arity, caller) do
+    if not (Code.ensure_loaded?(native) and function_exported?(native, function, arity)) do
+      Options.invalid!(
+        caller,
+        "native",
+        native,
+        "a module whose NIF library registers the runtime's #{function}/#{arity}"
+      )
+    end
+  end
 
   defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us],
     do: Options.integer!(@configure, key, value, @slice_range)
@@ -149,14 +183,4 @@ defmodule WellBehaved.Runtime do
 
   @doc false
   def check_tiny!(tiny, function), do: Options.boolean!(function, :tiny_slices, tiny)
-
-  @doc false
-  # The reply of a job NIF started in :threaded mode with tag `ref`.
-  def await(:ok, ref) do
-    receive do
-      {^ref, result} -> result
-    end
-  end
-
-  def await(error, _ref), do: error
 end

@@ -46,12 +46,23 @@ defmodule WellBehaved.Test.RuntimeHelpers do
     |> assert()
   end
 
-  @doc "Waits until the runtime holds no live job and no native bytes."
-  def assert_no_live_jobs do
+  @doc """
+  Waits until the runtime of `native`'s NIF library (default: the
+  library's own) holds no live job and no native bytes.
+  """
+  def assert_no_live_jobs(native \\ WellBehaved.Native) do
     eventually(fn ->
-      stats = WellBehaved.Runtime.stats()
+      stats = WellBehaved.Runtime.stats(native)
       stats.live_jobs == 0 and stats.live_bytes == 0 and stats.queued == 0
     end)
+  end
+
+  @doc """
+  Two binaries of `n` bytes with nothing in common, whose distance is `n`:
+  about `n * n / 40e9` seconds of work (a second at the default 200 kB).
+  """
+  def long_pair(n \\ 200_000) do
+    {:binary.copy(<<1, 2>>, div(n, 2)), :binary.copy(<<3, 4>>, div(n, 2))}
   end
 
   def random_bytes(n, alphabet \\ 256)

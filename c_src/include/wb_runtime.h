@@ -1,0 +1,127 @@
+/*
+ * WellBehaved scheduling runtime: the SDK a NIF author includes. It runs
+ * resumable native jobs in the mode each caller picks, so the work is
+ * written once and every way of keeping the VM's schedulers responsive
+ * comes with it. Usable from C11 and from C++.
+ *
+ * A job type describes the work: how to predict its size, set up its state
+ * from the call's arguments, advance it by a bounded number of units, turn
+ * the finished state into a term and release it. The runtime owns time
+ * slicing, rescheduling, dirty hops, the thread pool, cancellation of jobs
+ * whose caller died, and the accounting of live jobs and their memory.
+ *
+ * A job NIF registered with wb_run takes the job type's arguments followed
+ * by three more: the mode atom (normal | dirty_cpu | yielding |
+ * yielding_dirty | threaded | auto), `true` to force one unit per slice
+ * (a test mode that exercises every resume path), and a reference that tags
+ * the reply in threaded mode. It returns the result term, `{error, Reason}`
+ * when decode or init rejects the arguments, or, in threaded mode, `ok`
+ * followed by a message `{Ref, Result}` sent to the caller. On the Elixir
+ * side, WellBehaved.Job.call/3 adds those arguments and waits for the reply.
+ *
+ * Every NIF library compiled with the runtime's sources has a runtime of its
+ * own: its settings, thread pool, counters and learned costs.
+ */
+#ifndef WB_RUNTIME_H
+#define WB_RUNTIME_H
+
+#include <erl_nif.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WB_MAX_JOB_ARGS  8
+#define WB_MAX_ARGS_SIZE 256 /* bytes of a job type's decoded arguments */
+
+/*
+ * The life of a job: every NIF call that works on it first decodes the
+ * call's argument terms into a small struct (on the C stack, valid only
+ * during that call). The first call predicts the work from it and sets the
+ * state up; every later call binds the state to the freshly decoded
+ * arguments again; then the runtime steps the state. The job's argument
+ * terms travel with every rescheduled call, so the binaries they name stay
+ * alive for the whole job, and no pointer into them outlives its call.
+ *
+ * The state is memory the runtime owns (state_size bytes, 8-byte aligned,
+ * zeroed before init); what init allocates beyond it, the state owns and
+ * destroy frees. destroy runs exactly once for every successful init: when
+ * the job finishes, or when its caller died or the library is unloaded
+ * before that. A job runs on one thread at a time, but not always the same
+ * one: a normal or dirty scheduler, or a pool thread in threaded mode.
+ *
+ * Required: name, decode, predict, init, step, result. Optional (NULL):
+ * setup, bind, memory, destroy. wb_runtime_load refuses a type that misses
+ * a required one, with the reason on standard error.
+ */
+typedef struct wb_job_type {
+    const char *name; /* shown by the VM for rescheduled calls; a stats key */
+    int argc;         /* the job's own arguments, before mode/tiny/ref */
+    size_t args_size; /* <= WB_MAX_ARGS_SIZE */
+    size_t state_size;
+    /* Reads the argument terms into *args; false if they are unusable (the
+     * call then answers {error, badarg}). Runs at every call of the job. */
+    bool (*decode)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args);
+    /* Units of work the job will take. Must be cheap: it runs before the
+     * mode is chosen, on a normal scheduler. */
+    uint64_t (*predict)(const void *args);
+    /* Units of work that init itself takes (NULL: negligible). Time-sliced
+     * jobs with a large set-up run init on a dirty scheduler first. */
+    uint64_t (*setup)(const void *args);
+    /* Sets up the state (zeroed), and binds it to args for this call as
+     * bind would: bind runs only on the calls after the first. On failure
+     * leaves nothing allocated and stores the reason term (made in env) in
+     * *reason: the call answers {error, Reason}. */
+    bool (*init)(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason);
+    /* Points the state at this call's decoded arguments (NULL: the state
+     * keeps no pointer into them). */
+    void (*bind)(const void *args, void *state);
+    /* Advances by about `budget` units, adds the units done to *used,
+     * returns true when finished. No erl_nif calls: it may run on a thread
+     * of the pool. */
+    bool (*step)(void *state, uint64_t budget, uint64_t *used);
+    /* The finished job's result, made in env. */
+    ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
+    /* Heap bytes owned by the state, for runtime_stats (NULL: none). */
+    size_t (*memory)(const void *state);
+    /* Frees what the state owns (NULL: nothing). Not the state itself. */
+    void (*destroy)(void *state);
+    /* A typical cost of one unit in picoseconds, the start of the cost the
+     * runtime learns (0: 1000). */
+    uint64_t ps_per_unit;
+} wb_job_type;
+
+/* Calls for the NIF library's load and unload callbacks. load registers
+ * the library's job types (a NULL-terminated list, at most 32), checks
+ * them, and returns 0, or non-zero to refuse the load. */
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]);
+void wb_runtime_unload(void);
+
+/* Body of a job NIF (see the top of this file for its arguments); the type
+ * must be one registered by wb_runtime_load. */
+ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL_NIF_TERM argv[]);
+
+/* NIFs a library registers to let WellBehaved.Runtime read and set its
+ * runtime: runtime_stats/0 and runtime_configure/4.
+ *
+ * runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued,
+ * normal_max_us, yielding_max_us, slice_us, dirty_slice_us,
+ * ps_per_unit => #{JobName => Picoseconds}} */
+ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* runtime_configure(NormalMaxMicros, YieldingMaxMicros, SliceMicros,
+ * DirtySliceMicros) -> ok; the slices in 1..100000 us */
+ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+/* An atom by name (a lookup per call: make hot ones once, at load). */
+ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);
+/* {error, Reason} */
+ERL_NIF_TERM wb_error(ErlNifEnv *env, ERL_NIF_TERM reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the prod release built by `MIX_ENV=prod mix release` and checks that
+# both NIF libraries load in it: the project's own (Checksum.Native) and the
+# dependency's (WellBehaved.Native). `bin/checksum eval` starts no
+# application: the NIFs load with their modules.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+release=_build/prod/rel/checksum/bin/checksum
+expected='{300286872, 300286872, 300286872, 3}'
+
+if ! actual=$(timeout --signal=KILL 60 "$release" eval '
+  IO.inspect({
+    Checksum.adler32("Wikipedia"),
+    Checksum.adler32("Wikipedia", schedule: :threaded),
+    :erlang.adler32("Wikipedia"),
+    WellBehaved.Levenshtein.distance("kitten", "sitting")
+  })
+'); then
+  echo "release check failed: $release eval exited with an error: $actual" >&2
+  exit 1
+fi
+
+if [ "$actual" != "$expected" ]; then
+  echo "release check failed: expected $expected, got: $actual" >&2
+  exit 1
+fi
+echo "release check passed: $actual"

@@ -1,0 +1,50 @@
+/* The lab's NIF library, Elixir.WellBehaved.Lab.Native: Spin's jobs and the
+ * echo job run by its own copy of the runtime, the echo NIFs, and that
+ * runtime's stats and settings. */
+#include "jobs.h"
+
+static ERL_NIF_TERM spin(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_spin_job, argc, argv);
+}
+
+static ERL_NIF_TERM spin_until(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_spin_until_job, argc, argv);
+}
+
+static ERL_NIF_TERM echo_job(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_echo_job, argc, argv);
+}
+
+static ErlNifFunc nif_funcs[] = {
+    {"echo_nif", 1, wb_echo, 0},
+    {"echo_dirty_cpu", 1, wb_echo, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"echo_dirty_io", 1, wb_echo, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"echo_yield", 1, wb_echo_yield, 0},
+    {"echo_thread_new", 2, wb_echo_thread_new, 0},
+    {"echo_job", 4, echo_job, 0},
+    {"spin", 4, spin, 0},
+    {"spin_until", 4, spin_until, 0},
+    {"runtime_stats", 0, wb_runtime_stats, 0},
+    {"runtime_configure", 4, wb_runtime_configure, 0},
+};
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+    (void)priv;
+    (void)info;
+    static wb_job_type *const types[] = {&wb_spin_job, &wb_spin_until_job, &wb_echo_job, NULL};
+    if (wb_echo_load(env)) return 1;
+    if (wb_runtime_load(env, types)) {
+        wb_echo_unload();
+        return 1;
+    }
+    return 0;
+}
+
+static void unload(ErlNifEnv *env, void *priv) {
+    (void)env;
+    (void)priv;
+    wb_runtime_unload();
+    wb_echo_unload();
+}
+
+ERL_NIF_INIT(Elixir.WellBehaved.Lab.Native, nif_funcs, load, NULL, NULL, unload)

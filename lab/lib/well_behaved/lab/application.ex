@@ -1,0 +1,13 @@
+defmodule WellBehaved.Lab.Application do
+  @moduledoc false
+  # The lab's out-of-process echo methods (port program owners, the C
+  # node's server, the driver's server) start on first use under this
+  # supervisor.
+  use Application
+
+  @impl true
+  def start(_type, _args) do
+    children = [{DynamicSupervisor, name: WellBehaved.Lab.Supervisor, strategy: :one_for_one}]
+    Supervisor.start_link(children, strategy: :one_for_one, name: WellBehaved.Lab.RootSupervisor)
+  end
+end

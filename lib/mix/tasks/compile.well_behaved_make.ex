@@ -1,0 +1,88 @@
+defmodule Mix.Tasks.Compile.WellBehavedMake do
+  @moduledoc """
+  A Mix compiler that builds a project's NIF library on the WellBehaved SDK
+  by running `make` in the project's directory.
+
+  In the project's `mix.exs`:
+
+      def project do
+        [
+          app: :my_app,
+          compilers: [:well_behaved_make] ++ Mix.compilers(),
+          deps: [{:well_behaved, path: "../well_behaved"}],
+          # optional: the make targets to build (default: the Makefile's default)
+          make_targets: ["all"]
+        ]
+      end
+
+  `make` runs with these variables in its environment:
+
+    * `MIX_APP_PATH` - the app's build directory: put the NIF library in
+      `$(MIX_APP_PATH)/priv/`, where `:code.priv_dir/1` finds it on the
+      first build, for dependencies and in releases.
+    * `MIX_ENV` - the Mix environment.
+    * `ERTS_INCLUDE_DIR` - the directory of `erl_nif.h`.
+    * `WB_INCLUDE_DIR` - the directory of `wb_runtime.h`
+      (`WellBehaved.SDK.include_dir/0`).
+    * `WB_SOURCES` - the runtime's C files to compile into the library
+      (`WellBehaved.SDK.sources/0`), separated by spaces.
+
+  A missing `make`, C compiler (`CC`, default `cc`) or `erl_nif.h` stops
+  the build with a message naming what to install.
+  """
+  use Mix.Task.Compiler
+
+  @impl true
+  def run(_args) do
+    config = Mix.Project.config()
+    make = find!(System.get_env("MAKE", "make"), "make", "make")
+    find!(System.get_env("CC", "cc"), "a C compiler", "gcc")
+    erts_include = erts_include_dir!()
+
+    env = [
+      {"MIX_APP_PATH", Mix.Project.app_path(config)},
+      {"MIX_ENV", to_string(Mix.env())},
+      {"ERTS_INCLUDE_DIR", erts_include},
+      {"WB_INCLUDE_DIR", WellBehaved.SDK.include_dir()},
+      {"WB_SOURCES", Enum.join(WellBehaved.SDK.sources(), " ")}
+    ]
+
+    args = ["--no-print-directory" | Keyword.get(config, :make_targets, [])]
+
+    case System.cmd(make, args, env: env, stderr_to_stdout: true) do
+      {output, 0} ->
+        # what make built, not that it had nothing to do
+        output
+        |> String.split("\n", trim: true)
+        |> Enum.reject(&(&1 =~ ~r/^make(\[\d+\])?: (Nothing to be done|.* is up to date)/))
+        |> Enum.each(&Mix.shell().info/1)
+
+        :ok
+
+      {output, status} ->
+        Mix.shell().error(output)
+        Mix.raise("#{config[:app]}: make failed with exit status #{status}")
+    end
+  end
+
+  defp find!(command, what, package) do
+    System.find_executable(command) ||
+      Mix.raise(
+        "building the NIF library needs #{what} (#{command}), which is not installed: " <>
+          "install it (Debian: apt-get install #{package})"
+      )
+  end
+
+  defp erts_include_dir! do
+    dir = Path.join([:code.root_dir(), "erts-#{:erlang.system_info(:version)}", "include"])
+
+    if File.exists?(Path.join(dir, "erl_nif.h")) do
+      dir
+    else
+      Mix.raise(
+        "building the NIF library needs erl_nif.h, which is not in #{dir}: " <>
+          "install the Erlang headers (Debian: apt-get install erlang-dev)"
+      )
+    end
+  end
+end

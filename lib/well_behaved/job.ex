@@ -1,0 +1,114 @@
+defmodule WellBehaved.Job do
+  @moduledoc """
+  The Elixir side of a job NIF built with the runtime's C SDK (see
+  `WellBehaved.SDK` and the README's guide "Writing your own well-behaved
+  NIF").
+
+  A job NIF registered with `wb_run` takes the job's own arguments and then
+  three more: the scheduling mode, the tiny-slices flag and a reference that
+  tags the reply of a `:threaded` job. `call/3` adds them from the caller's
+  options, waits for a threaded job's reply, and returns what the job
+  answered: its result, or `{:error, reason}` when the job's `decode` or
+  `init` refused the arguments (`{:error, :badarg}`, `{:error, :enomem}` or
+  the job's own reason).
+
+  A public function wrapping a job is usually a line or two:
+
+      def checksum(data, opts \\\\ []) when is_binary(data),
+        do: WellBehaved.Job.call(&MyApp.Native.checksum/4, [data], opts, "MyApp.checksum/2")
+
+  where `MyApp.Native.checksum/4` is the NIF stub of a job type whose
+  `argc` is 1.
+  """
+
+  alias WellBehaved.{Options, Runtime}
+
+  @call "WellBehaved.Job.call/3"
+  @known [:schedule, :tiny_slices]
+
+  @type option :: {:schedule, Runtime.mode()} | {:tiny_slices, boolean()}
+
+  @doc """
+  Calls the job NIF `nif_function` with `args` and the scheduling options,
+  and returns the job's answer.
+
+  `nif_function` is a function of `length(args) + 3` arguments, normally a
+  capture of the NIF stub, such as `&MyApp.Native.checksum/4`.
+
+  Options:
+
+    * `schedule:` - a `t:WellBehaved.Runtime.mode/0` (default `:auto`).
+    * `tiny_slices:` - `true` runs one unit of work per slice, so that every
+      resume path of the job runs: for tests (default `false`).
+
+  An `ArgumentError` for a bad option names `function`: a wrapper passes
+  its own name, so that its callers read about the function they called.
+
+  A `:threaded` call waits in `receive` for the pool's reply; a caller
+  killed meanwhile cancels its job, and the runtime frees it.
+
+      iex> WellBehaved.Job.call(&WellBehaved.Native.levenshtein/7, ["kitten", "sitting", :byte, nil],
+      ...>   schedule: :threaded)
+      3
+  """
+  @spec call(function(), list(), [option()], String.t()) :: term()
+  def call(nif_function, args, opts \\ [], function \\ @call)
+
+  def call(nif_function, args, [], function) when is_list(args) do
+    check_function!(nif_function, args, function)
+    run(nif_function, args, :auto, false)
+  end
+
+  def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
+    {mode, tiny} = parse(opts, {:auto, false}, opts, function)
+    check_function!(nif_function, args, function)
+    run(nif_function, args, mode, tiny)
+  end
+
+  def call(_nif_function, args, opts, function) when is_list(args),
+    do: Options.not_keyword!(function, opts)
+
+  def call(_nif_function, args, _opts, function),
+    do: Options.invalid!(function, "args", args, "a list")
+
+  defp run(nif_function, args, :threaded, tiny) do
+    ref = make_ref()
+
+    case apply(nif_function, args ++ [:threaded, tiny, ref]) do
+      :ok ->
+        receive do
+          {^ref, result} -> result
+        end
+
+      error ->
+        error
+    end
+  end
+
+  defp run(nif_function, args, mode, tiny), do: apply(nif_function, args ++ [mode, tiny, nil])
+
+  defp check_function!(fun, args, _function) when is_function(fun, length(args) + 3), do: :ok
+
+  defp check_function!(fun, args, function) do
+    Options.invalid!(
+      function,
+      "job NIF",
+      fun,
+      "a function of #{length(args) + 3} arguments (the job's #{length(args)}, then mode, tiny slices and reference)"
+    )
+  end
+
+  # a tail-recursive parser: no closures on the per-call path
+  defp parse([], acc, _all, _function), do: acc
+
+  defp parse([{:schedule, mode} | rest], {_, tiny}, all, function),
+    do: parse(rest, {Runtime.check_mode!(mode, function, []), tiny}, all, function)
+
+  defp parse([{:tiny_slices, tiny} | rest], {mode, _}, all, function),
+    do: parse(rest, {mode, Runtime.check_tiny!(tiny, function)}, all, function)
+
+  defp parse([other | _], _, all, function),
+    do: Options.bad_option!(function, other, @known, all)
+
+  defp parse(_, _, all, function), do: Options.not_keyword!(function, all)
+end

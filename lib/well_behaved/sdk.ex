@@ -1,0 +1,49 @@
+defmodule WellBehaved.SDK do
+  @moduledoc """
+  Where the runtime's C SDK is, for a NIF library of your own: the header
+  directory to add to the include path, and the C sources to compile into
+  the library. Each library built this way carries its own runtime (its
+  settings, thread pool and counters).
+
+  The `:well_behaved_make` Mix compiler (`Mix.Tasks.Compile.WellBehavedMake`)
+  runs your Makefile with both in the environment, so the Makefile needs
+  one line for each:
+
+      CFLAGS += -I$(WB_INCLUDE_DIR) -I$(ERTS_INCLUDE_DIR)
+      $(MIX_APP_PATH)/priv/my_nif.so: c_src/my_nif.c $(WB_SOURCES)
+
+  The README's guide "Writing your own well-behaved NIF" describes the job
+  type's callbacks and a complete example.
+  """
+
+  # the library's source tree, found from this file: a path or git
+  # dependency keeps it under deps/, and the SDK is used when building
+  @root Path.expand("../..", __DIR__)
+
+  @doc """
+  The directory holding `wb_runtime.h`, the header a job NIF includes.
+
+      iex> File.exists?(Path.join(WellBehaved.SDK.include_dir(), "wb_runtime.h"))
+      true
+  """
+  @spec include_dir() :: Path.t()
+  def include_dir, do: existing!(Path.join(@root, "c_src/include"))
+
+  @doc """
+  The C files to compile into a NIF library that uses the runtime.
+
+      iex> WellBehaved.SDK.sources() |> Enum.map(&Path.basename/1)
+      ["wb_runtime.c"]
+  """
+  @spec sources() :: [Path.t()]
+  def sources, do: [existing!(Path.join(@root, "c_src/runtime/wb_runtime.c"))]
+
+  defp existing!(path) do
+    if File.exists?(path) do
+      path
+    else
+      raise "WellBehaved.SDK: #{path} is missing: the SDK is read from the well_behaved " <>
+              "source tree it was compiled from (#{@root}); fetch the dependency again"
+    end
+  end
+end

@@ -1,0 +1,30 @@
+# The runtime as an SDK for other NIF libraries (c_src/include/wb_runtime.h,
+# c_src/runtime/wb_runtime.c), checked as a user builds it:
+#
+#   - the public header compiles as C++ (c_src/test/sdk_header_test.cpp);
+#   - test NIF libraries with their own job types, loaded by the library's
+#     ExUnit tests (test/sdk_job_types_test.exs): one whose job type leaves
+#     every optional callback NULL, and one whose job type lacks a required
+#     callback, which the runtime must refuse at load.
+
+SDK_TEST_DIR := c_src/build/sdk
+SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
+SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so
+CXX ?= c++
+
+C_TEST_BUILDS += $(SDK_HEADER_TEST)
+
+.PHONY: sdk-test-nifs
+sdk-test-nifs: native-deps $(SDK_TEST_NIFS)
+
+$(SDK_HEADER_TEST): c_src/test/sdk_header_test.cpp $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CXX) -std=c++11 -Wall -Wextra -Werror -pedantic -fPIC -I$(ERTS_INCLUDE_DIR) -Ic_src/include -c -o $@ $<
+
+$(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(NIF_CFLAGS) -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
+
+$(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(NIF_CFLAGS) -DWB_TEST_REFUSED -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)

@@ -1,0 +1,149 @@
+defmodule WellBehaved.Test.SDKJobs do
+  @moduledoc false
+  # The stub of c_src/test/sdk_jobs_nif.c, a NIF library built on the SDK
+  # as a user's is (mk/sdk.mk); loaded by the test's setup.
+  def load(path), do: :erlang.load_nif(String.to_charlist(path), 0)
+  def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
+  def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
+end
+
+defmodule WellBehaved.SDKJobTypesTest do
+  # A job type of another NIF library, built on the SDK: one that leaves
+  # every optional callback NULL runs in every mode with exact results, in a
+  # runtime of its own, and frees the jobs of killed callers; one that lacks
+  # a required callback is refused at load, with the reason.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Job, Runtime}
+  alias WellBehaved.Test.SDKJobs
+  import Bitwise
+  import WellBehaved.Test.RuntimeHelpers
+
+  @moduletag timeout: 180_000
+  @build "c_src/build/sdk"
+  @mask 0xFFFF_FFFF_FFFF_FFFF
+
+  setup_all do
+    {out, status} =
+      System.cmd("make", ["--no-print-directory", "sdk-test-nifs"], stderr_to_stdout: true)
+
+    assert status == 0, out
+    :ok = SDKJobs.load(Path.join(@build, "sdk_jobs_nif"))
+  end
+
+  # the job's fold, in Elixir
+  defp fold(n),
+    do: Enum.reduce(0..(n - 1)//1, 0, &(&2 * 6_364_136_223_846_793_005 + &1 &&& @mask))
+
+  defp call(n, opts \\ []), do: Job.call(&SDKJobs.fold/4, [n], opts)
+
+  test "NULL optional callbacks: every mode and tiny slices give the exact result" do
+    for n <- [0, 1, 2, 1000, 200_000],
+        mode <- Runtime.modes(),
+        tiny <- [false, true],
+        not tiny or n <= 1000 do
+      assert call(n, schedule: mode, tiny_slices: tiny) == fold(n), "#{n} #{mode} #{tiny}"
+    end
+
+    assert call(12_345) == fold(12_345)
+  end
+
+  test "the library has a runtime of its own" do
+    assert %{fold: ps} = Runtime.stats(SDKJobs).ps_per_unit
+    assert is_integer(ps) and ps > 0
+    refute Map.has_key?(Runtime.stats().ps_per_unit, :fold)
+    refute Map.has_key?(Runtime.stats(SDKJobs).ps_per_unit, :levenshtein)
+
+    before = Runtime.stats(SDKJobs).slice_us
+    :ok = Runtime.configure(SDKJobs, slice_us: 77)
+    assert Runtime.stats(SDKJobs).slice_us == 77
+    assert Runtime.stats().slice_us != 77
+    :ok = Runtime.configure(SDKJobs, slice_us: before)
+  end
+
+  test "callers killed mid-job in every mode leave no live job" do
+    # a few seconds of work: every kill lands during the job
+    for mode <- Runtime.modes() -- [:normal], round <- 1..10 do
+      pid = spawn(fn -> call(2_000_000_000, schedule: mode) end)
+      if rem(round, 2) == 0, do: Process.sleep(rem(round, 5))
+      ref = Process.monitor(pid)
+      Process.exit(pid, :kill)
+      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+    end
+
+    eventually(fn ->
+      stats = Runtime.stats(SDKJobs)
+      stats.live_jobs == 0 and stats.live_bytes == 0 and stats.queued == 0
+    end)
+  end
+
+  test "arguments the job's decode refuses answer {:error, :badarg}" do
+    assert call(-1) == {:error, :badarg}
+    assert call("10", schedule: :threaded) == {:error, :badarg}
+  end
+
+  test "Job.call rejects bad options and a NIF of the wrong arity" do
+    assert_raise ArgumentError, ~r/Job.call\/3: invalid :schedule :fast, expected one of/, fn ->
+      call(1, schedule: :fast)
+    end
+
+    assert_raise ArgumentError,
+                 ~r/Job.call\/3: invalid :tiny_slices 1, expected true or false/,
+                 fn ->
+                   call(1, tiny_slices: 1)
+                 end
+
+    assert_raise ArgumentError, ~r/Job.call\/3: unknown option :unit/, fn ->
+      call(1, unit: :byte)
+    end
+
+    assert_raise ArgumentError, ~r/Job.call\/3: expected a keyword list/, fn -> call(1, %{}) end
+
+    assert_raise ArgumentError, ~r/MyApp.fold\/2: invalid :schedule nil/, fn ->
+      Job.call(&SDKJobs.fold/4, [1], [schedule: nil], "MyApp.fold/2")
+    end
+
+    assert_raise ArgumentError,
+                 ~r/invalid job NIF .* a function of 5 arguments \(the job.s 2, then mode/,
+                 fn ->
+                   Job.call(&SDKJobs.fold/4, [1, 2])
+                 end
+
+    assert_raise ArgumentError, ~r/invalid args 1, expected a list/, fn ->
+      Job.call(&SDKJobs.fold/4, 1)
+    end
+  end
+
+  test "Runtime.stats and configure name a module without a runtime" do
+    assert_raise ArgumentError,
+                 ~r/stats\/1: invalid native String, expected a module whose/,
+                 fn ->
+                   Runtime.stats(String)
+                 end
+
+    assert_raise ArgumentError, ~r/configure\/2: invalid native "x", expected a module/, fn ->
+      Runtime.configure("x", slice_us: 5)
+    end
+  end
+
+  test "a job type without a required callback is refused at load, with the reason" do
+    # in another OS process: the runtime writes the reason to standard error
+    script = """
+    defmodule WellBehaved.Test.SDKRefused do
+      def load(path), do: :erlang.load_nif(String.to_charlist(path), 0)
+      def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
+      def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
+    end
+    IO.inspect(WellBehaved.Test.SDKRefused.load(#{inspect(Path.join(@build, "sdk_refused_nif"))}))
+    """
+
+    {out, 0} = System.cmd("elixir", ["-e", script], stderr_to_stdout: true)
+
+    assert out =~
+             ~s|wb_runtime_load: job type 0 ("fold") refused: the required callback step is NULL|
+
+    assert out =~ "{:error, {:load, 'Library load-call unsuccessful"
+  end
+end
