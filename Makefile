@@ -32,7 +32,7 @@ CORE_TEST := c_src/build/test_cores
 # the same tests with the SIMD wavefront compiled out (the portable path)
 CORE_TEST_SCALAR := c_src/build/test_cores_scalar
 
-.PHONY: all native lab test test-c test-elixir test-lab test-example format-check system-deps clean
+.PHONY: all native lab test test-c test-elixir test-first-build test-lab test-example format-check system-deps clean
 
 all: native
 
@@ -77,8 +77,9 @@ clean:
 	rm -rf c_src/build _build/*/lib/$(APP)/priv
 
 # --- the two commands ------------------------------------------------------------
-# the library's tests, the example project's, then the lab's
-test: system-deps format-check test-c fuzz-smoke test-elixir test-example test-lab
+# the library's tests, a new user's first build, the example project's,
+# then the lab's
+test: system-deps format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
 
 format-check:
 	mix format --check-formatted
@@ -90,6 +91,11 @@ test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
 # mix builds the native code it needs (make native, for MIX_ENV=test)
 test-elixir:
 	mix test
+
+# mix compile once then mix run, from a copy of the tree and as a git
+# dependency of a new app
+test-first-build:
+	scripts/check_first_build.sh
 
 test-example:
 	$(MAKE) --no-print-directory -C examples/checksum test

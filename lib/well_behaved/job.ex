@@ -73,19 +73,27 @@ defmodule WellBehaved.Job do
 
   defp run(nif_function, args, :threaded, tiny) do
     ref = make_ref()
-
-    case apply(nif_function, args ++ [:threaded, tiny, ref]) do
-      :ok ->
-        receive do
-          {^ref, result} -> result
-        end
-
-      error ->
-        error
-    end
+    await(apply(nif_function, args ++ [:threaded, tiny, ref]), ref)
   end
 
   defp run(nif_function, args, mode, tiny), do: apply(nif_function, args ++ [mode, tiny, nil])
+
+  @doc """
+  Waits for the reply of a NIF that answers by message: `answer` is what
+  the NIF returned. `:ok` means the work goes on elsewhere (a thread) and
+  a message `{ref, result}` will follow: `await/2` returns `result`. Any
+  other answer (an error) is returned as it is. `call/4` uses it for
+  `:threaded` jobs; a NIF of your own that replies with `enif_send` can
+  too.
+  """
+  @spec await(term(), reference()) :: term()
+  def await(:ok, ref) do
+    receive do
+      {^ref, result} -> result
+    end
+  end
+
+  def await(answer, _ref), do: answer
 
   defp check_function!(fun, args, _function) when is_function(fun, length(args) + 3), do: :ok
 

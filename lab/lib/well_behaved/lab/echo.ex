@@ -80,16 +80,7 @@ defmodule WellBehaved.Lab.Echo do
 
   def echo(term, :thread_new) do
     ref = make_ref()
-
-    case Native.echo_thread_new(term, ref) do
-      :ok ->
-        receive do
-          {^ref, result} -> result
-        end
-
-      error ->
-        error
-    end
+    Job.await(Native.echo_thread_new(term, ref), ref)
   end
 
   def echo(term, :threaded), do: Job.call(&Native.echo_job/4, [term], schedule: :threaded)
