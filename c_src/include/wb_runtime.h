@@ -51,7 +51,8 @@ extern "C" {
  * destroy frees. destroy runs exactly once for every successful init: when
  * the job finishes, or when its caller died or the library is unloaded
  * before that. A job runs on one thread at a time, but not always the same
- * one: a normal or dirty scheduler, or a pool thread in threaded mode.
+ * one: a normal or dirty scheduler, or a pool thread in threaded mode,
+ * where decode, init and result get an environment of no process.
  *
  * Required: name, decode, predict, init, step, result. Optional (NULL):
  * setup, bind, memory, destroy. wb_runtime_load refuses a type that misses
@@ -63,10 +64,12 @@ typedef struct wb_job_type {
     size_t args_size; /* <= WB_MAX_ARGS_SIZE */
     size_t state_size;
     /* Reads the argument terms into *args; false if they are unusable (the
-     * call then answers {error, badarg}). Runs at every call of the job. */
+     * call then answers {error, badarg}). Runs at every call of the job,
+     * and once more on the pool thread of a threaded job. */
     bool (*decode)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args);
-    /* Units of work the job will take. Must be cheap: it runs before the
-     * mode is chosen, on a normal scheduler. */
+    /* Units of work the job will take. Must be cheap: it runs on a normal
+     * scheduler, before :auto chooses the mode (and before a threaded job
+     * starts, to decide whether to watch its caller). */
     uint64_t (*predict)(const void *args);
     /* Units of work that init itself takes (NULL: negligible). Time-sliced
      * jobs with a large set-up run init on a dirty scheduler first. */
@@ -79,13 +82,14 @@ typedef struct wb_job_type {
     /* Points the state at this call's decoded arguments (NULL: the state
      * keeps no pointer into them). */
     void (*bind)(const void *args, void *state);
-    /* Advances by about `budget` units, adds the units done to *used,
-     * returns true when finished. No erl_nif calls: it may run on a thread
-     * of the pool. */
+    /* Advances by about `budget` units (UINT64_MAX: to the end), adds the
+     * units done to *used, returns true when finished. No erl_nif calls: it
+     * may run on a thread of the pool. */
     bool (*step)(void *state, uint64_t budget, uint64_t *used);
     /* The finished job's result, made in env. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
-    /* Heap bytes owned by the state, for runtime_stats (NULL: none). */
+    /* Heap bytes owned by the state, for runtime_stats, read once after
+     * init (NULL: none). */
     size_t (*memory)(const void *state);
     /* Frees what the state owns (NULL: nothing). Not the state itself. */
     void (*destroy)(void *state);

@@ -1,7 +1,7 @@
 defmodule WellBehaved.Application do
   @moduledoc false
-  # Out-of-process components (port programs, the C node, the external
-  # server pool) start on first use under this supervisor.
+  # The external server pool (WellBehaved.External) starts on first use
+  # under this supervisor.
   use Application
 
   @impl true

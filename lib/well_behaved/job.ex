@@ -54,15 +54,18 @@ defmodule WellBehaved.Job do
   @spec call(function(), list(), [option()], String.t()) :: term()
   def call(nif_function, args, opts \\ [], function \\ @call)
 
-  def call(nif_function, args, [], function) when is_list(args) do
-    check_function!(nif_function, args, function)
-    run(nif_function, args, :auto, false)
-  end
+  def call(nif_function, args, [], function) when is_list(args),
+    do: run(nif_function, args, :auto, false, nil, function)
 
   def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
-    {mode, tiny} = parse(opts, {:auto, false}, opts, function)
-    check_function!(nif_function, args, function)
-    run(nif_function, args, mode, tiny)
+    case parse(opts, {:auto, false}, opts, function) do
+      {:threaded, tiny} ->
+        ref = make_ref()
+        await(run(nif_function, args, :threaded, tiny, ref, function), ref)
+
+      {mode, tiny} ->
+        run(nif_function, args, mode, tiny, nil, function)
+    end
   end
 
   def call(_nif_function, args, opts, function) when is_list(args),
@@ -71,12 +74,35 @@ defmodule WellBehaved.Job do
   def call(_nif_function, args, _opts, function),
     do: Options.invalid!(function, "args", args, "a list")
 
-  defp run(nif_function, args, :threaded, tiny) do
-    ref = make_ref()
-    await(apply(nif_function, args ++ [:threaded, tiny, ref]), ref)
-  end
+  # a direct call for each arity the runtime allows (WB_MAX_JOB_ARGS, 8):
+  # no list to build and no apply on the per-call path
+  defp run(f, [], m, t, r, _) when is_function(f, 3), do: f.(m, t, r)
+  defp run(f, [a], m, t, r, _) when is_function(f, 4), do: f.(a, m, t, r)
+  defp run(f, [a, b], m, t, r, _) when is_function(f, 5), do: f.(a, b, m, t, r)
+  defp run(f, [a, b, c], m, t, r, _) when is_function(f, 6), do: f.(a, b, c, m, t, r)
+  defp run(f, [a, b, c, d], m, t, r, _) when is_function(f, 7), do: f.(a, b, c, d, m, t, r)
+  defp run(f, [a, b, c, d, e], m, t, r, _) when is_function(f, 8), do: f.(a, b, c, d, e, m, t, r)
 
-  defp run(nif_function, args, mode, tiny), do: apply(nif_function, args ++ [mode, tiny, nil])
+  defp run(f, [a, b, c, d, e, g], m, t, r, _) when is_function(f, 9),
+    do: f.(a, b, c, d, e, g, m, t, r)
+
+  defp run(f, [a, b, c, d, e, g, h], m, t, r, _) when is_function(f, 10),
+    do: f.(a, b, c, d, e, g, h, m, t, r)
+
+  defp run(f, [a, b, c, d, e, g, h, i], m, t, r, _) when is_function(f, 11),
+    do: f.(a, b, c, d, e, g, h, i, m, t, r)
+
+  defp run(_f, args, _m, _t, _r, function) when length(args) > 8,
+    do: Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
+
+  defp run(f, args, _m, _t, _r, function) do
+    Options.invalid!(
+      function,
+      "job NIF",
+      f,
+      "a function of #{length(args) + 3} arguments (the job's #{length(args)}, then mode, tiny slices and reference)"
+    )
+  end
 
   @doc """
   Waits for the reply of a NIF that answers by message: `answer` is what
@@ -94,17 +120,6 @@ defmodule WellBehaved.Job do
   end
 
   def await(answer, _ref), do: answer
-
-  defp check_function!(fun, args, _function) when is_function(fun, length(args) + 3), do: :ok
-
-  defp check_function!(fun, args, function) do
-    Options.invalid!(
-      function,
-      "job NIF",
-      fun,
-      "a function of #{length(args) + 3} arguments (the job's #{length(args)}, then mode, tiny slices and reference)"
-    )
-  end
 
   # a tail-recursive parser: no closures on the per-call path
   defp parse([], acc, _all, _function), do: acc

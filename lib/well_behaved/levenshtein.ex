@@ -69,7 +69,7 @@ defmodule WellBehaved.Levenshtein do
 
     case mode do
       :external -> external(a, b, unit, max)
-      _ -> Job.call(&Native.levenshtein/7, [a, b, unit, max], schedule: mode, tiny_slices: tiny)
+      _ -> Job.call(&Native.levenshtein/7, [a, b, unit, max], job_opts(mode, tiny), @distance)
     end
     |> unwrap()
   end
@@ -81,6 +81,12 @@ defmodule WellBehaved.Levenshtein do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@distance, which, value, "a binary")
   end
+
+  # the scheduling options, already checked, for Job.call/4: none when they
+  # are the defaults
+  defp job_opts(:auto, false), do: []
+  defp job_opts(mode, false), do: [schedule: mode]
+  defp job_opts(mode, tiny), do: [schedule: mode, tiny_slices: tiny]
 
   # a tail-recursive parser: no closures on the per-call path
   defp parse([], acc, _all), do: acc

@@ -2,10 +2,11 @@ defmodule WellBehaved.Native do
   @moduledoc false
   # The NIF stubs, replaced when priv/well_behaved_nif.so loads. Arguments
   # are not checked here: call the public modules (WellBehaved.Levenshtein,
-  # WellBehaved.Lab.Spin, WellBehaved.Runtime), which validate them.
+  # WellBehaved.File, WellBehaved.Runtime), which validate them.
   #
   # Every job NIF takes its own arguments, then the schedule mode, the tiny
-  # slice flag and a reference that tags the reply of a threaded job.
+  # slice flag and a reference that tags the reply of a threaded job
+  # (WellBehaved.Job.call/4 adds them).
 
   @on_load :load_nif
 
