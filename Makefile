@@ -8,8 +8,8 @@
 APP := well_behaved
 include mk/common.mk
 
-CORE_SRC := c_src/levenshtein/levenshtein.c
-CORE_HDR := c_src/levenshtein/levenshtein.h
+CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c
+CORE_HDR := c_src/levenshtein/levenshtein.h c_src/search/search.h
 SDK_SRC := c_src/runtime/wb_runtime.c
 SDK_HDR := c_src/include/wb_runtime.h
 NIF_SRC := $(CORE_SRC) $(SDK_SRC) $(wildcard c_src/nif/*.c)
@@ -21,7 +21,7 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # Parts with native artefacts of their own describe them in mk/: each adds
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
-C_TEST_TARGETS :=
+C_TEST_TARGETS := c_src/build/test_search
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk
 FUZZ_NAMES := levenshtein line_reader external
@@ -56,6 +56,10 @@ $(NIF_SO): $(NIF_SRC) $(NIF_HDR)
 $(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
+
+c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
 
 $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build

@@ -8,7 +8,10 @@ defmodule WellBehaved.ExternalTest do
 
   doctest WellBehaved.External
 
+  # each test starts from no pool: other modules' calls with
+  # schedule: :external leave the default one running
   setup do
+    External.stop()
     on_exit(fn -> External.stop() end)
   end
 

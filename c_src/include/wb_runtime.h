@@ -111,13 +111,17 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
 /* NIFs a library registers to let WellBehaved.Runtime read and set its
  * runtime: runtime_stats/0 and runtime_configure/4.
  *
- * runtime_stats() -> #{live_jobs, live_bytes, pool_threads, queued,
+ * runtime_stats() -> #{live_jobs, live_bytes, resident_bytes, pool_threads, queued,
  * normal_max_us, yielding_max_us, slice_us, dirty_slice_us,
  * ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros, YieldingMaxMicros, SliceMicros,
  * DirtySliceMicros) -> ok; the slices in 1..100000 us */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+/* Memory the library holds outside jobs (in resources, say), added to
+ * (delta > 0) or taken from (delta < 0) runtime_stats' resident_bytes. */
+void wb_runtime_resident_bytes(int64_t delta);
 
 /* An atom by name (a lookup per call: make hot ones once, at load). */
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);

@@ -8,5 +8,9 @@
 
 extern wb_job_type wb_levenshtein_job;
 void wb_levenshtein_load(ErlNifEnv *env);
+/* search_job.c: one query against many candidates, and the index */
+extern wb_job_type wb_search_job;
+extern wb_job_type wb_search_index_job;
+int wb_search_load(ErlNifEnv *env);
 
 #endif

@@ -1,5 +1,5 @@
-/* The NIF library Elixir.WellBehaved.Native: the Levenshtein job run by the
- * scheduling runtime, the runtime's own stats and settings, and the File
+/* The NIF library Elixir.WellBehaved.Native: the Levenshtein and search jobs
+ * run by the scheduling runtime, the runtime's own stats and settings, and the File
  * NIFs. */
 #include "file_nif.h"
 #include "jobs.h"
@@ -8,8 +8,18 @@ static ERL_NIF_TERM levenshtein(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     return wb_run(env, &wb_levenshtein_job, argc, argv);
 }
 
+static ERL_NIF_TERM search(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_search_job, argc, argv);
+}
+
+static ERL_NIF_TERM search_index(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    return wb_run(env, &wb_search_index_job, argc, argv);
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
+    {"search", 8, search, 0},
+    {"search_index", 4, search_index, 0},
     {"runtime_stats", 0, wb_runtime_stats, 0},
     {"runtime_configure", 4, wb_runtime_configure, 0},
     WB_FILE_NIFS,
@@ -18,8 +28,10 @@ static ErlNifFunc nif_funcs[] = {
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
     (void)info;
-    static wb_job_type *const types[] = {&wb_levenshtein_job, NULL};
+    static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_search_job, &wb_search_index_job,
+                                         NULL};
     wb_levenshtein_load(env);
+    if (wb_search_load(env)) return 1;
     if (wb_file_load(env)) return 1;
     if (wb_runtime_load(env, types)) {
         wb_file_unload();

@@ -57,7 +57,7 @@ typedef struct {
 } registered_type;
 static registered_type job_types[MAX_TYPES];
 static int job_type_count;
-static _Atomic int64_t live_jobs, live_bytes;
+static _Atomic int64_t live_jobs, live_bytes, resident_bytes;
 static int loaded_instances; /* instances of this library loaded in the VM */
 /* auto: normal below one slice of predicted work, else yielding; beyond
  * yielding_max_ns (none by default: NO_LIMIT) yielding_dirty */
@@ -696,6 +696,10 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
     }
 }
 
+void wb_runtime_resident_bytes(int64_t delta) {
+    atomic_fetch_add_explicit(&resident_bytes, delta, memory_order_relaxed);
+}
+
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     (void)argv;
@@ -708,10 +712,11 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_map_put(env, costs, wb_atom(env, job_types[i].type->name),
                           enif_make_uint64(env, ps), &costs);
     }
-    ERL_NIF_TERM keys[] = {
-        wb_atom(env, "live_jobs"), wb_atom(env, "live_bytes"),     wb_atom(env, "pool_threads"),
-        wb_atom(env, "queued"),    wb_atom(env, "normal_max_us"),  wb_atom(env, "yielding_max_us"),
-        wb_atom(env, "slice_us"),  wb_atom(env, "dirty_slice_us"), wb_atom(env, "ps_per_unit")};
+    ERL_NIF_TERM keys[] = {wb_atom(env, "live_jobs"),     wb_atom(env, "live_bytes"),
+                           wb_atom(env, "pool_threads"),  wb_atom(env, "queued"),
+                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us"),
+                           wb_atom(env, "slice_us"),      wb_atom(env, "dirty_slice_us"),
+                           wb_atom(env, "ps_per_unit"),   wb_atom(env, "resident_bytes")};
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
         enif_make_int64(env, atomic_load(&live_bytes)),
@@ -724,6 +729,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_uint64(env, atomic_load(&slice_ns) / 1000),
         enif_make_uint64(env, atomic_load(&dirty_slice_ns) / 1000),
         costs,
+        enif_make_int64(env, atomic_load(&resident_bytes)),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))

@@ -116,6 +116,47 @@ defmodule WellBehaved.Levenshtein do
   defp parse([other | _], _, all), do: Options.bad_option!(@distance, other, @known, all)
   defp parse(_, _, all), do: Options.not_keyword!(@distance, all)
 
+  @doc """
+  The distance from `query` to each binary of `candidates` (a list, or a
+  `WellBehaved.Levenshtein.Index`), in order: the results of `distance/3`
+  on each pair, computed in one native job.
+
+  Options as `distance/3`'s (`unit:`, `max_distance:`, `schedule:`,
+  `tiny_slices:`), but not `schedule: :external`. With a query of at most
+  64 bytes (`unit: :byte`), the query's match table is built once and each
+  candidate costs about one machine-word step per byte.
+
+      iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitten", "", "mitten"])
+      [3, 0, 6, 1]
+      iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitchen"], max_distance: 1)
+      [2, 2]
+  """
+  @spec distances(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), [option()]) ::
+          [non_neg_integer()]
+  def distances(query, candidates, opts \\ []),
+    do: WellBehaved.Levenshtein.Search.distances(query, candidates, opts)
+
+  @doc """
+  The `limit:` (default 10) candidates nearest to `query`, as
+  `{candidate, distance}`, by distance and then by their order in
+  `candidates` (a list, or a `WellBehaved.Levenshtein.Index`).
+
+  Options as `distances/3`, and `limit:`. With `max_distance: k` only the
+  candidates within `k` are returned, and the work stops early: a length
+  difference beyond the cutoff costs nothing, and a candidate stops once it
+  cannot come under the current `limit`-th best.
+
+      iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
+      iex> WellBehaved.Levenshtein.nearest("Johnathan", names, limit: 2)
+      [{"Jonathan", 1}, {"Johanna", 4}]
+      iex> WellBehaved.Levenshtein.nearest("Johnathan", names, max_distance: 4)
+      [{"Jonathan", 1}, {"Johanna", 4}, {"Nathan", 4}]
+  """
+  @spec nearest(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), keyword()) ::
+          [{binary(), non_neg_integer()}]
+  def nearest(query, candidates, opts \\ []),
+    do: WellBehaved.Levenshtein.Search.nearest(query, candidates, opts)
+
   @doc false
   # A cutoff at or above the longer input cuts nothing (in bytes, so also in
   # codepoints): every mode and the external server then get nil, whatever

@@ -1,0 +1,103 @@
+/*
+ * One query against many candidates: the Levenshtein distance to each
+ * (distances), or the `limit` closest (nearest). Pure C, no erl_nif; the
+ * NIF glue (c_src/nif/search_job.c) makes it a runtime job.
+ *
+ * Candidates are a packed set: their bytes one after another and the
+ * offset of each. A search is a state advanced by wb_search_step in bounded
+ * amounts of work, so any scheduler can slice it.
+ *
+ * In byte mode with a query of at most 64 bytes, the query's match table
+ * is built once per search and each candidate costs one bit-parallel step
+ * per byte (Myers/Hyyro, one machine word); a cutoff stops a candidate
+ * as soon as it cannot come under it, and a length difference beyond it
+ * costs nothing. A longer query, or codepoint mode, uses the pair core
+ * (levenshtein.h) for each candidate.
+ *
+ * Unit of work: one candidate byte against the query (the pair core's
+ * estimate for the other paths), plus one per candidate.
+ */
+#ifndef WB_SEARCH_H
+#define WB_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]). */
+typedef struct {
+    size_t count;
+    const uint8_t *bytes;
+    const uint64_t *offsets; /* count + 1 entries, offsets[0] == 0 */
+} wb_search_set;
+
+/* A set that owns its arrays (built by the caller, freed here). */
+typedef struct {
+    wb_search_set set;
+    uint8_t *bytes;
+    uint64_t *offsets;
+    size_t owned_bytes;
+} wb_search_owned_set;
+
+/* Allocates room for `count` candidates of `total` bytes; false when out
+ * of memory (nothing left allocated). The caller then writes
+ * offsets[1..count] and the bytes. */
+bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total);
+void wb_search_set_free(wb_search_owned_set *s);
+
+typedef struct {
+    uint32_t distance;
+    uint32_t pad;
+    uint64_t index;
+} wb_search_hit;
+
+typedef enum {
+    WB_SEARCH_OK = 0,
+    WB_SEARCH_ENOMEM,
+    WB_SEARCH_EUTF8_QUERY,     /* codepoint mode: the query is not UTF-8 */
+    WB_SEARCH_EUTF8_CANDIDATE, /* codepoint mode: candidate `failed_at` is not */
+} wb_search_status;
+
+#define WB_SEARCH_NO_LIMIT SIZE_MAX
+
+typedef struct {
+    const wb_search_set *set;
+    uint8_t *query; /* owned copy */
+    size_t qlen;
+    bool codepoints;
+    size_t max_distance; /* WB_SEARCH_NO_LIMIT or k */
+    size_t limit;        /* nearest: how many hits; 0: distances */
+    size_t next;         /* next candidate */
+    bool fast;           /* byte mode, query of 1..64 bytes */
+    uint64_t peq[256];   /* fast path: the query's match table */
+    /* distances: one per candidate (k + 1 above the cutoff) */
+    uint32_t *distances;
+    /* nearest: a max-heap of the best hits so far, by (distance, index) */
+    wb_search_hit *heap;
+    size_t heap_len;
+    wb_search_status status;
+    size_t failed_at;
+    size_t owned_bytes;
+} wb_search;
+
+/* Prepares a search of `query` (copied) in `set` (which must outlive the
+ * search). limit 0 computes every distance; limit > 0 keeps the `limit`
+ * nearest candidates within max_distance. Distances above max_distance
+ * are max_distance + 1. */
+wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
+                                size_t qlen, bool codepoints, size_t max_distance, size_t limit);
+
+/* Does about `budget` units (at least one candidate), adds them to *used;
+ * true when finished (or stopped by an error, see s->status). */
+bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
+
+/* Units the whole search will take, estimated without allocating. */
+uint64_t wb_search_predict(const wb_search_set *set, size_t qlen);
+
+/* nearest, once finished: the hits by (distance, index), and their number. */
+size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
+
+size_t wb_search_memory(const wb_search *s);
+void wb_search_free(wb_search *s);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * Unit test of the search core (c_src/search/), built with AddressSanitizer
+ * and UBSan by `make test`: distances and nearest against the textbook
+ * distance on random and adversarial sets (empty strings, duplicates,
+ * lengths 63/64/65, cutoffs below, at and above), stepped in one go and
+ * one unit at a time.
+ */
+#include "../search/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "reference.h"
+
+static uint64_t rng = 88172645463325252u;
+static uint64_t next_random(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* a set of `count` candidates of random lengths up to max_len, alphabet k */
+static void random_set(wb_search_owned_set *s, size_t count, size_t max_len, unsigned k) {
+    size_t total = 0, *lens = malloc(count * sizeof *lens);
+    for (size_t i = 0; i < count; i++) {
+        size_t pick = next_random() % 8;
+        /* lengths around the one-word boundary are common */
+        lens[i] = pick == 0 ? 63 : pick == 1 ? 64 : pick == 2 ? 65 : next_random() % (max_len + 1);
+        total += lens[i];
+    }
+    CHECK(wb_search_set_alloc(s, count, total), "set alloc");
+    for (size_t i = 0; i < count; i++) {
+        s->offsets[i + 1] = s->offsets[i] + lens[i];
+        for (size_t j = 0; j < lens[i]; j++)
+            s->bytes[s->offsets[i] + j] = (uint8_t)('a' + next_random() % k);
+    }
+    /* a duplicate of the first candidate, and an empty one, when room */
+    if (count > 3 && lens[0] == lens[2]) memcpy(s->bytes + s->offsets[2], s->bytes, lens[0]);
+    free(lens);
+}
+
+static size_t run(wb_search *s, uint64_t budget) {
+    uint64_t used = 0;
+    size_t steps = 0;
+    while (!wb_search_step(s, budget, &used))
+        steps++;
+    return steps;
+}
+
+static void check_search(const wb_search_set *set, const uint8_t *q, size_t qlen, size_t k,
+                         size_t limit, uint64_t budget) {
+    size_t n = set->count;
+    size_t *want = malloc((n ? n : 1) * sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = wb_ref_distance_bytes(q, qlen, set->bytes + set->offsets[i],
+                                         (size_t)(set->offsets[i + 1] - set->offsets[i]));
+        want[i] = k != WB_SEARCH_NO_LIMIT && d > k ? k + 1 : d;
+    }
+    wb_search s;
+    CHECK(wb_search_init(&s, set, q, qlen, false, k, limit) == WB_SEARCH_OK, "init");
+    run(&s, budget);
+    CHECK(s.status == WB_SEARCH_OK, "status");
+    if (limit == 0) {
+        for (size_t i = 0; i < n; i++)
+            CHECK(s.distances[i] == want[i], "distance %zu: %u, want %zu (qlen %zu, k %zu)", i,
+                  s.distances[i], want[i], qlen, k);
+    } else {
+        /* the reference: every candidate within k, by (distance, index) */
+        const wb_search_hit *hits;
+        size_t got = wb_search_hits(&s, &hits), expect = 0, last_d = 0, last_i = 0;
+        for (size_t d = 0; d <= (k == WB_SEARCH_NO_LIMIT ? qlen + 200 : k) && expect < limit; d++)
+            for (size_t i = 0; i < n && expect < limit; i++)
+                if (want[i] == d) {
+                    CHECK(expect < got && hits[expect].distance == d && hits[expect].index == i,
+                          "hit %zu: want (%zu, %zu)", expect, d, i);
+                    expect++;
+                    last_d = d;
+                    last_i = i;
+                }
+        (void)last_d;
+        (void)last_i;
+        CHECK(got == expect, "hits: %zu, want %zu (limit %zu, k %zu)", got, expect, limit, k);
+    }
+    wb_search_free(&s);
+    free(want);
+}
+
+static void test_random(void) {
+    for (int round = 0; round < 60; round++) {
+        wb_search_owned_set set;
+        unsigned alphabet = round % 3 == 0 ? 2 : round % 3 == 1 ? 4 : 26;
+        random_set(&set, 1 + next_random() % 120, 80, alphabet);
+        uint8_t q[100];
+        size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90};
+        size_t qlen = qlens[round % 8];
+        for (size_t j = 0; j < qlen; j++)
+            q[j] = (uint8_t)('a' + next_random() % alphabet);
+        size_t ks[] = {WB_SEARCH_NO_LIMIT, 0, 3, 20, 64, 200};
+        for (size_t ki = 0; ki < 6; ki++)
+            for (size_t limit = 0; limit <= 12; limit += 4) {
+                check_search(&set.set, q, qlen, ks[ki], limit, UINT64_MAX);
+                check_search(&set.set, q, qlen, ks[ki], limit, 1);
+            }
+        wb_search_set_free(&set);
+    }
+}
+
+static void test_codepoints(void) {
+    /* "héllo", "hello", "", "hé" against "hello" in codepoints */
+    const char *words[] = {"h\xC3\xA9llo", "hello", "", "h\xC3\xA9"};
+    size_t total = 0;
+    for (int i = 0; i < 4; i++)
+        total += strlen(words[i]);
+    wb_search_owned_set set;
+    CHECK(wb_search_set_alloc(&set, 4, total), "alloc");
+    for (int i = 0; i < 4; i++) {
+        set.offsets[i + 1] = set.offsets[i] + strlen(words[i]);
+        memcpy(set.bytes + set.offsets[i], words[i], strlen(words[i]));
+    }
+    wb_search s;
+    CHECK(wb_search_init(&s, &set.set, (const uint8_t *)"hello", 5, true, WB_SEARCH_NO_LIMIT, 0) ==
+              WB_SEARCH_OK,
+          "init");
+    run(&s, 1);
+    CHECK(s.distances[0] == 1 && s.distances[1] == 0 && s.distances[2] == 5 && s.distances[3] == 4,
+          "codepoint distances %u %u %u %u", s.distances[0], s.distances[1], s.distances[2],
+          s.distances[3]);
+    wb_search_free(&s);
+    CHECK(wb_search_init(&s, &set.set, (const uint8_t *)"\xFF", 1, true, WB_SEARCH_NO_LIMIT, 0) ==
+              WB_SEARCH_EUTF8_QUERY,
+          "invalid query");
+    set.bytes[1] = 0xFF; /* candidate 0 is no longer UTF-8 */
+    CHECK(wb_search_init(&s, &set.set, (const uint8_t *)"a", 1, true, WB_SEARCH_NO_LIMIT, 2) ==
+              WB_SEARCH_OK,
+          "init");
+    run(&s, UINT64_MAX);
+    CHECK(s.status == WB_SEARCH_EUTF8_CANDIDATE && s.failed_at == 0, "invalid candidate");
+    wb_search_free(&s);
+    wb_search_set_free(&set);
+}
+
+int main(void) {
+    test_random();
+    test_codepoints();
+    return CHECK_SUMMARY();
+}

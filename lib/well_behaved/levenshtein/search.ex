@@ -1,0 +1,116 @@
+defmodule WellBehaved.Levenshtein.Search do
+  @moduledoc false
+  # The checks and native calls behind Levenshtein.distances/3,
+  # Levenshtein.nearest/3 and Levenshtein.Index.new/2: one search job
+  # (c_src/nif/search_job.c) over a list of binaries or an index.
+
+  alias WellBehaved.{Job, Native, Options, Runtime}
+  alias WellBehaved.Levenshtein.Index
+
+  @common [:unit, :max_distance, :schedule, :tiny_slices]
+
+  @doc "The distances from `query` to each candidate, in order."
+  def distances(query, candidates, opts) do
+    name = "WellBehaved.Levenshtein.distances/3"
+    {set, opts} = check!(name, query, candidates, opts, @common)
+
+    case run(name, query, set, opts, 0) do
+      bin when is_binary(bin) -> for <<d::32-native <- bin>>, do: d
+    end
+  end
+
+  @doc "The `limit:` nearest candidates as {candidate, distance}."
+  def nearest(query, candidates, opts) do
+    name = "WellBehaved.Levenshtein.nearest/3"
+    {set, opts} = check!(name, query, candidates, opts, [:limit | @common])
+    limit = Options.integer!(name, :limit, Keyword.get(opts, :limit, 10), 1..0xFFFF_FFFF)
+    run(name, query, set, opts, limit)
+  end
+
+  @doc "Packs the candidates into an index."
+  def index(candidates, opts) do
+    name = "WellBehaved.Levenshtein.Index.new/2"
+    opts = keyword!(name, opts, [:schedule, :tiny_slices])
+
+    if not is_list(candidates),
+      do: Options.invalid!(name, "candidates", candidates, "a list of binaries")
+
+    case Job.call(&Native.search_index/4, [candidates], opts, name) do
+      {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
+      {:error, reason} -> fail!(name, reason)
+    end
+  end
+
+  defp run(name, query, set, opts, limit) do
+    unit = Keyword.get(opts, :unit, :byte)
+    max = Keyword.get(opts, :max_distance)
+
+    if unit not in [:byte, :codepoint],
+      do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
+
+    if not (is_nil(max) or (is_integer(max) and max >= 0)),
+      do: Options.invalid!(name, :max_distance, max, "a non-negative integer or nil")
+
+    # a cutoff beyond 32 bits cuts nothing the native side can count
+    max = if is_integer(max) and max >= 0xFFFF_FFFF, do: nil, else: max
+    job_opts = Keyword.take(opts, [:schedule, :tiny_slices])
+
+    case Job.call(&Native.search/8, [query, set, unit, max, limit], job_opts, name) do
+      {:error, reason} -> fail!(name, reason)
+      result -> result
+    end
+  end
+
+  defp check!(name, query, candidates, opts, known) do
+    opts = keyword!(name, opts, known)
+    if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+
+    set =
+      case candidates do
+        %Index{ref: ref} -> ref
+        list when is_list(list) -> list
+        other -> Options.invalid!(name, "candidates", other, "a list of binaries or an index")
+      end
+
+    {set, opts}
+  end
+
+  defp keyword!(name, opts, known) when is_list(opts) do
+    Enum.each(opts, fn
+      {key, _} = pair when is_atom(key) ->
+        if key not in known, do: Options.bad_option!(name, pair, known, opts)
+
+      other ->
+        Options.bad_option!(name, other, known, opts)
+    end)
+
+    case Keyword.fetch(opts, :schedule) do
+      {:ok, mode} -> Runtime.check_mode!(mode, name, [])
+      :error -> :ok
+    end
+
+    opts
+  end
+
+  defp keyword!(name, opts, _known), do: Options.not_keyword!(name, opts)
+
+  defp fail!(name, {:not_a_binary, :tail}),
+    do: raise(ArgumentError, "#{name}: the candidates are not a proper list")
+
+  defp fail!(name, {:not_a_binary, at}),
+    do: raise(ArgumentError, "#{name}: the candidate at position #{at} is not a binary")
+
+  defp fail!(name, {:invalid_utf8, :query}),
+    do:
+      raise(ArgumentError, "#{name}: the query is not valid UTF-8 (required by unit: :codepoint)")
+
+  defp fail!(name, {:invalid_utf8, at}) do
+    raise ArgumentError,
+          "#{name}: the candidate at position #{at} is not valid UTF-8 (required by unit: :codepoint)"
+  end
+
+  defp fail!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")
+
+  defp fail!(name, reason),
+    do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
+end
