@@ -24,7 +24,7 @@ NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk
-FUZZ_NAMES := levenshtein line_reader external
+FUZZ_NAMES := levenshtein line_reader external search
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -68,6 +68,10 @@ $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/refer
 c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c $(CORE_SRC)
+
+c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_search.c $(CORE_SRC)
 
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
