@@ -1,11 +1,15 @@
 /* Search as runtime jobs (the algorithm is in search/search.c):
  *
- *   search(Query, Candidates, Unit, MaxDistance, Limit, Mode, Tiny, Ref)
+ *   search(Query, Candidates, Count, Unit, MaxDistance, Limit, Mode, Tiny, Ref)
  *     Candidates: a list of binaries (copied into a packed set when the job
- *     starts) or an index. Limit 0: every distance, as a binary of native
- *     32-bit integers; Limit > 0: [{Candidate, Distance}] of the nearest.
- *   search_index(Candidates, Mode, Tiny, Ref) -> Index
+ *     starts) or an index; Count: their number. Limit 0: every distance, as
+ *     a binary of native 32-bit integers; Limit > 0: [{Candidate, Distance}]
+ *     of the nearest.
+ *   search_index(Candidates, Count, Mode, Tiny, Ref) -> {Index, Count}
  *     packs a list of binaries once into native memory (a resource).
+ *
+ * The caller passes the list's length: decode runs at every slice of a job
+ * and predict on a normal scheduler, so neither may walk the list.
  *
  * Errors: {error, {not_a_binary, Position}} for a list element (or an
  * improper tail) that is not a binary, {error, {invalid_utf8, query}} and
@@ -30,18 +34,13 @@ static void index_dtor(ErlNifEnv *env, void *obj) {
     wb_search_set_free(&index->packed);
 }
 
-/* Packs a proper list of binaries; on failure stores the reason term and
- * leaves nothing allocated. */
-static bool pack_list(ErlNifEnv *env, ERL_NIF_TERM list, wb_search_owned_set *out,
+/* Packs a proper list of `count` binaries; on failure stores the reason
+ * term and leaves nothing allocated. */
+static bool pack_list(ErlNifEnv *env, ERL_NIF_TERM list, size_t count, wb_search_owned_set *out,
                       ERL_NIF_TERM *reason) {
-    unsigned count;
     ERL_NIF_TERM head, tail = list;
     size_t total = 0, i = 0;
     ErlNifBinary bin;
-    if (!enif_get_list_length(env, list, &count)) {
-        *reason = enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail"));
-        return false;
-    }
     while (enif_get_list_cell(env, tail, &head, &tail)) {
         if (!enif_inspect_binary(env, head, &bin)) {
             *reason = enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, i));
@@ -49,6 +48,14 @@ static bool pack_list(ErlNifEnv *env, ERL_NIF_TERM list, wb_search_owned_set *ou
         }
         total += bin.size;
         i++;
+    }
+    if (!enif_is_empty_list(env, tail)) {
+        *reason = enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail"));
+        return false;
+    }
+    if (i != count) {
+        *reason = wb_atom(env, "badarg");
+        return false;
     }
     if (!wb_search_set_alloc(out, count, total)) {
         *reason = wb_atom(env, "enomem");
@@ -69,52 +76,52 @@ static bool pack_list(ErlNifEnv *env, ERL_NIF_TERM list, wb_search_owned_set *ou
 
 /* ---- search(Query, Candidates, Unit, MaxDistance, Limit) ------------------------ */
 
-/* decode runs at every slice of a job, so it must not walk the list:
- * predict and setup (first call only) count it, with the call's env */
 typedef struct {
-    ErlNifEnv *env;
     ErlNifBinary query;
     ERL_NIF_TERM list; /* when no index */
     search_index *index;
+    size_t count;
     bool codepoints;
     size_t max_distance, limit;
 } search_args;
-
-static uint64_t list_length(ErlNifEnv *env, ERL_NIF_TERM list) {
-    unsigned n;
-    return enif_get_list_length(env, list, &n) ? n : 0;
-}
 
 typedef struct {
     wb_search search;
     wb_search_owned_set packed; /* a list's candidates */
     search_index *index;        /* kept while the job runs */
-    bool started;
 } search_job;
+
+/* a count of candidates, within what an index can hold */
+static bool get_count(ErlNifEnv *env, ERL_NIF_TERM term, size_t *count) {
+    ErlNifUInt64 n;
+    if (!enif_get_uint64(env, term, &n) || n >= SIZE_MAX / sizeof(uint64_t) - 1) return false;
+    *count = (size_t)n;
+    return true;
+}
 
 static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     search_args *in = args;
     ErlNifUInt64 k, limit;
     memset(in, 0, sizeof *in);
-    in->env = env;
     if (!enif_inspect_binary(env, argv[0], &in->query)) return false;
     if (!enif_get_resource(env, argv[1], index_type, (void **)&in->index)) {
         if (!enif_is_list(env, argv[1])) return false;
         in->list = argv[1];
     }
-    if (enif_is_identical(argv[2], atom_byte))
+    if (!get_count(env, argv[2], &in->count)) return false;
+    if (enif_is_identical(argv[3], atom_byte))
         in->codepoints = false;
-    else if (enif_is_identical(argv[2], atom_codepoint))
+    else if (enif_is_identical(argv[3], atom_codepoint))
         in->codepoints = true;
     else
         return false;
-    if (enif_get_uint64(env, argv[3], &k))
+    if (enif_get_uint64(env, argv[4], &k))
         in->max_distance = k < SIZE_MAX - 1 ? (size_t)k : WB_SEARCH_NO_LIMIT;
-    else if (enif_is_atom(env, argv[3]))
+    else if (enif_is_atom(env, argv[4]))
         in->max_distance = WB_SEARCH_NO_LIMIT;
     else
         return false;
-    if (!enif_get_uint64(env, argv[4], &limit)) return false;
+    if (!enif_get_uint64(env, argv[5], &limit)) return false;
     in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
     return true;
 }
@@ -123,13 +130,13 @@ static uint64_t search_predict(const void *args) {
     const search_args *in = args;
     if (in->index) return wb_search_predict(&in->index->packed.set, in->query.size);
     uint64_t words = in->query.size <= 64 ? 1 : (in->query.size + 63) / 64;
-    return list_length(in->env, in->list) * (in->query.size + 1) * words;
+    return (uint64_t)in->count * (in->query.size + 1) * words;
 }
 
 /* copying a list's candidates: a few units per candidate */
 static uint64_t search_setup(const void *args) {
     const search_args *in = args;
-    return in->index ? 0 : list_length(in->env, in->list) * 16;
+    return in->index ? 0 : (uint64_t)in->count * 16;
 }
 
 static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
@@ -139,7 +146,7 @@ static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_T
     if (in->index) {
         set = &in->index->packed.set;
     } else {
-        if (!pack_list(env, in->list, &job->packed, reason)) return false;
+        if (!pack_list(env, in->list, in->count, &job->packed, reason)) return false;
         set = &job->packed.set;
     }
     switch (wb_search_init(&job->search, set, in->query.data, in->query.size, in->codepoints,
@@ -159,7 +166,6 @@ static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_T
         enif_keep_resource(in->index);
         job->index = in->index;
     }
-    job->started = true;
     return true;
 }
 
@@ -219,7 +225,7 @@ static void search_destroy(void *state) {
 
 wb_job_type wb_search_job = {
     .name = "search",
-    .argc = 5,
+    .argc = 6,
     .args_size = sizeof(search_args),
     .state_size = sizeof(search_job),
     .decode = search_decode,
@@ -236,8 +242,8 @@ wb_job_type wb_search_job = {
 /* ---- search_index(Candidates) ----------------------------------------------- */
 
 typedef struct {
-    ErlNifEnv *env;
     ERL_NIF_TERM list;
+    size_t count;
 } index_args;
 
 typedef struct {
@@ -246,9 +252,8 @@ typedef struct {
 
 static bool index_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     index_args *in = args;
-    in->env = env;
     in->list = argv[0];
-    return enif_is_list(env, argv[0]);
+    return enif_is_list(env, argv[0]) && get_count(env, argv[1], &in->count);
 }
 
 static uint64_t index_predict(const void *args) {
@@ -257,8 +262,7 @@ static uint64_t index_predict(const void *args) {
 }
 
 static uint64_t index_setup(const void *args) {
-    const index_args *in = args;
-    return list_length(in->env, in->list) * 16;
+    return (uint64_t)((const index_args *)args)->count * 16;
 }
 
 static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
@@ -270,7 +274,7 @@ static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
         return false;
     }
     memset(index, 0, sizeof *index);
-    if (!pack_list(env, in->list, &index->packed, reason)) {
+    if (!pack_list(env, in->list, in->count, &index->packed, reason)) {
         enif_release_resource(index); /* the destructor frees nothing */
         return false;
     }
@@ -300,7 +304,7 @@ static void index_destroy(void *state) {
 
 wb_job_type wb_search_index_job = {
     .name = "search_index",
-    .argc = 1,
+    .argc = 2,
     .args_size = sizeof(index_args),
     .state_size = sizeof(index_job),
     .decode = index_decode,

@@ -18,8 +18,8 @@ static ERL_NIF_TERM search_index(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
 
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
-    {"search", 8, search, 0},
-    {"search_index", 4, search_index, 0},
+    {"search", 9, search, 0},
+    {"search_index", 5, search_index, 0},
     {"runtime_stats", 0, wb_runtime_stats, 0},
     {"runtime_configure", 4, wb_runtime_configure, 0},
     WB_FILE_NIFS,

@@ -796,6 +796,10 @@ static bool register_types(wb_job_type *const types[]) {
     }
     for (int i = 0; types[i]; i++) {
         if (cost_of(types[i])) continue;
+        if (job_type_count == MAX_TYPES) {
+            fprintf(stderr, "wb_runtime_load: more than 32 job types in one library\n");
+            return false;
+        }
         registered_type *slot = &job_types[job_type_count++];
         slot->type = types[i];
         atomic_init(&slot->ps_per_unit, types[i]->ps_per_unit ? types[i]->ps_per_unit : 1000);

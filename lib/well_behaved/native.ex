@@ -16,8 +16,8 @@ defmodule WellBehaved.Native do
   end
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
-  def search(_query, _candidates, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
-  def search_index(_candidates, _mode, _tiny, _ref), do: stub()
+  def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
+  def search_index(_candidates, _count, _mode, _tiny, _ref), do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

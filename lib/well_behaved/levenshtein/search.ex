@@ -4,7 +4,7 @@ defmodule WellBehaved.Levenshtein.Search do
   # Levenshtein.nearest/3 and Levenshtein.Index.new/2: one search job
   # (c_src/nif/search_job.c) over a list of binaries or an index.
 
-  alias WellBehaved.{Job, Native, Options, Runtime}
+  alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Levenshtein.Index
 
   @common [:unit, :max_distance, :schedule, :tiny_slices]
@@ -12,9 +12,9 @@ defmodule WellBehaved.Levenshtein.Search do
   @doc "The distances from `query` to each candidate, in order."
   def distances(query, candidates, opts) do
     name = "WellBehaved.Levenshtein.distances/3"
-    {set, opts} = check!(name, query, candidates, opts, @common)
+    {set, count, opts} = check!(name, query, candidates, opts, @common)
 
-    case run(name, query, set, opts, 0) do
+    case run(name, query, set, count, opts, 0) do
       bin when is_binary(bin) -> for <<d::32-native <- bin>>, do: d
     end
   end
@@ -22,9 +22,9 @@ defmodule WellBehaved.Levenshtein.Search do
   @doc "The `limit:` nearest candidates as {candidate, distance}."
   def nearest(query, candidates, opts) do
     name = "WellBehaved.Levenshtein.nearest/3"
-    {set, opts} = check!(name, query, candidates, opts, [:limit | @common])
+    {set, count, opts} = check!(name, query, candidates, opts, [:limit | @common])
     limit = Options.integer!(name, :limit, Keyword.get(opts, :limit, 10), 1..0xFFFF_FFFF)
-    run(name, query, set, opts, limit)
+    run(name, query, set, count, opts, limit)
   end
 
   @doc "Packs the candidates into an index."
@@ -35,13 +35,13 @@ defmodule WellBehaved.Levenshtein.Search do
     if not is_list(candidates),
       do: Options.invalid!(name, "candidates", candidates, "a list of binaries")
 
-    case Job.call(&Native.search_index/4, [candidates], opts, name) do
+    case Job.call(&Native.search_index/5, [candidates, count!(name, candidates)], opts, name) do
       {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
       {:error, reason} -> fail!(name, reason)
     end
   end
 
-  defp run(name, query, set, opts, limit) do
+  defp run(name, query, set, count, opts, limit) do
     unit = Keyword.get(opts, :unit, :byte)
     max = Keyword.get(opts, :max_distance)
 
@@ -55,7 +55,7 @@ defmodule WellBehaved.Levenshtein.Search do
     max = if is_integer(max) and max >= 0xFFFF_FFFF, do: nil, else: max
     job_opts = Keyword.take(opts, [:schedule, :tiny_slices])
 
-    case Job.call(&Native.search/8, [query, set, unit, max, limit], job_opts, name) do
+    case Job.call(&Native.search/9, [query, set, count, unit, max, limit], job_opts, name) do
       {:error, reason} -> fail!(name, reason)
       result -> result
     end
@@ -65,14 +65,19 @@ defmodule WellBehaved.Levenshtein.Search do
     opts = keyword!(name, opts, known)
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
-    set =
-      case candidates do
-        %Index{ref: ref} -> ref
-        list when is_list(list) -> list
-        other -> Options.invalid!(name, "candidates", other, "a list of binaries or an index")
-      end
+    case candidates do
+      %Index{ref: ref, size: size} -> {ref, size, opts}
+      list when is_list(list) -> {list, count!(name, list), opts}
+      other -> Options.invalid!(name, "candidates", other, "a list of binaries or an index")
+    end
+  end
 
-    {set, opts}
+  # the list's length, which the native job takes instead of walking the
+  # list where it must not
+  defp count!(name, list) do
+    length(list)
+  rescue
+    ArgumentError -> fail!(name, {:not_a_binary, :tail})
   end
 
   defp keyword!(name, opts, known) when is_list(opts) do
@@ -84,11 +89,7 @@ defmodule WellBehaved.Levenshtein.Search do
         Options.bad_option!(name, other, known, opts)
     end)
 
-    case Keyword.fetch(opts, :schedule) do
-      {:ok, mode} -> Runtime.check_mode!(mode, name, [])
-      :error -> :ok
-    end
-
+    # schedule: and tiny_slices: are Job.call's to check
     opts
   end
 
