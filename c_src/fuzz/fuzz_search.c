@@ -3,7 +3,8 @@
  * nearest with cutoffs, stepped in small budgets, against the plain dynamic
  * programming reference (c_src/test/reference.h).
  *
- * Input: a flags byte (bit 0: a cutoff; bit 1: nearest), the cutoff, the
+ * Input: a flags byte (bit 0: a cutoff; bit 1: nearest; bits 2-3: the lane
+ * kernel, one of those the CPU has, or none), the cutoff, the
  * limit, the step budget, the query length, the query, then candidates
  * separated by 0xFF bytes.
  */
@@ -16,6 +17,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wb_fuzz_input in = {data, size};
     uint8_t flags = wb_fuzz_byte(&in);
+    wb_lanes_kernel kernel = (wb_lanes_kernel)((flags >> 2) % WB_LANES_KERNELS);
+    if (!wb_lanes_force(kernel)) wb_lanes_force(WB_LANES_BASELINE);
     size_t k = (flags & 1) ? wb_fuzz_byte(&in) : WB_SEARCH_NO_LIMIT;
     size_t limit = (flags & 2) ? 1 + wb_fuzz_byte(&in) % 16 : 0;
     uint64_t budget = 1 + wb_fuzz_byte(&in);
@@ -51,8 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     WB_FUZZ_CHECK(wb_search_init(&s, &set.set, query, qlen, false, k, limit) == WB_SEARCH_OK);
     uint64_t used = 0;
     size_t steps = 0;
+    /* each step takes a candidate or advances a batch by a query byte */
     while (!wb_search_step(&s, budget, &used))
-        WB_FUZZ_CHECK(++steps <= count);
+        WB_FUZZ_CHECK(++steps <= count * (qlen + 2));
     WB_FUZZ_CHECK(s.status == WB_SEARCH_OK);
     if (limit == 0) {
         for (size_t i = 0; i < count; i++)

@@ -128,9 +128,14 @@ static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args)
 
 static uint64_t search_predict(const void *args) {
     const search_args *in = args;
-    if (in->index) return wb_search_predict(&in->index->packed.set, in->query.size);
-    uint64_t words = in->query.size <= 64 ? 1 : (in->query.size + 63) / 64;
-    return (uint64_t)in->count * (in->query.size + 1) * words;
+    if (in->index) {
+        const wb_search_set *set = &in->index->packed.set;
+        return wb_search_predict(set->count, set->offsets[set->count], in->query.size,
+                                 in->codepoints);
+    }
+    /* a list's bytes are not known before it is walked: about the query's */
+    return wb_search_predict(in->count, (uint64_t)in->count * in->query.size, in->query.size,
+                             in->codepoints);
 }
 
 /* copying a list's candidates: a few units per candidate */

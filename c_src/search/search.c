@@ -9,12 +9,13 @@ bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
     if (count >= SIZE_MAX / sizeof(uint64_t) - 1) return false;
     s->offsets = calloc(count + 1, sizeof(uint64_t));
-    s->bytes = malloc(total ? total : 1);
+    if (total > SIZE_MAX - WB_SEARCH_PADDING) return false;
+    s->bytes = calloc(total + WB_SEARCH_PADDING, 1);
     if (!s->offsets || !s->bytes) {
         wb_search_set_free(s);
         return false;
     }
-    s->owned_bytes = (count + 1) * sizeof(uint64_t) + (total ? total : 1);
+    s->owned_bytes = (count + 1) * sizeof(uint64_t) + total + WB_SEARCH_PADDING;
     s->set = (wb_search_set){.count = count, .bytes = s->bytes, .offsets = s->offsets};
     return true;
 }
@@ -25,9 +26,13 @@ void wb_search_set_free(wb_search_owned_set *s) {
     memset(s, 0, sizeof *s);
 }
 
-uint64_t wb_search_predict(const wb_search_set *set, size_t qlen) {
-    uint64_t words = qlen <= 64 ? 1 : (qlen + 63) / 64;
-    return (set->offsets[set->count] + set->count) * words;
+uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints) {
+    if (codepoints || qlen == 0) {
+        uint64_t words = qlen <= 64 ? 1 : (qlen + 63) / 64;
+        return (bytes + count) * words;
+    }
+    /* batches of about 16 lanes: two units per vector step */
+    return count + bytes / 8 + ((uint64_t)count / 8 + 1) * qlen;
 }
 
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
@@ -71,6 +76,14 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
     if (s->fast)
         for (size_t i = 0; i < qlen; i++)
             s->peq[query[i]] |= UINT64_C(1) << i;
+    s->kernel = codepoints || qlen == 0 ? WB_LANES_OFF : wb_lanes_current();
+    if (s->kernel != WB_LANES_OFF) {
+        if (!wb_lanes_query_init(&s->lanes, query, qlen)) {
+            wb_search_free(s);
+            return WB_SEARCH_ENOMEM;
+        }
+        s->owned_bytes += s->lanes.bytes;
+    }
     return WB_SEARCH_OK;
 }
 
@@ -137,9 +150,11 @@ static void heap_push(wb_search_hit *h, size_t *n, wb_search_hit hit) {
     }
 }
 
-/* The cutoff for the next candidate: the caller's, and in nearest once the
- * heap is full, under the worst hit kept (a tie loses to the earlier
- * candidate). SIZE_MAX - 1 at most, so that bound + 1 never wraps. */
+/* The cutoff for a candidate not yet started (its index is past every
+ * hit kept): the caller's, and in nearest once the heap is full, under
+ * the worst hit kept (a tie loses to the earlier candidate). *none when
+ * no such candidate can enter any more. SIZE_MAX - 1 at most, so that
+ * bound + 1 never wraps. */
 static size_t current_bound(const wb_search *s, bool *none) {
     size_t bound = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
     *none = false;
@@ -153,55 +168,136 @@ static size_t current_bound(const wb_search *s, bool *none) {
     return bound;
 }
 
-bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
+/* The cutoff for a batch, whose candidates may come before hits kept: a
+ * tie with the worst hit may still enter. */
+static size_t batch_bound(const wb_search *s) {
+    size_t bound = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
+    if (s->limit && s->heap_len == s->limit && s->heap[0].distance < bound)
+        bound = s->heap[0].distance;
+    return bound;
+}
+
+/* Records candidate i at distance d (d > bound: bound + 1, or more). */
+static void record(wb_search *s, size_t i, size_t d) {
+    if (s->limit == 0) {
+        if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) d = s->max_distance + 1;
+        s->distances[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+        return;
+    }
+    if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) return;
+    if (d > UINT32_MAX) return;
+    wb_search_hit hit = {.distance = (uint32_t)d, .index = i};
+    if (s->heap_len < s->limit) {
+        heap_push(s->heap, &s->heap_len, hit);
+    } else if (hit_less(&hit, &s->heap[0])) {
+        s->heap[0] = hit;
+        heap_sift_down(s->heap, s->heap_len, 0);
+    }
+}
+
+static unsigned width_slot(unsigned width) {
+    return width == 8 ? 0 : width == 16 ? 1 : width == 32 ? 2 : 3;
+}
+
+/* Starts the batch of the candidates waiting in `slot`. */
+static void start_batch(wb_search *s, unsigned slot) {
+    wb_lanes *b = &s->batch;
+    b->width = 8u << slot;
+    b->used = (unsigned)s->waiting_len[slot];
+    memcpy(b->index, s->waiting[slot], b->used * sizeof b->index[0]);
+    s->waiting_len[slot] = 0;
+    wb_lanes_load(b, &s->lanes, s->set->bytes, s->set->offsets);
+    s->running = true;
+}
+
+/* Advances the batch under way by about `budget` units; returns the units. */
+static uint64_t run_batch(wb_search *s, uint64_t budget) {
+    wb_lanes *b = &s->batch;
+    size_t bound = batch_bound(s);
+    size_t steps = wb_lanes_run(s->kernel, b, &s->lanes, s->query, s->qlen, bound,
+                                budget / 2 ? (size_t)(budget / 2) : 1);
+    if (b->pos == s->qlen || b->hopeless) {
+        for (unsigned l = 0; l < b->used; l++)
+            record(s, (size_t)b->index[l], b->hopeless ? b->bound + 1 : wb_lanes_score(b, l));
+        s->running = false;
+    }
+    return 2 * (uint64_t)steps + 1;
+}
+
+/* Takes candidate i: records it, or puts it in a batch. Returns the units,
+ * or 0 on an error (s->status set). */
+static uint64_t take(wb_search *s, size_t i, size_t bound) {
     const wb_search_set *set = s->set;
-    uint64_t done = 0;
-    while (s->next < set->count) {
-        size_t i = s->next;
-        const uint8_t *t = set->bytes + set->offsets[i];
-        size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
-        bool none;
-        size_t bound = current_bound(s, &none);
-        if (none) { /* nothing can enter the hits any more */
-            done += set->count - i;
-            s->next = set->count;
-            break;
+    const uint8_t *t = set->bytes + set->offsets[i];
+    size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (!s->codepoints) {
+        size_t diff = n > s->qlen ? n - s->qlen : s->qlen - n;
+        if (diff > bound) { /* the length difference is the least distance */
+            record(s, i, bound + 1);
+            return 1;
         }
-        size_t d;
+        if (n == 0 || s->qlen == 0) {
+            record(s, i, diff);
+            return 1;
+        }
+        unsigned width = s->kernel == WB_LANES_OFF ? 0 : wb_lanes_width(n, s->qlen);
+        if (width) {
+            unsigned slot = width_slot(width);
+            s->waiting[slot][s->waiting_len[slot]++] = i;
+            if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
+            return 1 + n / 8;
+        }
         if (s->fast) {
-            d = myers_word(s->peq, s->qlen, t, n, bound);
-            done += n + 1;
-        } else if (s->qlen == 0 && !s->codepoints) {
-            d = n > bound ? bound + 1 : n;
-            done += 1;
-        } else {
-            size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
-            wb_lev_status st;
-            d = wb_lev_distance(s->query, s->qlen, t, n, s->codepoints, k, &st);
-            if (st != WB_LEV_OK) {
-                s->status = st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_CANDIDATE;
-                s->failed_at = i;
+            record(s, i, myers_word(s->peq, s->qlen, t, n, bound));
+            return n + 1;
+        }
+    }
+    size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
+    wb_lev_status st;
+    size_t d = wb_lev_distance(s->query, s->qlen, t, n, s->codepoints, k, &st);
+    if (st != WB_LEV_OK) {
+        s->status = st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_CANDIDATE;
+        s->failed_at = i;
+        return 0;
+    }
+    record(s, i, d);
+    return wb_lev_predict(s->query, s->qlen, t, n, k) + 1;
+}
+
+bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
+    uint64_t done = 0;
+    bool finished = false;
+    while (!finished && (done == 0 || done < budget)) {
+        if (s->running) {
+            done += run_batch(s, budget > done ? budget - done : 1);
+        } else if (s->next < s->set->count) {
+            bool none;
+            size_t bound = current_bound(s, &none);
+            if (none) { /* nothing after the hits kept can enter */
+                done += s->set->count - s->next;
+                s->next = s->set->count;
+                continue;
+            }
+            uint64_t units = take(s, s->next, bound);
+            if (units == 0) {
                 *used += done + 1;
                 return true;
             }
-            done += wb_lev_predict(s->query, s->qlen, t, n, k) + 1;
+            done += units;
+            s->next++;
+        } else {
+            /* every candidate taken: the partial batches, narrowest first */
+            unsigned slot = 0;
+            while (slot < 4 && s->waiting_len[slot] == 0)
+                slot++;
+            if (slot < 4)
+                start_batch(s, slot);
+            else
+                finished = true;
         }
-        if (s->limit == 0) {
-            s->distances[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-        } else if (d <= bound) {
-            wb_search_hit hit = {.distance = (uint32_t)d, .index = i};
-            if (s->heap_len < s->limit) {
-                heap_push(s->heap, &s->heap_len, hit);
-            } else {
-                s->heap[0] = hit;
-                heap_sift_down(s->heap, s->heap_len, 0);
-            }
-        }
-        s->next = i + 1;
-        if (done >= budget) break;
     }
-    *used += done;
-    if (s->next < set->count) return false;
+    *used += done ? done : 1;
+    if (!finished) return false;
     /* finished: the hits in order, once */
     if (s->heap_len > 1) qsort(s->heap, s->heap_len, sizeof *s->heap, hit_order);
     return true;
@@ -220,6 +316,8 @@ void wb_search_free(wb_search *s) {
     free(s->query);
     free(s->distances);
     free(s->heap);
+    wb_lanes_query_free(&s->lanes);
+    s->running = false;
     s->query = NULL;
     s->distances = NULL;
     s->heap = NULL;

@@ -7,15 +7,22 @@
  * offset of each. A search is a state advanced by wb_search_step in bounded
  * amounts of work, so any scheduler can slice it.
  *
- * In byte mode with a query of at most 64 bytes, the query's match table
- * is built once per search and each candidate costs one bit-parallel step
- * per byte (Myers/Hyyro, one machine word); a cutoff stops a candidate
- * as soon as it cannot come under it, and a length difference beyond it
- * costs nothing. A longer query, or codepoint mode, uses the pair core
+ * In byte mode, candidates of 1..64 bytes go in batches of up to 64, one
+ * per vector lane (lanes.h): a batch costs one vector step per query
+ * byte, and stops once no lane can come under the cutoff. Longer
+ * candidates, with a query of at most 64 bytes, take one bit-parallel
+ * step per byte (Myers/Hyyro, one machine word, the query's match table
+ * built once per search) and stop as soon as they cannot come under the
+ * cutoff. A length difference beyond the cutoff costs nothing. A longer
+ * query with a longer candidate, or codepoint mode, uses the pair core
  * (levenshtein.h) for each candidate.
  *
- * Unit of work: one candidate byte against the query (the pair core's
- * estimate for the other paths), plus one per candidate.
+ * Candidates in batches finish out of input order; nearest still breaks
+ * ties by input order, and distances are stored by index.
+ *
+ * Unit of work: one scalar step (a candidate byte against the query, the
+ * pair core's estimate on its path), two per vector step, one per
+ * candidate plus one per 8 bytes put in a batch.
  */
 #ifndef WB_SEARCH_H
 #define WB_SEARCH_H
@@ -24,7 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]). */
+#include "lanes.h"
+
+/* Bytes readable past the last candidate (the lane kernels read whole
+ * 16-byte blocks); wb_search_set_alloc provides them. */
+#define WB_SEARCH_PADDING 64
+
+/* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]), and
+ * bytes has WB_SEARCH_PADDING more bytes after the last one. */
 typedef struct {
     size_t count;
     const uint8_t *bytes;
@@ -70,6 +84,14 @@ typedef struct {
     size_t next;         /* next candidate */
     bool fast;           /* byte mode, query of 1..64 bytes */
     uint64_t peq[256];   /* fast path: the query's match table */
+    /* batches: the kernel, the query's table, the candidates waiting for a batch by lane width (8,
+     * 16, 32, 64) and the batch under way */
+    wb_lanes_kernel kernel;
+    wb_lanes_query lanes;
+    size_t waiting_len[4];
+    uint64_t waiting[4][WB_LANES_MAX];
+    bool running;
+    wb_lanes batch;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
     /* nearest: a max-heap of the best hits so far, by (distance, index) */
@@ -91,8 +113,9 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
  * true when finished (or stopped by an error, see s->status). */
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
 
-/* Units the whole search will take, estimated without allocating. */
-uint64_t wb_search_predict(const wb_search_set *set, size_t qlen);
+/* Units a search of `count` candidates of `bytes` bytes in all will take,
+ * estimated without looking at them. */
+uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints);
 
 /* nearest, once finished: the hits by (distance, index), and their number. */
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);

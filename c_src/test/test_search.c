@@ -7,6 +7,7 @@
  */
 #include "../search/search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,15 +50,13 @@ static size_t run(wb_search *s, uint64_t budget) {
     return steps;
 }
 
-static void check_search(const wb_search_set *set, const uint8_t *q, size_t qlen, size_t k,
-                         size_t limit, uint64_t budget) {
+/* exact: the textbook distance from q to each candidate */
+static void check_search(const wb_search_set *set, const size_t *exact, const uint8_t *q,
+                         size_t qlen, size_t k, size_t limit, uint64_t budget) {
     size_t n = set->count;
     size_t *want = malloc((n ? n : 1) * sizeof *want);
-    for (size_t i = 0; i < n; i++) {
-        size_t d = wb_ref_distance_bytes(q, qlen, set->bytes + set->offsets[i],
-                                         (size_t)(set->offsets[i + 1] - set->offsets[i]));
-        want[i] = k != WB_SEARCH_NO_LIMIT && d > k ? k + 1 : d;
-    }
+    for (size_t i = 0; i < n; i++)
+        want[i] = k != WB_SEARCH_NO_LIMIT && exact[i] > k ? k + 1 : exact[i];
     wb_search s;
     CHECK(wb_search_init(&s, set, q, qlen, false, k, limit) == WB_SEARCH_OK, "init");
     run(&s, budget);
@@ -88,21 +87,29 @@ static void check_search(const wb_search_set *set, const uint8_t *q, size_t qlen
 }
 
 static void test_random(void) {
-    for (int round = 0; round < 60; round++) {
+    for (int round = 0; round < 54; round++) {
         wb_search_owned_set set;
         unsigned alphabet = round % 3 == 0 ? 2 : round % 3 == 1 ? 4 : 26;
-        random_set(&set, 1 + next_random() % 120, 80, alphabet);
-        uint8_t q[100];
-        size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90};
-        size_t qlen = qlens[round % 8];
+        /* long candidates, or enough short ones to fill batches of every width */
+        size_t max_lens[] = {80, 10, 34};
+        random_set(&set, 1 + next_random() % 260, max_lens[(round / 3) % 3], alphabet);
+        uint8_t q[300];
+        /* 300: past what an 8-bit lane can count */
+        size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90, 300};
+        size_t qlen = qlens[(round / 2) % 9];
         for (size_t j = 0; j < qlen; j++)
             q[j] = (uint8_t)('a' + next_random() % alphabet);
+        size_t *exact = malloc(set.set.count * sizeof *exact);
+        for (size_t i = 0; i < set.set.count; i++)
+            exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i],
+                                             (size_t)(set.offsets[i + 1] - set.offsets[i]));
         size_t ks[] = {WB_SEARCH_NO_LIMIT, 0, 3, 20, 64, 200};
         for (size_t ki = 0; ki < 6; ki++)
             for (size_t limit = 0; limit <= 12; limit += 4) {
-                check_search(&set.set, q, qlen, ks[ki], limit, UINT64_MAX);
-                check_search(&set.set, q, qlen, ks[ki], limit, 1);
+                check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
+                check_search(&set.set, exact, q, qlen, ks[ki], limit, 1);
             }
+        free(exact);
         wb_search_set_free(&set);
     }
 }
@@ -142,7 +149,16 @@ static void test_codepoints(void) {
 }
 
 int main(void) {
-    test_random();
-    test_codepoints();
+    /* every kernel this CPU has, and none */
+    for (int k = WB_LANES_OFF; k < WB_LANES_KERNELS; k++) {
+        if (!wb_lanes_force((wb_lanes_kernel)k)) {
+            printf("lane kernel %s: not on this CPU, skipped\n", wb_lanes_name((wb_lanes_kernel)k));
+            continue;
+        }
+        printf("lane kernel %s\n", wb_lanes_name((wb_lanes_kernel)k));
+        test_random();
+        test_codepoints();
+    }
+    wb_lanes_force(WB_LANES_KERNELS);
     return CHECK_SUMMARY();
 }

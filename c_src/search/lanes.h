@@ -1,0 +1,106 @@
+/*
+ * Many short candidates against one query, several per vector: the lane
+ * kernels behind the search core (search.c). Internal to c_src/search/.
+ *
+ * Each candidate of 1..64 bytes is the pattern of a bit-parallel
+ * Levenshtein automaton (Myers/Hyyro) in one lane of a 64-byte vector:
+ * 64 lanes of 8 bits, 32 of 16, 16 of 32 or 8 of 64, the narrowest its
+ * length and the query's allow. The query is the text: each step reads
+ * one query byte and loads the match masks of every lane at once from a
+ * table built for the batch, so a batch of up to 64 candidates costs one
+ * vector step per query byte. Distances do not depend on which string is
+ * the pattern.
+ *
+ * The same C source is compiled for the baseline instruction set and, on
+ * x86-64, for AVX2 and AVX-512; the best one the CPU has is chosen at run
+ * time, and tests can force any of them, or none.
+ */
+#ifndef WB_SEARCH_LANES_H
+#define WB_SEARCH_LANES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WB_LANES_BYTES   64 /* bytes per vector */
+#define WB_LANES_MAX     64 /* lanes of 8 bits */
+#define WB_LANES_LONGEST 64 /* longest candidate a lane holds */
+
+typedef enum {
+    WB_LANES_OFF = 0,  /* no batches: one candidate at a time */
+    WB_LANES_BASELINE, /* the compiler's baseline (SSE2 on x86-64) */
+    WB_LANES_AVX2,
+    WB_LANES_AVX512,
+    WB_LANES_KERNELS
+} wb_lanes_kernel;
+
+/* A query's side of the batches. table[r] holds, lane by lane, the
+ * positions where the query byte of row r occurs in that lane's candidate;
+ * rows[c] is the row of byte c: one per distinct query byte, and one more
+ * shared by every other byte, written but never read. */
+typedef unsigned char (*wb_lanes_table)[WB_LANES_BYTES];
+typedef struct {
+    wb_lanes_table table; /* 64-byte aligned, distinct + 1 rows */
+    size_t distinct;
+    size_t bytes; /* the table's size */
+    uint16_t rows[256];
+    uint8_t bytes_of_rows[256];
+} wb_lanes_query;
+
+/* false when out of memory (nothing allocated) */
+bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen);
+void wb_lanes_query_free(wb_lanes_query *q);
+
+/* A batch of candidates, resumable between query bytes. */
+typedef struct {
+    unsigned width; /* bits per lane: 8, 16, 32 or 64 */
+    unsigned used;  /* lanes holding a candidate */
+    size_t pos;     /* query bytes done */
+    bool hopeless;  /* every lane ended up over `bound` */
+    size_t bound;   /* the cutoff of the last wb_lanes_run */
+    uint64_t index[WB_LANES_MAX];
+    /* the vectors between runs; no alignment promised (a runtime job's
+     * state is only 8-byte aligned) */
+    unsigned char vp[WB_LANES_BYTES];
+    unsigned char vn[WB_LANES_BYTES];
+    unsigned char score[WB_LANES_BYTES];
+    unsigned char last[WB_LANES_BYTES];
+} wb_lanes;
+
+/* The lane width for a candidate of n bytes and a query of qlen: 0 when
+ * no lane holds it (n of 0 or over 64). A lane's score reaches at most
+ * max(n, qlen). */
+static inline unsigned wb_lanes_width(size_t n, size_t qlen) {
+    if (n == 0 || n > WB_LANES_LONGEST) return 0;
+    unsigned w = n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
+    while (w < 64 && qlen > (UINT64_C(1) << w) - 1)
+        w *= 2;
+    return w;
+}
+static inline unsigned wb_lanes_count(unsigned width) {
+    return WB_LANES_BYTES * 8 / width;
+}
+
+/* Fills the table for b->index[0 .. b->used) (candidate i being
+ * bytes[offsets[i] .. offsets[i + 1]), readable up to 64 bytes further:
+ * see WB_SEARCH_PADDING) and starts the batch. */
+void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
+                   const uint64_t *offsets);
+
+/* Up to max_steps query bytes (at least one unless done); returns how many.
+ * Stops early, with b->hopeless, once no lane can end at or under bound. */
+size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
+                    const uint8_t *query, size_t qlen, size_t bound, size_t max_steps);
+
+/* A finished batch's distance in a lane (meaningful unless hopeless). */
+uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane);
+
+/* The kernel searches use: the best the CPU has, or the one forced. */
+wb_lanes_kernel wb_lanes_current(void);
+bool wb_lanes_supported(wb_lanes_kernel kernel);
+/* For tests: use this kernel from now on (false if the CPU lacks it);
+ * WB_LANES_KERNELS returns to the automatic choice. Not thread-safe. */
+bool wb_lanes_force(wb_lanes_kernel kernel);
+const char *wb_lanes_name(wb_lanes_kernel kernel);
+
+#endif
