@@ -122,17 +122,21 @@ defmodule WellBehaved.Levenshtein do
   on each pair, computed in one native job.
 
   Options as `distance/3`'s (`unit:`, `max_distance:`, `schedule:`,
-  `tiny_slices:`), but not `schedule: :external`. With a query of at most
-  64 bytes (`unit: :byte`), the query's match table is built once and each
-  candidate costs about one machine-word step per byte.
+  `tiny_slices:`), but not `schedule: :external`, and the distributed
+  ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`). In byte mode,
+  candidates of up to 64 bytes are compared with the query in batches of
+  8 to 64, one per lane of a vector; longer ones, one machine word step
+  per byte (query of up to 64 bytes) or the pair algorithm.
 
       iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitten", "", "mitten"])
       [3, 0, 6, 1]
       iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitchen"], max_distance: 1)
       [2, 2]
   """
-  @spec distances(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), [option()]) ::
+  @spec distances(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), keyword()) ::
           [non_neg_integer()]
+          | {:error, {atom() | tuple(), node()}}
+          | {:partial, [non_neg_integer()], [{node(), term()}]}
   def distances(query, candidates, opts \\ []),
     do: WellBehaved.Levenshtein.Search.distances(query, candidates, opts)
 
@@ -143,8 +147,19 @@ defmodule WellBehaved.Levenshtein do
 
   Options as `distances/3`, and `limit:`. With `max_distance: k` only the
   candidates within `k` are returned, and the work stops early: a length
-  difference beyond the cutoff costs nothing, and a candidate stops once it
-  cannot come under the current `limit`-th best.
+  difference beyond the cutoff costs nothing, and a candidate (or a batch
+  of them) stops once it cannot come under the current `limit`-th best.
+
+  Across nodes: on an index made with `Index.new(candidates, nodes:
+  nodes)`, or on a list with `nodes: [node, ...]` (split into one
+  contiguous slice per node for this call), every node searches its share
+  in parallel over Erlang distribution (`:erpc`) and the answers merge
+  into the same result as a search here. Each node has `timeout:`
+  milliseconds (default 5000) to answer. If one does not, the call returns
+  `{:error, {:nodedown, node}}` or `{:error, {:timeout, node}}`, or, with
+  `partial: true`, `{:partial, hits, [{node, reason}]}`: the nearest among
+  the shards that answered (`distances/3`: `nil` for each candidate of a
+  shard that did not). It never waits longer than the bound.
 
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Levenshtein.nearest("Johnathan", names, limit: 2)
@@ -154,6 +169,8 @@ defmodule WellBehaved.Levenshtein do
   """
   @spec nearest(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), keyword()) ::
           [{binary(), non_neg_integer()}]
+          | {:error, {atom() | tuple(), node()}}
+          | {:partial, [{binary(), non_neg_integer()}], [{node(), term()}]}
   def nearest(query, candidates, opts \\ []),
     do: WellBehaved.Levenshtein.Search.nearest(query, candidates, opts)
 

@@ -15,9 +15,17 @@ defmodule WellBehaved.Levenshtein.Index do
   """
 
   @enforce_keys [:ref, :size]
-  defstruct [:ref, :size]
+  defstruct [:ref, :size, shards: nil]
 
-  @type t :: %__MODULE__{ref: reference(), size: non_neg_integer()}
+  @typedoc """
+  An index: packed here (`ref`), or split into shards held on other nodes
+  (`shards`: `{node, holder, size}` in input order).
+  """
+  @type t :: %__MODULE__{
+          ref: reference() | nil,
+          size: non_neg_integer(),
+          shards: [{node(), pid(), non_neg_integer()}] | nil
+        }
 
   @doc """
   Packs `candidates` (a list of binaries) into an index.
@@ -25,8 +33,19 @@ defmodule WellBehaved.Levenshtein.Index do
   Options: `schedule:` and `tiny_slices:`, as `WellBehaved.Job.call/4`
   takes them (packing a long list yields like any job). Raises
   `ArgumentError` naming the first element that is not a binary.
+
+  With `nodes: [node, ...]` (connected nodes, this one included if you
+  like, each running `:well_behaved`), the candidates are split into one
+  contiguous shard per node, packed there and held by a process that
+  lives as long as the process calling `new/2`. `nearest/3` and
+  `distances/3` on such an index ask every shard in parallel over Erlang
+  distribution (`:erpc`) and merge the answers: the same result as one
+  index holding every candidate. `timeout:` (milliseconds, default 5000)
+  bounds each node's answer, here and in every search. Returns
+  `{:error, {reason, node}}` (`:nodedown`, `:timeout`) when a node does
+  not take its shard.
   """
-  @spec new([binary()], [WellBehaved.Job.option()]) :: t()
+  @spec new([binary()], keyword()) :: t() | {:error, {atom() | tuple(), node()}}
   def new(candidates, opts \\ []), do: WellBehaved.Levenshtein.Search.index(candidates, opts)
 
   @doc "The number of candidates."

@@ -5,17 +5,24 @@ defmodule WellBehaved.Levenshtein.Search do
   # (c_src/nif/search_job.c) over a list of binaries or an index.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Levenshtein.Index
+  alias WellBehaved.Levenshtein.{Distributed, Index}
 
-  @common [:unit, :max_distance, :schedule, :tiny_slices]
+  @common [:unit, :max_distance, :schedule, :tiny_slices, :nodes, :timeout, :partial]
 
   @doc "The distances from `query` to each candidate, in order."
   def distances(query, candidates, opts) do
     name = "WellBehaved.Levenshtein.distances/3"
     {set, count, opts} = check!(name, query, candidates, opts, @common)
+    check_common!(name, opts)
 
-    case run(name, query, set, count, opts, 0) do
-      bin when is_binary(bin) -> for <<d::32-native <- bin>>, do: d
+    case where(name, candidates, opts) do
+      {:here, opts} ->
+        case run(name, query, set, count, opts, 0) do
+          bin when is_binary(bin) -> for <<d::32-native <- bin>>, do: d
+        end
+
+      {:shards, settings, opts} ->
+        Distributed.distances(query, candidates, count, settings, opts)
     end
   end
 
@@ -24,24 +31,68 @@ defmodule WellBehaved.Levenshtein.Search do
     name = "WellBehaved.Levenshtein.nearest/3"
     {set, count, opts} = check!(name, query, candidates, opts, [:limit | @common])
     limit = Options.integer!(name, :limit, Keyword.get(opts, :limit, 10), 1..0xFFFF_FFFF)
-    run(name, query, set, count, opts, limit)
+    check_common!(name, opts)
+
+    case where(name, candidates, opts) do
+      {:here, opts} -> run(name, query, set, count, opts, limit)
+      {:shards, settings, opts} -> Distributed.nearest(query, candidates, count, settings, opts)
+    end
   end
 
-  @doc "Packs the candidates into an index."
+  @doc "Packs the candidates into an index (its shards on `nodes:`)."
   def index(candidates, opts) do
     name = "WellBehaved.Levenshtein.Index.new/2"
-    opts = keyword!(name, opts, [:schedule, :tiny_slices])
+    opts = keyword!(name, opts, [:schedule, :tiny_slices, :nodes, :timeout])
 
     if not is_list(candidates),
       do: Options.invalid!(name, "candidates", candidates, "a list of binaries")
 
-    case Job.call(&Native.search_index/5, [candidates, count!(name, candidates)], opts, name) do
-      {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
-      {:error, reason} -> fail!(name, reason)
+    count = count!(name, candidates)
+
+    case Distributed.options(name, opts) do
+      {%{nodes: nil}, opts} ->
+        case Job.call(&Native.search_index/5, [candidates, count], opts, name) do
+          {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
+          {:error, reason} -> fail!(name, reason)
+        end
+
+      {settings, opts} ->
+        binaries!(name, candidates)
+        Distributed.index(candidates, count, settings, opts)
     end
   end
 
-  defp run(name, query, set, count, opts, limit) do
+  # where the search runs: here, or on shards (a distributed index, or a
+  # list with nodes:)
+  defp where(name, candidates, opts) do
+    {settings, rest} = Distributed.options(name, opts)
+
+    case candidates do
+      %Index{shards: [_ | _]} when settings.nodes == nil ->
+        {:shards, settings, rest}
+
+      %Index{} when settings.nodes != nil ->
+        Options.invalid!(name, :nodes, settings.nodes, "a list of candidates: an index is split \
+        over nodes when made, by Index.new(candidates, nodes: nodes)")
+
+      list when is_list(list) and settings.nodes != nil ->
+        binaries!(name, list)
+        {:shards, settings, rest}
+
+      _ ->
+        {:here, rest}
+    end
+  end
+
+  # a shard would name a position in its own slice
+  defp binaries!(name, list) do
+    case Enum.find_index(list, &(not is_binary(&1))) do
+      nil -> :ok
+      at -> fail!(name, {:not_a_binary, at})
+    end
+  end
+
+  defp check_common!(name, opts) do
     unit = Keyword.get(opts, :unit, :byte)
     max = Keyword.get(opts, :max_distance)
 
@@ -50,6 +101,11 @@ defmodule WellBehaved.Levenshtein.Search do
 
     if not (is_nil(max) or (is_integer(max) and max >= 0)),
       do: Options.invalid!(name, :max_distance, max, "a non-negative integer or nil")
+  end
+
+  defp run(name, query, set, count, opts, limit) do
+    unit = Keyword.get(opts, :unit, :byte)
+    max = Keyword.get(opts, :max_distance)
 
     # a cutoff beyond 32 bits cuts nothing the native side can count
     max = if is_integer(max) and max >= 0xFFFF_FFFF, do: nil, else: max

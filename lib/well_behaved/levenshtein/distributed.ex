@@ -1,0 +1,162 @@
+defmodule WellBehaved.Levenshtein.Distributed do
+  @moduledoc false
+  # Searches over shards on connected nodes (Erlang distribution, :erpc):
+  # an index split into holders (Levenshtein.Shard) on several nodes, or a
+  # list split per call. Every shard is asked in parallel, each answer is
+  # bounded by `timeout:`, and a shard that does not answer makes the call
+  # return {:error, {reason, node}} (reason :nodedown or :timeout), or with
+  # `partial: true` {:partial, result_of_the_others, [{node, reason}]}.
+  #
+  # Shards are contiguous slices in input order, so merging the shards'
+  # nearest lists (each by distance, then order) with a stable sort by
+  # distance keeps ties in input order.
+
+  alias WellBehaved.Levenshtein
+  alias WellBehaved.Levenshtein.{Index, Shard}
+  alias WellBehaved.Options
+
+  @default_timeout 5_000
+  @own [:nodes, :timeout, :partial]
+
+  @doc "Splits `opts` into this module's settings and the rest."
+  def options(name, opts) do
+    {own, rest} = Keyword.split(opts, @own)
+    timeout = Keyword.get(own, :timeout, @default_timeout)
+
+    if not (is_integer(timeout) and timeout > 0),
+      do: Options.invalid!(name, :timeout, timeout, "a positive integer (milliseconds)")
+
+    partial = Options.boolean!(name, :partial, Keyword.get(own, :partial, false))
+    {%{nodes: nodes!(name, own), timeout: timeout, partial: partial}, rest}
+  end
+
+  defp nodes!(name, own) do
+    case Keyword.fetch(own, :nodes) do
+      :error ->
+        nil
+
+      {:ok, [_ | _] = nodes} ->
+        if Enum.all?(nodes, &is_atom/1),
+          do: nodes,
+          else: Options.invalid!(name, :nodes, nodes, "a non-empty list of node names")
+
+      {:ok, other} ->
+        Options.invalid!(name, :nodes, other, "a non-empty list of node names")
+    end
+  end
+
+  @doc "An index whose shards are held on `nodes`."
+  def index(candidates, count, settings, opts) do
+    calls =
+      for {node, chunk} <- Enum.zip(settings.nodes, split(candidates, count, settings.nodes)),
+          do: {node, {Shard, :start, [self(), chunk, opts]}, length(chunk)}
+
+    case gather(calls, settings.timeout) do
+      {answers, []} ->
+        shards = for {{node, _, size}, pid} <- Enum.zip(calls, answers), do: {node, pid, size}
+        %Index{ref: nil, size: count, shards: shards}
+
+      {answers, [{node, reason} | _]} ->
+        # the holders that did start go with their index
+        for {{node, _, _}, pid} <- Enum.zip(calls, answers), is_pid(pid) do
+          :erpc.cast(node, GenServer, :stop, [pid])
+        end
+
+        {:error, {reason, node}}
+    end
+  end
+
+  @doc "nearest/3 over shards: an index's, or a list split over `nodes`."
+  def nearest(query, candidates, count, settings, opts) do
+    limit = Keyword.get(opts, :limit, 10)
+
+    run(:nearest, query, candidates, count, settings, opts, fn answers ->
+      for({answer, _size} <- answers, answer != :failed, do: answer)
+      |> Enum.concat()
+      |> Enum.sort_by(&elem(&1, 1))
+      |> Enum.take(limit)
+    end)
+  end
+
+  @doc "distances/3 over shards (nil for each candidate of a shard that failed)."
+  def distances(query, candidates, count, settings, opts) do
+    run(:distances, query, candidates, count, settings, opts, fn answers ->
+      Enum.flat_map(answers, fn
+        {:failed, size} -> List.duplicate(nil, size)
+        {answer, _size} -> answer
+      end)
+    end)
+  end
+
+  defp run(fun, query, %Index{shards: shards}, _count, settings, opts, merge) do
+    calls = for {node, pid, size} <- shards, do: {node, {Shard, fun, [pid, query, opts]}, size}
+    finish(calls, gather(calls, settings.timeout), settings, merge)
+  end
+
+  defp run(fun, query, list, count, settings, opts, merge) when is_list(list) do
+    calls =
+      for {node, chunk} <- Enum.zip(settings.nodes, split(list, count, settings.nodes)),
+          do: {node, {Levenshtein, fun, [query, chunk, opts]}, length(chunk)}
+
+    finish(calls, gather(calls, settings.timeout), settings, merge)
+  end
+
+  defp finish(calls, {answers, failed}, settings, merge) do
+    sized = Enum.zip(answers, for({_, _, size} <- calls, do: size))
+
+    case failed do
+      [] -> merge.(sized)
+      _ when settings.partial -> {:partial, merge.(sized), failed}
+      [{node, reason} | _] -> {:error, {reason, node}}
+    end
+  end
+
+  # Every call in parallel, each bounded by `timeout`: the answers in call
+  # order (:failed for a shard that gave none) and the failures. An
+  # exception raised by a shard is raised here.
+  defp gather(calls, timeout) do
+    tasks =
+      for {node, {m, f, a}, _size} <- calls do
+        Task.async(fn -> call(node, m, f, a, timeout) end)
+      end
+
+    results =
+      tasks
+      |> Task.yield_many(timeout + 1_000)
+      |> Enum.map(fn {task, result} -> result || Task.shutdown(task, :brutal_kill) end)
+
+    outcomes =
+      for {{node, _, _}, result} <- Enum.zip(calls, results) do
+        case result do
+          {:ok, {:ok, answer}} -> {:ok, answer}
+          {:ok, {:raise, kind, reason, stack}} -> :erlang.raise(kind, reason, stack)
+          {:ok, {:failed, reason}} -> {:failed, {node, reason}}
+          _ -> {:failed, {node, :timeout}}
+        end
+      end
+
+    answers = for o <- outcomes, do: if(match?({:ok, _}, o), do: elem(o, 1), else: :failed)
+    {answers, for({:failed, f} <- outcomes, do: f)}
+  end
+
+  defp call(node, m, f, a, timeout) do
+    {:ok, :erpc.call(node, m, f, a, timeout)}
+  catch
+    :error, {:erpc, :timeout} -> {:failed, :timeout}
+    :error, {:erpc, _} -> {:failed, :nodedown}
+    :error, {:exception, reason, stack} -> {:raise, :error, reason, stack}
+    :exit, {:exception, reason} -> {:failed, {:exit, reason}}
+    :exit, {:signal, reason} -> {:failed, {:exit, reason}}
+    :throw, value -> {:raise, :throw, value, []}
+  end
+
+  # `count` elements in length(nodes) contiguous slices of near-equal size
+  defp split(list, count, nodes) do
+    n = length(nodes)
+    sizes = for i <- 0..(n - 1), do: div(count + n - 1 - i, n)
+
+    {chunks, []} = Enum.map_reduce(sizes, list, fn size, rest -> Enum.split(rest, size) end)
+
+    chunks
+  end
+end

@@ -1,0 +1,175 @@
+defmodule WellBehaved.LevenshteinDistributedSearchTest do
+  # Searches over shards on :peer nodes of this machine (loopback): the
+  # same answers as one local search, and bounded, flagged failures when a
+  # node stops or stalls mid-query.
+  use ExUnit.Case, async: false
+
+  import WellBehaved.Test.RuntimeHelpers
+
+  alias WellBehaved.Levenshtein
+  alias WellBehaved.Levenshtein.Index
+
+  @moduletag timeout: 180_000
+
+  setup_all do
+    if not Node.alive?() do
+      {_, 0} = System.cmd("epmd", ["-daemon"])
+      name = :"wb_search_#{System.unique_integer([:positive])}@127.0.0.1"
+      {:ok, _} = Node.start(name, :longnames)
+      on_exit(fn -> Node.stop() end)
+    end
+
+    :ok
+  end
+
+  # a peer node running :well_behaved from this build
+  defp start_peer do
+    paths = Enum.flat_map(:code.get_path(), &[~c"-pa", &1])
+    name = :"wb_peer_#{System.unique_integer([:positive])}"
+
+    {:ok, peer, node} =
+      :peer.start(%{name: name, host: ~c"127.0.0.1", longnames: true, args: paths})
+
+    {:ok, _} = :erpc.call(node, :application, :ensure_all_started, [:well_behaved])
+    on_exit(fn -> if Process.alive?(peer), do: :peer.stop(peer) end)
+    {peer, node}
+  end
+
+  defp words(count, seed) do
+    :rand.seed(:exsss, {seed, seed, seed})
+    # a small alphabet: many ties, which shards must merge in input order
+    for _ <- 1..count do
+      for _ <- 1..(3 + :rand.uniform(12)), into: "", do: <<Enum.random(~c"abcd")>>
+    end
+  end
+
+  setup do
+    {_peer_a, a} = start_peer()
+    {_peer_b, b} = start_peer()
+    %{a: a, b: b}
+  end
+
+  test "a distributed index answers as one local index", %{a: a, b: b} do
+    cands = words(3_001, 1) ++ ["", "abcd", "abcd"]
+    local = Index.new(cands)
+    shards = Index.new(cands, nodes: [a, b, node()])
+    assert Index.size(shards) == length(cands)
+    assert [{^a, _, 1002}, {^b, _, 1001}, {_, _, 1001}] = shards.shards
+
+    for query <- ["", "abcd", "dcbaabcd", "aaaaaaaaaaaaaaaaaaaaaaaa"],
+        opts <- [[], [limit: 1], [limit: 57], [limit: 5000], [max_distance: 2], [max_distance: 0]] do
+      assert Levenshtein.nearest(query, shards, opts) == Levenshtein.nearest(query, local, opts),
+             "#{inspect(query)} #{inspect(opts)}"
+    end
+
+    assert Levenshtein.distances("abca", shards) == Levenshtein.distances("abca", local)
+
+    assert Levenshtein.distances("abca", shards, max_distance: 1, unit: :codepoint) ==
+             Levenshtein.distances("abca", cands, max_distance: 1)
+  end
+
+  test "nodes: splits a list per call", %{a: a, b: b} do
+    cands = words(2_000, 2)
+
+    for nodes <- [[a], [a, b], [b, a, node()]], limit <- [1, 10, 300] do
+      assert Levenshtein.nearest("abcab", cands, nodes: nodes, limit: limit) ==
+               Levenshtein.nearest("abcab", cands, limit: limit)
+    end
+
+    assert Levenshtein.distances("bad", cands, nodes: [a, b]) ==
+             Levenshtein.distances("bad", cands)
+
+    # more nodes than candidates: some shards are empty
+    assert Levenshtein.nearest("a", ["b", "a"], nodes: [a, b, node()]) == [{"a", 0}, {"b", 1}]
+  end
+
+  test "a node stopped mid-query gives nodedown, or a flagged partial answer", %{a: a} do
+    {peer_c, c} = start_peer()
+    cands = words(1_000, 3)
+    index = Index.new(cands, nodes: [a, c])
+    [{^a, _, _}, {^c, holder_c, _}] = index.shards
+    # the shard on c cannot answer (its holder takes no calls) until its node stops
+    :ok = :erpc.call(c, :sys, :suspend, [holder_c])
+
+    plain = Task.async(fn -> Levenshtein.nearest("abc", index, timeout: 60_000) end)
+
+    partial =
+      Task.async(fn -> Levenshtein.nearest("abc", index, timeout: 60_000, partial: true) end)
+
+    Process.sleep(200)
+    assert Task.yield(plain, 0) == nil
+    :peer.stop(peer_c)
+
+    assert Task.await(plain, 30_000) == {:error, {:nodedown, c}}
+    assert {:partial, hits, [{^c, :nodedown}]} = Task.await(partial, 30_000)
+    assert hits == Levenshtein.nearest("abc", Enum.take(cands, 500))
+    # and the next query does not wait at all for the node that is gone
+    assert Levenshtein.nearest("abc", index) == {:error, {:nodedown, c}}
+  end
+
+  test "a node too slow gives a timeout, within the bound", %{a: a, b: b} do
+    cands = words(500, 4)
+    index = Index.new(cands, nodes: [a, b])
+    [_, {^b, holder_b, _}] = index.shards
+    :ok = :erpc.call(b, :sys, :suspend, [holder_b])
+    {us, answer} = :timer.tc(fn -> Levenshtein.nearest("abc", index, timeout: 2_000) end)
+    assert answer == {:error, {:timeout, b}}
+    # bounded: the call gives up (generous, not a timing claim)
+    assert us < 20_000_000
+
+    assert {:partial, [_ | _], [{^b, :timeout}]} =
+             Levenshtein.nearest("abc", index, timeout: 2_000, partial: true)
+
+    # distances keep their positions: nil for the shard that did not answer
+    assert {:partial, distances, [{^b, :timeout}]} =
+             Levenshtein.distances("abc", index, timeout: 2_000, partial: true)
+
+    assert Enum.drop(distances, 250) == List.duplicate(nil, 250)
+    assert Enum.take(distances, 250) == Levenshtein.distances("abc", Enum.take(cands, 250))
+
+    :ok = :erpc.call(b, :sys, :resume, [holder_b])
+    assert length(Levenshtein.nearest("abc", index, limit: 3)) == 3
+  end
+
+  test "shards go when the process that made the index exits", %{a: a, b: b} do
+    parent = self()
+
+    owner =
+      spawn(fn ->
+        index = Index.new(words(100, 5), nodes: [a, b])
+        send(parent, {:shards, index.shards})
+        Process.sleep(:infinity)
+      end)
+
+    assert_receive {:shards, shards}, 30_000
+    for {node, pid, _} <- shards, do: assert(:erpc.call(node, Process, :alive?, [pid]))
+    Process.exit(owner, :kill)
+
+    eventually(fn ->
+      Enum.all?(shards, fn {node, pid, _} -> not :erpc.call(node, Process, :alive?, [pid]) end)
+    end)
+  end
+
+  test "an index needs its nodes up" do
+    missing = :"wb_missing_#{System.unique_integer([:positive])}@127.0.0.1"
+
+    assert Index.new(["a", "b"], nodes: [node(), missing], timeout: 5_000) ==
+             {:error, {:nodedown, missing}}
+  end
+
+  test "bad distributed arguments raise, naming the problem", %{a: a} do
+    msg = fn f -> assert_raise(ArgumentError, f).message end
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: []) end) =~ "nodes"
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: "x") end) =~ "node names"
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: [a], timeout: 0) end) =~ "timeout"
+
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: [a], partial: :yes) end) =~
+             "partial"
+
+    assert msg.(fn -> Levenshtein.nearest("a", ["b", 3], nodes: [a]) end) =~ "position 1"
+    assert msg.(fn -> Index.new(["b", :c], nodes: [a]) end) =~ "position 1"
+    assert msg.(fn -> Levenshtein.nearest("a", Index.new(["b"]), nodes: [a]) end) =~ "Index.new"
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: [a], limit: 0) end) =~ "limit"
+    assert msg.(fn -> Levenshtein.nearest("a", ["b"], nodes: [a], unit: :x) end) =~ "unit"
+  end
+end
