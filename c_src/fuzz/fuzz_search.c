@@ -4,7 +4,8 @@
  * programming reference (c_src/test/reference.h).
  *
  * Input: a flags byte (bit 0: a cutoff; bit 1: nearest; bits 2-3: the lane
- * kernel, one of those the CPU has, or none), the cutoff, the
+ * kernel, one of those the CPU has, or none; bit 4: batches made once, as
+ * for an index), the cutoff, the
  * limit, the step budget, the query length, the query, then candidates
  * separated by 0xFF bytes.
  */
@@ -50,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                          (size_t)(set.offsets[i + 1] - set.offsets[i]));
         want[i] = k != WB_SEARCH_NO_LIMIT && d > k ? k + 1 : d;
     }
+    wb_lanes_index prepared;
+    WB_FUZZ_CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, count));
+    if (flags & 16) set.set.prepared = &prepared;
     wb_search s;
     WB_FUZZ_CHECK(wb_search_init(&s, &set.set, query, qlen, false, k, limit) == WB_SEARCH_OK);
     uint64_t used = 0;
@@ -80,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         WB_FUZZ_CHECK(got == expect);
     }
     wb_search_free(&s);
+    wb_lanes_index_free(&prepared);
     wb_search_set_free(&set);
     free(want);
     return 0;

@@ -22,6 +22,7 @@
 
 typedef struct {
     wb_search_owned_set packed;
+    wb_lanes_index lanes; /* its batches, made once */
 } search_index;
 
 static ErlNifResourceType *index_type;
@@ -30,7 +31,8 @@ static ERL_NIF_TERM atom_byte, atom_codepoint, atom_not_a_binary, atom_invalid_u
 static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
-    wb_runtime_resident_bytes(-(int64_t)index->packed.owned_bytes);
+    wb_runtime_resident_bytes(-(int64_t)(index->packed.owned_bytes + index->lanes.bytes));
+    wb_lanes_index_free(&index->lanes);
     wb_search_set_free(&index->packed);
 }
 
@@ -267,7 +269,7 @@ static uint64_t index_predict(const void *args) {
 }
 
 static uint64_t index_setup(const void *args) {
-    return (uint64_t)((const index_args *)args)->count * 16;
+    return (uint64_t)((const index_args *)args)->count * 48;
 }
 
 static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
@@ -283,7 +285,15 @@ static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
         enif_release_resource(index); /* the destructor frees nothing */
         return false;
     }
-    wb_runtime_resident_bytes((int64_t)index->packed.owned_bytes);
+    if (!wb_lanes_index_build(&index->lanes, index->packed.bytes, index->packed.offsets,
+                              index->packed.set.count)) {
+        wb_search_set_free(&index->packed);
+        enif_release_resource(index);
+        *reason = wb_atom(env, "enomem");
+        return false;
+    }
+    index->packed.set.prepared = &index->lanes;
+    wb_runtime_resident_bytes((int64_t)(index->packed.owned_bytes + index->lanes.bytes));
     job->index = index;
     return true;
 }

@@ -124,28 +124,156 @@ void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                    const uint64_t *offsets) {
     b->pos = 0;
     b->hopeless = false;
+    uint8_t len[WB_LANES_MAX];
+    for (unsigned l = 0; l < b->used; l++)
+        len[l] = (uint8_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]);
     switch (b->width) {
     case 8:
+        start_8(b, len);
         load_8(b, q, bytes, offsets);
         break;
     case 16:
+        start_16(b, len);
         load_16(b, q, bytes, offsets);
         break;
     case 32:
+        start_32(b, len);
         load_32(b, q, bytes, offsets);
         break;
     default:
+        start_64(b, len);
         load_64(b, q, bytes, offsets);
         break;
     }
 }
 
-size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
-                    const uint8_t *query, size_t qlen, size_t bound, size_t max_steps) {
+size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
+                    const uint16_t *rows, const uint8_t *query, size_t qlen, size_t bound,
+                    size_t max_steps) {
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels[kernel][width_slot(b->width)](b, q->table, q->rows, query, qlen, bound,
-                                                 max_steps);
+    return kernels[kernel][width_slot(b->width)](b, table, rows, query, qlen, bound, max_steps);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the batches made once write lanes as little-endian bytes"
+#endif
+
+/* ---- batches made once ---------------------------------------------------------- */
+
+static unsigned length_slot(size_t n) {
+    return n <= 8 ? 0 : n <= 16 ? 1 : n <= 32 ? 2 : 3;
+}
+
+bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
+                          size_t count) {
+    memset(x, 0, sizeof *x);
+    /* candidates by slot, then by length: a counting sort on (slot, length) */
+    size_t starts[WB_LANES_LONGEST + 2] = {0};
+    for (size_t i = 0; i < count; i++) {
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if (n >= 1 && n <= WB_LANES_LONGEST)
+            starts[n + 1]++;
+        else
+            x->rest_count++;
+    }
+    for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
+        starts[n] += starts[n - 1];
+    size_t laned = starts[WB_LANES_LONGEST + 1];
+    uint64_t *order = malloc((laned ? laned : 1) * sizeof *order);
+    x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
+    /* at most one partial batch per slot */
+    size_t most = laned / 8 + 4;
+    x->batches = malloc(most * sizeof *x->batches);
+    if (!order || !x->rest || !x->batches) goto fail;
+    size_t r = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if (n >= 1 && n <= WB_LANES_LONGEST)
+            order[starts[n]++] = i;
+        else
+            x->rest[r++] = i;
+    }
+    /* the batches, and the rows each needs */
+    size_t rows = 0;
+    for (size_t at = 0; at < laned;) {
+        size_t n0 = (size_t)(offsets[order[at] + 1] - offsets[order[at]]);
+        unsigned slot = length_slot(n0), width = 8u << slot, lanes = wb_lanes_count(width);
+        wb_lanes_batch *b = &x->batches[x->count++];
+        memset(b, 0, sizeof *b);
+        b->width = width;
+        b->min_len = UINT32_MAX;
+        size_t distinct = 0;
+        while (at < laned && b->used < lanes) {
+            uint64_t i = order[at];
+            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+            if (length_slot(n) != slot) break;
+            for (size_t k = 0; k < n; k++) {
+                uint8_t c = bytes[offsets[i] + k];
+                if (!b->map[c]) b->map[c] = (uint16_t)++distinct;
+            }
+            b->index[b->used] = i;
+            b->len[b->used++] = (uint8_t)n;
+            if (n < b->min_len) b->min_len = (uint32_t)n;
+            if (n > b->max_len) b->max_len = (uint32_t)n;
+            at++;
+        }
+        b->first_row = rows;
+        b->rows = distinct + 1;
+        rows += distinct + 1;
+    }
+    x->bytes = rows * WB_LANES_BYTES;
+    x->rows = aligned_alloc(WB_LANES_BYTES, x->bytes ? x->bytes : WB_LANES_BYTES);
+    if (!x->rows) goto fail;
+    memset(x->rows, 0, x->bytes);
+    for (size_t k = 0; k < x->count; k++) {
+        wb_lanes_batch *b = &x->batches[k];
+        wb_lanes_table table = x->rows + b->first_row;
+        for (unsigned l = 0; l < b->used; l++) {
+            const uint8_t *t = bytes + offsets[b->index[l]];
+            for (size_t i = 0; i < b->len[l]; i++) {
+                unsigned char *cell = table[b->map[t[i]]] + (size_t)l * (b->width / 8);
+                /* bit i of lane l, little-endian lanes */
+                cell[i / 8] |= (unsigned char)(1u << (i % 8));
+            }
+        }
+    }
+    free(order);
+    x->bytes += x->count * sizeof *x->batches + x->rest_count * sizeof *x->rest;
+    return true;
+fail:
+    free(order);
+    wb_lanes_index_free(x);
+    return false;
+}
+
+void wb_lanes_index_free(wb_lanes_index *x) {
+    free(x->batches);
+    free(x->rest);
+    free(x->rows);
+    memset(x, 0, sizeof *x);
+}
+
+void wb_lanes_start(wb_lanes *b, const wb_lanes_batch *batch) {
+    b->width = batch->width;
+    b->used = batch->used;
+    b->pos = 0;
+    b->hopeless = false;
+    memcpy(b->index, batch->index, batch->used * sizeof b->index[0]);
+    switch (b->width) {
+    case 8:
+        start_8(b, batch->len);
+        break;
+    case 16:
+        start_16(b, batch->len);
+        break;
+    case 32:
+        start_32(b, batch->len);
+        break;
+    default:
+        start_64(b, batch->len);
+        break;
+    }
 }
 
 uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {

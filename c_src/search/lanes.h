@@ -81,16 +81,50 @@ static inline unsigned wb_lanes_count(unsigned width) {
     return WB_LANES_BYTES * 8 / width;
 }
 
+/* Batches made once for a candidate set (an index): the candidates of
+ * 1..64 bytes by lane width, by length within a width (so a batch's
+ * lengths are close and a cutoff can pass over it whole), each batch with
+ * its match table: a row per byte its candidates hold, row 0 all zeros.
+ * A query then only reads rows; nothing is built per search. */
+typedef struct {
+    unsigned width, used;
+    uint32_t min_len, max_len;
+    uint64_t first_row; /* the batch's row 0, in rows */
+    uint64_t rows;      /* how many rows it has */
+    uint16_t map[256];  /* byte -> row of the batch (0: none holds it) */
+    uint64_t index[WB_LANES_MAX];
+    uint8_t len[WB_LANES_MAX];
+} wb_lanes_batch;
+
+typedef struct wb_lanes_index {
+    size_t count; /* batches */
+    wb_lanes_batch *batches;
+    wb_lanes_table rows; /* 64-byte aligned */
+    uint64_t *rest;      /* the other candidates (empty, over 64 bytes), in order */
+    size_t rest_count;
+    size_t bytes; /* memory held */
+} wb_lanes_index;
+
+/* Builds the batches of `count` candidates; false when out of memory
+ * (nothing allocated). */
+bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
+                          size_t count);
+void wb_lanes_index_free(wb_lanes_index *x);
+
+/* Starts a batch of x: b gets its lanes and starting vectors. */
+void wb_lanes_start(wb_lanes *b, const wb_lanes_batch *batch);
+
 /* Fills the table for b->index[0 .. b->used) (candidate i being
  * bytes[offsets[i] .. offsets[i + 1]), readable up to 64 bytes further:
  * see WB_SEARCH_PADDING) and starts the batch. */
 void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                    const uint64_t *offsets);
 
-/* Up to max_steps query bytes (at least one unless done); returns how many.
- * Stops early, with b->hopeless, once no lane can end at or under bound. */
-size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
-                    const uint8_t *query, size_t qlen, size_t bound, size_t max_steps);
+/* Up to max_steps query bytes (row of byte c: table[rows[c]]) (at least one unless done); returns
+ * how many. Stops early, with b->hopeless, once no lane can end at or under bound. */
+size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
+                    const uint16_t *rows, const uint8_t *query, size_t qlen, size_t bound,
+                    size_t max_steps);
 
 /* A finished batch's distance in a lane (meaningful unless hopeless). */
 uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane);

@@ -1,8 +1,8 @@
 /*
  * Filling a batch for one lane width, included by lanes.c once per width
- * with WB_W defined: load_<W> sets each lane's match masks in the query's
- * table and its starting vectors. Lanes past b->used keep whatever masks
- * they had: with no last bit, they never change a score.
+ * with WB_W defined: start_<W> sets a batch's starting vectors, load_<W>
+ * each lane's match masks in the query's table. Lanes past b->used keep
+ * whatever masks they had: with no last bit, they never change a score.
  */
 #define WB_CAT2(a, b) a##b
 #define WB_CAT(a, b)  WB_CAT2(a, b)
@@ -11,18 +11,29 @@
 
 typedef WB_T WB_A __attribute__((may_alias));
 
-static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                                const uint64_t *offsets) {
+/* The starting vectors: lane l holds a candidate of len[l] bytes (1..WB_W);
+ * lanes past b->used have no last bit, and never come under a bound. */
+static void WB_CAT(start_, WB_W)(wb_lanes *b, const uint8_t *len) {
     WB_A *vp = (WB_A *)b->vp, *vn = (WB_A *)b->vn, *score = (WB_A *)b->score,
          *last = (WB_A *)b->last;
     for (unsigned l = 0; l < wb_lanes_count(WB_W); l++) {
         vn[l] = 0;
-        if (l >= b->used) { /* an empty lane: never changes, never under a bound */
+        if (l >= b->used) {
             vp[l] = 0;
             last[l] = 0;
             score[l] = (WB_T) ~(WB_T)0;
             continue;
         }
+        last[l] = (WB_T)((WB_T)1 << (len[l] - 1));
+        vp[l] = (WB_T)(last[l] + (WB_T)(last[l] - 1)); /* the len[l] low bits */
+        score[l] = (WB_T)len[l];
+    }
+}
+
+/* Each lane's match masks in the query's table. */
+static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
+                                const uint64_t *offsets) {
+    for (unsigned l = 0; l < b->used; l++) {
         const uint8_t *t = bytes + offsets[b->index[l]];
         size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
 #if WB_LANES_X86
@@ -47,9 +58,6 @@ static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint
         for (size_t i = 0; i < n; i++)
             ((WB_A *)q->table[q->rows[t[i]]])[l] |= (WB_T)((WB_T)1 << i);
 #endif
-        last[l] = (WB_T)((WB_T)1 << (n - 1));
-        vp[l] = (WB_T)(last[l] + (WB_T)(last[l] - 1)); /* the n low bits */
-        score[l] = (WB_T)n;
     }
 }
 

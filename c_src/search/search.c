@@ -207,6 +207,8 @@ static void start_batch(wb_search *s, unsigned slot) {
     memcpy(b->index, s->waiting[slot], b->used * sizeof b->index[0]);
     s->waiting_len[slot] = 0;
     wb_lanes_load(b, &s->lanes, s->set->bytes, s->set->offsets);
+    s->batch_table = s->lanes.table;
+    s->batch_rows = s->lanes.rows;
     s->running = true;
 }
 
@@ -214,8 +216,8 @@ static void start_batch(wb_search *s, unsigned slot) {
 static uint64_t run_batch(wb_search *s, uint64_t budget) {
     wb_lanes *b = &s->batch;
     size_t bound = batch_bound(s);
-    size_t steps = wb_lanes_run(s->kernel, b, &s->lanes, s->query, s->qlen, bound,
-                                budget / 2 ? (size_t)(budget / 2) : 1);
+    size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
+                                bound, budget / 2 ? (size_t)(budget / 2) : 1);
     if (b->pos == s->qlen || b->hopeless) {
         for (unsigned l = 0; l < b->used; l++)
             record(s, (size_t)b->index[l], b->hopeless ? b->bound + 1 : wb_lanes_score(b, l));
@@ -264,13 +266,66 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     return wb_lev_predict(s->query, s->qlen, t, n, k) + 1;
 }
 
+/* With batches made once: the next batch, or the next other candidate.
+ * They come out of input order, so every cutoff lets a tie with the worst
+ * hit through (record keeps the earlier one). Returns the units, 0 on an
+ * error, or UINT64_MAX when nothing is left. */
+static uint64_t take_prepared(wb_search *s) {
+    const wb_lanes_index *x = s->set->prepared;
+    if (s->next_batch < x->count) {
+        const wb_lanes_batch *batch = &x->batches[s->next_batch++];
+        size_t bound = batch_bound(s);
+        size_t near = batch->max_len < s->qlen   ? s->qlen - batch->max_len
+                      : batch->min_len > s->qlen ? batch->min_len - s->qlen
+                                                 : 0;
+        if (near > bound) { /* every lane's length is too far */
+            for (unsigned l = 0; l < batch->used; l++)
+                record(s, (size_t)batch->index[l], bound + 1);
+            return 1;
+        }
+        if (wb_lanes_width(batch->max_len, s->qlen) != batch->width) {
+            /* a query too long for this width's scores: one by one */
+            uint64_t units = 0;
+            for (unsigned l = 0; l < batch->used; l++) {
+                uint64_t u = take(s, (size_t)batch->index[l], batch_bound(s));
+                if (u == 0) return 0;
+                units += u;
+            }
+            return units;
+        }
+        /* the next batch's table, which the query reads in no predictable
+         * order: fetched from memory while this one runs */
+        if (s->next_batch < x->count) {
+            const wb_lanes_batch *next = &x->batches[s->next_batch];
+            for (uint64_t r = 0; r < next->rows; r++)
+                __builtin_prefetch(x->rows[next->first_row + r]);
+        }
+        wb_lanes_start(&s->batch, batch);
+        s->batch_table = x->rows + batch->first_row;
+        s->batch_rows = batch->map;
+        s->running = true;
+        return 1;
+    }
+    if (s->next_rest < x->rest_count)
+        return take(s, (size_t)x->rest[s->next_rest++], batch_bound(s));
+    return UINT64_MAX;
+}
+
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
     uint64_t done = 0;
     bool finished = false;
+    bool prepared = s->set->prepared && s->kernel != WB_LANES_OFF;
     while (!finished && (done == 0 || done < budget)) {
+        uint64_t units;
         if (s->running) {
             done += run_batch(s, budget > done ? budget - done : 1);
-        } else if (s->next < s->set->count) {
+        } else if (prepared && (units = take_prepared(s)) != UINT64_MAX) {
+            if (units == 0) {
+                *used += done + 1;
+                return true;
+            }
+            done += units;
+        } else if (!prepared && s->next < s->set->count) {
             bool none;
             size_t bound = current_bound(s, &none);
             if (none) { /* nothing after the hits kept can enter */
@@ -278,7 +333,7 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
                 s->next = s->set->count;
                 continue;
             }
-            uint64_t units = take(s, s->next, bound);
+            units = take(s, s->next, bound);
             if (units == 0) {
                 *used += done + 1;
                 return true;

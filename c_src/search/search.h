@@ -17,6 +17,10 @@
  * query with a longer candidate, or codepoint mode, uses the pair core
  * (levenshtein.h) for each candidate.
  *
+ * A set can come with its batches made once (wb_lanes_index_build, for an
+ * index): then nothing is built per search, and a batch whose lengths are
+ * all too far from the query's costs nothing.
+ *
  * Candidates in batches finish out of input order; nearest still breaks
  * ties by input order, and distances are stored by index.
  *
@@ -43,6 +47,8 @@ typedef struct {
     size_t count;
     const uint8_t *bytes;
     const uint64_t *offsets; /* count + 1 entries, offsets[0] == 0 */
+    /* the batches made once for this set (an index), or NULL */
+    const wb_lanes_index *prepared;
 } wb_search_set;
 
 /* A set that owns its arrays (built by the caller, freed here). */
@@ -92,6 +98,11 @@ typedef struct {
     uint64_t waiting[4][WB_LANES_MAX];
     bool running;
     wb_lanes batch;
+    /* the batch's table and rows: the query's, or a prepared batch's */
+    wb_lanes_table batch_table;
+    const uint16_t *batch_rows;
+    /* with a prepared set: the next batch, the next other candidate */
+    size_t next_batch, next_rest;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
     /* nearest: a max-heap of the best hits so far, by (distance, index) */

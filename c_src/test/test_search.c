@@ -103,12 +103,20 @@ static void test_random(void) {
         for (size_t i = 0; i < set.set.count; i++)
             exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i],
                                              (size_t)(set.offsets[i + 1] - set.offsets[i]));
+        /* the same set with its batches made once, as an index has them */
+        wb_lanes_index prepared;
+        CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, set.set.count), "build");
+        wb_search_set indexed = set.set;
+        indexed.prepared = &prepared;
         size_t ks[] = {WB_SEARCH_NO_LIMIT, 0, 3, 20, 64, 200};
         for (size_t ki = 0; ki < 6; ki++)
             for (size_t limit = 0; limit <= 12; limit += 4) {
                 check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
                 check_search(&set.set, exact, q, qlen, ks[ki], limit, 1);
+                check_search(&indexed, exact, q, qlen, ks[ki], limit, UINT64_MAX);
+                check_search(&indexed, exact, q, qlen, ks[ki], limit, 1);
             }
+        wb_lanes_index_free(&prepared);
         free(exact);
         wb_search_set_free(&set);
     }

@@ -20,7 +20,7 @@ defmodule Mix.Tasks.WellBehaved.Lab do
       `overhead` (`WellBehaved.Lab.LevenshteinBench`, throughput of each
       scheduling mode relative to `:normal`; it was called `levenshtein`),
       `http` (`WellBehaved.Lab.HttpLoad`), `latency` (`WellBehaved.Lab.EchoLatency`),
-      `file` (`WellBehaved.Lab.FileRead`).
+      `file` (`WellBehaved.Lab.FileRead`), `search` (`WellBehaved.Lab.SearchBench`).
     * `--rounds-scale X` - multiplies every suite's repetitions (default
       1.0); a small value gives a fast, rough run.
 
@@ -45,7 +45,8 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     Lateness,
     LevenshteinBench,
     Noise,
-    Report
+    Report,
+    SearchBench
   }
 
   # module atoms only: a suite's functions are called through `suite.module`
@@ -54,7 +55,8 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     %{name: "overhead", module: LevenshteinBench},
     %{name: "http", module: HttpLoad},
     %{name: "latency", module: EchoLatency},
-    %{name: "file", module: FileRead}
+    %{name: "file", module: FileRead},
+    %{name: "search", module: SearchBench}
   ]
 
   # former names, for a helpful error
