@@ -10,8 +10,8 @@
 #define WB_LANES_X86 0
 #endif
 
-typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint16_t *, const uint8_t *,
-                         size_t, size_t, size_t);
+typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
+                         size_t, size_t);
 
 #define WB_W 8
 #include "lanes_load.h"
@@ -106,10 +106,10 @@ bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen) {
         if (!seen[query[i]]) {
             seen[query[i]] = true;
             q->bytes_of_rows[q->distinct] = query[i];
-            q->rows[query[i]] = (uint16_t)q->distinct++;
+            q->rows[query[i]] = (uint8_t)q->distinct++;
         }
     for (int c = 0; c < 256; c++)
-        if (!seen[c]) q->rows[c] = (uint16_t)q->distinct;
+        if (!seen[c]) q->rows[c] = (uint8_t)q->distinct; /* < 256: some byte is unseen */
     q->bytes = (q->distinct + 1) * WB_LANES_BYTES;
     q->table = aligned_alloc(WB_LANES_BYTES, q->bytes);
     return q->table != NULL;
@@ -148,7 +148,7 @@ void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
 }
 
 size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
-                    const uint16_t *rows, const uint8_t *query, size_t qlen, size_t bound,
+                    const uint8_t *rows, const uint8_t *query, size_t qlen, size_t bound,
                     size_t max_steps) {
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
@@ -168,7 +168,7 @@ static unsigned length_slot(size_t n) {
 bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
                           size_t count) {
     memset(x, 0, sizeof *x);
-    /* candidates by slot, then by length: a counting sort on (slot, length) */
+    /* candidates by length (so by slot too): a counting sort */
     size_t starts[WB_LANES_LONGEST + 2] = {0};
     for (size_t i = 0; i < count; i++) {
         size_t n = (size_t)(offsets[i + 1] - offsets[i]);
@@ -180,46 +180,52 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
     for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
         starts[n] += starts[n - 1];
     size_t laned = starts[WB_LANES_LONGEST + 1];
-    uint64_t *order = malloc((laned ? laned : 1) * sizeof *order);
+    x->lane_index = malloc((laned ? laned : 1) * sizeof *x->lane_index);
+    x->lane_len = malloc(laned ? laned : 1);
     x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
-    /* at most one partial batch per slot */
-    size_t most = laned / 8 + 4;
-    x->batches = malloc(most * sizeof *x->batches);
-    if (!order || !x->rest || !x->batches) goto fail;
+    size_t capacity = laned / 8 + 4;
+    x->batches = malloc(capacity * sizeof *x->batches);
+    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches) goto fail;
     size_t r = 0;
     for (size_t i = 0; i < count; i++) {
         size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        if (n >= 1 && n <= WB_LANES_LONGEST)
-            order[starts[n]++] = i;
-        else
+        if (n >= 1 && n <= WB_LANES_LONGEST) {
+            x->lane_len[starts[n]] = (uint8_t)n;
+            x->lane_index[starts[n]++] = i;
+        } else {
             x->rest[r++] = i;
+        }
     }
-    /* the batches, and the rows each needs */
+    /* the batches and the rows each needs: row 0 zero, then one per byte its
+     * candidates hold, 255 at most (a batch closes before a candidate of up
+     * to 64 new bytes could pass that) */
     size_t rows = 0;
     for (size_t at = 0; at < laned;) {
-        size_t n0 = (size_t)(offsets[order[at] + 1] - offsets[order[at]]);
-        unsigned slot = length_slot(n0), width = 8u << slot, lanes = wb_lanes_count(width);
+        unsigned slot = length_slot(x->lane_len[at]), width = 8u << slot;
+        unsigned lanes = wb_lanes_count(width);
+        if (x->count == capacity) {
+            wb_lanes_batch *more = realloc(x->batches, 2 * capacity * sizeof *more);
+            if (!more) goto fail;
+            x->batches = more;
+            capacity *= 2;
+        }
         wb_lanes_batch *b = &x->batches[x->count++];
         memset(b, 0, sizeof *b);
-        b->width = width;
-        b->min_len = UINT32_MAX;
+        b->width = (uint8_t)width;
+        b->min_len = x->lane_len[at];
+        b->first_lane = at;
         size_t distinct = 0;
-        while (at < laned && b->used < lanes) {
-            uint64_t i = order[at];
-            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-            if (length_slot(n) != slot) break;
-            for (size_t k = 0; k < n; k++) {
-                uint8_t c = bytes[offsets[i] + k];
-                if (!b->map[c]) b->map[c] = (uint16_t)++distinct;
-            }
-            b->index[b->used] = i;
-            b->len[b->used++] = (uint8_t)n;
-            if (n < b->min_len) b->min_len = (uint32_t)n;
-            if (n > b->max_len) b->max_len = (uint32_t)n;
+        while (at < laned && b->used < lanes && length_slot(x->lane_len[at]) == slot &&
+               distinct <= 255 - WB_LANES_LONGEST) {
+            const uint8_t *t = bytes + offsets[x->lane_index[at]];
+            for (size_t k = 0; k < x->lane_len[at]; k++)
+                if (!b->map[t[k]]) b->map[t[k]] = (uint8_t)++distinct;
+            b->max_len = x->lane_len[at]; /* sorted by length */
+            b->used++;
             at++;
         }
         b->first_row = rows;
-        b->rows = distinct + 1;
+        b->rows = (uint32_t)distinct + 1;
         rows += distinct + 1;
     }
     x->bytes = rows * WB_LANES_BYTES;
@@ -227,51 +233,53 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
     if (!x->rows) goto fail;
     memset(x->rows, 0, x->bytes);
     for (size_t k = 0; k < x->count; k++) {
-        wb_lanes_batch *b = &x->batches[k];
+        const wb_lanes_batch *b = &x->batches[k];
         wb_lanes_table table = x->rows + b->first_row;
         for (unsigned l = 0; l < b->used; l++) {
-            const uint8_t *t = bytes + offsets[b->index[l]];
-            for (size_t i = 0; i < b->len[l]; i++) {
+            const uint8_t *t = bytes + offsets[x->lane_index[b->first_lane + l]];
+            for (size_t i = 0; i < x->lane_len[b->first_lane + l]; i++) {
                 unsigned char *cell = table[b->map[t[i]]] + (size_t)l * (b->width / 8);
                 /* bit i of lane l, little-endian lanes */
                 cell[i / 8] |= (unsigned char)(1u << (i % 8));
             }
         }
     }
-    free(order);
-    x->bytes += x->count * sizeof *x->batches + x->rest_count * sizeof *x->rest;
+    x->bytes += x->count * sizeof *x->batches + laned * (sizeof *x->lane_index + 1) +
+                x->rest_count * sizeof *x->rest;
     return true;
 fail:
-    free(order);
     wb_lanes_index_free(x);
     return false;
 }
 
 void wb_lanes_index_free(wb_lanes_index *x) {
     free(x->batches);
+    free(x->lane_index);
+    free(x->lane_len);
     free(x->rest);
     free(x->rows);
     memset(x, 0, sizeof *x);
 }
 
-void wb_lanes_start(wb_lanes *b, const wb_lanes_batch *batch) {
+void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch) {
+    const uint8_t *len = x->lane_len + batch->first_lane;
     b->width = batch->width;
     b->used = batch->used;
     b->pos = 0;
     b->hopeless = false;
-    memcpy(b->index, batch->index, batch->used * sizeof b->index[0]);
+    memcpy(b->index, x->lane_index + batch->first_lane, batch->used * sizeof b->index[0]);
     switch (b->width) {
     case 8:
-        start_8(b, batch->len);
+        start_8(b, len);
         break;
     case 16:
-        start_16(b, batch->len);
+        start_16(b, len);
         break;
     case 32:
-        start_32(b, batch->len);
+        start_32(b, len);
         break;
     default:
-        start_64(b, batch->len);
+        start_64(b, len);
         break;
     }
 }

@@ -37,13 +37,13 @@ typedef enum {
 /* A query's side of the batches. table[r] holds, lane by lane, the
  * positions where the query byte of row r occurs in that lane's candidate;
  * rows[c] is the row of byte c: one per distinct query byte, and one more
- * shared by every other byte, written but never read. */
+ * shared by every other byte (if any), written but never read. */
 typedef unsigned char (*wb_lanes_table)[WB_LANES_BYTES];
 typedef struct {
-    wb_lanes_table table; /* 64-byte aligned, distinct + 1 rows */
+    wb_lanes_table table; /* 64-byte aligned, distinct (+ 1) rows */
     size_t distinct;
     size_t bytes; /* the table's size */
-    uint16_t rows[256];
+    uint8_t rows[256];
     uint8_t bytes_of_rows[256];
 } wb_lanes_query;
 
@@ -87,20 +87,21 @@ static inline unsigned wb_lanes_count(unsigned width) {
  * its match table: a row per byte its candidates hold, row 0 all zeros.
  * A query then only reads rows; nothing is built per search. */
 typedef struct {
-    unsigned width, used;
-    uint32_t min_len, max_len;
-    uint64_t first_row; /* the batch's row 0, in rows */
-    uint64_t rows;      /* how many rows it has */
-    uint16_t map[256];  /* byte -> row of the batch (0: none holds it) */
-    uint64_t index[WB_LANES_MAX];
-    uint8_t len[WB_LANES_MAX];
+    uint8_t width, used;
+    uint8_t min_len, max_len;
+    uint32_t rows;       /* how many rows it has (at most 256) */
+    uint64_t first_row;  /* the batch's row 0, in the index's rows */
+    uint64_t first_lane; /* its candidates: lane_index[first_lane .. + used) */
+    uint8_t map[256];    /* byte -> row of the batch (0: none holds it) */
 } wb_lanes_batch;
 
 typedef struct wb_lanes_index {
     size_t count; /* batches */
     wb_lanes_batch *batches;
-    wb_lanes_table rows; /* 64-byte aligned */
-    uint64_t *rest;      /* the other candidates (empty, over 64 bytes), in order */
+    wb_lanes_table rows;  /* 64-byte aligned */
+    uint64_t *lane_index; /* the candidates of the batches, batch after batch */
+    uint8_t *lane_len;    /* and their lengths */
+    uint64_t *rest;       /* the other candidates (empty, over 64 bytes), in order */
     size_t rest_count;
     size_t bytes; /* memory held */
 } wb_lanes_index;
@@ -112,7 +113,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
 void wb_lanes_index_free(wb_lanes_index *x);
 
 /* Starts a batch of x: b gets its lanes and starting vectors. */
-void wb_lanes_start(wb_lanes *b, const wb_lanes_batch *batch);
+void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
 /* Fills the table for b->index[0 .. b->used) (candidate i being
  * bytes[offsets[i] .. offsets[i + 1]), readable up to 64 bytes further:
@@ -123,7 +124,7 @@ void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
 /* Up to max_steps query bytes (row of byte c: table[rows[c]]) (at least one unless done); returns
  * how many. Stops early, with b->hopeless, once no lane can end at or under bound. */
 size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
-                    const uint16_t *rows, const uint8_t *query, size_t qlen, size_t bound,
+                    const uint8_t *rows, const uint8_t *query, size_t qlen, size_t bound,
                     size_t max_steps);
 
 /* A finished batch's distance in a lane (meaningful unless hopeless). */

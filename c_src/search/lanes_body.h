@@ -54,9 +54,9 @@ typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 #endif
 
 WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
-                               WB_ISA)(wb_lanes *b, const wb_lanes_table table,
-                                       const uint16_t *rows, const uint8_t *query, size_t qlen,
-                                       size_t bound, size_t max_steps) {
+                               WB_ISA)(wb_lanes *b, const wb_lanes_table table, const uint8_t *rows,
+                                       const uint8_t *query, size_t qlen, size_t bound,
+                                       size_t max_steps) {
     const WB_T top = (WB_T) ~(WB_T)0;
     WB_PARTS(WB_PART_DECLARE)
     WB_PARTS(WB_PART_LOAD)

@@ -280,14 +280,14 @@ static uint64_t take_prepared(wb_search *s) {
                                                  : 0;
         if (near > bound) { /* every lane's length is too far */
             for (unsigned l = 0; l < batch->used; l++)
-                record(s, (size_t)batch->index[l], bound + 1);
+                record(s, (size_t)x->lane_index[batch->first_lane + l], bound + 1);
             return 1;
         }
         if (wb_lanes_width(batch->max_len, s->qlen) != batch->width) {
             /* a query too long for this width's scores: one by one */
             uint64_t units = 0;
             for (unsigned l = 0; l < batch->used; l++) {
-                uint64_t u = take(s, (size_t)batch->index[l], batch_bound(s));
+                uint64_t u = take(s, (size_t)x->lane_index[batch->first_lane + l], batch_bound(s));
                 if (u == 0) return 0;
                 units += u;
             }
@@ -299,8 +299,10 @@ static uint64_t take_prepared(wb_search *s) {
             const wb_lanes_batch *next = &x->batches[s->next_batch];
             for (uint64_t r = 0; r < next->rows; r++)
                 __builtin_prefetch(x->rows[next->first_row + r]);
+            for (size_t at = 0; at < sizeof next->map; at += 64)
+                __builtin_prefetch(next->map + at);
         }
-        wb_lanes_start(&s->batch, batch);
+        wb_lanes_start(&s->batch, x, batch);
         s->batch_table = x->rows + batch->first_row;
         s->batch_rows = batch->map;
         s->running = true;

@@ -100,7 +100,7 @@ typedef struct {
     wb_lanes batch;
     /* the batch's table and rows: the query's, or a prepared batch's */
     wb_lanes_table batch_table;
-    const uint16_t *batch_rows;
+    const uint8_t *batch_rows;
     /* with a prepared set: the next batch, the next other candidate */
     size_t next_batch, next_rest;
     /* distances: one per candidate (k + 1 above the cutoff) */

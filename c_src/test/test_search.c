@@ -89,7 +89,9 @@ static void check_search(const wb_search_set *set, const size_t *exact, const ui
 static void test_random(void) {
     for (int round = 0; round < 54; round++) {
         wb_search_owned_set set;
-        unsigned alphabet = round % 3 == 0 ? 2 : round % 3 == 1 ? 4 : 26;
+        /* 256: every byte value, so that batches fill their 255 rows */
+        unsigned alphabets[] = {2, 4, 26, 256};
+        unsigned alphabet = alphabets[round % 4];
         /* long candidates, or enough short ones to fill batches of every width */
         size_t max_lens[] = {80, 10, 34};
         random_set(&set, 1 + next_random() % 260, max_lens[(round / 3) % 3], alphabet);
@@ -120,6 +122,43 @@ static void test_random(void) {
         free(exact);
         wb_search_set_free(&set);
     }
+}
+
+/* Candidates that together hold every byte value, so that a batch made
+ * once would need more rows than it can number: it must close early. */
+static void test_every_byte(void) {
+    size_t count = 300;
+    wb_search_owned_set set;
+    CHECK(wb_search_set_alloc(&set, count, count * 8), "alloc");
+    for (size_t i = 0; i < count; i++) {
+        set.offsets[i + 1] = set.offsets[i] + 8;
+        for (size_t j = 0; j < 8; j++)
+            set.bytes[8 * i + j] = (uint8_t)(8 * i + j + i / 32);
+    }
+    wb_lanes_index prepared;
+    CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, count), "build");
+    for (size_t k = 0; k < prepared.count; k++)
+        CHECK(prepared.batches[k].rows <= 256, "batch %zu: %u rows", k,
+              (unsigned)prepared.batches[k].rows);
+    CHECK(prepared.count > count / 64, "batches closed early: %zu", prepared.count);
+    wb_search_set indexed = set.set;
+    indexed.prepared = &prepared;
+    uint8_t q[40];
+    for (size_t j = 0; j < sizeof q; j++)
+        q[j] = (uint8_t)(j * 7 + 3);
+    size_t *exact = malloc(count * sizeof *exact), *exact6 = malloc(count * sizeof *exact6);
+    for (size_t i = 0; i < count; i++) {
+        exact[i] = wb_ref_distance_bytes(q, sizeof q, set.bytes + 8 * i, 8);
+        exact6[i] = wb_ref_distance_bytes(q, 6, set.bytes + 8 * i, 8);
+    }
+    for (size_t limit = 0; limit <= 5; limit += 5) {
+        check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, limit, UINT64_MAX);
+        check_search(&indexed, exact6, q, 6, 7, limit, 1);
+    }
+    free(exact);
+    free(exact6);
+    wb_lanes_index_free(&prepared);
+    wb_search_set_free(&set);
 }
 
 static void test_codepoints(void) {
@@ -165,6 +204,7 @@ int main(void) {
         }
         printf("lane kernel %s\n", wb_lanes_name((wb_lanes_kernel)k));
         test_random();
+        test_every_byte();
         test_codepoints();
     }
     wb_lanes_force(WB_LANES_KERNELS);

@@ -25,7 +25,8 @@ defmodule WellBehaved.LabRunTest do
           "## Levenshtein",
           "## HTTP under load",
           "## Latency of native calls",
-          "## Reading lines from a file"
+          "## Reading lines from a file",
+          "## Fuzzy search"
         ] do
       assert report =~ section
     end
@@ -37,7 +38,9 @@ defmodule WellBehaved.LabRunTest do
     assert html =~ "<svg"
 
     json = File.read!(Path.join(dir, "results.json"))
-    for suite <- ~w(lateness overhead http latency file), do: assert(json =~ ~s("#{suite}"))
+
+    for suite <- ~w(lateness overhead http latency file search),
+        do: assert(json =~ ~s("#{suite}"))
 
     assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []
     assert Path.wildcard(Path.join(dir, "csv/*.csv")) != []

@@ -36,10 +36,14 @@ defmodule WellBehaved.Lab.SearchBench do
   shuffled anew for each repeat. As in the lateness suite, the time a CPU
   was stalled outside the VM (`WellBehaved.Lab.Noise`) is taken out of
   each tick's lateness, and repeats disturbed by other work are left out
-  while three quiet ones remain. A repeat's figure is the ratio of the two p99; the
-  verdict against the 1.5x bound uses the interval of the ratios, as the
-  lateness suite does. One `:normal` window per repeat is shown beside them,
-  for contrast only.
+  while three quiet ones remain. A repeat's figure is the ratio of the two
+  p99; the verdict against the 1.5x bound uses the 95% bootstrap interval
+  of the ratios' median. One `:normal` window per repeat is shown beside
+  them, for contrast only.
+
+  A `rounds_scale:` under 1 also shrinks the candidate sets (to 2,000 at
+  least), the lateness repeats and the windows (to 100 ms at least): a
+  rough run of the plumbing, whose size targets then read "-".
   """
 
   @behaviour WellBehaved.Lab.Suite
@@ -66,10 +70,21 @@ defmodule WellBehaved.Lab.SearchBench do
   @spec run(keyword()) :: result()
   def run(opts) do
     {quick, scale, progress} = Suite.options!(opts)
-    counts = if quick, do: [100_000], else: [100_000, 1_000_000]
+    # a rounds_scale under 1 (a rough run, as the lab's tests make) shrinks
+    # the candidate sets and the lateness windows too
+    shrink = min(scale, 1.0)
+    size = fn n -> max(2_000, round(n * shrink)) end
+    counts = Enum.map(if(quick, do: [100_000], else: [100_000, 1_000_000]), size)
     rounds_one = max(3, round(9 * scale))
     rounds_many = max(3, round(3 * scale))
-    repeats = if quick, do: 9, else: 11
+    repeats = max(3, round(if(quick, do: 9, else: 11) * scale))
+
+    plan = %{
+      candidates: size.(@lateness_candidates),
+      repeats: repeats,
+      window_ms: max(100, round(@window_ms * shrink))
+    }
+
     :rand.seed(:exsss, {12, 2, 2026})
     queries = for _ <- 1..@queries, do: word(@query_bytes)
 
@@ -80,7 +95,7 @@ defmodule WellBehaved.Lab.SearchBench do
         set
       end
 
-    lateness = lateness(queries, repeats, progress)
+    lateness = lateness(queries, plan, progress)
 
     %{
       candidate_bytes: "10-30",
@@ -154,8 +169,8 @@ defmodule WellBehaved.Lab.SearchBench do
 
   # ---- lateness -------------------------------------------------------------------
 
-  defp lateness(queries, repeats, progress) do
-    candidates = for _ <- 1..@lateness_candidates, do: word(10 + :rand.uniform(21) - 1)
+  defp lateness(queries, plan, progress) do
+    candidates = for _ <- 1..plan.candidates, do: word(10 + :rand.uniform(21) - 1)
     index = Levenshtein.Index.new(candidates)
     query = hd(queries)
     search = fn mode -> fn -> Levenshtein.nearest(query, index, schedule: mode) end end
@@ -165,12 +180,12 @@ defmodule WellBehaved.Lab.SearchBench do
     baseline = fn -> Probe.erlang_work(iterations) end
 
     windows =
-      for repeat <- 1..repeats do
+      for repeat <- 1..plan.repeats do
         cells = [auto: search.(:auto), erlang: baseline, normal: search.(:normal)]
 
         row =
           for {name, fun} <- Enum.shuffle(cells), into: %{} do
-            {name, window(fun)}
+            {name, window(fun, plan.window_ms)}
           end
 
         progress.(
@@ -194,10 +209,10 @@ defmodule WellBehaved.Lab.SearchBench do
 
     %{
       workers: :erlang.system_info(:schedulers_online),
-      candidates: @lateness_candidates,
+      candidates: plan.candidates,
       search_ms: search_ns / 1.0e6,
       erlang_iterations: iterations,
-      window_ms: @window_ms,
+      window_ms: plan.window_ms,
       windows: windows,
       repeats_used: length(ratios),
       ratio: if(ratios == [], do: nil, else: Stats.median(ratios)),
@@ -210,15 +225,15 @@ defmodule WellBehaved.Lab.SearchBench do
   # One window: the ticker's p99 with the time a CPU was stalled outside the
   # VM taken out of each tick's lateness (as the lateness suite does), and
   # whether other work disturbed it.
-  defp window(fun) do
+  defp window(fun, window_ms) do
     sampler = Noise.start_sampler()
 
     report =
       Probe.measure(fun,
-        duration_ms: @window_ms,
+        duration_ms: window_ms,
         control: false,
         samples: true,
-        timeout_ms: @window_ms + 60_000
+        timeout_ms: window_ms + 60_000
       )
 
     usage = Noise.stop_sampler(sampler)
@@ -230,7 +245,7 @@ defmodule WellBehaved.Lab.SearchBench do
       p99_ms: if(corrected == [], do: nil, else: Stats.percentile(corrected, 0.99) / 1000),
       raw_p99_ms: report.ticker.p99_ms,
       calls: report.calls,
-      noisy: Noise.noisy?(usage) or stalled_ms / 1000 / @window_ms > 0.05
+      noisy: Noise.noisy?(usage) or stalled_ms / 1000 / window_ms > 0.05
     }
   end
 
@@ -320,6 +335,8 @@ defmodule WellBehaved.Lab.SearchBench do
       end
 
     """
+    ## Fuzzy search: one query, many candidates
+
     One query against many candidates (`Levenshtein.nearest/3`, `distances/3`)
     against `Enum.map(&distance/3)`, side by side in one run
     (#{result.rounds_one} rounds of one query, #{result.rounds_many} of
