@@ -10,7 +10,8 @@ include mk/common.mk
 
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c
 CORE_HDR := c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
-	c_src/search/lanes_body.h c_src/search/lanes_load.h
+	c_src/search/lanes_body.h c_src/search/lanes_load.h \
+	c_src/search/lanes_widths.h
 SDK_SRC := c_src/runtime/wb_runtime.c
 SDK_HDR := c_src/include/wb_runtime.h
 NIF_SRC := $(CORE_SRC) $(SDK_SRC) $(wildcard c_src/nif/*.c)

@@ -13,35 +13,16 @@
 typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
                          size_t, size_t);
 
-#define WB_W 8
-#include "lanes_load.h"
-#undef WB_W
-#define WB_W 16
-#include "lanes_load.h"
-#undef WB_W
-#define WB_W 32
-#include "lanes_load.h"
-#undef WB_W
-#define WB_W 64
-#include "lanes_load.h"
-#undef WB_W
+#define WB_TEMPLATE "lanes_load.h"
+#include "lanes_widths.h"
+#undef WB_TEMPLATE
 
 /* the kernels: every width for each instruction set */
-#define WB_ISA base
-#define WB_NB  16
+#define WB_TEMPLATE "lanes_body.h"
+#define WB_ISA      base
+#define WB_NB       16
 #define WB_TARGET
-#define WB_W 8
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 16
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 32
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 64
-#include "lanes_body.h"
-#undef WB_W
+#include "lanes_widths.h"
 #undef WB_ISA
 #undef WB_NB
 #undef WB_TARGET
@@ -50,18 +31,7 @@ typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, cons
 #define WB_ISA    avx2
 #define WB_NB     32
 #define WB_TARGET __attribute__((target("avx2")))
-#define WB_W      8
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 16
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 32
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 64
-#include "lanes_body.h"
-#undef WB_W
+#include "lanes_widths.h"
 #undef WB_ISA
 #undef WB_NB
 #undef WB_TARGET
@@ -69,22 +39,12 @@ typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, cons
 #define WB_ISA    avx512
 #define WB_NB     64
 #define WB_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
-#define WB_W      8
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 16
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 32
-#include "lanes_body.h"
-#undef WB_W
-#define WB_W 64
-#include "lanes_body.h"
-#undef WB_W
+#include "lanes_widths.h"
 #undef WB_ISA
 #undef WB_NB
 #undef WB_TARGET
 #endif
+#undef WB_TEMPLATE
 
 /* by kernel, then by width 8, 16, 32, 64 */
 static const run_fn kernels[WB_LANES_KERNELS][4] = {
