@@ -133,11 +133,11 @@ static uint64_t search_predict(const void *args) {
     if (in->index) {
         const wb_search_set *set = &in->index->packed.set;
         return wb_search_predict(set->count, set->offsets[set->count], in->query.size,
-                                 in->codepoints);
+                                 in->codepoints, set->prepared != NULL);
     }
     /* a list's bytes are not known before it is walked: about the query's */
     return wb_search_predict(in->count, (uint64_t)in->count * in->query.size, in->query.size,
-                             in->codepoints);
+                             in->codepoints, false);
 }
 
 /* copying a list's candidates: a few units per candidate */
@@ -243,7 +243,7 @@ wb_job_type wb_search_job = {
     .result = search_result,
     .memory = search_memory,
     .destroy = search_destroy,
-    .ps_per_unit = 1000, /* about a nanosecond per candidate byte */
+    .ps_per_unit = 3000, /* see the unit in search.h */
 };
 
 /* ---- search_index(Candidates) ----------------------------------------------- */

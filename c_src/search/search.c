@@ -26,13 +26,14 @@ void wb_search_set_free(wb_search_owned_set *s) {
     memset(s, 0, sizeof *s);
 }
 
-uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints) {
+uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints,
+                           bool prepared) {
     if (codepoints || qlen == 0) {
         uint64_t words = qlen <= 64 ? 1 : (qlen + 63) / 64;
         return (bytes + count) * words;
     }
-    /* batches of about 16 lanes: two units per vector step */
-    return count + bytes / 8 + ((uint64_t)count / 8 + 1) * qlen;
+    /* batches of about 16 lanes: four units per vector step */
+    return count + (prepared ? 0 : bytes / 2) + ((uint64_t)count / 4 + 1) * qlen;
 }
 
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
@@ -217,13 +218,13 @@ static uint64_t run_batch(wb_search *s, uint64_t budget) {
     wb_lanes *b = &s->batch;
     size_t bound = batch_bound(s);
     size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
-                                bound, budget / 2 ? (size_t)(budget / 2) : 1);
+                                bound, budget / 4 ? (size_t)(budget / 4) : 1);
     if (b->pos == s->qlen || b->hopeless) {
         for (unsigned l = 0; l < b->used; l++)
             record(s, (size_t)b->index[l], b->hopeless ? b->bound + 1 : wb_lanes_score(b, l));
         s->running = false;
     }
-    return 2 * (uint64_t)steps + 1;
+    return 4 * (uint64_t)steps + 1;
 }
 
 /* Takes candidate i: records it, or puts it in a batch. Returns the units,
@@ -247,7 +248,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             unsigned slot = width_slot(width);
             s->waiting[slot][s->waiting_len[slot]++] = i;
             if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
-            return 1 + n / 8;
+            return 1 + n / 2;
         }
         if (s->fast) {
             record(s, i, myers_word(s->peq, s->qlen, t, n, bound));
@@ -293,14 +294,20 @@ static uint64_t take_prepared(wb_search *s) {
             }
             return units;
         }
-        /* the next batch's table, which the query reads in no predictable
-         * order: fetched from memory while this one runs */
+        /* the rows of the next batch that the query reads, in no predictable
+         * order: fetched from memory while this batch runs (with the map of
+         * the batch after, which tells the rows to fetch then) */
         if (s->next_batch < x->count) {
             const wb_lanes_batch *next = &x->batches[s->next_batch];
-            for (uint64_t r = 0; r < next->rows; r++)
-                __builtin_prefetch(x->rows[next->first_row + r]);
-            for (size_t at = 0; at < sizeof next->map; at += 64)
-                __builtin_prefetch(next->map + at);
+            for (size_t k = 0; k < s->lanes.distinct; k++) {
+                uint8_t row = next->map[s->lanes.bytes_of_rows[k]];
+                if (row) __builtin_prefetch(x->rows[next->first_row + row]);
+            }
+            if (s->next_batch + 1 < x->count) {
+                const uint8_t *map = x->batches[s->next_batch + 1].map;
+                for (size_t at = 0; at < sizeof x->batches->map; at += 64)
+                    __builtin_prefetch(map + at);
+            }
         }
         wb_lanes_start(&s->batch, x, batch);
         s->batch_table = x->rows + batch->first_row;

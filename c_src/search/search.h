@@ -24,9 +24,10 @@
  * Candidates in batches finish out of input order; nearest still breaks
  * ties by input order, and distances are stored by index.
  *
- * Unit of work: one scalar step (a candidate byte against the query, the
- * pair core's estimate on its path), two per vector step, one per
- * candidate plus one per 8 bytes put in a batch.
+ * Unit of work (about 3 ns here): one scalar step (a candidate byte
+ * against the query, the pair core's estimate on its path), four per
+ * vector step of a batch, one per candidate plus one per 2 bytes put in a
+ * batch (its masks in the query's table; none with batches made once).
  */
 #ifndef WB_SEARCH_H
 #define WB_SEARCH_H
@@ -125,8 +126,9 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
 
 /* Units a search of `count` candidates of `bytes` bytes in all will take,
- * estimated without looking at them. */
-uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints);
+ * estimated without looking at them; `prepared`: with batches made once. */
+uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints,
+                           bool prepared);
 
 /* nearest, once finished: the hits by (distance, index), and their number. */
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
