@@ -6,6 +6,9 @@ defmodule WellBehaved.Levenshtein.Index do
 
   The memory is freed when the index is garbage collected; while it lives,
   its bytes count in `WellBehaved.Runtime.stats/0`'s `resident_bytes`.
+  Besides the strings, an index holds their match tables, built once for
+  the vector lanes a search uses: 100,000 random strings of 10-30 bytes
+  take about 14 MB in all.
 
       iex> index = WellBehaved.Levenshtein.Index.new(["apple", "maple", "apply"])
       iex> WellBehaved.Levenshtein.Index.size(index)
