@@ -112,10 +112,8 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     index = Index.new(cands, nodes: [a, b])
     [_, {^b, holder_b, _}] = index.shards
     :ok = :erpc.call(b, :sys, :suspend, [holder_b])
-    {us, answer} = :timer.tc(fn -> Levenshtein.nearest("abc", index, timeout: 2_000) end)
-    assert answer == {:error, {:timeout, b}}
-    # bounded: the call gives up (generous, not a timing claim)
-    assert us < 20_000_000
+    # the call returns (the module's timeout bounds the test, not a timing claim)
+    assert Levenshtein.nearest("abc", index, timeout: 2_000) == {:error, {:timeout, b}}
 
     assert {:partial, [_ | _], [{^b, :timeout}]} =
              Levenshtein.nearest("abc", index, timeout: 2_000, partial: true)

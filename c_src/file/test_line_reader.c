@@ -14,14 +14,6 @@
 
 #include "../test/check.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next_rand(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 typedef struct {
     const uint8_t *bytes;
     size_t len, pos, max_chunk;
@@ -31,7 +23,7 @@ typedef struct {
 static size_t source_read(source *s, uint8_t *to, size_t room) {
     size_t n = s->len - s->pos;
     if (n > room) n = room;
-    size_t chunk = 1 + next_rand() % s->max_chunk;
+    size_t chunk = 1 + check_random() % s->max_chunk;
     if (n > chunk) n = chunk;
     memcpy(to, s->bytes + s->pos, n);
     s->pos += n;
@@ -245,7 +237,7 @@ static void check_writes(void) {
     static const size_t caps[] = {1, 3, 16, 4096};
     uint8_t data[5000];
     for (size_t i = 0; i < sizeof data; i++)
-        data[i] = (uint8_t)next_rand();
+        data[i] = (uint8_t)check_random();
     for (size_t c = 0; c < 4; c++)
         for (size_t max = 1; max <= 1024; max *= 4) {
             static sink s;
@@ -257,8 +249,8 @@ static void check_writes(void) {
             CHECK(wb_wbuf_init(&w, caps[c]), "init");
             size_t pos = 0;
             while (pos < sizeof data) {
-                size_t n = next_rand() % 40;
-                if (next_rand() % 10 == 0) n = 700;
+                size_t n = check_random() % 40;
+                if (check_random() % 10 == 0) n = 700;
                 if (n > sizeof data - pos) n = sizeof data - pos;
                 CHECK(wb_wbuf_write(&w, data + pos, n, sink_write, &s) == 0, "write failed");
                 pos += n;
@@ -287,6 +279,7 @@ static void check_writes(void) {
 }
 
 int main(void) {
+    check_seed(0x9e3779b97f4a7c15u);
     CASE("");
     CASE("\n");
     CASE("\n\n\n");
@@ -300,10 +293,10 @@ int main(void) {
 
     /* random text: short lines, empty lines, an occasional long one */
     for (int round = 0; round < 20; round++) {
-        size_t n = next_rand() % 20000;
+        size_t n = check_random() % 20000;
         uint8_t *b = malloc(n + 1);
         for (size_t i = 0; i < n; i++) {
-            uint64_t x = next_rand();
+            uint64_t x = check_random();
             b[i] = x % 13 == 0 ? '\n' : (uint8_t)(x >> 8);
         }
         if (round % 3 == 0 && n > 5000)

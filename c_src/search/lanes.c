@@ -55,10 +55,6 @@ static const run_fn kernels[WB_LANES_KERNELS][4] = {
 #endif
 };
 
-static unsigned width_slot(unsigned width) {
-    return width == 8 ? 0 : width == 16 ? 1 : width == 32 ? 2 : 3;
-}
-
 bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen) {
     memset(q, 0, sizeof *q);
     bool seen[256] = {false};
@@ -112,7 +108,7 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
                     size_t max_steps) {
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels[kernel][width_slot(b->width)](b, table, rows, query, qlen, bound, max_steps);
+    return kernels[kernel][wb_lanes_slot(b->width)](b, table, rows, query, qlen, bound, max_steps);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -121,14 +117,10 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
 
 /* ---- batches made once ---------------------------------------------------------- */
 
-static unsigned length_slot(size_t n) {
-    return n <= 8 ? 0 : n <= 16 ? 1 : n <= 32 ? 2 : 3;
-}
-
 bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
                           size_t count) {
     memset(x, 0, sizeof *x);
-    /* candidates by length (so by slot too): a counting sort */
+    /* candidates by length (so by lane width too): a counting sort */
     size_t starts[WB_LANES_LONGEST + 2] = {0};
     for (size_t i = 0; i < count; i++) {
         size_t n = (size_t)(offsets[i + 1] - offsets[i]);
@@ -161,7 +153,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
      * to 64 new bytes could pass that) */
     size_t rows = 0;
     for (size_t at = 0; at < laned;) {
-        unsigned slot = length_slot(x->lane_len[at]), width = 8u << slot;
+        unsigned width = wb_lanes_width(x->lane_len[at], 0);
         unsigned lanes = wb_lanes_count(width);
         if (x->count == capacity) {
             wb_lanes_batch *more = realloc(x->batches, 2 * capacity * sizeof *more);
@@ -175,7 +167,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
         b->min_len = x->lane_len[at];
         b->first_lane = at;
         size_t distinct = 0;
-        while (at < laned && b->used < lanes && length_slot(x->lane_len[at]) == slot &&
+        while (at < laned && b->used < lanes && wb_lanes_width(x->lane_len[at], 0) == width &&
                distinct <= 255 - WB_LANES_LONGEST) {
             const uint8_t *t = bytes + offsets[x->lane_index[at]];
             for (size_t k = 0; k < x->lane_len[at]; k++)

@@ -77,6 +77,10 @@ static inline unsigned wb_lanes_width(size_t n, size_t qlen) {
         w *= 2;
     return w;
 }
+/* 0, 1, 2, 3 for widths 8, 16, 32, 64 */
+static inline unsigned wb_lanes_slot(unsigned width) {
+    return width == 8 ? 0 : width == 16 ? 1 : width == 32 ? 2 : 3;
+}
 static inline unsigned wb_lanes_count(unsigned width) {
     return WB_LANES_BYTES * 8 / width;
 }

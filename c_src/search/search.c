@@ -7,9 +7,9 @@
 
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
-    if (count >= SIZE_MAX / sizeof(uint64_t) - 1) return false;
+    if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total > SIZE_MAX - WB_SEARCH_PADDING)
+        return false;
     s->offsets = calloc(count + 1, sizeof(uint64_t));
-    if (total > SIZE_MAX - WB_SEARCH_PADDING) return false;
     s->bytes = calloc(total + WB_SEARCH_PADDING, 1);
     if (!s->offsets || !s->bytes) {
         wb_search_set_free(s);
@@ -156,8 +156,13 @@ static void heap_push(wb_search_hit *h, size_t *n, wb_search_hit hit) {
  * the worst hit kept (a tie loses to the earlier candidate). *none when
  * no such candidate can enter any more. SIZE_MAX - 1 at most, so that
  * bound + 1 never wraps. */
+/* The caller's cutoff, SIZE_MAX - 1 at most. */
+static size_t caller_bound(const wb_search *s) {
+    return s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
+}
+
 static size_t current_bound(const wb_search *s, bool *none) {
-    size_t bound = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
+    size_t bound = caller_bound(s);
     *none = false;
     if (s->limit && s->heap_len == s->limit) {
         size_t worst = s->heap[0].distance;
@@ -172,7 +177,7 @@ static size_t current_bound(const wb_search *s, bool *none) {
 /* The cutoff for a batch, whose candidates may come before hits kept: a
  * tie with the worst hit may still enter. */
 static size_t batch_bound(const wb_search *s) {
-    size_t bound = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
+    size_t bound = caller_bound(s);
     if (s->limit && s->heap_len == s->limit && s->heap[0].distance < bound)
         bound = s->heap[0].distance;
     return bound;
@@ -194,10 +199,6 @@ static void record(wb_search *s, size_t i, size_t d) {
         s->heap[0] = hit;
         heap_sift_down(s->heap, s->heap_len, 0);
     }
-}
-
-static unsigned width_slot(unsigned width) {
-    return width == 8 ? 0 : width == 16 ? 1 : width == 32 ? 2 : 3;
 }
 
 /* Starts the batch of the candidates waiting in `slot`. */
@@ -245,7 +246,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
         }
         unsigned width = s->kernel == WB_LANES_OFF ? 0 : wb_lanes_width(n, s->qlen);
         if (width) {
-            unsigned slot = width_slot(width);
+            unsigned slot = wb_lanes_slot(width);
             s->waiting[slot][s->waiting_len[slot]++] = i;
             if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
             return 1 + n / 2;
@@ -285,7 +286,8 @@ static uint64_t take_prepared(wb_search *s) {
             return 1;
         }
         if (wb_lanes_width(batch->max_len, s->qlen) != batch->width) {
-            /* a query too long for this width's scores: one by one */
+            /* a query too long for this width's scores: each candidate
+             * through take, into a batch of wider lanes */
             uint64_t units = 0;
             for (unsigned l = 0; l < batch->used; l++) {
                 uint64_t u = take(s, (size_t)x->lane_index[batch->first_lane + l], batch_bound(s));

@@ -4,6 +4,7 @@
 #ifndef WB_CHECK_H
 #define WB_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 static int failures, checks;
@@ -18,6 +19,19 @@ static int failures, checks;
             fputc('\n', stderr);                                                                   \
         }                                                                                          \
     } while (0)
+
+/* A fixed pseudo-random sequence (xorshift64) for the tests' inputs;
+ * check_seed picks where it starts. */
+static uint64_t check_rng = 88172645463325252u;
+static inline void check_seed(uint64_t seed) {
+    check_rng = seed;
+}
+static inline uint64_t check_random(void) {
+    check_rng ^= check_rng << 13;
+    check_rng ^= check_rng >> 7;
+    check_rng ^= check_rng << 17;
+    return check_rng;
+}
 
 /* prints the closing line CI reads and gives the exit status */
 #define CHECK_SUMMARY()                                                                            \

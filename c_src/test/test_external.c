@@ -20,15 +20,6 @@
 #include "check.h"
 #include "reference.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rng(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* --- a byte stream read back in chunks of chosen sizes --------------------------- */
 
 typedef struct {
@@ -53,7 +44,7 @@ static ssize_t source_read(void *ctx, void *buf, size_t len) {
         }
         return 0;
     }
-    size_t n = s->chunk ? s->chunk : 1 + rng() % 64;
+    size_t n = s->chunk ? s->chunk : 1 + check_random() % 64;
     if (n > len) n = len;
     if (n > s->len - s->pos) n = s->len - s->pos;
     memcpy(buf, s->data + s->pos, n);
@@ -82,7 +73,7 @@ static void test_read_frames(void) {
     for (int i = 0; i < NSIZES; i++) {
         payloads[i] = malloc(sizes[i] + 1);
         for (size_t j = 0; j < sizes[i]; j++)
-            payloads[i][j] = (char)rng();
+            payloads[i][j] = (char)check_random();
         at += append_frame(stream + at, payloads[i], sizes[i]);
     }
     static const size_t chunks[] = {1, 2, 3, 7, 4096, 0, (size_t)1 << 30};
@@ -197,9 +188,9 @@ static ssize_t sink_writev(void *ctx, const struct iovec *iov, int iovcnt) {
 static void test_write_frames(void) {
     char a[100], b[7000];
     for (size_t i = 0; i < sizeof a; i++)
-        a[i] = (char)rng();
+        a[i] = (char)check_random();
     for (size_t i = 0; i < sizeof b; i++)
-        b[i] = (char)rng();
+        b[i] = (char)check_random();
     struct iovec parts[4] = {{a, sizeof a}, {NULL, 0}, {b, sizeof b}, {a, 1}};
     size_t total = sizeof a + sizeof b + 1;
     static const size_t limits[] = {1, 2, 3, 5, 9, 4096, 0};
@@ -436,7 +427,7 @@ static void test_dispatch(void) {
         for (int round = 0; round < 20000; round++) {
             memcpy(copy, x.buff, len);
             for (int k = 0; k < 3; k++)
-                copy[rng() % len] = (char)rng();
+                copy[check_random() % len] = (char)check_random();
             dispatch(copy, len, reason);
         }
         free(copy);
@@ -445,14 +436,14 @@ static void test_dispatch(void) {
 
     /* random inputs against the plain dynamic program */
     for (int round = 0; round < 300; round++) {
-        size_t n = rng() % 150, m = rng() % 150;
+        size_t n = check_random() % 150, m = check_random() % 150;
         unsigned char a[150], b[150];
-        int alphabet = 2 + (int)(rng() % 4);
+        int alphabet = 2 + (int)(check_random() % 4);
         for (size_t i = 0; i < n; i++)
-            a[i] = (unsigned char)('a' + rng() % alphabet);
+            a[i] = (unsigned char)('a' + check_random() % alphabet);
         for (size_t i = 0; i < m; i++)
-            b[i] = (unsigned char)('a' + rng() % alphabet);
-        long long k = round % 3 == 0 ? -1 : (long long)(rng() % 40);
+            b[i] = (unsigned char)('a' + check_random() % alphabet);
+        long long k = round % 3 == 0 ? -1 : (long long)(check_random() % 40);
         size_t want = wb_ref_distance_bytes(a, n, b, m);
         if (k >= 0 && want > (size_t)k) want = (size_t)k + 1;
         ei_x_buff x;
@@ -479,8 +470,8 @@ static bool count_cancel(void *ctx) {
 static void long_request(ei_x_buff *x, size_t n) {
     char *a = malloc(n), *b = malloc(n);
     for (size_t i = 0; i < n; i++) {
-        a[i] = (char)('a' + rng() % 4);
-        b[i] = (char)('a' + rng() % 4);
+        a[i] = (char)('a' + check_random() % 4);
+        b[i] = (char)('a' + check_random() % 4);
     }
     encode_request(x, a, n, b, n, "byte", -1);
     free(a);
@@ -583,7 +574,7 @@ static void test_serve_socketpair(void) {
     char *req = malloc(4 + payload);
     memcpy(req + 4, head, head_len);
     for (size_t i = 0; i < big; i++)
-        req[4 + head_len + 4 + i] = (char)rng();
+        req[4 + head_len + 4 + i] = (char)check_random();
     for (int i = 0; i < 4; i++) {
         req[i] = (char)(payload >> (24 - 8 * i));
         req[4 + head_len + i] = (char)(big >> (24 - 8 * i));
@@ -649,6 +640,7 @@ static void test_hang_up_cancels(void) {
 }
 
 int main(void) {
+    check_seed(0x9e3779b97f4a7c15u);
     ei_init();
     test_read_frames();
     test_write_frames();

@@ -14,28 +14,20 @@
 #include "check.h"
 #include "reference.h"
 
-static uint64_t rng = 88172645463325252u;
-static uint64_t next_random(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* a set of `count` candidates of random lengths up to max_len, alphabet k */
 static void random_set(wb_search_owned_set *s, size_t count, size_t max_len, unsigned k) {
     size_t total = 0, *lens = malloc(count * sizeof *lens);
     for (size_t i = 0; i < count; i++) {
-        size_t pick = next_random() % 8;
+        size_t pick = check_random() % 8;
         /* lengths around the one-word boundary are common */
-        lens[i] = pick == 0 ? 63 : pick == 1 ? 64 : pick == 2 ? 65 : next_random() % (max_len + 1);
+        lens[i] = pick == 0 ? 63 : pick == 1 ? 64 : pick == 2 ? 65 : check_random() % (max_len + 1);
         total += lens[i];
     }
     CHECK(wb_search_set_alloc(s, count, total), "set alloc");
     for (size_t i = 0; i < count; i++) {
         s->offsets[i + 1] = s->offsets[i] + lens[i];
         for (size_t j = 0; j < lens[i]; j++)
-            s->bytes[s->offsets[i] + j] = (uint8_t)('a' + next_random() % k);
+            s->bytes[s->offsets[i] + j] = (uint8_t)('a' + check_random() % k);
     }
     /* a duplicate of the first candidate, and an empty one, when room */
     if (count > 3 && lens[0] == lens[2]) memcpy(s->bytes + s->offsets[2], s->bytes, lens[0]);
@@ -94,13 +86,13 @@ static void test_random(void) {
         unsigned alphabet = alphabets[round % 4];
         /* long candidates, or enough short ones to fill batches of every width */
         size_t max_lens[] = {80, 10, 34};
-        random_set(&set, 1 + next_random() % 260, max_lens[(round / 3) % 3], alphabet);
+        random_set(&set, 1 + check_random() % 260, max_lens[(round / 3) % 3], alphabet);
         uint8_t q[300];
         /* 300: past what an 8-bit lane can count */
         size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90, 300};
         size_t qlen = qlens[(round / 2) % 9];
         for (size_t j = 0; j < qlen; j++)
-            q[j] = (uint8_t)('a' + next_random() % alphabet);
+            q[j] = (uint8_t)('a' + check_random() % alphabet);
         size_t *exact = malloc(set.set.count * sizeof *exact);
         for (size_t i = 0; i < set.set.count; i++)
             exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i],

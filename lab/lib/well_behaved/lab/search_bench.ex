@@ -57,7 +57,6 @@ defmodule WellBehaved.Lab.SearchBench do
   @queries 100
   @bound 1.5
   @window_ms 1000
-  @lateness_candidates 100_000
 
   @type result :: map()
 
@@ -79,23 +78,24 @@ defmodule WellBehaved.Lab.SearchBench do
     rounds_many = max(3, round(3 * scale))
     repeats = max(3, round(if(quick, do: 9, else: 11) * scale))
 
-    plan = %{
-      candidates: size.(@lateness_candidates),
-      repeats: repeats,
-      window_ms: max(100, round(@window_ms * shrink))
-    }
-
+    plan = %{repeats: repeats, window_ms: max(100, round(@window_ms * shrink))}
     :rand.seed(:exsss, {12, 2, 2026})
     queries = for _ <- 1..@queries, do: word(@query_bytes)
 
-    sets =
-      for count <- counts do
-        set = measure_set(count, queries, rounds_one, rounds_many, progress)
+    # the first set (100,000 candidates, or fewer in a rough run) is also
+    # the one searched while the lateness is measured
+    {sets, [first_index | _]} =
+      counts
+      |> Enum.map(fn count ->
+        candidates = for _ <- 1..count, do: word(10 + :rand.uniform(21) - 1)
+        index = Levenshtein.Index.new(candidates)
+        set = measure_set(candidates, index, queries, rounds_one, rounds_many, progress)
         progress.("search #{count} candidates: #{summary(set)}")
-        set
-      end
+        {set, index}
+      end)
+      |> Enum.unzip()
 
-    lateness = lateness(queries, plan, progress)
+    lateness = lateness(first_index, hd(counts), hd(queries), plan, progress)
 
     %{
       candidate_bytes: "10-30",
@@ -111,9 +111,8 @@ defmodule WellBehaved.Lab.SearchBench do
 
   # ---- throughput -----------------------------------------------------------------
 
-  defp measure_set(count, queries, rounds_one, rounds_many, progress) do
-    candidates = for _ <- 1..count, do: word(10 + :rand.uniform(21) - 1)
-    index = Levenshtein.Index.new(candidates)
+  defp measure_set(candidates, index, queries, rounds_one, rounds_many, progress) do
+    count = length(candidates)
     [first | _] = queries
     progress.("search #{count} candidates: #{rounds_one} rounds of one query")
     one = rounds([first], candidates, index, rounds_one)
@@ -169,10 +168,7 @@ defmodule WellBehaved.Lab.SearchBench do
 
   # ---- lateness -------------------------------------------------------------------
 
-  defp lateness(queries, plan, progress) do
-    candidates = for _ <- 1..plan.candidates, do: word(10 + :rand.uniform(21) - 1)
-    index = Levenshtein.Index.new(candidates)
-    query = hd(queries)
+  defp lateness(index, count, query, plan, progress) do
     search = fn mode -> fn -> Levenshtein.nearest(query, index, schedule: mode) end end
     search_ns = Stats.median_ns(search.(:auto), 9)
     erlang_ns = Stats.median_ns(fn -> Probe.erlang_work(1_000_000) end, 5) / 1_000_000
@@ -209,7 +205,7 @@ defmodule WellBehaved.Lab.SearchBench do
 
     %{
       workers: :erlang.system_info(:schedulers_online),
-      candidates: plan.candidates,
+      candidates: count,
       search_ms: search_ns / 1.0e6,
       erlang_iterations: iterations,
       window_ms: plan.window_ms,
