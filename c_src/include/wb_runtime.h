@@ -108,6 +108,21 @@ void wb_runtime_unload(void);
  * must be one registered by wb_runtime_load. */
 ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL_NIF_TERM argv[]);
 
+/* Defines `static ERL_NIF_TERM fn(env, argc, argv)`: the job NIF of the
+ * wb_job_type `type`, for the library's ErlNifFunc table (it registers with
+ * the job's argc + 3 arguments, and no dirty flag). */
+#define WB_JOB_NIF(fn, type)                                                                       \
+    static ERL_NIF_TERM fn(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {                  \
+        return wb_run(env, &(type), argc, argv);                                                   \
+    }
+
+/* The ErlNifFunc entries of runtime_stats/0 and runtime_configure/4. */
+// clang-format off
+#define WB_RUNTIME_NIFS                                                                            \
+    {"runtime_stats", 0, wb_runtime_stats, 0},                                                     \
+    {"runtime_configure", 4, wb_runtime_configure, 0}
+// clang-format on
+
 /* NIFs a library registers to let WellBehaved.Runtime read and set its
  * runtime: runtime_stats/0 and runtime_configure/4.
  *

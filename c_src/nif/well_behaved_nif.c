@@ -4,24 +4,15 @@
 #include "file_nif.h"
 #include "jobs.h"
 
-static ERL_NIF_TERM levenshtein(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_levenshtein_job, argc, argv);
-}
-
-static ERL_NIF_TERM search(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_search_job, argc, argv);
-}
-
-static ERL_NIF_TERM search_index(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_search_index_job, argc, argv);
-}
+WB_JOB_NIF(levenshtein, wb_levenshtein_job)
+WB_JOB_NIF(search, wb_search_job)
+WB_JOB_NIF(search_index, wb_search_index_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
     {"search", 9, search, 0},
     {"search_index", 5, search_index, 0},
-    {"runtime_stats", 0, wb_runtime_stats, 0},
-    {"runtime_configure", 4, wb_runtime_configure, 0},
+    WB_RUNTIME_NIFS,
     WB_FILE_NIFS,
 };
 

@@ -68,9 +68,8 @@ wb_job_type fnv_job() {
 
 wb_job_type fnv = fnv_job();
 
-ERL_NIF_TERM fnv1a(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &fnv, argc, argv);
-}
+// the SDK's macros, as C++
+WB_JOB_NIF(fnv1a, fnv)
 
 int load(ErlNifEnv *env, void **, ERL_NIF_TERM) {
     static wb_job_type *const types[] = {&fnv, nullptr};
@@ -83,7 +82,7 @@ void unload(ErlNifEnv *, void *) {
 
 ErlNifFunc nif_funcs[] = {
     {"fnv1a", 4, fnv1a, 0},
-    {"runtime_stats", 0, wb_runtime_stats, 0},
+    WB_RUNTIME_NIFS,
 };
 
 } // namespace

@@ -65,14 +65,11 @@ static wb_job_type fold_job = {
     .result = fold_result,
 };
 
-static ERL_NIF_TERM fold(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &fold_job, argc, argv);
-}
+WB_JOB_NIF(fold, fold_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"fold", 4, fold, 0},
-    {"runtime_stats", 0, wb_runtime_stats, 0},
-    {"runtime_configure", 4, wb_runtime_configure, 0},
+    WB_RUNTIME_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {

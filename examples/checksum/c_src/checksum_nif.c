@@ -90,14 +90,11 @@ static wb_job_type adler32_job = {
 };
 
 /* adler32(Data, Mode, Tiny, Ref) */
-static ERL_NIF_TERM adler32(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &adler32_job, argc, argv);
-}
+WB_JOB_NIF(adler32, adler32_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"adler32", 4, adler32, 0},
-    {"runtime_stats", 0, wb_runtime_stats, 0},
-    {"runtime_configure", 4, wb_runtime_configure, 0},
+    WB_RUNTIME_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {

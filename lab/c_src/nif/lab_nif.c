@@ -3,17 +3,9 @@
  * runtime's stats and settings. */
 #include "jobs.h"
 
-static ERL_NIF_TERM spin(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_spin_job, argc, argv);
-}
-
-static ERL_NIF_TERM spin_until(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_spin_until_job, argc, argv);
-}
-
-static ERL_NIF_TERM echo_job(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    return wb_run(env, &wb_echo_job, argc, argv);
-}
+WB_JOB_NIF(spin, wb_spin_job)
+WB_JOB_NIF(spin_until, wb_spin_until_job)
+WB_JOB_NIF(echo_job, wb_echo_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"echo_nif", 1, wb_echo, 0},
@@ -24,8 +16,7 @@ static ErlNifFunc nif_funcs[] = {
     {"echo_job", 4, echo_job, 0},
     {"spin", 4, spin, 0},
     {"spin_until", 4, spin_until, 0},
-    {"runtime_stats", 0, wb_runtime_stats, 0},
-    {"runtime_configure", 4, wb_runtime_configure, 0},
+    WB_RUNTIME_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
