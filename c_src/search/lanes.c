@@ -80,6 +80,7 @@ void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                    const uint64_t *offsets) {
     b->pos = 0;
     b->hopeless = false;
+    b->of_index = NULL;
     uint8_t len[WB_LANES_MAX];
     for (unsigned l = 0; l < b->used; l++)
         len[l] = (uint8_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]);
@@ -178,7 +179,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
         }
         b->first_row = rows;
         b->rows = (uint32_t)distinct + 1;
-        rows += distinct + 1;
+        rows += distinct + 2; /* and the masks */
     }
     x->bytes = rows * WB_LANES_BYTES;
     x->rows = aligned_alloc(WB_LANES_BYTES, x->bytes ? x->bytes : WB_LANES_BYTES);
@@ -194,6 +195,10 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
                 /* bit i of lane l, little-endian lanes */
                 cell[i / 8] |= (unsigned char)(1u << (i % 8));
             }
+            /* the lane's mask: its len low bits */
+            size_t n = x->lane_len[b->first_lane + l];
+            uint64_t mask = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+            memcpy(table[b->rows] + (size_t)l * (b->width / 8), &mask, b->width / 8);
         }
     }
     x->bytes += x->count * sizeof *x->batches + laned * (sizeof *x->lane_index + 1) +
@@ -214,48 +219,14 @@ void wb_lanes_index_free(wb_lanes_index *x) {
 }
 
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch) {
-    const uint8_t *len = x->lane_len + batch->first_lane;
     b->width = batch->width;
     b->used = batch->used;
     b->pos = 0;
     b->hopeless = false;
-    memcpy(b->index, x->lane_index + batch->first_lane, batch->used * sizeof b->index[0]);
-    switch (b->width) {
-    case 8:
-        start_8(b, len);
-        break;
-    case 16:
-        start_16(b, len);
-        break;
-    case 32:
-        start_32(b, len);
-        break;
-    default:
-        start_64(b, len);
-        break;
-    }
-}
-
-uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {
-    switch (b->width) {
-    case 8:
-        return b->score[lane];
-    case 16: {
-        uint16_t v;
-        memcpy(&v, b->score + 2 * lane, sizeof v);
-        return v;
-    }
-    case 32: {
-        uint32_t v;
-        memcpy(&v, b->score + 4 * lane, sizeof v);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, b->score + 8 * lane, sizeof v);
-        return v;
-    }
-    }
+    b->of_index = x->lane_index + batch->first_lane;
+    memset(b->vp, 0xff, sizeof b->vp);
+    memset(b->vn, 0, sizeof b->vn);
+    memcpy(b->mask, x->rows[batch->first_row + batch->rows], sizeof b->mask);
 }
 
 bool wb_lanes_supported(wb_lanes_kernel kernel) {

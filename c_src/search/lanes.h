@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WB_LANES_BYTES   64 /* bytes per vector */
 #define WB_LANES_MAX     64 /* lanes of 8 bits */
@@ -51,21 +52,33 @@ typedef struct {
 bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen);
 void wb_lanes_query_free(wb_lanes_query *q);
 
-/* A batch of candidates, resumable between query bytes. */
+/* A batch of candidates, resumable between query bytes. Lane l's
+ * vertical deltas are in vp/vn (bit i: between rows i and i + 1 of the
+ * column of the last query byte done), so its distance to the query's
+ * first pos bytes is pos + popcount(vp & mask) - popcount(vn & mask): no
+ * score is carried from step to step. */
 typedef struct {
     unsigned width; /* bits per lane: 8, 16, 32 or 64 */
     unsigned used;  /* lanes holding a candidate */
     size_t pos;     /* query bytes done */
     bool hopeless;  /* every lane ended up over `bound` */
     size_t bound;   /* the cutoff of the last wb_lanes_run */
+    /* the candidates of the lanes: an index's (wb_lanes_start), or NULL
+     * for `index` below (wb_lanes_load) */
+    const uint64_t *of_index;
     uint64_t index[WB_LANES_MAX];
     /* the vectors between runs; no alignment promised (a runtime job's
      * state is only 8-byte aligned) */
     unsigned char vp[WB_LANES_BYTES];
     unsigned char vn[WB_LANES_BYTES];
-    unsigned char score[WB_LANES_BYTES];
-    unsigned char last[WB_LANES_BYTES];
+    unsigned char mask[WB_LANES_BYTES];  /* a lane's len low bits; 0 when unused */
+    unsigned char score[WB_LANES_BYTES]; /* the distances, once pos is the query's length */
 } wb_lanes;
+
+/* The candidate in lane l. */
+static inline uint64_t wb_lanes_candidate(const wb_lanes *b, unsigned l) {
+    return b->of_index ? b->of_index[l] : b->index[l];
+}
 
 /* The lane width for a candidate of n bytes and a query of qlen: 0 when
  * no lane holds it (n of 0 or over 64). A lane's score reaches at most
@@ -88,12 +101,13 @@ static inline unsigned wb_lanes_count(unsigned width) {
 /* Batches made once for a candidate set (an index): the candidates of
  * 1..64 bytes by lane width, by length within a width (so a batch's
  * lengths are close and a cutoff can pass over it whole), each batch with
- * its match table: a row per byte its candidates hold, row 0 all zeros.
- * A query then only reads rows; nothing is built per search. */
+ * its match table: a row per byte its candidates hold, row 0 all zeros,
+ * and after them the lanes' masks. A query then only reads rows; nothing
+ * is built per search. */
 typedef struct {
     uint8_t width, used;
     uint8_t min_len, max_len;
-    uint32_t rows;       /* how many rows it has (at most 256) */
+    uint32_t rows;       /* how many rows it has (at most 256), the masks after them */
     uint64_t first_row;  /* the batch's row 0, in the index's rows */
     uint64_t first_lane; /* its candidates: lane_index[first_lane .. + used) */
     uint8_t map[256];    /* byte -> row of the batch (0: none holds it) */
@@ -116,7 +130,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
                           size_t count);
 void wb_lanes_index_free(wb_lanes_index *x);
 
-/* Starts a batch of x: b gets its lanes and starting vectors. */
+/* Starts a batch of x: b gets its lanes, masks and starting vectors. */
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
 /* Fills the table for b->index[0 .. b->used) (candidate i being
@@ -132,7 +146,25 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
                     size_t max_steps);
 
 /* A finished batch's distance in a lane (meaningful unless hopeless). */
-uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane);
+static inline uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {
+    const unsigned char *at = b->score + (size_t)lane * (b->width / 8);
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    switch (b->width) {
+    case 8:
+        return *at;
+    case 16:
+        memcpy(&v16, at, sizeof v16);
+        return v16;
+    case 32:
+        memcpy(&v32, at, sizeof v32);
+        return v32;
+    default:
+        memcpy(&v64, at, sizeof v64);
+        return v64;
+    }
+}
 
 /* The kernel searches use: the best the CPU has, or the one forced. */
 wb_lanes_kernel wb_lanes_current(void);

@@ -11,39 +11,51 @@
 #define WB_CAT(a, b)  WB_CAT2(a, b)
 #define WB_T          WB_CAT(WB_CAT(uint, WB_W), _t)
 #define WB_V          WB_CAT(WB_CAT(vec, WB_W), WB_ISA)
+#define WB_POPCOUNT   WB_CAT(WB_CAT(popcount_, WB_W), WB_ISA)
 
 typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 
-/* The state of part k (machine vector k of the 64 bytes) in variables of
- * their own, so that the compiler keeps them in registers. */
-#define WB_PART_DECLARE(k) WB_V vp##k, vn##k, score##k, last##k;
+/* The vectors of part k (machine vector k of the 64 bytes) in variables
+ * of their own, so that the compiler keeps them in registers. */
+#define WB_PART_DECLARE(k) WB_V vp##k, vn##k;
 #define WB_PART_LOAD(k)                                                                            \
     memcpy(&vp##k, b->vp + (k)*WB_NB, WB_NB);                                                      \
-    memcpy(&vn##k, b->vn + (k)*WB_NB, WB_NB);                                                      \
-    memcpy(&score##k, b->score + (k)*WB_NB, WB_NB);                                                \
-    memcpy(&last##k, b->last + (k)*WB_NB, WB_NB);
+    memcpy(&vn##k, b->vn + (k)*WB_NB, WB_NB);
 #define WB_PART_STORE(k)                                                                           \
     memcpy(b->vp + (k)*WB_NB, &vp##k, WB_NB);                                                      \
-    memcpy(b->vn + (k)*WB_NB, &vn##k, WB_NB);                                                      \
-    memcpy(b->score + (k)*WB_NB, &score##k, WB_NB);
-#define WB_PART_SCORE(k) memcpy((unsigned char *)lanes + (k)*WB_NB, &score##k, WB_NB);
-/* One step of part k. The last row moves by +1 (ph), -1 (mh) or 0; x &
- * last is 0 or last, and its negation has the top bit set exactly when it
- * is not 0 (shifts, not comparisons, which compilers may split lane by
- * lane). */
+    memcpy(b->vn + (k)*WB_NB, &vn##k, WB_NB);
+/* One step of part k: the column of the next query byte (Hyyro's form,
+ * with the horizontal +1 deltas kept complemented, hpc, so that every NOT
+ * folds into an and-not). */
 #define WB_PART_STEP(k)                                                                            \
     {                                                                                              \
         WB_V eq = *(const WB_V *)(row + (k)*WB_NB);                                                \
-        WB_V xv = eq | vn##k;                                                                      \
-        WB_V xh = (((eq & vp##k) + vp##k) ^ vp##k) | eq;                                           \
-        WB_V ph = vn##k | ~(xh | vp##k);                                                           \
-        WB_V mh = vp##k & xh;                                                                      \
-        score##k += -(ph & last##k) >> (WB_W - 1);                                                 \
-        score##k -= -(mh & last##k) >> (WB_W - 1);                                                 \
-        ph = (ph + ph) | 1;                                                                        \
-        mh = mh + mh;                                                                              \
-        vp##k = mh | ~(xv | ph);                                                                   \
-        vn##k = ph & xv;                                                                           \
+        WB_V x = eq | vn##k;                                                                       \
+        WB_V d0 = (((x & vp##k) + vp##k) ^ vp##k) | x;                                             \
+        WB_V hpc = ~vn##k & (d0 | vp##k);                                                          \
+        WB_V hn = d0 & vp##k;                                                                      \
+        hpc = hpc + hpc; /* the row above the first: a +1 delta */                                 \
+        hn = hn + hn;                                                                              \
+        vp##k = hn | (~d0 & hpc);                                                                  \
+        vn##k = d0 & ~hpc;                                                                         \
+    }
+/* d<k>: each lane's distance to the query bytes done (j of them), modulo
+ * 2^W (the lane width is chosen so that it is below). */
+#define WB_PART_DISTANCE(k)                                                                        \
+    WB_V mask##k, d##k;                                                                            \
+    memcpy(&mask##k, b->mask + (k)*WB_NB, WB_NB);                                                  \
+    d##k = jv + WB_POPCOUNT(vp##k & mask##k) - WB_POPCOUNT(vn##k & mask##k);
+/* alive: the lanes holding a candidate that can still end at or under
+ * the bound */
+#define WB_PART_ALIVE(k)                                                                           \
+    {                                                                                              \
+        WB_PART_DISTANCE(k)                                                                        \
+        alive |= (WB_V)(d##k <= limit) & (WB_V)(mask##k != 0);                                     \
+    }
+#define WB_PART_SCORE(k)                                                                           \
+    {                                                                                              \
+        WB_PART_DISTANCE(k)                                                                        \
+        memcpy(b->score + (k)*WB_NB, &d##k, WB_NB);                                                \
     }
 #if WB_LANES_BYTES / WB_NB == 1
 #define WB_PARTS(m) m(0)
@@ -53,11 +65,29 @@ typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 #define WB_PARTS(m) m(0) m(1) m(2) m(3)
 #endif
 
+/* The bits set in each lane. */
+WB_TARGET static inline WB_V WB_POPCOUNT(WB_V x) {
+    x = x - ((x >> 1) & (WB_T)0x5555555555555555u);
+    x = (x & (WB_T)0x3333333333333333u) + ((x >> 2) & (WB_T)0x3333333333333333u);
+    x = (x + (x >> 4)) & (WB_T)0x0f0f0f0f0f0f0f0fu;
+#if WB_W > 8
+    x = x + (x >> 8);
+#endif
+#if WB_W > 16
+    x = x + (x >> 16);
+#endif
+#if WB_W > 32
+    x = x + (x >> 32);
+#endif
+    return x & (WB_T)0x7f;
+}
+
 WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
                                WB_ISA)(wb_lanes *b, const wb_lanes_table table, const uint8_t *rows,
                                        const uint8_t *query, size_t qlen, size_t bound,
                                        size_t max_steps) {
     const WB_T top = (WB_T) ~(WB_T)0;
+    const WB_V zero = {0};
     WB_PARTS(WB_PART_DECLARE)
     WB_PARTS(WB_PART_LOAD)
     size_t j = b->pos, end = qlen - j > max_steps ? j + max_steps : qlen;
@@ -67,21 +97,28 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
             const unsigned char *row = table[rows[query[j]]]; /* 64-byte aligned */
             WB_PARTS(WB_PART_STEP)
         }
-        /* a lane's score falls by at most one per query byte left */
+        /* a lane's distance falls by at most one per query byte left */
         size_t left = qlen - j;
-        if (bound < top && left < (size_t)top - bound) {
-            WB_T limit = (WB_T)(bound + left), lanes[WB_LANES_BYTES * 8 / WB_W];
-            bool any = false;
-            WB_PARTS(WB_PART_SCORE)
-            for (unsigned l = 0; l < b->used; l++)
-                any |= lanes[l] <= limit;
-            if (!any) {
+        if (left && bound < top && left < (size_t)top - bound) {
+            WB_V jv = zero + (WB_T)j, alive = zero;
+            WB_T limit = (WB_T)(bound + left);
+            WB_PARTS(WB_PART_ALIVE)
+            uint64_t any[WB_NB / 8];
+            memcpy(any, &alive, WB_NB);
+            uint64_t some = 0;
+            for (size_t k = 0; k < WB_NB / 8; k++)
+                some |= any[k];
+            if (!some) {
                 b->hopeless = true;
                 break;
             }
         }
     }
     size_t done = j - b->pos;
+    if (j == qlen && !b->hopeless) {
+        WB_V jv = zero + (WB_T)j;
+        WB_PARTS(WB_PART_SCORE)
+    }
     WB_PARTS(WB_PART_STORE)
     b->pos = j;
     return done;
@@ -91,6 +128,9 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
 #undef WB_PART_LOAD
 #undef WB_PART_STORE
 #undef WB_PART_SCORE
+#undef WB_PART_DISTANCE
+#undef WB_PART_ALIVE
+#undef WB_POPCOUNT
 #undef WB_PART_STEP
 #undef WB_PARTS
 #undef WB_CAT2

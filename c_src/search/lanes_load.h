@@ -2,7 +2,7 @@
  * Filling a batch for one lane width, included by lanes.c once per width
  * with WB_W defined: start_<W> sets a batch's starting vectors, load_<W>
  * each lane's match masks in the query's table. Lanes past b->used keep
- * whatever masks they had: with no last bit, they never change a score.
+ * whatever masks they had: with mask 0, they never count.
  */
 #define WB_CAT2(a, b) a##b
 #define WB_CAT(a, b)  WB_CAT2(a, b)
@@ -11,23 +11,15 @@
 
 typedef WB_T WB_A __attribute__((may_alias));
 
-/* The starting vectors: lane l holds a candidate of len[l] bytes (1..WB_W);
- * lanes past b->used have no last bit, and never come under a bound. */
+/* The starting vectors (every vertical delta +1: bits past a lane's
+ * candidate never reach it) and the masks: lane l holds a candidate of
+ * len[l] bytes (1..WB_W); lanes past b->used have mask 0. */
 static void WB_CAT(start_, WB_W)(wb_lanes *b, const uint8_t *len) {
-    WB_A *vp = (WB_A *)b->vp, *vn = (WB_A *)b->vn, *score = (WB_A *)b->score,
-         *last = (WB_A *)b->last;
-    for (unsigned l = 0; l < wb_lanes_count(WB_W); l++) {
-        vn[l] = 0;
-        if (l >= b->used) {
-            vp[l] = 0;
-            last[l] = 0;
-            score[l] = (WB_T) ~(WB_T)0;
-            continue;
-        }
-        last[l] = (WB_T)((WB_T)1 << (len[l] - 1));
-        vp[l] = (WB_T)(last[l] + (WB_T)(last[l] - 1)); /* the len[l] low bits */
-        score[l] = (WB_T)len[l];
-    }
+    WB_A *mask = (WB_A *)b->mask;
+    memset(b->vp, 0xff, sizeof b->vp);
+    memset(b->vn, 0, sizeof b->vn);
+    for (unsigned l = 0; l < wb_lanes_count(WB_W); l++)
+        mask[l] = l < b->used ? (WB_T)(((WB_T)1 << (len[l] - 1)) * 2 - 1) : 0;
 }
 
 /* Each lane's match masks in the query's table. */

@@ -221,9 +221,15 @@ static uint64_t run_batch(wb_search *s, uint64_t budget) {
     size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
                                 bound, budget / 4 ? (size_t)(budget / 4) : 1);
     if (b->pos == s->qlen || b->hopeless) {
-        for (unsigned l = 0; l < b->used; l++)
-            record(s, (size_t)b->index[l], b->hopeless ? b->bound + 1 : wb_lanes_score(b, l));
         s->running = false;
+        /* in nearest with every hit kept, a lane over the bound changes nothing */
+        bool full = s->limit && s->heap_len == s->limit;
+        if (b->hopeless && full) return 4 * (uint64_t)steps + 1;
+        for (unsigned l = 0; l < b->used; l++) {
+            size_t d = b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l);
+            if (full && d > b->bound) continue;
+            record(s, (size_t)wb_lanes_candidate(b, l), d);
+        }
     }
     return 4 * (uint64_t)steps + 1;
 }
@@ -305,6 +311,7 @@ static uint64_t take_prepared(wb_search *s) {
                 uint8_t row = next->map[s->lanes.bytes_of_rows[k]];
                 if (row) __builtin_prefetch(x->rows[next->first_row + row]);
             }
+            __builtin_prefetch(x->rows[next->first_row + next->rows]); /* its masks */
             if (s->next_batch + 1 < x->count) {
                 const uint8_t *map = x->batches[s->next_batch + 1].map;
                 for (size_t at = 0; at < sizeof x->batches->map; at += 64)
