@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WB_LANES_BYTES   64 /* bytes per vector */
+#define WB_LANES_BYTES   64 /* bytes per batch vector */
 #define WB_LANES_MAX     64 /* lanes of 8 bits */
 #define WB_LANES_LONGEST 64 /* longest candidate a lane holds */
 

@@ -61,8 +61,10 @@ typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 #define WB_PARTS(m) m(0)
 #elif WB_LANES_BYTES / WB_NB == 2
 #define WB_PARTS(m) m(0) m(1)
-#else
+#elif WB_LANES_BYTES / WB_NB == 4
 #define WB_PARTS(m) m(0) m(1) m(2) m(3)
+#else
+#define WB_PARTS(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
 #endif
 
 /* The bits set in each lane. */

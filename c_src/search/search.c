@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* units of a vector step of a batch (see search.h) */
+#define WB_SEARCH_STEP_UNITS 2
+
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
     if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total > SIZE_MAX - WB_SEARCH_PADDING)
@@ -32,8 +35,11 @@ uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codep
         uint64_t words = qlen <= 64 ? 1 : (qlen + 63) / 64;
         return (bytes + count) * words;
     }
-    /* batches of about 16 lanes: four units per vector step */
-    return count + (prepared ? 0 : bytes / 2) + ((uint64_t)count / 4 + 1) * qlen;
+    /* batches of about 16 lanes: a vector step per query byte, and one unit
+     * per 2 lanes once finished; without batches made once, one unit per
+     * candidate and per 2 of its bytes put in a batch */
+    uint64_t steps = (uint64_t)count / 16 + 1;
+    return count / 2 + (prepared ? 0 : count + bytes / 2) + steps * WB_SEARCH_STEP_UNITS * qlen;
 }
 
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
@@ -214,24 +220,43 @@ static void start_batch(wb_search *s, unsigned slot) {
     s->running = true;
 }
 
+/* Records the lanes of a finished batch. */
+static void finish_batch(wb_search *s) {
+    const wb_lanes *b = &s->batch;
+    if (s->limit == 0) { /* distances: the caller's cutoff is the only bound */
+        uint32_t *out = s->distances;
+        size_t over = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX : s->max_distance + 1;
+        for (unsigned l = 0; l < b->used; l++) {
+            size_t d = b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l);
+            if (d > over) d = over;
+            out[wb_lanes_candidate(b, l)] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+        }
+        return;
+    }
+    /* nearest: with every hit kept, a lane over the bound changes nothing */
+    bool full = s->heap_len == s->limit;
+    if (b->hopeless && full) return;
+    for (unsigned l = 0; l < b->used; l++) {
+        size_t d = b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l);
+        if (full && d > b->bound) continue;
+        record(s, (size_t)wb_lanes_candidate(b, l), d);
+    }
+}
+
 /* Advances the batch under way by about `budget` units; returns the units. */
 static uint64_t run_batch(wb_search *s, uint64_t budget) {
     wb_lanes *b = &s->batch;
     size_t bound = batch_bound(s);
-    size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
-                                bound, budget / 4 ? (size_t)(budget / 4) : 1);
+    size_t steps =
+        wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen, bound,
+                     budget / WB_SEARCH_STEP_UNITS ? (size_t)(budget / WB_SEARCH_STEP_UNITS) : 1);
+    uint64_t units = WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
     if (b->pos == s->qlen || b->hopeless) {
         s->running = false;
-        /* in nearest with every hit kept, a lane over the bound changes nothing */
-        bool full = s->limit && s->heap_len == s->limit;
-        if (b->hopeless && full) return 4 * (uint64_t)steps + 1;
-        for (unsigned l = 0; l < b->used; l++) {
-            size_t d = b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l);
-            if (full && d > b->bound) continue;
-            record(s, (size_t)wb_lanes_candidate(b, l), d);
-        }
+        finish_batch(s);
+        units += b->used / 2;
     }
-    return 4 * (uint64_t)steps + 1;
+    return units;
 }
 
 /* Takes candidate i: records it, or puts it in a batch. Returns the units,
@@ -274,6 +299,12 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     return wb_lev_predict(s->query, s->qlen, t, n, k) + 1;
 }
 
+/* Asks for a row of a batch's table to be fetched into the cache. */
+static inline void prefetch_row(const unsigned char *row) {
+    for (size_t at = 0; at < WB_LANES_BYTES; at += 64)
+        __builtin_prefetch(row + at);
+}
+
 /* With batches made once: the next batch, or the next other candidate.
  * They come out of input order, so every cutoff lets a tie with the worst
  * hit through (record keeps the earlier one). Returns the units, 0 on an
@@ -309,9 +340,9 @@ static uint64_t take_prepared(wb_search *s) {
             const wb_lanes_batch *next = &x->batches[s->next_batch];
             for (size_t k = 0; k < s->lanes.distinct; k++) {
                 uint8_t row = next->map[s->lanes.bytes_of_rows[k]];
-                if (row) __builtin_prefetch(x->rows[next->first_row + row]);
+                if (row) prefetch_row(x->rows[next->first_row + row]);
             }
-            __builtin_prefetch(x->rows[next->first_row + next->rows]); /* its masks */
+            prefetch_row(x->rows[next->first_row + next->rows]); /* its masks */
             if (s->next_batch + 1 < x->count) {
                 const uint8_t *map = x->batches[s->next_batch + 1].map;
                 for (size_t at = 0; at < sizeof x->batches->map; at += 64)

@@ -25,9 +25,10 @@
  * ties by input order, and distances are stored by index.
  *
  * Unit of work (about 3 ns here): one scalar step (a candidate byte
- * against the query, the pair core's estimate on its path), four per
- * vector step of a batch, one per candidate plus one per 2 bytes put in a
- * batch (its masks in the query's table; none with batches made once).
+ * against the query, the pair core's estimate on its path), two per
+ * vector step of a batch, one per 2 lanes of a finished batch, one per
+ * candidate plus one per 2 bytes put in a batch (its masks in the query's
+ * table; none with batches made once).
  */
 #ifndef WB_SEARCH_H
 #define WB_SEARCH_H
