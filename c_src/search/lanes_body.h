@@ -94,7 +94,8 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
     WB_PARTS(WB_PART_LOAD)
     size_t j = b->pos, end = qlen - j > max_steps ? j + max_steps : qlen;
     while (j < end) {
-        size_t stop = end - j > 8 ? j + 8 : end;
+        /* a check costs about two steps: one per 16 */
+        size_t stop = end - j > 16 ? j + 16 : end;
         for (; j < stop; j++) {
             const unsigned char *row = table[rows[query[j]]]; /* 64-byte aligned */
             WB_PARTS(WB_PART_STEP)
