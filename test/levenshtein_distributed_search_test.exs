@@ -35,6 +35,14 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     {peer, node}
   end
 
+  # the processes on `node` running an :erpc call (none of this test's own)
+  defp remote_calls(node) do
+    for pid <- :erpc.call(node, Process, :list, []),
+        :erpc.call(node, Process, :info, [pid, :initial_call]) ==
+          {:initial_call, {:erpc, :execute_call, 4}},
+        do: pid
+  end
+
   defp words(count, seed) do
     :rand.seed(:exsss, {seed, seed, seed})
     # a small alphabet: many ties, which shards must merge in input order
@@ -114,6 +122,9 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     :ok = :erpc.call(b, :sys, :suspend, [holder_b])
     # the call returns (the module's timeout bounds the test, not a timing claim)
     assert Levenshtein.nearest("abc", index, timeout: 2_000) == {:error, {:timeout, b}}
+    # and the process on b that made the call for it, stuck until the holder
+    # resumes, was killed at the same bound: nothing runs on for nobody
+    eventually(fn -> remote_calls(b) == [] end, 20_000)
 
     assert {:partial, [_ | _], [{^b, :timeout}]} =
              Levenshtein.nearest("abc", index, timeout: 2_000, partial: true)

@@ -7,6 +7,9 @@
 
 /* units of a vector step of a batch (see search.h) */
 #define WB_SEARCH_STEP_UNITS 2
+/* the longest candidate taken in one go against a query of one word: past
+ * it, the resumable pair core (a slice is never longer than its budget) */
+#define WB_SEARCH_WORD_LONGEST 4096
 
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
@@ -282,21 +285,34 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
             return 1 + n / 2;
         }
-        if (s->fast) {
+        if (s->fast && n <= WB_SEARCH_WORD_LONGEST) {
             record(s, i, myers_word(s->peq, s->qlen, t, n, bound));
             return n + 1;
         }
     }
+    /* the pair core, resumable: run_pair goes on with it */
     size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
-    wb_lev_status st;
-    size_t d = wb_lev_distance(s->query, s->qlen, t, n, s->codepoints, k, &st);
+    wb_lev_status st = wb_lev_init(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
     if (st != WB_LEV_OK) {
         s->status = st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_CANDIDATE;
         s->failed_at = i;
         return 0;
     }
-    record(s, i, d);
-    return wb_lev_predict(s->query, s->qlen, t, n, k) + 1;
+    s->pair_running = true;
+    s->pair_index = i;
+    return wb_lev_setup_units(s->qlen, n, s->codepoints) + 1;
+}
+
+/* Advances the pair under way by about `budget` units; returns the units. */
+static uint64_t run_pair(wb_search *s, uint64_t budget) {
+    const wb_search_set *set = s->set;
+    uint64_t used = 0;
+    if (wb_lev_step(&s->pair, s->query, set->bytes + set->offsets[s->pair_index], budget, &used)) {
+        record(s, s->pair_index, wb_lev_result(&s->pair));
+        wb_lev_free(&s->pair);
+        s->pair_running = false;
+    }
+    return used + 1;
 }
 
 /* Asks for a row of a batch's table to be fetched into the cache. */
@@ -312,27 +328,35 @@ static inline void prefetch_row(const unsigned char *row) {
 static uint64_t take_prepared(wb_search *s) {
     const wb_lanes_index *x = s->set->prepared;
     if (s->next_batch < x->count) {
-        const wb_lanes_batch *batch = &x->batches[s->next_batch++];
+        const wb_lanes_batch *batch = &x->batches[s->next_batch];
         size_t bound = batch_bound(s);
         size_t near = batch->max_len < s->qlen   ? s->qlen - batch->max_len
                       : batch->min_len > s->qlen ? batch->min_len - s->qlen
                                                  : 0;
-        if (near > bound) { /* every lane's length is too far */
+        if (near > bound && s->next_lane == 0) { /* every lane's length is too far */
             for (unsigned l = 0; l < batch->used; l++)
                 record(s, (size_t)x->lane_index[batch->first_lane + l], bound + 1);
+            s->next_batch++;
             return 1;
         }
         if (wb_lanes_width(batch->max_len, s->qlen) != batch->width) {
             /* a query too long for this width's scores: each candidate
-             * through take, into a batch of wider lanes */
-            uint64_t units = 0;
-            for (unsigned l = 0; l < batch->used; l++) {
-                uint64_t u = take(s, (size_t)x->lane_index[batch->first_lane + l], batch_bound(s));
+             * through take, into batches of wider lanes, which hold fewer;
+             * back here once one of them is full and started */
+            uint64_t units = 1;
+            while (s->next_lane < batch->used && !s->running) {
+                size_t i = (size_t)x->lane_index[batch->first_lane + s->next_lane++];
+                uint64_t u = take(s, i, batch_bound(s));
                 if (u == 0) return 0;
                 units += u;
             }
+            if (s->next_lane == batch->used) {
+                s->next_lane = 0;
+                s->next_batch++;
+            }
             return units;
         }
+        s->next_batch++;
         /* the rows of the next batch that the query reads, in no predictable
          * order: fetched from memory while this batch runs (with the map of
          * the batch after, which tells the rows to fetch then) */
@@ -368,6 +392,8 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
         uint64_t units;
         if (s->running) {
             done += run_batch(s, budget > done ? budget - done : 1);
+        } else if (s->pair_running) {
+            done += run_pair(s, budget > done ? budget - done : 1);
         } else if (prepared && (units = take_prepared(s)) != UINT64_MAX) {
             if (units == 0) {
                 *used += done + 1;
@@ -421,6 +447,8 @@ void wb_search_free(wb_search *s) {
     free(s->distances);
     free(s->heap);
     wb_lanes_query_free(&s->lanes);
+    if (s->pair_running) wb_lev_free(&s->pair);
+    s->pair_running = false;
     s->running = false;
     s->query = NULL;
     s->distances = NULL;

@@ -10,12 +10,14 @@
  * In byte mode, candidates of 1..64 bytes go in batches of up to 64, one
  * per vector lane (lanes.h): a batch costs one vector step per query
  * byte, and stops once no lane can come under the cutoff. Longer
- * candidates, with a query of at most 64 bytes, take one bit-parallel
- * step per byte (Myers/Hyyro, one machine word, the query's match table
- * built once per search) and stop as soon as they cannot come under the
- * cutoff. A length difference beyond the cutoff costs nothing. A longer
- * query with a longer candidate, or codepoint mode, uses the pair core
- * (levenshtein.h) for each candidate.
+ * candidates of up to WB_SEARCH_WORD_LONGEST bytes (search.c), with a
+ * query of at most 64 bytes, take one bit-parallel step per byte
+ * (Myers/Hyyro, one machine word, the query's match table built once per
+ * search) and stop as soon as they cannot come under the cutoff. A length
+ * difference beyond the cutoff costs nothing. Anything else (a longer
+ * query with a longer candidate, a longer candidate still, codepoint
+ * mode) goes through the pair core (levenshtein.h), resumable: a step can
+ * end inside a candidate, so no step is much longer than its budget.
  *
  * A set can come with its batches made once (wb_lanes_index_build, for an
  * index): then nothing is built per search, and a batch whose lengths are
@@ -37,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../levenshtein/levenshtein.h"
 #include "lanes.h"
 
 /* Bytes readable past the last candidate (the lane kernels read whole
@@ -103,8 +106,13 @@ typedef struct {
     /* the batch's table and rows: the query's, or a prepared batch's */
     wb_lanes_table batch_table;
     const uint8_t *batch_rows;
-    /* with a prepared set: the next batch, the next other candidate */
-    size_t next_batch, next_rest;
+    /* with a prepared set: the next batch, the next other candidate, and
+     * in a batch whose lanes are too narrow for the query, its next lane */
+    size_t next_batch, next_rest, next_lane;
+    /* the pair core on candidate pair_index, under way */
+    bool pair_running;
+    size_t pair_index;
+    wb_lev pair;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
     /* nearest: a max-heap of the best hits so far, by (distance, index) */

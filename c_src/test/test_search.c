@@ -61,7 +61,10 @@ static void check_search(const wb_search_set *set, const size_t *exact, const ui
         /* the reference: every candidate within k, by (distance, index) */
         const wb_search_hit *hits;
         size_t got = wb_search_hits(&s, &hits), expect = 0, last_d = 0, last_i = 0;
-        for (size_t d = 0; d <= (k == WB_SEARCH_NO_LIMIT ? qlen + 200 : k) && expect < limit; d++)
+        size_t top = 0; /* the largest distance within k */
+        for (size_t i = 0; i < n; i++)
+            if (want[i] > top && (k == WB_SEARCH_NO_LIMIT || want[i] <= k)) top = want[i];
+        for (size_t d = 0; d <= top && expect < limit; d++)
             for (size_t i = 0; i < n && expect < limit; i++)
                 if (want[i] == d) {
                     CHECK(expect < got && hits[expect].distance == d && hits[expect].index == i,
@@ -153,6 +156,83 @@ static void test_every_byte(void) {
     wb_search_set_free(&set);
 }
 
+/* A batch made once whose lanes are too narrow for the query (8 bits,
+ * query of 300 bytes): its 64 candidates go into batches of 32 wider
+ * lanes, two of them, one after the other. */
+static void test_narrow_batches(void) {
+    size_t count = 200;
+    wb_search_owned_set set;
+    CHECK(wb_search_set_alloc(&set, count, count * 8), "alloc");
+    for (size_t i = 0; i < count; i++) {
+        size_t n = 1 + check_random() % 8;
+        set.offsets[i + 1] = set.offsets[i] + n;
+        for (size_t j = 0; j < n; j++)
+            set.bytes[set.offsets[i] + j] = (uint8_t)('a' + check_random() % 4);
+    }
+    wb_lanes_index prepared;
+    CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, count), "build");
+    CHECK(prepared.batches[0].width == 8 && prepared.batches[0].used == 64, "a full 8-bit batch");
+    wb_search_set indexed = set.set;
+    indexed.prepared = &prepared;
+    uint8_t q[300];
+    for (size_t j = 0; j < sizeof q; j++)
+        q[j] = (uint8_t)('a' + check_random() % 4);
+    size_t *exact = malloc(count * sizeof *exact);
+    for (size_t i = 0; i < count; i++)
+        exact[i] = wb_ref_distance_bytes(q, sizeof q, set.bytes + set.offsets[i],
+                                         (size_t)(set.offsets[i + 1] - set.offsets[i]));
+    for (size_t limit = 0; limit <= 10; limit += 10)
+        for (uint64_t budget = 1; budget; budget = budget == 1 ? UINT64_MAX : 0) {
+            check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, limit, budget);
+            check_search(&indexed, exact, q, sizeof q, 296, limit, budget);
+        }
+    free(exact);
+    wb_lanes_index_free(&prepared);
+    wb_search_set_free(&set);
+}
+
+/* Candidates far longer than a slice: the work stops inside them, at
+ * about the budget, and resumes (the pair core's state is kept). */
+static void test_long_candidates(void) {
+    size_t count = 3, len = 20000;
+    wb_search_owned_set set;
+    CHECK(wb_search_set_alloc(&set, count, count * len), "alloc");
+    for (size_t i = 0; i < count; i++) {
+        set.offsets[i + 1] = set.offsets[i] + len;
+        for (size_t j = 0; j < len; j++)
+            set.bytes[set.offsets[i] + j] = (uint8_t)('a' + check_random() % 4);
+    }
+    /* a query of one word (one bit-parallel step per byte), and of two */
+    uint8_t q[100];
+    for (size_t j = 0; j < sizeof q; j++)
+        q[j] = (uint8_t)('a' + check_random() % 4);
+    size_t qlens[] = {10, 100};
+    for (int qi = 0; qi < 2; qi++) {
+        size_t qlen = qlens[qi], exact[3];
+        for (size_t i = 0; i < count; i++)
+            exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i], len);
+        for (size_t limit = 0; limit <= 2; limit += 2) {
+            check_search(&set.set, exact, q, qlen, WB_SEARCH_NO_LIMIT, limit, 64);
+            wb_search s;
+            CHECK(wb_search_init(&s, &set.set, q, qlen, false, WB_SEARCH_NO_LIMIT, limit) ==
+                      WB_SEARCH_OK,
+                  "init");
+            size_t steps = 0;
+            uint64_t most = 0;
+            for (bool done = false; !done; steps++) {
+                uint64_t used = 0;
+                done = wb_search_step(&s, 64, &used);
+                if (used > most) most = used;
+            }
+            /* a whole candidate is at least len units: never in one step */
+            CHECK(steps > count * len / 64 / 2, "qlen %zu: %zu steps", qlen, steps);
+            CHECK(most < len, "qlen %zu: a step of %llu units", qlen, (unsigned long long)most);
+            wb_search_free(&s);
+        }
+    }
+    wb_search_set_free(&set);
+}
+
 static void test_codepoints(void) {
     /* "héllo", "hello", "", "hé" against "hello" in codepoints */
     const char *words[] = {"h\xC3\xA9llo", "hello", "", "h\xC3\xA9"};
@@ -197,6 +277,8 @@ int main(void) {
         printf("lane kernel %s\n", wb_lanes_name((wb_lanes_kernel)k));
         test_random();
         test_every_byte();
+        test_narrow_batches();
+        test_long_candidates();
         test_codepoints();
     }
     wb_lanes_force(WB_LANES_KERNELS);

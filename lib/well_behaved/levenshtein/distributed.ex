@@ -139,15 +139,22 @@ defmodule WellBehaved.Levenshtein.Distributed do
     {answers, for({:failed, f} <- outcomes, do: f)}
   end
 
+  # the remote process is killed at the same bound (Shard.bounded/4): on a
+  # timeout, :erpc only stops waiting for it
   defp call(node, m, f, a, timeout) do
-    {:ok, :erpc.call(node, m, f, a, timeout)}
+    {:ok, :erpc.call(node, Shard, :bounded, [timeout, m, f, a], timeout)}
   catch
     :error, {:erpc, :timeout} -> {:failed, :timeout}
     :error, {:erpc, _} -> {:failed, :nodedown}
     :error, {:exception, reason, stack} -> {:raise, :error, reason, stack}
     :exit, {:exception, reason} -> {:failed, {:exit, reason}}
-    :exit, {:signal, reason} -> {:failed, {:exit, reason}}
+    :exit, {:signal, reason} -> {:failed, exit_reason(reason)}
     :throw, value -> {:raise, :throw, value, []}
+  end
+
+  # stopped at the bound on its node (it can beat the local timeout there)
+  defp exit_reason(reason) do
+    if reason == Shard.timed_out(), do: :timeout, else: {:exit, reason}
   end
 
   # `count` elements in length(nodes) contiguous slices of near-equal size

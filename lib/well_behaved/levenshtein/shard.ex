@@ -18,6 +18,31 @@ defmodule WellBehaved.Levenshtein.Shard do
     end
   end
 
+  @doc """
+  Applies `m.f(a...)` in the calling process, which is killed
+  if still running after `timeout` ms: the :erpc process of a call its
+  caller gave up on stops there, and the runtime frees its search job,
+  instead of running to the end for nobody.
+  """
+  def bounded(timeout, m, f, a) do
+    worker = self()
+
+    spawn(fn ->
+      ref = Process.monitor(worker)
+
+      receive do
+        {:DOWN, ^ref, :process, _, _} -> :ok
+      after
+        timeout -> Process.exit(worker, timed_out())
+      end
+    end)
+
+    apply(m, f, a)
+  end
+
+  @doc "The exit reason of a call stopped by `bounded/4`."
+  def timed_out, do: {:shutdown, :timeout}
+
   @doc "Levenshtein.nearest/3 on the shard held by `holder` (on this node)."
   def nearest(holder, query, opts),
     do: Levenshtein.nearest(query, GenServer.call(holder, :index, :infinity), opts)
