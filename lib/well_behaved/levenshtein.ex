@@ -159,7 +159,9 @@ defmodule WellBehaved.Levenshtein do
   `{:error, {:nodedown, node}}` or `{:error, {:timeout, node}}`, or, with
   `partial: true`, `{:partial, hits, [{node, reason}]}`: the nearest among
   the shards that answered (`distances/3`: `nil` for each candidate of a
-  shard that did not). It never waits longer than the bound.
+  shard that did not). It never waits longer than the bound, and a search
+  still running on a node at the bound is stopped there (its native job
+  freed).
 
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Levenshtein.nearest("Johnathan", names, limit: 2)
