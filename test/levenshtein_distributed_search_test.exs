@@ -43,6 +43,14 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
         do: pid
   end
 
+  # the shard holders on `node`
+  defp holders(node) do
+    for pid <- :erpc.call(node, Process, :list, []),
+        :erpc.call(node, :proc_lib, :translate_initial_call, [pid]) ==
+          {WellBehaved.Levenshtein.Shard, :init, 1},
+        do: pid
+  end
+
   defp words(count, seed) do
     :rand.seed(:exsss, {seed, seed, seed})
     # a small alphabet: many ties, which shards must merge in input order
@@ -157,6 +165,16 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     eventually(fn ->
       Enum.all?(shards, fn {node, pid, _} -> not :erpc.call(node, Process, :alive?, [pid]) end)
     end)
+  end
+
+  test "an index made too slowly leaves no holder behind", %{b: b} do
+    # a million candidates: the holder on b takes a few hundred ms to make
+    # its index, far past the bound, so the call starting it is stopped
+    # meanwhile; the holder goes once its index is made (nobody has its pid)
+    cands = for i <- 1..1_000_000, do: Integer.to_string(i)
+    assert Index.new(cands, nodes: [b], timeout: 50) == {:error, {:timeout, b}}
+    eventually(fn -> holders(b) != [] end, 20_000)
+    eventually(fn -> holders(b) == [] end, 60_000)
   end
 
   test "an index needs its nodes up" do

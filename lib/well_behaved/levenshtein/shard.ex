@@ -2,8 +2,10 @@ defmodule WellBehaved.Levenshtein.Shard do
   @moduledoc false
   # One shard of a distributed index: a process on its node holding a
   # local Levenshtein.Index (a native resource cannot leave its node). It
-  # lives as long as the process that created the distributed index, and
-  # searches run in the :erpc process of each call, not in the holder.
+  # lives as long as the process that created the distributed index (and
+  # no longer than the call that starts it, if that call is stopped at its
+  # bound), and searches run in the :erpc process of each call, not in the
+  # holder.
 
   use GenServer
 
@@ -11,7 +13,7 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   @doc "Starts a holder of `candidates` on this node for `owner`; its pid."
   def start(owner, candidates, opts) do
-    case GenServer.start(__MODULE__, {owner, candidates, opts}) do
+    case GenServer.start(__MODULE__, {owner, self(), candidates, opts}) do
       {:ok, pid} -> pid
       {:error, {%{__exception__: true} = e, stack}} -> reraise e, stack
       {:error, reason} -> exit(reason)
@@ -52,14 +54,21 @@ defmodule WellBehaved.Levenshtein.Shard do
     do: Levenshtein.distances(query, GenServer.call(holder, :index, :infinity), opts)
 
   @impl true
-  def init({owner, candidates, opts}) do
+  def init({owner, starter, candidates, opts}) do
     Process.monitor(owner)
-    {:ok, Levenshtein.Index.new(candidates, opts)}
+    # the call starting this holder, stopped at its bound (while the index
+    # was being made): nobody will have its pid
+    Process.monitor(starter)
+    {:ok, {Levenshtein.Index.new(candidates, opts), starter}}
   end
 
   @impl true
-  def handle_call(:index, _from, index), do: {:reply, index, index}
+  def handle_call(:index, _from, {index, _} = state), do: {:reply, index, state}
 
   @impl true
-  def handle_info({:DOWN, _, :process, _, _}, index), do: {:stop, :normal, index}
+  def handle_info({:DOWN, _, :process, starter, reason}, {_, starter} = state) do
+    if reason == timed_out(), do: {:stop, :normal, state}, else: {:noreply, state}
+  end
+
+  def handle_info({:DOWN, _, :process, _owner, _}, state), do: {:stop, :normal, state}
 end
