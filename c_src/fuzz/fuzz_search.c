@@ -58,9 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     WB_FUZZ_CHECK(wb_search_init(&s, &set.set, query, qlen, false, k, limit) == WB_SEARCH_OK);
     uint64_t used = 0;
     size_t steps = 0;
-    /* each step takes a candidate or advances a batch by a query byte */
+    /* each step takes a candidate, advances a batch by a query byte, or a
+     * pair by a column (one byte of the longer string) */
     while (!wb_search_step(&s, budget, &used))
-        WB_FUZZ_CHECK(++steps <= count * (qlen + 2));
+        WB_FUZZ_CHECK(++steps <= count * (2 * qlen + 4) + rest_len);
     WB_FUZZ_CHECK(s.status == WB_SEARCH_OK);
     if (limit == 0) {
         for (size_t i = 0; i < count; i++)

@@ -5,7 +5,6 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define WB_LANES_X86 1
-#include <emmintrin.h> /* SSE2: part of x86-64 */
 #else
 #define WB_LANES_X86 0
 #endif

@@ -95,7 +95,7 @@ static inline unsigned wb_lanes_slot(unsigned width) {
     return width == 8 ? 0 : width == 16 ? 1 : width == 32 ? 2 : 3;
 }
 static inline unsigned wb_lanes_count(unsigned width) {
-    return WB_LANES_BYTES * 8 / width;
+    return (WB_LANES_BYTES * 8) >> (3 + wb_lanes_slot(width)); /* no division */
 }
 
 /* Batches made once for a candidate set (an index): the candidates of
@@ -134,8 +134,7 @@ void wb_lanes_index_free(wb_lanes_index *x);
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
 /* Fills the table for b->index[0 .. b->used) (candidate i being
- * bytes[offsets[i] .. offsets[i + 1]), readable up to 64 bytes further:
- * see WB_SEARCH_PADDING) and starts the batch. */
+ * bytes[offsets[i] .. offsets[i + 1])) and starts the batch. */
 void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                    const uint64_t *offsets);
 

@@ -22,34 +22,21 @@ static void WB_CAT(start_, WB_W)(wb_lanes *b, const uint8_t *len) {
         mask[l] = l < b->used ? (WB_T)(((WB_T)1 << (len[l] - 1)) * 2 - 1) : 0;
 }
 
-/* Each lane's match masks in the query's table. */
+/* Each lane's match masks in the query's table: the table is cleared,
+ * then each candidate byte sets its bit in its row (bytes the query does
+ * not hold share a row that is never read). */
 static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                                 const uint64_t *offsets) {
+    unsigned char *restrict table = q->table[0];
+    uint8_t rows[256]; /* a copy the stores below cannot alias */
+    memcpy(rows, q->rows, sizeof rows);
+    memset(table, 0, q->bytes);
     for (unsigned l = 0; l < b->used; l++) {
         const uint8_t *t = bytes + offsets[b->index[l]];
         size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
-#if WB_LANES_X86
-        /* each query byte against 16 candidate bytes at a time: a row's mask
-         * for this lane in one store (reads up to 63 bytes past the
-         * candidate: the set's padding) */
-        uint64_t low = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
-        __m128i chunk[WB_W > 16 ? WB_W / 16 : 1];
-        size_t chunks = (n + 15) / 16;
-        for (size_t k = 0; k < chunks; k++)
-            chunk[k] = _mm_loadu_si128((const __m128i *)(t + 16 * k));
-        for (size_t r = 0; r < q->distinct; r++) {
-            __m128i c = _mm_set1_epi8((char)q->bytes_of_rows[r]);
-            uint64_t m = 0;
-            for (size_t k = 0; k < chunks; k++)
-                m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(chunk[k], c)) << (16 * k);
-            ((WB_A *)q->table[r])[l] = (WB_T)(m & low);
-        }
-#else
-        for (size_t r = 0; r < q->distinct; r++)
-            ((WB_A *)q->table[r])[l] = 0;
+        WB_A *lane = (WB_A *)table + l;
         for (size_t i = 0; i < n; i++)
-            ((WB_A *)q->table[q->rows[t[i]]])[l] |= (WB_T)((WB_T)1 << i);
-#endif
+            lane[(size_t)rows[t[i]] * (WB_LANES_BYTES / sizeof(WB_T))] |= (WB_T)((WB_T)1 << i);
     }
 }
 

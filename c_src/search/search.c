@@ -13,15 +13,14 @@
 
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
-    if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total > SIZE_MAX - WB_SEARCH_PADDING)
-        return false;
+    if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total == SIZE_MAX) return false;
     s->offsets = calloc(count + 1, sizeof(uint64_t));
-    s->bytes = calloc(total + WB_SEARCH_PADDING, 1);
+    s->bytes = calloc(total + 1, 1); /* never of size 0 */
     if (!s->offsets || !s->bytes) {
         wb_search_set_free(s);
         return false;
     }
-    s->owned_bytes = (count + 1) * sizeof(uint64_t) + total + WB_SEARCH_PADDING;
+    s->owned_bytes = (count + 1) * sizeof(uint64_t) + total + 1;
     s->set = (wb_search_set){.count = count, .bytes = s->bytes, .offsets = s->offsets};
     return true;
 }

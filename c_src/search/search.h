@@ -42,12 +42,7 @@
 #include "../levenshtein/levenshtein.h"
 #include "lanes.h"
 
-/* Bytes readable past the last candidate (the lane kernels read whole
- * 16-byte blocks); wb_search_set_alloc provides them. */
-#define WB_SEARCH_PADDING 64
-
-/* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]), and
- * bytes has WB_SEARCH_PADDING more bytes after the last one. */
+/* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]). */
 typedef struct {
     size_t count;
     const uint8_t *bytes;
