@@ -43,12 +43,10 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
         do: pid
   end
 
-  # the shard holders on `node`
+  # the shard holders on `node` made for this process: they monitor it
   defp holders(node) do
-    for pid <- :erpc.call(node, Process, :list, []),
-        :erpc.call(node, :proc_lib, :translate_initial_call, [pid]) ==
-          {WellBehaved.Levenshtein.Shard, :init, 1},
-        do: pid
+    {:monitored_by, pids} = Process.info(self(), :monitored_by)
+    for pid <- pids, is_pid(pid), node(pid) == node, do: pid
   end
 
   defp words(count, seed) do

@@ -137,6 +137,8 @@ uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codep
 /* nearest, once finished: the hits by (distance, index), and their number. */
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
 
+/* Bytes owned from init on (not the tables of a long candidate under way
+ * in the pair core, held from one step to the next until it is done). */
 size_t wb_search_memory(const wb_search *s);
 void wb_search_free(wb_search *s);
 

@@ -139,10 +139,12 @@ defmodule WellBehaved.Levenshtein.Distributed do
     {answers, for({:failed, f} <- outcomes, do: f)}
   end
 
-  # the remote process is killed at the same bound (Shard.bounded/4): on a
-  # timeout, :erpc only stops waiting for it
+  # the remote process is killed at the bound (Shard.bounded/4), a tenth
+  # before this side stops waiting (on a timeout :erpc only stops waiting),
+  # so that what it started (a shard holder) hears of it and stops too
   defp call(node, m, f, a, timeout) do
-    {:ok, :erpc.call(node, Shard, :bounded, [timeout, m, f, a], timeout)}
+    remote = max(timeout - div(timeout, 10), 1)
+    {:ok, :erpc.call(node, Shard, :bounded, [remote, m, f, a], timeout)}
   catch
     :error, {:erpc, :timeout} -> {:failed, :timeout}
     :error, {:erpc, _} -> {:failed, :nodedown}

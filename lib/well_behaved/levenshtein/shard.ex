@@ -67,7 +67,8 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   @impl true
   def handle_info({:DOWN, _, :process, starter, reason}, {_, starter} = state) do
-    if reason == timed_out(), do: {:stop, :normal, state}, else: {:noreply, state}
+    # :noproc: it was stopped before this holder could even watch it
+    if reason in [timed_out(), :noproc], do: {:stop, :normal, state}, else: {:noreply, state}
   end
 
   def handle_info({:DOWN, _, :process, _owner, _}, state), do: {:stop, :normal, state}
