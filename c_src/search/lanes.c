@@ -12,6 +12,16 @@
 typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
                          size_t, size_t);
 
+/* A batch at its first query byte: every vertical delta +1 (bits past a
+ * lane's candidate never reach it); `of_index`: see wb_lanes. */
+static void begin(wb_lanes *b, const uint64_t *of_index) {
+    b->pos = 0;
+    b->hopeless = false;
+    b->of_index = of_index;
+    memset(b->vp, 0xff, sizeof b->vp);
+    memset(b->vn, 0, sizeof b->vn);
+}
+
 #define WB_TEMPLATE "lanes_load.h"
 #include "lanes_widths.h"
 #undef WB_TEMPLATE
@@ -77,9 +87,7 @@ void wb_lanes_query_free(wb_lanes_query *q) {
 
 void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                    const uint64_t *offsets) {
-    b->pos = 0;
-    b->hopeless = false;
-    b->of_index = NULL;
+    begin(b, NULL);
     uint8_t len[WB_LANES_MAX];
     for (unsigned l = 0; l < b->used; l++)
         len[l] = (uint8_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]);
@@ -220,11 +228,7 @@ void wb_lanes_index_free(wb_lanes_index *x) {
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch) {
     b->width = batch->width;
     b->used = batch->used;
-    b->pos = 0;
-    b->hopeless = false;
-    b->of_index = x->lane_index + batch->first_lane;
-    memset(b->vp, 0xff, sizeof b->vp);
-    memset(b->vn, 0, sizeof b->vn);
+    begin(b, x->lane_index + batch->first_lane);
     memcpy(b->mask, x->rows[batch->first_row + batch->rows], sizeof b->mask);
 }
 

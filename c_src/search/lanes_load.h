@@ -1,8 +1,7 @@
 /*
  * Filling a batch for one lane width, included by lanes.c once per width
- * with WB_W defined: start_<W> sets a batch's starting vectors, load_<W>
- * each lane's match masks in the query's table. Lanes past b->used keep
- * whatever masks they had: with mask 0, they never count.
+ * with WB_W defined: start_<W> sets a batch's lane masks, load_<W> each
+ * lane's match masks in the query's table.
  */
 #define WB_CAT2(a, b) a##b
 #define WB_CAT(a, b)  WB_CAT2(a, b)
@@ -11,13 +10,10 @@
 
 typedef WB_T WB_A __attribute__((may_alias));
 
-/* The starting vectors (every vertical delta +1: bits past a lane's
- * candidate never reach it) and the masks: lane l holds a candidate of
- * len[l] bytes (1..WB_W); lanes past b->used have mask 0. */
+/* The masks: lane l holds a candidate of len[l] bytes (1..WB_W); lanes
+ * past b->used have mask 0, and never count. */
 static void WB_CAT(start_, WB_W)(wb_lanes *b, const uint8_t *len) {
     WB_A *mask = (WB_A *)b->mask;
-    memset(b->vp, 0xff, sizeof b->vp);
-    memset(b->vn, 0, sizeof b->vn);
     for (unsigned l = 0; l < wb_lanes_count(WB_W); l++)
         mask[l] = l < b->used ? (WB_T)(((WB_T)1 << (len[l] - 1)) * 2 - 1) : 0;
 }

@@ -159,16 +159,16 @@ static void heap_push(wb_search_hit *h, size_t *n, wb_search_hit hit) {
     }
 }
 
-/* The cutoff for a candidate not yet started (its index is past every
- * hit kept): the caller's, and in nearest once the heap is full, under
- * the worst hit kept (a tie loses to the earlier candidate). *none when
- * no such candidate can enter any more. SIZE_MAX - 1 at most, so that
- * bound + 1 never wraps. */
-/* The caller's cutoff, SIZE_MAX - 1 at most. */
+/* The caller's cutoff, SIZE_MAX - 1 at most (so that bound + 1 never
+ * wraps). */
 static size_t caller_bound(const wb_search *s) {
     return s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX - 1 : s->max_distance;
 }
 
+/* The cutoff for a candidate not yet started (its index is past every
+ * hit kept): the caller's, and in nearest once the heap is full, under
+ * the worst hit kept (a tie loses to the earlier candidate). *none when
+ * no such candidate can enter any more. */
 static size_t current_bound(const wb_search *s, bool *none) {
     size_t bound = caller_bound(s);
     *none = false;
@@ -192,10 +192,14 @@ static size_t batch_bound(const wb_search *s) {
 }
 
 /* Records candidate i at distance d (d > bound: bound + 1, or more). */
+static inline void store_distance(wb_search *s, size_t i, size_t d) {
+    if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) d = s->max_distance + 1;
+    s->distances[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
 static void record(wb_search *s, size_t i, size_t d) {
     if (s->limit == 0) {
-        if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) d = s->max_distance + 1;
-        s->distances[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+        store_distance(s, i, d);
         return;
     }
     if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) return;
@@ -226,13 +230,9 @@ static void start_batch(wb_search *s, unsigned slot) {
 static void finish_batch(wb_search *s) {
     const wb_lanes *b = &s->batch;
     if (s->limit == 0) { /* distances: the caller's cutoff is the only bound */
-        uint32_t *out = s->distances;
-        size_t over = s->max_distance == WB_SEARCH_NO_LIMIT ? SIZE_MAX : s->max_distance + 1;
-        for (unsigned l = 0; l < b->used; l++) {
-            size_t d = b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l);
-            if (d > over) d = over;
-            out[wb_lanes_candidate(b, l)] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-        }
+        for (unsigned l = 0; l < b->used; l++)
+            store_distance(s, (size_t)wb_lanes_candidate(b, l),
+                           b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l));
         return;
     }
     /* nearest: with every hit kept, a lane over the bound changes nothing */

@@ -34,6 +34,16 @@ static void random_set(wb_search_owned_set *s, size_t count, size_t max_len, uns
     free(lens);
 }
 
+/* The textbook distance from q to each candidate of set (malloc'd). */
+static size_t *exact_distances(const wb_search_set *set, const uint8_t *q, size_t qlen) {
+    size_t *exact = malloc((set->count ? set->count : 1) * sizeof *exact);
+    CHECK(exact != NULL, "alloc");
+    for (size_t i = 0; i < set->count; i++)
+        exact[i] = wb_ref_distance_bytes(q, qlen, set->bytes + set->offsets[i],
+                                         (size_t)(set->offsets[i + 1] - set->offsets[i]));
+    return exact;
+}
+
 static size_t run(wb_search *s, uint64_t budget) {
     uint64_t used = 0;
     size_t steps = 0;
@@ -96,10 +106,7 @@ static void test_random(void) {
         size_t qlen = qlens[(round / 2) % 9];
         for (size_t j = 0; j < qlen; j++)
             q[j] = (uint8_t)('a' + check_random() % alphabet);
-        size_t *exact = malloc(set.set.count * sizeof *exact);
-        for (size_t i = 0; i < set.set.count; i++)
-            exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i],
-                                             (size_t)(set.offsets[i + 1] - set.offsets[i]));
+        size_t *exact = exact_distances(&set.set, q, qlen);
         /* the same set with its batches made once, as an index has them */
         wb_lanes_index prepared;
         CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, set.set.count), "build");
@@ -141,11 +148,8 @@ static void test_every_byte(void) {
     uint8_t q[40];
     for (size_t j = 0; j < sizeof q; j++)
         q[j] = (uint8_t)(j * 7 + 3);
-    size_t *exact = malloc(count * sizeof *exact), *exact6 = malloc(count * sizeof *exact6);
-    for (size_t i = 0; i < count; i++) {
-        exact[i] = wb_ref_distance_bytes(q, sizeof q, set.bytes + 8 * i, 8);
-        exact6[i] = wb_ref_distance_bytes(q, 6, set.bytes + 8 * i, 8);
-    }
+    size_t *exact = exact_distances(&set.set, q, sizeof q),
+           *exact6 = exact_distances(&set.set, q, 6);
     for (size_t limit = 0; limit <= 5; limit += 5) {
         check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, limit, UINT64_MAX);
         check_search(&indexed, exact6, q, 6, 7, limit, 1);
@@ -177,10 +181,7 @@ static void test_narrow_batches(void) {
     uint8_t q[300];
     for (size_t j = 0; j < sizeof q; j++)
         q[j] = (uint8_t)('a' + check_random() % 4);
-    size_t *exact = malloc(count * sizeof *exact);
-    for (size_t i = 0; i < count; i++)
-        exact[i] = wb_ref_distance_bytes(q, sizeof q, set.bytes + set.offsets[i],
-                                         (size_t)(set.offsets[i + 1] - set.offsets[i]));
+    size_t *exact = exact_distances(&set.set, q, sizeof q);
     for (size_t limit = 0; limit <= 10; limit += 10)
         for (uint64_t budget = 1; budget; budget = budget == 1 ? UINT64_MAX : 0) {
             check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, limit, budget);
@@ -208,9 +209,7 @@ static void test_long_candidates(void) {
         q[j] = (uint8_t)('a' + check_random() % 4);
     size_t qlens[] = {10, 100};
     for (int qi = 0; qi < 2; qi++) {
-        size_t qlen = qlens[qi], exact[3];
-        for (size_t i = 0; i < count; i++)
-            exact[i] = wb_ref_distance_bytes(q, qlen, set.bytes + set.offsets[i], len);
+        size_t qlen = qlens[qi], *exact = exact_distances(&set.set, q, qlen);
         for (size_t limit = 0; limit <= 2; limit += 2) {
             check_search(&set.set, exact, q, qlen, WB_SEARCH_NO_LIMIT, limit, 64);
             wb_search s;
@@ -229,6 +228,7 @@ static void test_long_candidates(void) {
             CHECK(most < len, "qlen %zu: a step of %llu units", qlen, (unsigned long long)most);
             wb_search_free(&s);
         }
+        free(exact);
     }
     wb_search_set_free(&set);
 }
