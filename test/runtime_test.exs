@@ -25,13 +25,48 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
-  @defaults [normal_max_us: 30, yielding_max_us: :infinity, slice_us: 30, dirty_slice_us: 5000]
+  @defaults [
+    normal_max_us: :slice,
+    yielding_max_us: :infinity,
+    slice_us: :calibrated,
+    dirty_slice_us: 5000
+  ]
 
-  test "the defaults: Erlang-sized slices, :auto never picks :yielding_dirty" do
+  test "the defaults: a slice derived from this VM's Erlang turn, :auto never picks :yielding_dirty" do
     on_exit(fn -> Runtime.configure(@defaults) end)
+    Runtime.configure(slice_us: 50, normal_max_us: 7, dirty_slice_us: 100)
     Runtime.configure(@defaults)
     stats = Runtime.stats()
-    assert Map.take(stats, Keyword.keys(@defaults)) == Map.new(@defaults)
+    calibration = WellBehaved.Runtime.Calibration.erlang_turn()
+    assert stats.slice_source == :erlang_turn
+    assert stats.erlang_turn_ns == calibration.turn_ns
+    assert stats.slice_ns == calibration.slice_ns
+    assert stats.calibrated_slice_ns == calibration.slice_ns
+    assert stats.slice_us == round(calibration.slice_ns / 1000)
+    # :normal under one slice of predicted work
+    assert stats.normal_max_us == div(calibration.slice_ns, 1000)
+    assert %{yielding_max_us: :infinity, dirty_slice_us: 5000} = stats
+  end
+
+  test "normal_max_us follows the slice until it is set, and again with :slice" do
+    on_exit(fn -> Runtime.configure(@defaults) end)
+    :ok = Runtime.configure(slice_us: 40)
+    assert %{slice_source: :configured, slice_ns: 40_000, normal_max_us: 40} = Runtime.stats()
+    :ok = Runtime.configure(normal_max_us: 25)
+    :ok = Runtime.configure(slice_us: 60)
+    assert %{normal_max_us: 25, slice_us: 60} = Runtime.stats()
+    :ok = Runtime.configure(normal_max_us: :slice)
+    assert Runtime.stats().normal_max_us == 60
+    # a slice that would put a following normal_max_us above yielding_max_us
+    :ok = Runtime.configure(yielding_max_us: 100)
+
+    assert_raise ArgumentError,
+                 ~r/normal_max_us \(one slice\) must not exceed yielding_max_us/,
+                 fn ->
+                   Runtime.configure(slice_us: 200)
+                 end
+
+    assert Runtime.stats().slice_us == 60
   end
 
   test "configure changes the auto thresholds, and auto still computes correctly" do
@@ -58,12 +93,14 @@ defmodule WellBehaved.RuntimeTest do
 
   test "configure rejects bad settings, naming the setting and what it accepts" do
     on_exit(fn -> Runtime.configure(@defaults) end)
+    before = Runtime.stats()
 
     for {opts, pattern} <- [
           {[slice_us: 0],
            ~r/configure\/2: invalid :slice_us 0, expected an integer in 1..100000$/},
           {[slice_us: 100_001], ~r/invalid :slice_us 100001, expected an integer in 1..100000/},
-          {[slice_us: 20.0], ~r/invalid :slice_us 20.0, expected/},
+          {[slice_us: 20.0],
+           ~r/invalid :slice_us 20.0, expected an integer in 1..100000 or :calibrated/},
           {[dirty_slice_us: :fast], ~r/invalid :dirty_slice_us :fast, expected/},
           {[normal_max_us: -5],
            ~r/invalid :normal_max_us -5, expected an integer of microseconds in 0\.\./},
@@ -80,7 +117,8 @@ defmodule WellBehaved.RuntimeTest do
     end
 
     # nothing changed
-    assert Map.take(Runtime.stats(), Keyword.keys(@defaults)) == Map.new(@defaults)
+    settings = [:slice_ns, :slice_source, :normal_max_us, :yielding_max_us, :dirty_slice_us]
+    assert Map.take(Runtime.stats(), settings) == Map.take(before, settings)
   end
 
   test "tiny-slice runs do not move the learned cost per unit" do

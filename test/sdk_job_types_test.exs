@@ -2,7 +2,7 @@ defmodule WellBehaved.Test.SDKJobs do
   @moduledoc false
   # The stub of c_src/test/sdk_jobs_nif.c, a NIF library built on the SDK
   # as a user's is (mk/sdk.mk); loaded by the test's setup.
-  def load(path), do: :erlang.load_nif(String.to_charlist(path), 0)
+  def load(path), do: :erlang.load_nif(String.to_charlist(path), WellBehaved.SDK.load_info())
   def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
   def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
@@ -55,11 +55,11 @@ defmodule WellBehaved.SDKJobTypesTest do
     refute Map.has_key?(Runtime.stats().ps_per_unit, :fold)
     refute Map.has_key?(Runtime.stats(SDKJobs).ps_per_unit, :levenshtein)
 
-    before = Runtime.stats(SDKJobs).slice_us
     :ok = Runtime.configure(SDKJobs, slice_us: 77)
     assert Runtime.stats(SDKJobs).slice_us == 77
     assert Runtime.stats().slice_us != 77
-    :ok = Runtime.configure(SDKJobs, slice_us: before)
+    :ok = Runtime.configure(SDKJobs, slice_us: :calibrated)
+    assert Runtime.stats(SDKJobs).slice_source == :erlang_turn
   end
 
   test "callers killed mid-job in every mode leave no live job" do

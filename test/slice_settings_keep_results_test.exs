@@ -8,8 +8,7 @@ defmodule WellBehaved.SliceSettingsKeepResultsTest do
   import WellBehaved.Test.RuntimeHelpers
 
   setup do
-    before = Map.take(Runtime.stats(), [:slice_us, :dirty_slice_us])
-    on_exit(fn -> Runtime.configure(Map.to_list(before)) end)
+    on_exit(fn -> Runtime.configure(slice_us: :calibrated, dirty_slice_us: 5000) end)
   end
 
   test "every mode gives :normal's result with 1 us and 1 ms slices" do

@@ -100,8 +100,12 @@ typedef struct wb_job_type {
 
 /* Calls for the NIF library's load and unload callbacks. load registers
  * the library's job types (a NULL-terminated list, at most 32), checks
- * them, and returns 0, or non-zero to refuse the load. */
-int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]);
+ * them, and returns 0, or non-zero to refuse the load. `load_info` is the
+ * load callback's own argument: the stub module passes
+ * WellBehaved.SDK.load_info() to erlang:load_nif/2, a map holding the
+ * slice derived from how long this VM's Erlang code runs per turn; any
+ * other term leaves the compiled default slice (30 us). */
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info);
 void wb_runtime_unload(void);
 
 /* Body of a job NIF (see the top of this file for its arguments); the type
@@ -127,11 +131,15 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
  * runtime: runtime_stats/0 and runtime_configure/4.
  *
  * runtime_stats() -> #{live_jobs, live_bytes, resident_bytes, pool_threads, queued,
- * normal_max_us, yielding_max_us, slice_us, dirty_slice_us,
+ * normal_max_us, yielding_max_us, slice_us, slice_ns, dirty_slice_us,
+ * slice_source => erlang_turn | default | configured, erlang_turn_ns (nil
+ * when load_info had none), calibrated_slice_ns,
  * ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
-/* runtime_configure(NormalMaxMicros, YieldingMaxMicros, SliceMicros,
- * DirtySliceMicros) -> ok; the slices in 1..100000 us */
+/* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
+ * SliceMicros | calibrated, DirtySliceMicros) -> ok; each may be `keep`;
+ * the slices in 1..100000 us; `slice` makes normal_max one slice (the
+ * default), `calibrated` restores the slice load_info gave. */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 /* Memory the library holds outside jobs (in resources, say), added to

@@ -18,13 +18,12 @@ static ErlNifFunc nif_funcs[] = {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    (void)info;
     static wb_job_type *const types[] = {&wb_levenshtein_job, &wb_search_job, &wb_search_index_job,
                                          NULL};
     wb_levenshtein_load(env);
     if (wb_search_load(env)) return 1;
     if (wb_file_load(env)) return 1;
-    if (wb_runtime_load(env, types)) {
+    if (wb_runtime_load(env, types, info)) {
         wb_file_unload();
         return 1;
     }

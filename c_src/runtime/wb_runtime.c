@@ -11,9 +11,10 @@
 
 /* A yielding job's slice: the time after which it reports a whole
  * timeslice (CONTEXT_REDS reductions) to the VM and gives its scheduler
- * back. Erlang code spends 4000 reductions in 5-80 us; the erl_nif
- * guideline's 1 ms is 12-200x longer, and ten queued 1 ms slices make every
- * other process wait ~10 ms. Settable: runtime_configure. */
+ * back. The library passes, in load_info, a slice derived from how long
+ * this VM's Erlang code takes for those reductions (measured when the
+ * library loads: WellBehaved.Runtime.Calibration); this default serves a
+ * library loaded without one. Settable: runtime_configure. */
 #define SLICE_NS_DEFAULT       30000
 #define DIRTY_SLICE_NS_DEFAULT 5000000 /* yielding_dirty: reschedule interval */
 #define SLICE_NS_MIN           1000
@@ -62,10 +63,20 @@ static int loaded_instances; /* instances of this library loaded in the VM */
 /* auto: normal below one slice of predicted work, else yielding; beyond
  * yielding_max_ns (none by default: NO_LIMIT) yielding_dirty */
 #define NO_LIMIT UINT64_MAX
+/* normal_max_ns follows the slice until it is configured */
 static _Atomic uint64_t normal_max_ns = SLICE_NS_DEFAULT;
+static _Atomic bool normal_max_is_slice = true;
 static _Atomic uint64_t yielding_max_ns = NO_LIMIT;
 static _Atomic uint64_t slice_ns = SLICE_NS_DEFAULT;
 static _Atomic uint64_t dirty_slice_ns = DIRTY_SLICE_NS_DEFAULT;
+/* Where the slice in force comes from: the load_info's calibration (and
+ * the Erlang turn it was derived from), the compiled default, or
+ * runtime_configure. `calibrated_ns` is what `slice_us: calibrated`
+ * restores. */
+typedef enum { SOURCE_DEFAULT, SOURCE_ERLANG_TURN, SOURCE_CONFIGURED } slice_source;
+static _Atomic int slice_from = SOURCE_DEFAULT;
+static _Atomic uint64_t calibrated_ns = SLICE_NS_DEFAULT;
+static _Atomic uint64_t erlang_turn_ns; /* 0: not given */
 
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name) {
     ERL_NIF_TERM atom;
@@ -700,6 +711,17 @@ void wb_runtime_resident_bytes(int64_t delta) {
     atomic_fetch_add_explicit(&resident_bytes, delta, memory_order_relaxed);
 }
 
+static ERL_NIF_TERM slice_source_atom(ErlNifEnv *env) {
+    switch (atomic_load(&slice_from)) {
+    case SOURCE_ERLANG_TURN:
+        return wb_atom(env, "erlang_turn");
+    case SOURCE_CONFIGURED:
+        return wb_atom(env, "configured");
+    default:
+        return wb_atom(env, "default");
+    }
+}
+
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     (void)argv;
@@ -709,14 +731,20 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     ERL_NIF_TERM costs = enif_make_new_map(env);
     for (int i = 0; i < job_type_count; i++) {
         uint64_t ps = atomic_load_explicit(&job_types[i].ps_per_unit, memory_order_relaxed);
-        enif_make_map_put(env, costs, wb_atom(env, job_types[i].type->name),
-                          enif_make_uint64(env, ps), &costs);
+        if (!enif_make_map_put(env, costs, wb_atom(env, job_types[i].type->name),
+                               enif_make_uint64(env, ps), &costs))
+            return enif_make_badarg(env);
     }
-    ERL_NIF_TERM keys[] = {wb_atom(env, "live_jobs"),     wb_atom(env, "live_bytes"),
-                           wb_atom(env, "pool_threads"),  wb_atom(env, "queued"),
-                           wb_atom(env, "normal_max_us"), wb_atom(env, "yielding_max_us"),
-                           wb_atom(env, "slice_us"),      wb_atom(env, "dirty_slice_us"),
-                           wb_atom(env, "ps_per_unit"),   wb_atom(env, "resident_bytes")};
+    uint64_t turn = atomic_load(&erlang_turn_ns);
+    ERL_NIF_TERM keys[] = {
+        wb_atom(env, "live_jobs"),      wb_atom(env, "live_bytes"),
+        wb_atom(env, "pool_threads"),   wb_atom(env, "queued"),
+        wb_atom(env, "normal_max_us"),  wb_atom(env, "yielding_max_us"),
+        wb_atom(env, "slice_us"),       wb_atom(env, "dirty_slice_us"),
+        wb_atom(env, "ps_per_unit"),    wb_atom(env, "resident_bytes"),
+        wb_atom(env, "slice_ns"),       wb_atom(env, "slice_source"),
+        wb_atom(env, "erlang_turn_ns"), wb_atom(env, "calibrated_slice_ns"),
+    };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
         enif_make_int64(env, atomic_load(&live_bytes)),
@@ -726,10 +754,14 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         atomic_load(&yielding_max_ns) == NO_LIMIT
             ? wb_atom(env, "infinity")
             : enif_make_uint64(env, atomic_load(&yielding_max_ns) / 1000),
-        enif_make_uint64(env, atomic_load(&slice_ns) / 1000),
+        enif_make_uint64(env, (atomic_load(&slice_ns) + 500) / 1000),
         enif_make_uint64(env, atomic_load(&dirty_slice_ns) / 1000),
         costs,
         enif_make_int64(env, atomic_load(&resident_bytes)),
+        enif_make_uint64(env, atomic_load(&slice_ns)),
+        slice_source_atom(env),
+        turn ? enif_make_uint64(env, turn) : wb_atom(env, "nil"),
+        enif_make_uint64(env, atomic_load(&calibrated_ns)),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
@@ -737,33 +769,79 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return map;
 }
 
-/* a threshold in microseconds, or `infinity` (NO_LIMIT) */
-static bool get_threshold_ns(ErlNifEnv *env, ERL_NIF_TERM term, uint64_t *ns) {
+/* A setting's new value in *ns, or false when the term is not one: `keep`
+ * (the current value), a whole number of microseconds within [min_ns,
+ * max_ns], or, where `special` names an atom, that atom (*ns = NO_LIMIT). */
+static bool get_setting_ns(ErlNifEnv *env, ERL_NIF_TERM term, uint64_t current, uint64_t min_ns,
+                           uint64_t max_ns, const char *special, uint64_t *ns) {
     ErlNifUInt64 us;
-    if (enif_is_identical(term, wb_atom(env, "infinity"))) {
+    if (enif_is_identical(term, wb_atom(env, "keep"))) {
+        *ns = current;
+        return true;
+    }
+    if (special && enif_is_identical(term, wb_atom(env, special))) {
         *ns = NO_LIMIT;
         return true;
     }
-    if (!enif_get_uint64(env, term, &us) || us >= NO_LIMIT / 1000) return false;
+    if (!enif_get_uint64(env, term, &us) || us > max_ns / 1000 || us * 1000 < min_ns) return false;
     *ns = us * 1000;
     return true;
 }
 
+/* Keeps normal_max_ns at one slice while it follows the slice. */
+static void follow_slice(void) {
+    if (atomic_load(&normal_max_is_slice)) atomic_store(&normal_max_ns, atomic_load(&slice_ns));
+}
+
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    uint64_t normal, yielding;
-    ErlNifUInt64 slice_us, dirty_slice_us;
-    if (argc != 4 || !get_threshold_ns(env, argv[0], &normal) ||
-        !get_threshold_ns(env, argv[1], &yielding) || normal == NO_LIMIT || normal > yielding ||
-        !enif_get_uint64(env, argv[2], &slice_us) ||
-        !enif_get_uint64(env, argv[3], &dirty_slice_us) || slice_us < SLICE_NS_MIN / 1000 ||
-        slice_us > SLICE_NS_MAX / 1000 || dirty_slice_us < SLICE_NS_MIN / 1000 ||
-        dirty_slice_us > SLICE_NS_MAX / 1000)
+    uint64_t normal, yielding, slice, dirty;
+    if (argc != 4 ||
+        !get_setting_ns(env, argv[0], atomic_load(&normal_max_ns), 0, NO_LIMIT - 1, "slice",
+                        &normal) ||
+        !get_setting_ns(env, argv[1], atomic_load(&yielding_max_ns), 0, NO_LIMIT - 1, "infinity",
+                        &yielding) ||
+        !get_setting_ns(env, argv[2], atomic_load(&slice_ns), SLICE_NS_MIN, SLICE_NS_MAX,
+                        "calibrated", &slice) ||
+        !get_setting_ns(env, argv[3], atomic_load(&dirty_slice_ns), SLICE_NS_MIN, SLICE_NS_MAX,
+                        NULL, &dirty))
         return enif_make_badarg(env);
+    bool calibrated = slice == NO_LIMIT;
+    if (calibrated) slice = atomic_load(&calibrated_ns);
+    bool normal_is_slice = normal == NO_LIMIT ||
+                           (atomic_load(&normal_max_is_slice) &&
+                            enif_is_identical(argv[0], wb_atom(env, "keep")));
+    if (normal_is_slice) normal = slice;
+    if (normal > yielding) return enif_make_badarg(env);
+    if (!enif_is_identical(argv[2], wb_atom(env, "keep")))
+        atomic_store(&slice_from, calibrated ? (atomic_load(&erlang_turn_ns) ? SOURCE_ERLANG_TURN
+                                                                              : SOURCE_DEFAULT)
+                                             : SOURCE_CONFIGURED);
+    atomic_store(&normal_max_is_slice, normal_is_slice);
     atomic_store(&normal_max_ns, normal);
     atomic_store(&yielding_max_ns, yielding);
-    atomic_store(&slice_ns, slice_us * 1000);
-    atomic_store(&dirty_slice_ns, dirty_slice_us * 1000);
+    atomic_store(&slice_ns, slice);
+    atomic_store(&dirty_slice_ns, dirty);
     return atom_ok;
+}
+
+/* The slice that load_info carries, #{slice_ns => Ns, erlang_turn_ns => Ns}
+ * (WellBehaved.SDK.load_info/0); anything else leaves the default. A
+ * configured slice stays as it is (a reload of the library). */
+static void apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info) {
+    ERL_NIF_TERM v;
+    ErlNifUInt64 slice, turn;
+    if (!enif_is_map(env, info) ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "slice_ns"), &v) ||
+        !enif_get_uint64(env, v, &slice) || slice < SLICE_NS_MIN || slice > SLICE_NS_MAX ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "erlang_turn_ns"), &v) ||
+        !enif_get_uint64(env, v, &turn) || turn == 0)
+        return;
+    atomic_store(&calibrated_ns, slice);
+    atomic_store(&erlang_turn_ns, turn);
+    if (atomic_load(&slice_from) == SOURCE_CONFIGURED) return;
+    atomic_store(&slice_from, SOURCE_ERLANG_TURN);
+    atomic_store(&slice_ns, slice);
+    follow_slice();
 }
 
 /* What is wrong with a job type, or NULL when it can run. */
@@ -807,7 +885,7 @@ static bool register_types(wb_job_type *const types[]) {
     return true;
 }
 
-int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
     if (!register_types(types)) return 1;
     ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
     job_resource = enif_open_resource_type_x(env, "wb_job", &init, ERL_NIF_RT_CREATE, NULL);
@@ -827,6 +905,7 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[]) {
     atom_yielding_dirty = enif_make_atom(env, "yielding_dirty");
     atom_threaded = enif_make_atom(env, "threaded");
     atom_auto = enif_make_atom(env, "auto");
+    apply_load_info(env, load_info);
     /* A reload of this library (purge, then load) shares its statics with
      * the instance still alive: one pool serves every loaded instance. The
      * code server serializes load and unload calls. */

@@ -71,9 +71,9 @@ wb_job_type fnv = fnv_job();
 // the SDK's macros, as C++
 WB_JOB_NIF(fnv1a, fnv)
 
-int load(ErlNifEnv *env, void **, ERL_NIF_TERM) {
+int load(ErlNifEnv *env, void **, ERL_NIF_TERM info) {
     static wb_job_type *const types[] = {&fnv, nullptr};
-    return wb_runtime_load(env, types);
+    return wb_runtime_load(env, types, info);
 }
 
 void unload(ErlNifEnv *, void *) {

@@ -74,12 +74,11 @@ static ErlNifFunc nif_funcs[] = {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    (void)info;
     static wb_job_type *const types[] = {&fold_job, NULL};
 #ifdef WB_TEST_REFUSED
     (void)fold_step;
 #endif
-    return wb_runtime_load(env, types);
+    return wb_runtime_load(env, types, info);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {

@@ -12,7 +12,15 @@ defmodule WellBehaved.Native do
 
   def load_nif do
     path = :filename.join(:code.priv_dir(:well_behaved), ~c"well_behaved_nif")
-    :erlang.load_nif(path, 0)
+    :erlang.load_nif(path, load_info())
+  end
+
+  # the slice derived from this VM's Erlang turn; 0 (the runtime's default)
+  # while the library itself compiles and the calibration is not built yet
+  defp load_info do
+    if Code.ensure_loaded?(WellBehaved.Runtime.Calibration),
+      do: WellBehaved.Runtime.Calibration.load_info(),
+      else: 0
   end
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()

@@ -304,6 +304,204 @@ defmodule WellBehaved.Probe do
       "max #{fmt(t.max_ms)} ms (#{t.samples} ticks)"
   end
 
+  @typedoc "Turn lengths of one kind of worker, in microseconds."
+  @type turn_stats :: %{
+          turns: non_neg_integer(),
+          p50_us: float() | nil,
+          p90_us: float() | nil,
+          p99_us: float() | nil,
+          max_us: float() | nil,
+          dirty_turns: non_neg_integer()
+        }
+
+  @type turns_report :: %{
+          workers: pos_integer(),
+          window_ms: pos_integer(),
+          function: turn_stats(),
+          control: turn_stats() | nil,
+          p50_ratio: float() | nil,
+          p90_ratio: float() | nil
+        }
+
+  @turns_options [
+    workers: {nil, :workers},
+    duration_ms: {200, :pos},
+    warmup_ms: {20, :non_neg},
+    control: {true, :boolean}
+  ]
+
+  @doc """
+  How long `fun` holds a scheduler each time it runs: the lengths of the
+  turns of processes calling it over and over, against processes running
+  pure Erlang code (`erlang_work/1`) beside them, in the same VM and the
+  same window.
+
+  A turn is the time from the moment the VM schedules a process in to the
+  moment it schedules it out, traced with `:erlang.trace/3`'s `:running`
+  events and monotonic timestamps. A well-behaved function's turns are as
+  short as Erlang code's: the VM switches an Erlang process out after 4000
+  reductions, and a native call that runs longer holds its scheduler for
+  as long as it runs. Unlike the ticker of `measure/2`, this measures the
+  mechanism, not its effect on others, so a noisy machine barely moves it.
+  Turns on dirty schedulers are counted apart (`dirty_turns`): they hold
+  no normal scheduler.
+
+  Options: `workers:` (default the online schedulers; as many control
+  workers run beside them), `duration_ms:` (200: the traced window),
+  `warmup_ms:` (20), `control:` (true). Each trace event costs the traced
+  process about a microsecond (a message to the tracer), alike for the
+  function and the control.
+
+      iex> r = WellBehaved.Probe.turns(fn -> WellBehaved.Probe.erlang_work(50_000) end,
+      ...>   workers: 1, duration_ms: 50)
+      iex> r.function.turns > 0 and r.control.turns > 0
+      true
+  """
+  @spec turns((() -> any()), keyword()) :: turns_report()
+  def turns(fun, opts \\ []) do
+    unless is_function(fun, 0) do
+      raise ArgumentError,
+            "WellBehaved.Probe.turns/2: expected a function of arity 0, got: #{inspect(fun)}"
+    end
+
+    opts = options!(opts, @turns_options, "turns/2", Keyword.keys(@turns_options))
+    workers = opts.workers || :erlang.system_info(:schedulers_online)
+    loop = fn f -> spawn_monitor(fn -> forever(f) end) end
+    mine = for _ <- 1..workers, do: loop.(fun)
+    control = if opts.control, do: for(_ <- 1..workers, do: loop.(&control_work/0)), else: []
+
+    try do
+      events = trace_running(Enum.map(mine ++ control, &elem(&1, 0)), opts)
+      by_pid = turn_lengths(events)
+
+      stats = fn procs ->
+        procs |> Enum.flat_map(&Map.get(by_pid, elem(&1, 0), [])) |> turn_stats()
+      end
+
+      function = stats.(mine)
+      control = if opts.control, do: stats.(control)
+
+      %{
+        workers: workers,
+        window_ms: opts.duration_ms,
+        function: function,
+        control: control,
+        p50_ratio: control && ratio(function.p50_us, control.p50_us),
+        p90_ratio: control && ratio(function.p90_us, control.p90_us)
+      }
+    after
+      Enum.each(mine ++ control, fn {pid, _} -> Process.exit(pid, :kill) end)
+
+      Enum.each(mine ++ control, fn {_, mon} ->
+        receive do
+          {:DOWN, ^mon, :process, _, _} -> :ok
+        after
+          60_000 -> Process.demonitor(mon, [:flush])
+        end
+      end)
+    end
+  end
+
+  defp forever(fun) do
+    fun.()
+    forever(fun)
+  end
+
+  defp ratio(a, b) when is_number(a) and is_number(b) and b > 0, do: a / b
+  defp ratio(_, _), do: nil
+
+  # The :running events of `pids` over the window, in the order each
+  # process had them. The tracer is suspended while they come in, so that
+  # it takes no CPU from the workers, and drains its mailbox afterwards.
+  defp trace_running(pids, opts) do
+    Process.sleep(opts.warmup_ms)
+    parent = self()
+
+    tracer =
+      spawn(fn ->
+        receive do
+          {:drain, ref} -> send(parent, {ref, drain([])})
+        end
+      end)
+
+    :erlang.suspend_process(tracer)
+    flags = [:running, :monotonic_timestamp, :scheduler_id, {:tracer, tracer}]
+    traced = Enum.filter(pids, &trace(&1, true, flags))
+    Process.sleep(opts.duration_ms)
+    Enum.each(traced, &trace(&1, false, [:running]))
+    delivered = :erlang.trace_delivered(:all)
+
+    receive do
+      {:trace_delivered, :all, ^delivered} -> :ok
+    end
+
+    ref = make_ref()
+    send(tracer, {:drain, ref})
+    :erlang.resume_process(tracer)
+
+    receive do
+      {^ref, events} -> events
+    end
+  end
+
+  defp trace(pid, on, flags) do
+    :erlang.trace(pid, on, flags) == 1
+  rescue
+    # the process is gone
+    ArgumentError -> false
+  end
+
+  defp drain(acc) do
+    receive do
+      {:trace_ts, pid, tag, _mfa, scheduler, ts} -> drain([{pid, tag, scheduler, ts} | acc])
+    after
+      0 -> Enum.reverse(acc)
+    end
+  end
+
+  @doc false
+  # Turn lengths in ns per process from :running events in time order:
+  # %{pid => [{ns, scheduler_id}]}. A turn is an `in` followed by an
+  # `out` of the same process; one cut by the window has no pair.
+  def turn_lengths(events) do
+    {turns, _open} =
+      Enum.reduce(events, {%{}, %{}}, fn
+        {pid, :in, scheduler, ts}, {turns, open} ->
+          {turns, Map.put(open, pid, {ts, scheduler})}
+
+        {pid, out, _scheduler, ts}, {turns, open} when out in [:out, :out_exiting, :out_exited] ->
+          case Map.pop(open, pid) do
+            {{t0, scheduler}, open} ->
+              {Map.update(turns, pid, [{ts - t0, scheduler}], &[{ts - t0, scheduler} | &1]), open}
+
+            {nil, open} ->
+              {turns, open}
+          end
+
+        _other, acc ->
+          acc
+      end)
+
+    turns
+  end
+
+  # dirty schedulers report id 0 in trace messages
+  defp turn_stats(turns) do
+    {normal, dirty} = Enum.split_with(turns, fn {_ns, scheduler} -> scheduler > 0 end)
+    us = normal |> Enum.map(fn {ns, _} -> ns / 1000 end) |> Enum.sort() |> List.to_tuple()
+    n = tuple_size(us)
+    rank = fn p -> if n > 0, do: elem(us, max(0, ceil(p * n) - 1)) end
+
+    %{
+      turns: n,
+      p50_us: rank.(0.5),
+      p90_us: rank.(0.9),
+      p99_us: rank.(0.99),
+      max_us: rank.(1.0),
+      dirty_turns: length(dirty)
+    }
+  end
+
   @doc """
   The control's workload: `iterations` rounds of a xorshift-style mix on
   integers kept below 2^58, so every value stays a small integer and the

@@ -12,16 +12,19 @@ defmodule WellBehaved.Runtime do
       The caller cannot be garbage collected or suspended until it returns;
       a killed caller's job stops at its next check.
     * `:yielding` - time-sliced on normal schedulers: the job reports its
-      time with `enif_consume_timeslice`, as a fraction of a 30 µs slice
-      (`configure/1`), and continues through `enif_schedule_nif` when its
-      process has used its reductions, so other processes wait for it no
-      longer than they wait for Erlang code.
+      time with `enif_consume_timeslice`, as a fraction of a slice, and
+      continues through `enif_schedule_nif` when its process has used its
+      reductions, so other processes wait for it no longer than they wait
+      for Erlang code. The slice is derived from how long this VM's Erlang
+      code runs per turn, measured when the library loads
+      (`WellBehaved.Runtime.Calibration`: 13 µs on a machine whose Erlang
+      turn is 14.6 µs); `configure/2` overrides it.
     * `:yielding_dirty` - on a dirty CPU scheduler, rescheduling itself
       every 5 ms so the caller can be collected, suspended or killed.
     * `:threaded` - on a fixed pool of native threads; the caller waits in
       `receive`. A caller that dies cancels its job.
     * `:auto` (the default) - `:normal` when the job is predicted to take
-      under one slice (30 µs), `:yielding` otherwise (`:yielding_dirty`
+      under one slice, `:yielding` otherwise (`:yielding_dirty`
       only beyond `yielding_max_us:`, which is not set by default). The
       prediction is the job's size times a cost per unit that the runtime
       keeps measuring. See `configure/1`.
@@ -55,6 +58,14 @@ defmodule WellBehaved.Runtime do
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration.
 
+  The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
+  comes from: `:erlang_turn`, derived from `erlang_turn_ns`, the time this
+  VM's Erlang code runs per turn, measured when the library loaded;
+  `:configured` by `configure/2`; `:default`, the compiled 30 µs of a
+  library loaded without `WellBehaved.SDK.load_info/0`), and
+  `calibrated_slice_ns`, the slice `configure(slice_us: :calibrated)`
+  restores.
+
   Each NIF library built with the runtime has a runtime of its own.
   `native` names the module of that library, which registers the SDK's
   `runtime_stats/0` NIF; the default is WellBehaved's own library, which
@@ -87,18 +98,20 @@ defmodule WellBehaved.Runtime do
   own.
 
     * `slice_us:` - how long a `:yielding` job runs before it gives its
-      scheduler back, in microseconds (#{inspect(@slice_range)}, default
-      30). The job reports its time to the VM as a fraction of this slice,
-      so the VM switches processes at the pace it does for Erlang code,
-      whose 4000 reductions take 5-80 µs. A slice is at least one step of
-      the job.
+      scheduler back, in microseconds (#{inspect(@slice_range)}), or
+      `:calibrated` (the default): the slice derived from this VM's Erlang
+      turn (see `WellBehaved.Runtime.Calibration`). The job reports its
+      time to the VM as a fraction of this slice, so the VM switches
+      processes at the pace it does for Erlang code. A slice is at least
+      one step of the job.
     * `dirty_slice_us:` - how often a `:yielding_dirty` job reschedules
       itself (a point where its caller can be collected, suspended or
       killed), in microseconds (#{inspect(@slice_range)}, default 5000).
     * `normal_max_us:` and `yielding_max_us:` - the `:auto` thresholds:
-      `:normal` under `normal_max_us` of predicted work (default 30, one
-      slice: a shorter call delays other processes no more than a slice
-      does), `:yielding` under `yielding_max_us`, `:yielding_dirty` beyond.
+      `:normal` under `normal_max_us` of predicted work (default `:slice`,
+      one slice whatever the slice is: a shorter call delays other
+      processes no more than a slice does), `:yielding` under
+      `yielding_max_us`, `:yielding_dirty` beyond.
       `yielding_max_us` defaults to `:infinity`: on the lab's 2-core
       machine `:yielding` kept the VM as responsive as pure Erlang code at
       every work size measured, and `:yielding_dirty` did not (see the
@@ -108,18 +121,22 @@ defmodule WellBehaved.Runtime do
         :ok
         iex> WellBehaved.Runtime.stats().slice_us
         50
-        iex> WellBehaved.Runtime.configure(slice_us: 30)
+        iex> WellBehaved.Runtime.stats().slice_source
+        :configured
+        iex> WellBehaved.Runtime.configure(slice_us: :calibrated)
         :ok
+        iex> WellBehaved.Runtime.stats().slice_source
+        :erlang_turn
   """
   @spec configure(module(), keyword()) :: :ok
   def configure(native \\ Native, opts)
 
   def configure(native, opts) when is_atom(native) and is_list(opts) do
     check_native!(native, :runtime_configure, 4, @configure)
-    current = Map.take(native.runtime_stats(), @settings)
+    keep = Map.new(@settings, &{&1, :keep})
 
-    new =
-      Enum.reduce(opts, current, fn
+    given =
+      Enum.reduce(opts, keep, fn
         {key, value}, acc when key in @settings ->
           Map.put(acc, key, check_setting!(key, value))
 
@@ -127,18 +144,23 @@ defmodule WellBehaved.Runtime do
           Options.bad_option!(@configure, other, @settings, opts)
       end)
 
-    if new.yielding_max_us != :infinity and new.normal_max_us > new.yielding_max_us do
-      raise ArgumentError,
-            "#{@configure}: normal_max_us (#{new.normal_max_us}) must not " <>
-              "exceed yielding_max_us (#{new.yielding_max_us})"
-    end
+    check_thresholds!(given, native.runtime_stats())
 
-    native.runtime_configure(
-      new.normal_max_us,
-      new.yielding_max_us,
-      new.slice_us,
-      new.dirty_slice_us
-    )
+    try do
+      native.runtime_configure(
+        given.normal_max_us,
+        given.yielding_max_us,
+        given.slice_us,
+        given.dirty_slice_us
+      )
+    rescue
+      # the runtime's own check: a normal_max_us that follows the slice
+      # would exceed yielding_max_us
+      ArgumentError ->
+        raise ArgumentError,
+              "#{@configure}: normal_max_us (one slice) must not exceed yielding_max_us " <>
+                "(#{inspect(given.yielding_max_us)})"
+    end
   end
 
   def configure(native, opts) when is_atom(native), do: Options.not_keyword!(@configure, opts)
@@ -155,10 +177,40 @@ defmodule WellBehaved.Runtime do
     end
   end
 
-  defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us],
-    do: Options.integer!(@configure, key, value, @slice_range)
+  # explicit thresholds must keep normal_max <= yielding_max
+  defp check_thresholds!(given, current) do
+    normal = if is_integer(given.normal_max_us), do: given.normal_max_us
+
+    yielding =
+      if given.yielding_max_us == :keep, do: current.yielding_max_us, else: given.yielding_max_us
+
+    normal =
+      normal ||
+        if(given.normal_max_us == :keep and given.slice_us == :keep, do: current.normal_max_us)
+
+    if normal != nil and yielding != :infinity and normal > yielding do
+      raise ArgumentError,
+            "#{@configure}: normal_max_us (#{normal}) must not exceed yielding_max_us (#{yielding})"
+    end
+  end
+
+  defp check_setting!(:slice_us, :calibrated), do: :calibrated
+
+  defp check_setting!(key, value) when key in [:slice_us, :dirty_slice_us] do
+    if key == :slice_us and not is_integer(value) do
+      Options.invalid!(
+        @configure,
+        key,
+        value,
+        "an integer in #{inspect(@slice_range)} or :calibrated"
+      )
+    end
+
+    Options.integer!(@configure, key, value, @slice_range)
+  end
 
   defp check_setting!(:yielding_max_us, :infinity), do: :infinity
+  defp check_setting!(:normal_max_us, :slice), do: :slice
 
   defp check_setting!(_key, value) when is_integer(value) and value in 0..@max_threshold_us,
     do: value
@@ -169,7 +221,7 @@ defmodule WellBehaved.Runtime do
       key,
       value,
       "an integer of microseconds in 0..#{@max_threshold_us}" <>
-        if(key == :yielding_max_us, do: " or :infinity", else: "")
+        if(key == :yielding_max_us, do: " or :infinity", else: " or :slice")
     )
   end
 

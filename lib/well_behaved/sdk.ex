@@ -16,6 +16,24 @@ defmodule WellBehaved.SDK do
   type's callbacks and a complete example.
   """
 
+  @doc """
+  The term to pass to `:erlang.load_nif/2` when loading a NIF library
+  built on the runtime: it carries the slice derived from how long this
+  VM's Erlang code runs per turn (`WellBehaved.Runtime.Calibration`),
+  measured once per VM (about 2 ms) the first time a library loads.
+
+      def load_nif do
+        path = :filename.join(:code.priv_dir(:my_app), ~c"my_nif")
+        :erlang.load_nif(path, WellBehaved.SDK.load_info())
+      end
+
+  A library loaded with another term keeps the runtime's compiled default
+  slice (30 µs); `WellBehaved.Runtime.stats/1` then says
+  `slice_source: :default`.
+  """
+  @spec load_info() :: %{slice_ns: pos_integer(), erlang_turn_ns: pos_integer()}
+  defdelegate load_info, to: WellBehaved.Runtime.Calibration
+
   # the library's source tree, found from this file: a path or git
   # dependency keeps it under deps/, and the SDK is used when building
   @root Path.expand("../..", __DIR__)

@@ -99,9 +99,8 @@ static ErlNifFunc nif_funcs[] = {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    (void)info;
     static wb_job_type *const types[] = {&adler32_job, NULL};
-    return wb_runtime_load(env, types);
+    return wb_runtime_load(env, types, info);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {

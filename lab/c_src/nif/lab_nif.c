@@ -21,10 +21,9 @@ static ErlNifFunc nif_funcs[] = {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    (void)info;
     static wb_job_type *const types[] = {&wb_spin_job, &wb_spin_until_job, &wb_echo_job, NULL};
     if (wb_echo_load(env)) return 1;
-    if (wb_runtime_load(env, types)) {
+    if (wb_runtime_load(env, types, info)) {
         wb_echo_unload();
         return 1;
     }

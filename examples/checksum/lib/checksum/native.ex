@@ -7,7 +7,7 @@ defmodule Checksum.Native do
 
   def load_nif do
     path = :filename.join(:code.priv_dir(:checksum), ~c"checksum_nif")
-    :erlang.load_nif(path, 0)
+    :erlang.load_nif(path, WellBehaved.SDK.load_info())
   end
 
   # the job NIF: the job's argument, then mode, tiny slices and reference

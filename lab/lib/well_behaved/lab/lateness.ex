@@ -391,11 +391,10 @@ defmodule WellBehaved.Lab.Lateness do
   @doc false
   # Runs in the child VM: every cell of a group, in an order of its own.
   def child_cells(spec) do
-    default_slice = Runtime.stats().slice_us
     :rand.seed(:exsss, {spec.seed, 7, 13})
 
     for cell <- Enum.shuffle(spec.cells) do
-      :ok = WellBehaved.Lab.Suite.configure_runtimes(slice_us: cell.slice_us || default_slice)
+      :ok = WellBehaved.Lab.Suite.configure_runtimes(slice_us: cell.slice_us || :calibrated)
       fun = workload_fun(cell)
       sampler = Noise.start_sampler()
 

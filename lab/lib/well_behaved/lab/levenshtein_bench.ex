@@ -306,7 +306,6 @@ defmodule WellBehaved.Lab.LevenshteinBench do
   # Spin and Levenshtein; the runtime's slice is restored afterwards.
   defp measure_slices(plan, progress) do
     %{slices: slices, rounds: rounds, lev_bytes: bytes, lev_batch: batch} = plan
-    default = Runtime.stats().slice_us
     a = :crypto.strong_rand_bytes(bytes)
     b = :crypto.strong_rand_bytes(bytes)
     keys = [:normal | slices]
@@ -346,7 +345,7 @@ defmodule WellBehaved.Lab.LevenshteinBench do
         %{workload: workload, normal_median_ns: normal, slices: entries}
       end
     after
-      WellBehaved.Lab.Suite.configure_runtimes(slice_us: default)
+      WellBehaved.Lab.Suite.configure_runtimes(slice_us: :calibrated)
     end
   end
 

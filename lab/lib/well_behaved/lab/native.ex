@@ -9,7 +9,7 @@ defmodule WellBehaved.Lab.Native do
 
   def load_nif do
     path = :filename.join(:code.priv_dir(:well_behaved_lab), ~c"well_behaved_lab_nif")
-    :erlang.load_nif(path, 0)
+    :erlang.load_nif(path, WellBehaved.SDK.load_info())
   end
 
   def spin(_iterations, _mode, _tiny, _ref), do: stub()

@@ -1,0 +1,160 @@
+defmodule WellBehaved.Runtime.Calibration do
+  @moduledoc """
+  How long this VM's Erlang code holds a scheduler per turn, and the
+  `:yielding` slice derived from it.
+
+  The VM switches an Erlang process out after 4000 reductions (a reduction
+  is about one function call). What that is in microseconds depends on the
+  CPU: 5 µs on one machine, 15 µs on another, for the same loop. A native
+  job that yields after a fixed time holds its scheduler longer than Erlang
+  code on a fast machine and shorter on a slow one, so the runtime's slice
+  is measured instead, once per VM, when the first library built on the
+  runtime loads (`WellBehaved.SDK.load_info/0`):
+
+    1. `WellBehaved.Probe.erlang_work/1`, a loop of pure Erlang code that
+       does not allocate, is timed in a fresh process: its reductions per
+       iteration (from `Process.info(pid, :reductions)`), then 201 runs of
+       1000 iterations each, about a quarter of a turn, so that a run the
+       OS or another process interrupts is an outlier the median ignores;
+       the time of the two clock reads around a run is taken out.
+    2. The turn is 4000 reductions at the median's cost per reduction: the
+       time this loop holds a scheduler per turn. It is the tightest Erlang
+       code there is (no allocation, no garbage collection), the one that
+       switches most often, so a job whose slices fit in it never holds a
+       scheduler longer than Erlang code does.
+    3. The slice is 0.9 of the turn, clamped to 5-1000 µs: a `:yielding`
+       job holds its scheduler for its slice plus the hop back to the VM
+       (about 1 µs), so its turn ends close to Erlang's. Below 5 µs the hop
+       would cost more than 6% of the throughput; 1 ms is erl_nif's bound.
+
+  It takes about 2 ms. The result is kept in `:persistent_term` and passed
+  to every runtime as its library loads; `WellBehaved.Runtime.stats/1`
+  shows the slice in force (`slice_ns`), where it came from
+  (`slice_source`) and the turn (`erlang_turn_ns`).
+  """
+
+  alias WellBehaved.Probe
+
+  # CONTEXT_REDS in erts: the reductions of one turn
+  @context_reductions 4000
+  @slice_share 0.9
+  @min_slice_ns 5_000
+  @max_slice_ns 1_000_000
+  @runs 201
+  @iterations 1000
+  @key {__MODULE__, :erlang_turn}
+
+  @typedoc "A calibration: the turn, the slice, and what they were derived from."
+  @type t :: %{
+          turn_ns: pos_integer(),
+          slice_ns: pos_integer(),
+          ns_per_reduction: float(),
+          reductions_per_iteration: float(),
+          runs: pos_integer()
+        }
+
+  @doc """
+  The load info a NIF library built on the runtime passes to
+  `:erlang.load_nif/2`: `%{slice_ns: slice, erlang_turn_ns: turn}`.
+
+      iex> %{slice_ns: s, erlang_turn_ns: t} = WellBehaved.Runtime.Calibration.load_info()
+      iex> s < t
+      true
+  """
+  @spec load_info() :: %{slice_ns: pos_integer(), erlang_turn_ns: pos_integer()}
+  def load_info do
+    %{turn_ns: turn, slice_ns: slice} = erlang_turn()
+    %{slice_ns: slice, erlang_turn_ns: turn}
+  end
+
+  @doc """
+  This VM's calibration: measured by the first call, then kept.
+  """
+  @spec erlang_turn() :: t()
+  def erlang_turn do
+    case :persistent_term.get(@key, nil) do
+      nil ->
+        calibration = measure()
+        :persistent_term.put(@key, calibration)
+        calibration
+
+      calibration ->
+        calibration
+    end
+  end
+
+  @doc """
+  Measures the turn now, in a fresh process (nothing kept).
+  """
+  @spec measure() :: t()
+  def measure do
+    {_pid, ref} = spawn_monitor(fn -> exit({:calibration, sample()}) end)
+
+    receive do
+      {:DOWN, ^ref, :process, _, {:calibration, {runs_ns, per_iteration}}} ->
+        derive(runs_ns, @iterations, per_iteration)
+
+      {:DOWN, ^ref, :process, _, reason} ->
+        exit({:calibration_failed, reason})
+    end
+  end
+
+  @doc """
+  The calibration from its measurements: `runs_ns`, the times of runs of
+  `iterations` iterations each, and the reductions one iteration costs.
+
+      iex> c = WellBehaved.Runtime.Calibration.derive([3650, 3600, 9000], 1000, 1.0)
+      iex> {c.turn_ns, c.slice_ns}
+      {14600, 13140}
+  """
+  @spec derive([pos_integer()], pos_integer(), number()) :: t()
+  def derive([_ | _] = runs_ns, iterations, reductions_per_iteration)
+      when is_integer(iterations) and iterations > 0 and reductions_per_iteration > 0 do
+    per_reduction = median(runs_ns) / (iterations * reductions_per_iteration)
+    turn = max(1, round(per_reduction * @context_reductions))
+
+    %{
+      turn_ns: turn,
+      slice_ns: slice_ns(turn),
+      ns_per_reduction: per_reduction,
+      reductions_per_iteration: reductions_per_iteration / 1,
+      runs: length(runs_ns)
+    }
+  end
+
+  @doc """
+  The slice for an Erlang turn of `turn_ns`.
+
+      iex> WellBehaved.Runtime.Calibration.slice_ns(15_000)
+      13500
+      iex> WellBehaved.Runtime.Calibration.slice_ns(2_000)
+      5000
+  """
+  @spec slice_ns(pos_integer()) :: pos_integer()
+  def slice_ns(turn_ns) when is_integer(turn_ns) and turn_ns > 0,
+    do: turn_ns |> Kernel.*(@slice_share) |> round() |> max(@min_slice_ns) |> min(@max_slice_ns)
+
+  defp sample do
+    # warm the loop up (CPU frequency, caches) before anything is timed
+    Probe.erlang_work(50_000)
+    {:reductions, r0} = Process.info(self(), :reductions)
+    Probe.erlang_work(100_000)
+    {:reductions, r1} = Process.info(self(), :reductions)
+
+    runs = for _ <- 1..@runs, do: time_ns(@iterations)
+    # what reading the clock twice costs, taken out of every run
+    clock = @runs |> div(2) |> then(&for(_ <- 1..&1, do: time_ns(0))) |> median()
+    {Enum.map(runs, &max(&1 - clock, 1)), max(r1 - r0, 1) / 100_000}
+  end
+
+  defp time_ns(iterations) do
+    t0 = :erlang.monotonic_time(:nanosecond)
+    Probe.erlang_work(iterations)
+    :erlang.monotonic_time(:nanosecond) - t0
+  end
+
+  defp median(xs) do
+    sorted = Enum.sort(xs)
+    Enum.at(sorted, div(length(sorted), 2))
+  end
+end
