@@ -1,13 +1,3 @@
-defmodule WellBehaved.Test.SDKJobs do
-  @moduledoc false
-  # The stub of c_src/test/sdk_jobs_nif.c, a NIF library built on the SDK
-  # as a user's is (mk/sdk.mk); loaded by the test's setup.
-  def load(path), do: :erlang.load_nif(String.to_charlist(path), WellBehaved.SDK.load_info())
-  def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
-  def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
-end
-
 defmodule WellBehaved.SDKJobTypesTest do
   # A job type of another NIF library, built on the SDK: one that leaves
   # every optional callback NULL runs in every mode with exact results, in a
@@ -25,11 +15,7 @@ defmodule WellBehaved.SDKJobTypesTest do
   @mask 0xFFFF_FFFF_FFFF_FFFF
 
   setup_all do
-    {out, status} =
-      System.cmd("make", ["--no-print-directory", "sdk-test-nifs"], stderr_to_stdout: true)
-
-    assert status == 0, out
-    :ok = SDKJobs.load(Path.join(@build, "sdk_jobs_nif"))
+    SDKJobs.ensure_loaded!()
   end
 
   # the job's fold, in Elixir
@@ -133,6 +119,8 @@ defmodule WellBehaved.SDKJobTypesTest do
     defmodule WellBehaved.Test.SDKRefused do
       def load(path), do: :erlang.load_nif(String.to_charlist(path), 0)
       def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def phases(_c, _d, _s, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
     end

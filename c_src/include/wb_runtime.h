@@ -84,7 +84,11 @@ typedef struct wb_job_type {
     void (*bind)(const void *args, void *state);
     /* Advances by about `budget` units (UINT64_MAX: to the end), adds the
      * units done to *used, returns true when finished. No erl_nif calls: it
-     * may run on a thread of the pool. */
+     * may run on a thread of the pool. A unit should cost about the same
+     * all through the job (a few ns to a few us): the runtime sizes the
+     * budget from the time the last units took. A job whose units change
+     * cost between phases weighs them (count a costly unit as several), or
+     * calls wb_slice_spent() between units and returns early. */
     bool (*step)(void *state, uint64_t budget, uint64_t *used);
     /* The finished job's result, made in env. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
@@ -141,6 +145,13 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
  * the slices in 1..100000 us; `slice` makes normal_max one slice (the
  * default), `calibrated` restores the slice load_info gave. */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+/* Inside a step: true when the step's time is up (a :yielding slice, a
+ * :yielding_dirty interval, the 50 us between checks of the other modes),
+ * so a step whose units vary in cost can return before its budget is
+ * used. Never true in a :normal run. Each call reads the clock (20-50 ns):
+ * call it every microsecond of work or so, not every few nanoseconds. */
+bool wb_slice_spent(void);
 
 /* Memory the library holds outside jobs (in resources, say), added to
  * (delta > 0) or taken from (delta < 0) runtime_stats' resident_bytes. */

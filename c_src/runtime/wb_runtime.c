@@ -24,7 +24,8 @@
 #define MAX_UNITS_PER_CHK      (UINT64_C(1) << 40)
 #define MEASURE_MIN_NS         20000  /* runs shorter than this are too noisy to learn from */
 #define INLINE_STATE_MAX       4096   /* states up to this size live on the C stack */
-#define LEARN_MIN_UNITS        4096   /* auto times a normal run only from this size */
+#define LEARN_MIN_UNITS        4096   /* auto times every normal run from this size */
+#define SAMPLE_RUNS            64     /* and one in this many smaller ones */
 #define POOL_SPIN_NS           20000  /* a pool worker looks for more work this long */
 #define MONITOR_MIN_NS         200000 /* threaded jobs predicted shorter are not monitored */
 /* A set-up (init) predicted longer than this runs on a dirty scheduler
@@ -93,6 +94,25 @@ static int64_t clock_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* When the step running on this thread should return (clock_ns), or 0
+ * while no step runs or the step has no time limit (a :normal run). */
+static _Thread_local int64_t step_deadline;
+/* :auto's :normal runs too small to time, counted per thread */
+static _Thread_local unsigned untimed_runs;
+
+bool wb_slice_spent(void) {
+    return step_deadline != 0 && clock_ns() >= step_deadline;
+}
+
+/* Runs one step of the job within `ns` from `now` (0: no limit). */
+static bool step_within(const wb_job_type *type, void *state, uint64_t budget, uint64_t *used,
+                        int64_t now, int64_t ns) {
+    step_deadline = ns > 0 ? now + ns : 0;
+    bool done = type->step(state, budget, used);
+    step_deadline = 0;
+    return done;
 }
 
 /* ---- jobs ---------------------------------------------------------------------- */
@@ -234,6 +254,26 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     atomic_store_explicit(job->cost, next ? next : 1, memory_order_relaxed);
 }
 
+/* Learns from a whole :normal run that :auto chose. A run that took more
+ * than two slices was predicted under one: the cost per unit is too low by
+ * more than 2x, maybe by 100x (a job type's seed far off on this machine).
+ * learn moves the estimate by at most 2x per run and only for work
+ * predicted long enough to time, so such a type could run :normal for
+ * ever; the cost jumps to the measured one instead, and the next call
+ * yields. A run stretched by the OS errs on the side of yielding, and
+ * yielding runs bring the estimate down again. */
+static void learn_run(wb_job *job, uint64_t units, int64_t ns) {
+    uint64_t old = atomic_load_explicit(job->cost, memory_order_relaxed);
+    if (units > 0 && ns > 2 * setting_ns(&slice_ns)) {
+        uint64_t ps = (uint64_t)((double)ns * 1000.0 / (double)units);
+        if (ps > old) {
+            atomic_store_explicit(job->cost, ps, memory_order_relaxed);
+            return;
+        }
+    }
+    learn(job, units, ns);
+}
+
 /* Units to do before the next clock read; the first guess comes from the
  * type's measured cost (computed here, not in job_prepare, so that one-call
  * normal jobs never pay for the division). */
@@ -269,7 +309,7 @@ static int64_t charge_ns(ErlNifEnv *env, int64_t ns, int64_t slice, bool *exhaus
  * the clock at the step's start, and becomes its end. True when done. */
 static bool timed_step(wb_job *job, int64_t *last) {
     uint64_t units = 0;
-    bool done = job->type->step(job->state, next_budget(job), &units);
+    bool done = step_within(job->type, job->state, next_budget(job), &units, *last, job->check_ns);
     int64_t now = clock_ns();
     learn(job, units, now - *last);
     *last = now;
@@ -290,7 +330,7 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
         }
         if (timed) {
             ns = clock_ns() - start;
-            learn(job, used, ns);
+            learn_run(job, used, ns);
         } else {
             ns = (int64_t)predict_ns(job->cost, used);
         }
@@ -367,7 +407,8 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
         if (job->first_slice && left > job->slice_ns / FIRST_SLICE_STEPS)
             left = job->slice_ns / FIRST_SLICE_STEPS;
         uint64_t budget = dirty || job->tiny ? next_budget(job) : budget_for(job, left);
-        bool done = job->type->step(job->state, budget, &units);
+        int64_t limit = dirty ? job->slice_ns - (last - start) : left;
+        bool done = step_within(job->type, job->state, budget, &units, last, limit > 0 ? limit : 1);
         int64_t now = clock_ns();
         learn(job, units, now - last);
         job->unreported_ns += now - last;
@@ -695,8 +736,12 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
     }
     switch (m) {
     case MODE_NORMAL:
-        /* learn from auto's normal runs that are big enough to time well */
-        return run_on_stack(env, type, cost, args, tiny, units >= LEARN_MIN_UNITS);
+        /* learn from auto's normal runs that are big enough to time well,
+         * and from one in SAMPLE_RUNS of the others (per scheduler thread):
+         * a type whose units cost far more than predicted is seen too */
+        return run_on_stack(env, type, cost, args, tiny,
+                            is_auto &&
+                                (units >= LEARN_MIN_UNITS || ++untimed_runs % SAMPLE_RUNS == 0));
     case MODE_THREADED:
         return start_threaded(env, type, cost, tiny, argv, argv[type->argc + 2],
                               tiny ||
@@ -807,14 +852,13 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
         return enif_make_badarg(env);
     bool calibrated = slice == NO_LIMIT;
     if (calibrated) slice = atomic_load(&calibrated_ns);
-    bool normal_is_slice = normal == NO_LIMIT ||
-                           (atomic_load(&normal_max_is_slice) &&
-                            enif_is_identical(argv[0], wb_atom(env, "keep")));
+    bool normal_is_slice = normal == NO_LIMIT || (atomic_load(&normal_max_is_slice) &&
+                                                  enif_is_identical(argv[0], wb_atom(env, "keep")));
     if (normal_is_slice) normal = slice;
     if (normal > yielding) return enif_make_badarg(env);
     if (!enif_is_identical(argv[2], wb_atom(env, "keep")))
         atomic_store(&slice_from, calibrated ? (atomic_load(&erlang_turn_ns) ? SOURCE_ERLANG_TURN
-                                                                              : SOURCE_DEFAULT)
+                                                                             : SOURCE_DEFAULT)
                                              : SOURCE_CONFIGURED);
     atomic_store(&normal_max_is_slice, normal_is_slice);
     atomic_store(&normal_max_ns, normal);

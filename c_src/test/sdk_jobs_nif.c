@@ -7,8 +7,19 @@
  * into the arguments), no memory, no destroy. The Elixir tests check it
  * against the same fold in Elixir, in every mode.
  *
+ * The job "phases" has uneven units: `cheap` units of one multiply-add,
+ * then `dear` units of 128 chained ones (100x the cost), one unit each.
+ * With `spent` true its step asks wb_slice_spent() after each costly unit
+ * and returns early; its result is {Hash, MostDearUnitsInOneStep}, so a
+ * test sees how far one step ran past its slice without timing anything.
+ *
+ * The job "dear" costs about a microsecond a unit (1024 chained
+ * multiply-adds) while its type says 1 ns (the default seed): :auto
+ * predicts 1000x too short until the runtime learns better.
+ *
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
  * whose job type has no step callback: the runtime must refuse the load. */
+#include <string.h>
 #include <wb_runtime.h>
 
 typedef struct {
@@ -67,14 +78,118 @@ static wb_job_type fold_job = {
 
 WB_JOB_NIF(fold, fold_job)
 
+#define MIX(h, x) ((h)*UINT64_C(6364136223846793005) + (x))
+
+typedef struct {
+    uint64_t cheap, dear;
+    bool spent;
+} phases_args;
+
+typedef struct {
+    phases_args n;
+    uint64_t next, hash, most_dear;
+} phases_state;
+
+static bool phases_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    phases_args *a = args;
+    ErlNifUInt64 cheap, dear;
+    char spent[6];
+    if (!enif_get_uint64(env, argv[0], &cheap) || !enif_get_uint64(env, argv[1], &dear) ||
+        cheap > UINT64_MAX / 2 || dear > UINT64_MAX / 2 ||
+        enif_get_atom(env, argv[2], spent, sizeof spent, ERL_NIF_LATIN1) <= 0)
+        return false;
+    a->cheap = cheap;
+    a->dear = dear;
+    a->spent = strcmp(spent, "true") == 0;
+    return true;
+}
+
+static uint64_t phases_predict(const void *args) {
+    const phases_args *a = args;
+    return a->cheap + a->dear;
+}
+
+static bool phases_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    (void)env;
+    (void)reason;
+    ((phases_state *)state)->n = *(const phases_args *)args;
+    return true;
+}
+
+static bool phases_step(void *state, uint64_t budget, uint64_t *used) {
+    phases_state *s = state;
+    uint64_t total = s->n.cheap + s->n.dear, done = 0, dear = 0;
+    while (s->next < total && done < budget) {
+        if (s->next < s->n.cheap) {
+            s->hash = MIX(s->hash, s->next);
+        } else {
+            for (int i = 0; i < 128; i++)
+                s->hash = MIX(s->hash, s->next + (uint64_t)i);
+            dear++;
+        }
+        s->next++;
+        done++;
+        if (dear > 0 && s->n.spent && wb_slice_spent()) break;
+    }
+    if (dear > s->most_dear) s->most_dear = dear;
+    *used += done;
+    return s->next == total;
+}
+
+static ERL_NIF_TERM phases_result(ErlNifEnv *env, const void *state) {
+    const phases_state *s = state;
+    return enif_make_tuple2(env, enif_make_uint64(env, s->hash),
+                            enif_make_uint64(env, s->most_dear));
+}
+
+static wb_job_type phases_job = {
+    .name = "phases",
+    .argc = 3,
+    .args_size = sizeof(phases_args),
+    .state_size = sizeof(phases_state),
+    .decode = phases_decode,
+    .predict = phases_predict,
+    .init = phases_init,
+    .step = phases_step,
+    .result = phases_result,
+};
+
+WB_JOB_NIF(phases, phases_job)
+
+static bool dear_step(void *state, uint64_t budget, uint64_t *used) {
+    fold_state *s = state;
+    uint64_t end = s->n - s->next > budget ? s->next + budget : s->n;
+    *used += end - s->next;
+    for (; s->next < end; s->next++)
+        for (int i = 0; i < 1024; i++)
+            s->sum = MIX(s->sum, s->next + (uint64_t)i);
+    return s->next == s->n;
+}
+
+static wb_job_type dear_job = {
+    .name = "dear",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = fold_init,
+    .step = dear_step,
+    .result = fold_result,
+};
+
+WB_JOB_NIF(dear, dear_job)
+
 static ErlNifFunc nif_funcs[] = {
     {"fold", 4, fold, 0},
+    {"phases", 6, phases, 0},
+    {"dear", 4, dear, 0},
     WB_RUNTIME_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&fold_job, NULL};
+    static wb_job_type *const types[] = {&fold_job, &phases_job, &dear_job, NULL};
 #ifdef WB_TEST_REFUSED
     (void)fold_step;
 #endif

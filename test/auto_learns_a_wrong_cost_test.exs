@@ -1,0 +1,34 @@
+defmodule WellBehaved.AutoLearnsAWrongCostTest do
+  # A job type whose seed cost is 1000x too low: :auto predicts each call
+  # far under a slice and runs it :normal. Such calls were too small to be
+  # timed, and the cost learned moved at most 2x per run, so :auto held a
+  # scheduler for every call for ever. It times one call in 64 of those,
+  # and a run that took over two slices sets the cost at once: the calls
+  # after it yield.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Job, Probe, Runtime}
+  alias WellBehaved.Test.SDKJobs
+
+  setup_all do
+    SDKJobs.ensure_loaded!()
+    :ok = Runtime.configure(SDKJobs, slice_us: :calibrated)
+  end
+
+  # 200 units of about a microsecond each, seeded at 1 ns
+  defp dear(mode), do: Job.call(&SDKJobs.dear/4, [200], schedule: mode)
+
+  test ":auto learns the cost within 130 calls, and then yields" do
+    want = dear(:normal)
+    for _ <- 1..130, do: assert(dear(:auto) == want)
+    # at least 100 ns a unit (it is about 1 us; the seed was 1 ns)
+    assert Runtime.stats(SDKJobs).ps_per_unit.dear >= 100_000
+
+    slice_us = Runtime.stats(SDKJobs).slice_ns / 1000
+    auto = Probe.turns(fn -> dear(:auto) end, workers: 1, control: false)
+    normal = Probe.turns(fn -> dear(:normal) end, workers: 1, control: false)
+    # :normal holds the scheduler for the whole call, :auto a slice at a time
+    assert normal.function.p50_us > 5 * slice_us, inspect(normal.function)
+    assert auto.function.p90_us <= 3 * slice_us, inspect(auto.function)
+  end
+end

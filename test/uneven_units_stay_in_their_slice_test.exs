@@ -1,0 +1,71 @@
+defmodule WellBehaved.UnevenUnitsStayInTheirSliceTest do
+  # A job whose units cost 100x more in its second phase than in its first:
+  # the budget learned in the cheap phase would let the first costly step
+  # run 100 slices. A step that asks wb_slice_spent() returns when its
+  # slice is up instead, in :yielding and :auto, and the runtime's budget
+  # follows the new cost from there.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Job, Probe, Runtime}
+  alias WellBehaved.Test.SDKJobs
+
+  @cheap 2_000_000
+  @dear 20_000
+
+  setup_all do
+    SDKJobs.ensure_loaded!()
+    :ok = Runtime.configure(SDKJobs, slice_us: :calibrated)
+  end
+
+  defp phases(spent, mode, dear \\ @dear),
+    do: Job.call(&SDKJobs.phases/6, [@cheap, dear, spent], schedule: mode)
+
+  # ns per costly unit: the median of 5 :normal runs of the costly phase
+  # alone (only to turn units into time; a busy machine makes it larger,
+  # which loosens the bound below)
+  defp dear_unit_ns do
+    runs =
+      for _ <- 1..5 do
+        {us, _} =
+          :timer.tc(fn -> Job.call(&SDKJobs.phases/6, [0, 5000, false], schedule: :normal) end)
+
+        us * 1000 / 5000
+      end
+
+    runs |> Enum.sort() |> Enum.at(2)
+  end
+
+  test "every mode gives the same hash, asking or not" do
+    {want, _} = phases(false, :normal, 3000)
+
+    for mode <- Runtime.modes(), spent <- [true, false] do
+      assert {^want, _} = phases(spent, mode, 3000), "#{mode} #{spent}"
+    end
+  end
+
+  test "a step that asks wb_slice_spent() stops within its slice at the phase change" do
+    slice_ns = Runtime.stats(SDKJobs).slice_ns
+    bound = 2 * slice_ns / dear_unit_ns()
+
+    for mode <- [:yielding, :auto] do
+      {_, most} = phases(true, mode)
+      assert most <= bound, "#{mode}: #{most} costly units in one step, bound #{bound}"
+      # without asking, the first costly step runs the cheap phase's budget
+      {_, most_blind} = phases(false, mode)
+      assert most_blind > 10 * bound, "#{mode} without asking: #{most_blind}"
+    end
+  end
+
+  test "traced: the job's turns stay within 2x the slice; without asking one runs 20x" do
+    slice_us = Runtime.stats(SDKJobs).slice_ns / 1000
+
+    for mode <- [:yielding, :auto] do
+      asking = Probe.turns(fn -> phases(true, mode) end, workers: 1, control: false)
+      assert asking.function.turns > 50
+      assert asking.function.p90_us <= 2 * slice_us, "#{mode}: #{inspect(asking.function)}"
+
+      blind = Probe.turns(fn -> phases(false, mode) end, workers: 1, control: false)
+      assert blind.function.max_us >= 20 * slice_us, "#{mode}: #{inspect(blind.function)}"
+    end
+  end
+end
