@@ -179,101 +179,239 @@ defmodule WellBehaved.LabVerdictsTest do
     end
   end
 
+  # a cell from its per-repeat ratios, judged as the suite judges one
+  defp cell(mode, work_ms, factor, ratios) do
+    interval = Stats.bootstrap_interval(ratios, &Stats.median/1)
+
+    %{
+      row(mode, work_ms, factor, Stats.verdict(interval, 1.5), Stats.median(ratios))
+      | ratio_low: elem(interval, 0),
+        ratio_high: elem(interval, 1)
+    }
+    |> Map.merge(%{ratios: ratios, verdict_note: nil, base_p99_median_ms: 0.035})
+  end
+
+  # cells of several modes at several work sizes: {mode, work_ms} =>
+  # {ratios with 1x workers, ratios with 10x}
+  defp cells(spec) do
+    for {{mode, w}, {r1, r10}} <- spec, {f, rs} <- [{1, r1}, {10, r10}], do: cell(mode, w, f, rs)
+  end
+
   describe "Lateness.recommend" do
     test "the first mode in order of preference that is within the bound at 1x and 10x" do
       rows =
-        rows(
-          normal: [:outside, :outside],
-          yielding: [:within, :within],
-          yielding_dirty: [:within, :within],
-          auto: [:within, :within]
-        )
+        cells(%{
+          {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+          {:yielding, 10} => {[0.7, 0.8, 0.9], [0.9, 1.0, 1.1]},
+          {:yielding_dirty, 10} => {[0.6, 0.7, 0.8], [0.6, 0.7, 0.8]},
+          {:auto, 10} => {[0.7, 0.8, 0.9], [0.9, 1.0, 1.1]}
+        })
 
-      assert [%{work_ms: 10, mode: :yielding, verdict: :within, auto_within: true}] =
+      assert [%{work_ms: 10, mode: :yielding, verdict: :within, auto_within: true, advice: nil}] =
                Lateness.recommend(rows, [10], %{10 => :yielding})
     end
 
-    test "a preferred mode that cannot be told apart stops the search: no confident answer" do
+    test "a preferred mode that cannot be told apart is named, not confidently" do
       rows =
-        rows(
-          normal: [:outside, :outside],
-          yielding: [:within, :not_distinguishable],
-          yielding_dirty: [:within, :within]
-        )
+        cells(%{
+          {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+          {:yielding, 10} => {[0.7, 0.8, 0.9], [0.9, 1.1, 2.0]},
+          {:yielding_dirty, 10} => {[0.6, 0.7, 0.8], [0.6, 0.7, 0.8]}
+        })
 
-      assert [%{mode: nil, verdict: :not_distinguishable, candidate: :yielding}] =
+      assert [%{mode: :yielding, verdict: :not_distinguishable, advice: advice}] =
                Lateness.recommend(rows, [10])
+
+      assert advice =~ "shorter slices"
     end
 
-    test "modes clearly outside are passed over; none left gives no mode" do
-      rows = rows(normal: [:within, :outside], yielding: [:outside, :within])
+    test "modes clearly outside, or over the bound by median, are passed over" do
+      rows =
+        cells(%{
+          {:normal, 10} => {[0.7, 0.8, 0.9], [3.0, 3.5, 4.0]},
+          {:yielding, 10} => {[1.2, 1.7, 3.0], [0.8, 0.9, 1.0]},
+          {:yielding_dirty, 10} => {[0.9, 1.2, 1.4], [1.0, 1.3, 1.4]}
+        })
 
-      assert [%{mode: nil, verdict: :not_distinguishable, candidate: :yielding_dirty}] =
+      assert [%{mode: :yielding_dirty, verdict: :within}] = Lateness.recommend(rows, [10])
+    end
+
+    test "when every mode is passed over, the one with the smallest worst median is named" do
+      rows =
+        cells(%{
+          {:normal, 10} => {[20.0, 30.0, 40.0], [200.0, 300.0, 400.0]},
+          {:yielding, 10} => {[1.6, 1.8, 2.2], [1.7, 2.0, 2.4]},
+          {:yielding_dirty, 10} => {[1.0, 128.0, 400.0], [1.2, 100.0, 200.0]},
+          {:threaded, 10} => {[50.0, 60.0, 70.0], [40.0, 45.0, 50.0]}
+        })
+
+      assert [%{mode: :yielding, verdict: :outside, worst_ratio: 2.0, evidence: e, advice: a}] =
                Lateness.recommend(rows, [10])
 
-      everything_out =
-        rows(
-          normal: [:outside, :outside],
-          yielding: [:outside, :outside],
-          yielding_dirty: [:outside, :outside],
-          dirty_cpu: [:outside, :outside],
-          threaded: [:outside, :outside]
-        )
+      assert e =~ "no mode was within 1.5x pure Erlang; `:yielding` is closest"
+      assert a =~ "shorter slices"
 
-      assert [%{mode: nil, verdict: :none, evidence: evidence}] =
-               Lateness.recommend(everything_out, [10])
+      # the slice cells say which slice was within
+      slice = %{cell(:yielding, 10, 10, [0.2, 0.22, 0.25]) | set: :slices, slice_us: 10}
 
-      assert evidence =~ "clearly outside"
+      slower = %{cell(:yielding, 10, 10, [1.0, 1.13, 1.3]) | set: :slices, slice_us: 20}
+
+      assert [%{advice: advice}] = Lateness.recommend([slice, slower | rows], [10])
+      assert advice =~ "configure(slice_us: 20)"
+      assert advice =~ "1.13x"
+    end
+
+    test "nothing measured names nothing" do
+      assert [%{mode: nil, verdict: :none}] = Lateness.recommend([], [10])
     end
 
     test "with one worker per scheduler the mode need only not be clearly worse" do
-      rows = rows(normal: [:outside, :outside], yielding: [:not_distinguishable, :within])
+      rows =
+        cells(%{
+          {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+          {:yielding, 10} => {[0.7, 1.0, 1.6], [0.9, 1.0, 1.1]}
+        })
+
       assert [%{mode: :yielding, verdict: :within}] = Lateness.recommend(rows, [10])
 
-      rows = rows(normal: [:outside, :outside], yielding: [:outside, :within])
-      assert [%{mode: nil}] = Lateness.recommend(rows, [10])
+      rows =
+        cells(%{
+          {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+          {:yielding, 10} => {[1.6, 1.7, 1.8], [0.9, 1.0, 1.1]}
+        })
+
+      assert [%{mode: :yielding, verdict: :outside}] = Lateness.recommend(rows, [10])
     end
 
     test ":auto's repeats count for the mode it runs at that size" do
       # each cell alone: one repeat in three over the bound, not distinguishable;
-      # together six repeats whose median interval is below it
-      with_ratios = fn row, ratios -> Map.put(row, :ratios, ratios) end
-
+      # together seven repeats whose median interval is below it
       rows =
-        rows(
-          normal: [:outside, :outside],
-          yielding: [:within, :not_distinguishable],
-          auto: [:within, :not_distinguishable]
-        )
-        |> Enum.map(fn
-          %{mode: m, factor: 10} = r when m in [:yielding, :auto] ->
-            with_ratios.(r, [0.6, 0.7, 2.0])
-
-          r ->
-            r
-        end)
-
-      assert [%{mode: nil, verdict: :not_distinguishable}] = Lateness.recommend(rows, [10])
-
-      rows =
-        Enum.map(rows, fn
-          %{mode: :auto, factor: 10} = r -> with_ratios.(r, [0.65, 0.7, 0.75, 0.8])
-          r -> r
-        end)
+        cells(%{
+          {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+          {:yielding, 10} => {[0.7, 0.8, 0.9], [0.6, 0.7, 2.0]},
+          {:auto, 10} => {[0.7, 0.8, 0.9], [0.65, 0.7, 0.75, 0.8]}
+        })
 
       assert [%{mode: :yielding, verdict: :within, evidence: evidence}] =
                Lateness.recommend(rows, [10], %{10 => :yielding})
 
       assert evidence =~ "with the `:auto` cells"
       # without :auto running :yielding there, its cells are not evidence
-      assert [%{mode: nil}] = Lateness.recommend(rows, [10], %{10 => :normal})
+      assert [%{mode: :yielding, verdict: :not_distinguishable}] =
+               Lateness.recommend(rows, [10], %{10 => :normal})
     end
 
-    test "the same verdicts give the same table, whatever the figures" do
-      a = rows(normal: [:outside, :outside], yielding: [:within, :within])
-      b = Enum.map(a, &%{&1 | ratio: &1.ratio * 0.9})
+    test "the same verdicts and sides of the bound give the same table, whatever the figures" do
+      spec = %{
+        {:normal, 10} => {[9.0, 12.0, 30.0], [50.0, 70.0, 90.0]},
+        {:yielding, 10} => {[0.7, 0.8, 0.9], [0.9, 1.0, 1.1]}
+      }
+
+      a = cells(spec)
+      b = Enum.map(cells(spec), &%{&1 | ratios: Enum.map(&1.ratios, fn r -> r * 0.9 end)})
       assert Enum.map(Lateness.recommend(a, [10]), & &1.mode) == [:yielding]
       assert Enum.map(Lateness.recommend(b, [10]), & &1.mode) == [:yielding]
+    end
+
+    # The three quick runs of issue 19, on a quiet 2-vCPU machine with a
+    # 30 us slice where Erlang switched every 15 us: every cell's per-repeat
+    # ratios as the reports gave them (medians and intervals). They said
+    # "none of the modes" or "`:yielding_dirty` is closest, at 128x".
+    @runs [
+      %{
+        1 => %{
+          normal: {[7.0, 9.0, 12.0], [30.0, 40.0, 60.0]},
+          yielding: {[1.1, 1.9, 3.23], [1.6, 2.2, 3.0]},
+          yielding_dirty: {[40.0, 90.0, 200.0], [60.0, 80.0, 150.0]},
+          auto: {[1.3, 2.1, 3.4], [1.5, 2.4, 3.1]}
+        },
+        10 => %{
+          normal: {[90.0, 120.0, 200.0], [300.0, 400.0, 500.0]},
+          yielding: {[0.9, 1.3, 2.4], [0.8, 1.2, 2.9]},
+          yielding_dirty: {[100.0, 128.0, 190.0], [90.0, 110.0, 140.0]},
+          auto: {[1.68, 9.64, 23.5], [0.9, 1.4, 2.2]}
+        },
+        100 => %{
+          normal: {[900.0, 1200.0, 2000.0], [2000.0, 2300.0, 2400.0]},
+          yielding: {[1.5, 1.8, 2.5], [1.7, 2.06, 2.6]},
+          yielding_dirty: {[300.0, 500.0, 900.0], [200.0, 300.0, 400.0]},
+          auto: {[1.6, 2.0, 2.8], [1.7, 2.1, 2.5]}
+        }
+      },
+      %{
+        1 => %{
+          normal: {[8.0, 10.0, 14.0], [35.0, 45.0, 55.0]},
+          yielding: {[2.0, 3.5, 6.54], [1.9, 2.4, 3.0]},
+          yielding_dirty: {[50.0, 80.0, 120.0], [70.0, 90.0, 110.0]},
+          auto: {[1.8, 2.4, 3.33], [1.7, 2.2, 2.9]}
+        },
+        10 => %{
+          normal: {[100.0, 150.0, 190.0], [350.0, 420.0, 480.0]},
+          yielding: {[1.8, 2.5, 4.0], [1.6, 1.9, 2.2]},
+          yielding_dirty: {[1.3, 128.0, 700.0], [1.4, 90.0, 300.0]},
+          auto: {[1.9, 2.6, 3.3], [1.7, 2.0, 2.6]}
+        },
+        100 => %{
+          normal: {[1000.0, 1300.0, 1900.0], [2100.0, 2200.0, 2500.0]},
+          yielding: {[1.6, 2.0, 2.7], [1.8, 2.1, 2.4]},
+          yielding_dirty: {[250.0, 450.0, 800.0], [220.0, 320.0, 380.0]},
+          auto: {[1.7, 2.2, 2.9], [1.8, 2.3, 2.7]}
+        }
+      },
+      %{
+        1 => %{
+          normal: {[7.5, 9.5, 13.0], [32.0, 42.0, 58.0]},
+          yielding: {[1.7, 2.2, 3.0], [1.8, 2.3, 2.9]},
+          yielding_dirty: {[45.0, 85.0, 180.0], [65.0, 85.0, 140.0]},
+          auto: {[1.8, 2.3, 3.1], [1.9, 2.4, 3.0]}
+        },
+        10 => %{
+          normal: {[95.0, 130.0, 210.0], [320.0, 410.0, 520.0]},
+          yielding: {[1.6, 1.8, 2.3], [1.7, 1.9, 2.5]},
+          yielding_dirty: {[110.0, 140.0, 200.0], [95.0, 120.0, 150.0]},
+          auto: {[1.7, 2.0, 2.4], [1.6, 1.9, 2.6]}
+        },
+        100 => %{
+          normal: {[950.0, 1250.0, 2100.0], [1900.0, 2250.0, 2450.0]},
+          yielding: {[1.6, 1.9, 2.6], [1.75, 2.0, 2.5]},
+          yielding_dirty: {[280.0, 480.0, 850.0], [210.0, 310.0, 390.0]},
+          auto: {[1.65, 2.1, 2.7], [1.8, 2.2, 2.6]}
+        }
+      }
+    ]
+
+    test "the three quick runs of issue 19 each name :yielding for 1, 10 and 100 ms, with its figures" do
+      tables =
+        for run <- @runs do
+          rows =
+            for {w, modes} <- run,
+                {mode, {r1, r10}} <- modes,
+                {f, rs} <- [{1, r1}, {10, r10}],
+                do: cell(mode, w, f, rs)
+
+          recs =
+            Lateness.recommend(rows, [1, 10, 100], %{
+              1 => :yielding,
+              10 => :yielding,
+              100 => :yielding
+            })
+
+          for rec <- recs do
+            assert rec.mode == :yielding, inspect(rec)
+            assert rec.verdict in [:not_distinguishable, :outside]
+            assert rec.evidence =~ "`:yielding` is closest"
+            assert rec.evidence =~ ~r/p99 \d\.\d+ ms vs 0\.035 ms/
+            assert rec.advice =~ "shorter slices"
+            # never the mode at 128x whose interval touched the bound
+            refute rec.mode == :yielding_dirty
+          end
+
+          Enum.map(recs, &{&1.work_ms, &1.mode})
+        end
+
+      # the same table three times
+      assert tables |> Enum.uniq() |> length() == 1
     end
   end
 

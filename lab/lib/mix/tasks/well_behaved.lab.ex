@@ -228,9 +228,9 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     end)
   end
 
-  defp recommendation_word(%{mode: mode}) when mode != nil, do: "#{mode}"
-  defp recommendation_word(%{candidate: nil, verdict: verdict}), do: "#{verdict}"
-  defp recommendation_word(rec), do: "#{rec.verdict} (#{rec.candidate})"
+  defp recommendation_word(%{mode: nil}), do: "none measured"
+  defp recommendation_word(%{mode: mode, verdict: :within}), do: "#{mode}"
+  defp recommendation_word(%{mode: mode}), do: "#{mode} (closest, not confidently within)"
 
   # The newest other run in the output folder's parent with a recommendation
   # of the same kind: {dir, text}.

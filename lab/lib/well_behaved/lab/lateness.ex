@@ -50,12 +50,16 @@ defmodule WellBehaved.Lab.Lateness do
   ## Recommendation
 
   For each work size, the modes are taken in a fixed order of preference:
-  #{inspect([:normal, :yielding, :yielding_dirty, :dirty_cpu, :threaded])}. A mode
-  clearly outside the bound with 1x or 10x workers is passed over; the first
-  one that is not is recommended if it is within the bound with both, and
-  otherwise the answer is "not distinguishable". The answer depends on
-  verdicts only, never on which of several good modes happened to be a
-  little faster, so it changes only where a verdict does.
+  #{inspect([:normal, :yielding, :yielding_dirty, :dirty_cpu, :threaded])}. The
+  first one within the bound with 10x workers and not clearly outside with
+  1x is recommended. When none is, the closest is still named, with its
+  figures and what would bring it within: among the modes whose median
+  ratios are within the bound, the one with the most confident verdicts
+  (then by preference); if there is none, the one whose worst median ratio
+  is the smallest. A mode far outside the bound is never named because its
+  interval is wide. The choice depends on verdicts and on which side of the
+  bound the medians fall, not on which of several good modes happened to be
+  a little faster.
 
   Two more sets of cells: `:yielding` at several slice lengths
   (`WellBehaved.Runtime.configure(slice_us: n)`), and the off-scheduler
@@ -625,9 +629,16 @@ defmodule WellBehaved.Lab.Lateness do
   end
 
   @doc false
-  # For each work size (Spin): the first mode in order of preference that
-  # is not clearly outside the bound, recommended if it is within it with
-  # 10x workers and not outside it with 1x, else "not distinguishable".
+  # For each work size (Spin), the mode to use, always one where the
+  # suite measured any. The modes in order of preference; a mode clearly
+  # outside the bound with 1x or 10x workers, or whose median ratio is over
+  # the bound with either, is passed over. The first one left is named: it
+  # is recommended (verdict :within) when it is within the bound with the
+  # most workers and not clearly outside with fewer, and otherwise named as
+  # the closest (:not_distinguishable). When every mode is passed over, the
+  # one whose worst median ratio is the smallest is named (:outside): a
+  # mode far outside is never named because its interval happens to be
+  # wide.
   #
   # The evidence for a mode is its cells' per-repeat ratios, and also the
   # :auto cells' where :auto runs that mode at this size (the same code).
@@ -639,33 +650,55 @@ defmodule WellBehaved.Lab.Lateness do
     for w <- work_ms_list do
       auto = Map.get(auto_picks, w)
 
-      verdicts =
+      judged =
         for mode <- @preference ++ [:auto], into: %{} do
           evidence_modes = if mode == auto, do: [mode, :auto], else: [mode]
 
           {mode,
-           for(f <- @rec_factors, into: %{}, do: {f, joint_verdict(rows, w, f, evidence_modes)})}
+           for(f <- @rec_factors, into: %{}, do: {f, joint_judgement(rows, w, f, evidence_modes)})}
         end
 
-      first = Enum.find(@preference, fn mode -> :outside not in Map.values(verdicts[mode]) end)
+      verdicts =
+        Map.new(judged, fn {m, by_f} -> {m, Map.new(by_f, fn {f, j} -> {f, j.verdict} end)} end)
 
-      {mode, verdict} =
-        cond do
-          first == nil -> {nil, :none}
-          recommendable?(verdicts[first]) -> {first, :within}
-          true -> {first, :not_distinguishable}
-        end
+      {mode, verdict} = choose(judged, verdicts)
 
       %{
         work_ms: w,
-        mode: if(verdict == :within, do: mode),
+        mode: mode,
         verdict: verdict,
-        candidate: mode,
+        worst_ratio: mode && worst_median(judged[mode]),
         auto_runs: auto,
         auto_within: recommendable?(verdicts[:auto]),
-        evidence: evidence(rows, w, mode, verdict, auto)
+        evidence: evidence(rows, w, mode, verdict, auto),
+        advice: if(mode && verdict != :within, do: advice(rows, mode, auto))
       }
     end
+  end
+
+  # see recommend/3
+  defp choose(judged, verdicts) do
+    plausible =
+      Enum.find(@preference, fn mode ->
+        worst = worst_median(judged[mode])
+        worst != nil and worst <= @bound and :outside not in Map.values(verdicts[mode])
+      end)
+
+    measured = for mode <- @preference, worst = worst_median(judged[mode]), do: {mode, worst}
+
+    cond do
+      plausible && recommendable?(verdicts[plausible]) -> {plausible, :within}
+      plausible -> {plausible, :not_distinguishable}
+      measured == [] -> {nil, :none}
+      true -> {measured |> Enum.min_by(&elem(&1, 1)) |> elem(0), :outside}
+    end
+  end
+
+  # the largest median ratio over the numbers of workers, or nil when a
+  # number of workers has none
+  defp worst_median(by_factor) do
+    medians = Enum.map(by_factor, fn {_, j} -> j.median end)
+    if medians != [] and Enum.all?(medians, &is_number/1), do: Enum.max(medians)
   end
 
   # within with the most workers, and not outside with fewer
@@ -674,27 +707,32 @@ defmodule WellBehaved.Lab.Lateness do
     elem(most, 1) == :within and Enum.all?(others, fn {_, v} -> v != :outside end)
   end
 
-  # the verdict on the per-repeat ratios of these modes' cells together
-  defp joint_verdict(rows, w, f, modes) do
+  # the verdict and median on the per-repeat ratios of these modes' cells
+  # together
+  defp joint_judgement(rows, w, f, modes) do
     cells = modes |> Enum.map(&find(rows, :matrix, :spin, w, f, &1)) |> Enum.reject(&is_nil/1)
     # cells with too few quiet repeats for a verdict of their own add nothing
     usable = Enum.filter(cells, &(&1[:ratios] != nil and &1[:verdict_note] == nil))
     ratios = Enum.flat_map(usable, & &1.ratios)
+    first = List.first(cells)
+    median = if ratios != [], do: Stats.median(ratios), else: first && first[:ratio]
 
-    cond do
-      usable == [] and cells != [] and Enum.all?(cells, &(&1[:ratios] == nil)) ->
-        cells |> hd() |> verdict_of()
+    verdict =
+      cond do
+        usable == [] and cells != [] and Enum.all?(cells, &(&1[:ratios] == nil)) ->
+          verdict_of(first)
 
-      length(ratios) < @min_repeats ->
-        :not_distinguishable
+        length(ratios) < @min_repeats ->
+          :not_distinguishable
 
-      true ->
-        Stats.verdict(Stats.bootstrap_interval(ratios, &Stats.median/1), @bound)
-    end
+        true ->
+          Stats.verdict(Stats.bootstrap_interval(ratios, &Stats.median/1), @bound)
+      end
+
+    %{verdict: verdict, median: median}
   end
 
-  defp evidence(_rows, _w, nil, :none, _auto),
-    do: "every mode was clearly outside #{@bound}x pure Erlang with 1x or 10x workers"
+  defp evidence(_rows, _w, nil, :none, _auto), do: "no mode was measured at this size"
 
   defp evidence(rows, w, mode, verdict, auto) do
     parts =
@@ -707,13 +745,49 @@ defmodule WellBehaved.Lab.Lateness do
 
     lead =
       case verdict do
-        :within -> "`:#{mode}` kept the ticker within #{@bound}x pure Erlang"
-        _ -> "`:#{mode}` could not be told apart from the #{@bound}x bound"
+        :within ->
+          "`:#{mode}` kept the ticker within #{@bound}x pure Erlang"
+
+        :not_distinguishable ->
+          "no mode was confidently within #{@bound}x pure Erlang; `:#{mode}` is closest, " <>
+            "its medians within the bound"
+
+        :outside ->
+          "no mode was within #{@bound}x pure Erlang; `:#{mode}` is closest"
       end
 
     also = if auto == mode, do: " (with the `:auto` cells, which run it here)", else: ""
     "#{lead}#{also}: " <> Enum.join(parts, "; ")
   end
+
+  # What would bring the named mode within the bound, from the suite's own
+  # cells where it has them.
+  defp advice(rows, mode, auto) when mode == :yielding or (mode == :auto and auto == :yielding) do
+    within =
+      rows
+      |> Enum.filter(&(&1.set == :slices and &1[:ratio] != nil and &1.ratio <= @bound))
+      |> Enum.sort_by(&{-&1.slice_us, &1.ratio})
+
+    case within do
+      [r | _] ->
+        "shorter slices: with `WellBehaved.Runtime.configure(slice_us: #{r.slice_us})` the " <>
+          "#{r.work_ms} ms cell with #{r.workers} workers was #{fmt(r.ratio)}x (#{verdict_word(r)})"
+
+      [] ->
+        "shorter slices (`WellBehaved.Runtime.configure(slice_us: n)`), at some cost in throughput"
+    end
+  end
+
+  defp advice(_rows, mode, _auto) when mode in @off_modes,
+    do:
+      "starting the VM with `#{Enum.join(@no_busy_wait, " ")}` (see Off-scheduler work and " <>
+        "busy-waiting)"
+
+  defp advice(_rows, _mode, _auto), do: "slicing the work (`:yielding`)"
+
+  defp verdict_word(%{verdict: :within}), do: "within"
+  defp verdict_word(%{verdict: :outside}), do: "outside"
+  defp verdict_word(_), do: "not distinguishable"
 
   @doc false
   def ratio_text(nil), do: "-"
@@ -794,17 +868,18 @@ defmodule WellBehaved.Lab.Lateness do
       Enum.map_join(result.recommendations, "\n", fn r ->
         use =
           cond do
-            r.mode && r.auto_runs == r.mode && r.auto_within ->
+            r.verdict == :within and r.auto_runs == r.mode and r.auto_within ->
               "the default `:auto` (it runs `:#{r.mode}` here)"
 
-            r.mode ->
+            r.verdict == :within ->
               "`schedule: :#{r.mode}`"
 
-            r.verdict == :not_distinguishable ->
-              "not distinguishable (`:#{r.candidate}` is closest)"
+            r.mode ->
+              "`:#{r.mode}`, the closest (#{fmt(r.worst_ratio)}x pure Erlang, " <>
+                "not confidently within); try #{r.advice}"
 
             true ->
-              "none of the modes"
+              "no mode measured"
           end
 
         "| #{r.work_ms} ms | #{use} | #{r.evidence} |"
@@ -874,11 +949,10 @@ defmodule WellBehaved.Lab.Lateness do
     end
   end
 
-  defp rec_mode(%{mode: nil, verdict: :not_distinguishable, candidate: m}),
-    do: "not distinguishable (`:#{m}`)"
-
-  defp rec_mode(%{mode: nil}), do: "none"
-  defp rec_mode(%{mode: m}), do: "`:#{m}`"
+  defp rec_mode(%{mode: nil}), do: "none measured"
+  defp rec_mode(%{mode: m, verdict: :within}), do: "`:#{m}`"
+  defp rec_mode(%{mode: m, verdict: :not_distinguishable}), do: "`:#{m}` (closest; ?)"
+  defp rec_mode(%{mode: m}), do: "`:#{m}` (closest; out)"
 
   defp columns(rows, workload) do
     rows
