@@ -42,7 +42,8 @@ extern "C" {
  * call's argument terms into a small struct (on the C stack, valid only
  * during that call). The first call predicts the work from it and sets the
  * state up; every later call binds the state to the freshly decoded
- * arguments again; then the runtime steps the state. The job's argument
+ * arguments again (a type without bind skips both); then the runtime
+ * steps the state. The job's argument
  * terms travel with every rescheduled call, so the binaries they name stay
  * alive for the whole job, and no pointer into them outlives its call.
  *
@@ -64,8 +65,9 @@ typedef struct wb_job_type {
     size_t args_size; /* <= WB_MAX_ARGS_SIZE */
     size_t state_size;
     /* Reads the argument terms into *args; false if they are unusable (the
-     * call then answers {error, badarg}). Runs at every call of the job,
-     * and once more on the pool thread of a threaded job. */
+     * call then answers {error, badarg}). Runs at the first call of the
+     * job, at every later one when the type has a bind, and once more on
+     * the pool thread of a threaded job. */
     bool (*decode)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args);
     /* Units of work the job will take. Must be cheap: it runs on a normal
      * scheduler, before :auto chooses the mode (and before a threaded job
