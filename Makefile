@@ -25,7 +25,7 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search
 C_TEST_BUILDS :=
-include mk/external.mk mk/file.mk mk/sdk.mk
+include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
 FUZZ_NAMES := levenshtein line_reader external search
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`

@@ -24,30 +24,24 @@ defmodule WellBehaved.ProbeTest do
   test "assert_well_behaved flags a long :normal call" do
     error =
       assert_raise ExUnit.AssertionError, fn ->
-        Probe.assert_well_behaved(long_work(schedule: :normal),
-          max_block_ms: 100,
-          calls: 1
-        )
+        Probe.assert_well_behaved(long_work(schedule: :normal), max_block_ms: 100)
       end
 
-    assert error.message =~ "less responsive than pure Erlang code"
-    assert error.message =~ "long_schedule"
+    assert error.message =~ "less well behaved than pure Erlang code"
+    assert error.message =~ "held its scheduler for"
     assert error.message =~ "schedule: :yielding"
   end
 
   test "assert_well_behaved passes the same work :yielding" do
-    report =
-      Probe.assert_well_behaved(long_work(schedule: :yielding),
-        max_block_ms: 100,
-        calls: 1
-      )
+    judgement = Probe.assert_well_behaved(long_work(schedule: :yielding), max_block_ms: 100)
+    assert judgement.verdict == :pass
+    assert length(judgement.rounds) == 3
 
-    assert report.long_schedules.count == 0
-    assert report.calls == :erlang.system_info(:schedulers_online)
-    assert report.completed
-    assert %{ticker: %{samples: n}, workers: workers} = report.control
-    assert workers == report.workers
-    assert n > 0
+    for round <- judgement.rounds do
+      assert round.function.turns > 0
+      assert round.control.turns > 0 and round.control_alone.turns > 0
+      assert round.function.cpu_max_us < round.limit_us
+    end
   end
 
   test "measure reports tickers, utilization, calls and the control" do
@@ -188,98 +182,6 @@ defmodule WellBehaved.ProbeTest do
     assert r1 - r0 >= 1_000_000
   end
 
-  describe "the comparison with the control" do
-    defp ticker(p99, samples),
-      do: %{
-        period_ms: 1,
-        samples: samples,
-        p50_ms: p99 && p99 / 2,
-        p90_ms: p99,
-        p99_ms: p99,
-        max_ms: p99
-      }
-
-    defp report(p99, ls_max, control, opts \\ []) do
-      %{
-        workers: 2,
-        calls: 10,
-        wall_ms: 1000.0,
-        ticker: ticker(p99, Keyword.get(opts, :samples, 1000)),
-        slow_ticker: ticker(1.0, 1),
-        long_schedules: %{
-          count: if(ls_max > 0, do: 1, else: 0),
-          max_ms: ls_max,
-          others: 0,
-          threshold_ms: 20
-        },
-        utilization:
-          Keyword.get(opts, :utilization, %{normal: 1.0, dirty_cpu: 0.0, dirty_io: 0.0}),
-        completed: true,
-        control: control
-      }
-    end
-
-    defp control(p99, ls_max, samples \\ 1000) do
-      %{
-        workers: 2,
-        wall_ms: 1000.0,
-        ticker: ticker(p99, samples),
-        slow_ticker: ticker(1.0, 1),
-        long_schedules: %{
-          count: if(ls_max > 0, do: 1, else: 0),
-          max_ms: ls_max,
-          others: 0,
-          threshold_ms: 20
-        },
-        utilization: %{normal: 1.0, dirty_cpu: 0.0, dirty_io: 0.0}
-      }
-    end
-
-    test "a late ticker fails only beyond max_ratio x the control plus max_block_ms" do
-      # quiet machine: control p99 1 ms, limit 1.5 + 20 = 21.5 ms
-      assert Probe.failure_message(report(30.0, 0, control(1.0, 0)), 20, 1.5) =~ "late by 30.0 ms"
-      assert Probe.failure_message(report(21.0, 0, control(1.0, 0)), 20, 1.5) == nil
-      # loaded machine: control p99 25 ms, limit 57.5 ms
-      assert Probe.failure_message(report(30.0, 0, control(25.0, 0)), 20, 1.5) == nil
-      assert Probe.failure_message(report(60.0, 0, control(25.0, 0)), 20, 1.5) =~ "limit 57.5 ms"
-      # no control: the bound is absolute
-      assert Probe.failure_message(report(21.0, 0, nil), 20, 1.5) =~ "late by 21.0 ms"
-    end
-
-    test "a long_schedule fails beyond the bound and beyond the control's longest" do
-      assert Probe.failure_message(report(1.0, 30, control(1.0, 0)), 20, 1.5) =~
-               "the longest 30 ms (limit 20 ms"
-
-      assert Probe.failure_message(report(1.0, 30, control(1.0, 25)), 20, 1.5) == nil
-      assert Probe.failure_message(report(1.0, 40, control(1.0, 25)), 20, 1.5) =~ "limit 37.5 ms"
-    end
-
-    test "a ticker that never ran fails unless the control's never ran either" do
-      assert Probe.failure_message(report(nil, 0, control(1.0, 0), samples: 0), 20, 1.5) =~
-               "never ran"
-
-      assert Probe.failure_message(report(nil, 0, control(nil, 0, 0), samples: 0), 20, 1.5) == nil
-    end
-
-    test "the message names a remedy only where the figures point at it" do
-      held = Probe.failure_message(report(1.0, 30, control(1.0, 0)), 20, 1.5)
-      assert held =~ "schedule: :yielding"
-      refute held =~ "+sbwt"
-
-      off = %{normal: 0.1, dirty_cpu: 0.9, dirty_io: 0.0}
-
-      competing =
-        Probe.failure_message(report(40.0, 0, control(1.0, 0), utilization: off), 20, 1.5)
-
-      assert competing =~ "+sbwt none"
-      assert competing =~ "dirty CPU 90%"
-
-      late = Probe.failure_message(report(40.0, 0, control(1.0, 0)), 20, 1.5)
-      refute late =~ ":yielding"
-      refute late =~ "+sbwt"
-    end
-  end
-
   test "bad options raise ArgumentError naming the function and the option" do
     f = fn -> :ok end
 
@@ -321,6 +223,23 @@ defmodule WellBehaved.ProbeTest do
 
     assert_raise ArgumentError, ~r/assert_well_behaved\/2: invalid :duration_ms/, fn ->
       Probe.assert_well_behaved(f, duration_ms: 0)
+    end
+
+    assert_raise ArgumentError, ~r/assert_well_behaved\/2: invalid :rounds 0/, fn ->
+      Probe.assert_well_behaved(f, rounds: 0)
+    end
+
+    # measure/2's options are not the judgement's
+    assert_raise ArgumentError, ~r/assert_well_behaved\/2: unknown option :calls/, fn ->
+      Probe.assert_well_behaved(f, calls: 1)
+    end
+
+    assert_raise ArgumentError, ~r/turns\/2: invalid :warmup_ms -1/, fn ->
+      Probe.turns(f, warmup_ms: -1)
+    end
+
+    assert_raise ArgumentError, ~r/turns\/2: expected a function of arity 0/, fn ->
+      Probe.turns(:nope)
     end
   end
 end

@@ -1,0 +1,200 @@
+defmodule WellBehaved.ProbeJudgesWhatTheFunctionDoesTest do
+  # Probe.assert_well_behaved/2 and judge/2 judge how long the function
+  # holds its scheduler (the CPU time of its turns, against pure Erlang
+  # workers beside it) and whether the control loses its CPU with the
+  # function running: not wall-clock maxima, which other work on the
+  # machine stretches. So they give no false verdict while CPU-bound OS
+  # processes run beside the VM.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Levenshtein, Probe}
+  import WellBehaved.Test.RuntimeHelpers
+
+  @moduletag timeout: 300_000
+
+  # turn_stats as turns/2 makes them, in microseconds
+  defp stats(p50, max, opts \\ []) do
+    turns = Keyword.get(opts, :turns, 1000)
+
+    %{
+      turns: turns,
+      wall_total_us: turns * p50 / (1 - Keyword.get(opts, :lost, 0.0)),
+      cpu_total_us: turns * p50 * 1.0,
+      open_turns: if(opts[:open], do: 1, else: 0),
+      open_max_us: opts[:open],
+      p50_us: p50,
+      p90_us: p50,
+      p99_us: Keyword.get(opts, :p99, p50),
+      max_us: max,
+      cpu_p50_us: p50,
+      cpu_p90_us: p50,
+      cpu_p99_us: Keyword.get(opts, :p99, p50),
+      cpu_max_us: max,
+      dirty_turns: Keyword.get(opts, :dirty, 0)
+    }
+  end
+
+  describe "one round" do
+    test "a function holding its scheduler longer than the control's longest turn x 1.5 + 1 ms fails" do
+      control = stats(15.0, 40.0)
+      # limit: 1.5 x 40 + 1000 = 1060 us
+      assert %{result: :pass, limit_us: 1060.0} =
+               Probe.judge_round(stats(14.0, 1050.0), control, control, 1.5, 1)
+
+      assert %{result: :fail, reason: reason} =
+               Probe.judge_round(stats(14.0, 1070.0), control, control, 1.5, 1)
+
+      assert reason =~ "held its scheduler for 1.07 ms of CPU time in one turn (limit 1.06 ms"
+      # a stricter bound
+      assert %{result: :fail} = Probe.judge_round(stats(14.0, 200.0), control, control, 1.5, 0.1)
+    end
+
+    test "a turn still running at the end counts beyond a 20 ms allowance" do
+      control = stats(15.0, 40.0)
+      open = fn us -> %{stats(14.0, 30.0) | open_turns: 1, open_max_us: us} end
+      assert %{result: :pass} = Probe.judge_round(open.(15_000.0), control, control, 1.5, 1)
+
+      assert %{result: :fail, reason: r} =
+               Probe.judge_round(open.(150_000.0), control, control, 1.5, 1)
+
+      assert r =~ "still running when the window ended"
+    end
+
+    test "a control that loses its CPU with the function running says it competes" do
+      function = stats(3.0, 8.0, dirty: 100, turns: 50)
+      alone = stats(15.0, 40.0, lost: 0.05)
+
+      assert %{result: :pass} =
+               Probe.judge_round(function, stats(15.0, 40.0, lost: 0.2), alone, 1.5, 1)
+
+      assert %{result: :fail, reason: r, lost_share: lost} =
+               Probe.judge_round(function, stats(15.0, 40.0, lost: 0.5), alone, 1.5, 1)
+
+      assert_in_delta lost, 0.5, 1.0e-9
+      assert r =~ "lost 50% of their turns to the OS with the function running, 5% without it"
+      # a busy machine takes it from both alike
+      busy = stats(15.0, 40.0, lost: 0.45)
+
+      assert %{result: :pass} =
+               Probe.judge_round(function, stats(15.0, 40.0, lost: 0.6), busy, 1.5, 1)
+    end
+
+    test "a control that hardly ran alone, or was disturbed even in CPU time, says nothing" do
+      f = stats(14.0, 5000.0)
+      good = stats(15.0, 40.0)
+
+      assert %{result: :inconclusive, reason: r} =
+               Probe.judge_round(f, good, stats(15.0, 40.0, turns: 5), 1.5, 1)
+
+      assert r =~ "the control alone ran 5 turns"
+
+      assert %{result: :inconclusive, reason: r} =
+               Probe.judge_round(f, good, stats(15.0, 900.0, p99: 70.0), 1.5, 1)
+
+      assert r =~ "disturbed even in CPU time"
+      assert %{result: :inconclusive} = Probe.judge_round(f, good, nil, 1.5, 1)
+    end
+
+    test "a control that hardly ran beside the function, but did alone, fails it" do
+      assert %{result: :fail, reason: r} =
+               Probe.judge_round(
+                 stats(14.0, 30.0),
+                 stats(15.0, 40.0, turns: 3),
+                 stats(15.0, 40.0),
+                 1.5,
+                 1
+               )
+
+      assert r =~ "ran 3 turns in the window, 1000 without it"
+    end
+  end
+
+  describe "the verdict over rounds" do
+    # a round of that result, judged from turns
+    defp judged(result) do
+      control = stats(15.0, 40.0)
+
+      case result do
+        :pass -> Probe.judge_round(stats(14.0, 30.0), control, control, 1.5, 1)
+        :fail -> Probe.judge_round(stats(2000.0, 2100.0), control, control, 1.5, 1)
+        :inconclusive -> Probe.judge_round(stats(14.0, 30.0), control, nil, 1.5, 1)
+      end
+    end
+
+    test "most of the rounds that say something" do
+      assert Probe.verdict([judged(:pass), judged(:fail), judged(:pass)]).verdict == :pass
+
+      assert %{verdict: :fail, message: m} =
+               Probe.verdict([judged(:fail), judged(:inconclusive), judged(:fail)])
+
+      assert m =~ "in 2 of 3 rounds"
+      assert m =~ "the function 2.00 ms / 2.00 ms / 2.10 ms"
+      assert m =~ "schedule: :yielding"
+      assert Probe.verdict([judged(:fail), judged(:inconclusive), judged(:pass)]).verdict == :pass
+
+      assert %{verdict: :inconclusive, message: m} =
+               Probe.verdict([judged(:inconclusive), judged(:inconclusive)])
+
+      assert m =~ "no round said anything"
+    end
+  end
+
+  # CPU-bound OS processes beside the VM, each bounded by `timeout`, which
+  # passes the TERM that ends it on to its command
+  defp with_cpu_hogs(n, fun) do
+    timeout = System.find_executable("timeout")
+
+    hogs =
+      for _ <- 1..n do
+        port =
+          Port.open({:spawn_executable, "/bin/sh"}, [
+            :binary,
+            args: ["-c", "exec #{timeout} 120 sh -c 'exec yes > /dev/null'"]
+          ])
+
+        {:os_pid, pid} = Port.info(port, :os_pid)
+        {port, pid}
+      end
+
+    try do
+      fun.()
+    after
+      for {port, pid} <- hogs do
+        System.cmd("kill", ["-s", "TERM", "#{pid}"])
+        # the port may have closed already, with its program
+        try do
+          Port.close(port)
+        rescue
+          ArgumentError -> :ok
+        end
+      end
+    end
+  end
+
+  test "with two CPU-bound OS processes beside the VM: pure Erlang and :yielding pass, :normal fails" do
+    a = random_bytes(10_000)
+    b = random_bytes(10_000)
+
+    verdicts =
+      with_cpu_hogs(2, fn ->
+        for _ <- 1..3,
+            {name, fun} <- [
+              erlang: fn -> Probe.erlang_work(100_000) end,
+              yielding: fn -> Levenshtein.distance(a, b, schedule: :yielding) end,
+              normal: fn -> Levenshtein.distance(a, b, schedule: :normal) end
+            ] do
+          {name, Probe.judge(fun).verdict}
+        end
+      end)
+
+    for {name, verdict} <- verdicts do
+      case name do
+        :normal -> assert verdict != :pass, inspect(verdicts)
+        _ -> assert verdict != :fail, inspect(verdicts)
+      end
+    end
+
+    # and a verdict, not a shrug, in most of them
+    assert Enum.count(verdicts, fn {_, v} -> v == :inconclusive end) <= 3, inspect(verdicts)
+  end
+end
