@@ -138,7 +138,7 @@ defmodule WellBehaved.LabVerdictsTest do
   end
 
   # a row as the lateness suite's analysis makes it
-  defp row(mode, work_ms, factor, verdict, ratio \\ 1.0) do
+  defp row(mode, work_ms, factor, verdict, ratio) do
     %{
       set: :matrix,
       workload: if(mode == :erlang, do: :erlang, else: :spin),
@@ -155,12 +155,6 @@ defmodule WellBehaved.LabVerdictsTest do
       repeats: 3,
       status: "ok"
     }
-  end
-
-  defp rows(verdicts) do
-    for {mode, [v1, v10]} <- verdicts, {f, v} <- [{1, v1}, {10, v10}] do
-      row(mode, 10, f, v)
-    end ++ [row(:erlang, 10, 1, nil), row(:erlang, 10, 10, nil)]
   end
 
   describe "Lateness.runs?" do

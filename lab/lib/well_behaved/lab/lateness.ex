@@ -70,7 +70,7 @@ defmodule WellBehaved.Lab.Lateness do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.{ChildVM, Levenshtein, Probe, Runtime}
-  alias WellBehaved.Lab.{Markdown, Noise, Spin, Stats}
+  alias WellBehaved.Lab.{Markdown, Noise, Spin, Stats, Turns}
   import WellBehaved.Lab.Stats, only: [median_ns: 2]
 
   @modes Runtime.modes()
@@ -111,6 +111,7 @@ defmodule WellBehaved.Lab.Lateness do
         "#{plan.repeats} repeats of #{plan.window_ms} ms windows"
     )
 
+    turns = Turns.measure(plan.work_ms, cal.spin_ns, plan.repeats, progress)
     groups = groups(plan, cal, rt.slice_us)
 
     progress.(
@@ -141,8 +142,11 @@ defmodule WellBehaved.Lab.Lateness do
       },
       calibration: cal,
       rows: rows,
-      recommendations: recommend(rows, plan.work_ms, auto_picks(plan.work_ms, rt)),
-      targets: targets(rows, plan.work_ms)
+      turns: turns,
+      recommendations: recommend(rows, plan.work_ms, auto_picks(plan.work_ms, rt), turns),
+      targets:
+        targets(rows, plan.work_ms) ++
+          Turns.targets(turns, Enum.filter(plan.work_ms, &(&1 in [1, 10, 100])))
     }
   end
 
@@ -646,7 +650,7 @@ defmodule WellBehaved.Lab.Lateness do
   # seconds while the other sleeps and serves its timers ~1.3 ms late, so
   # a window's p99 depends on that placement whatever the mode: there a
   # mode need only not be clearly worse.
-  def recommend(rows, work_ms_list, auto_picks \\ %{}) do
+  def recommend(rows, work_ms_list, auto_picks \\ %{}, turns \\ nil) do
     for w <- work_ms_list do
       auto = Map.get(auto_picks, w)
 
@@ -670,7 +674,7 @@ defmodule WellBehaved.Lab.Lateness do
         worst_ratio: mode && worst_median(judged[mode]),
         auto_runs: auto,
         auto_within: recommendable?(verdicts[:auto]),
-        evidence: evidence(rows, w, mode, verdict, auto),
+        evidence: evidence(rows, w, mode, verdict, auto) <> turns_evidence(turns, w, mode),
         advice: if(mode && verdict != :within, do: advice(rows, mode, auto))
       }
     end
@@ -758,6 +762,14 @@ defmodule WellBehaved.Lab.Lateness do
 
     also = if auto == mode, do: " (with the `:auto` cells, which run it here)", else: ""
     "#{lead}#{also}: " <> Enum.join(parts, "; ")
+  end
+
+  # the named mode's turns, where the turns were measured
+  defp turns_evidence(turns, w, mode) do
+    case Turns.find(turns, w, mode) do
+      nil -> ""
+      r -> "; turns: #{Turns.text(r)}"
+    end
   end
 
   # What would bring the named mode within the bound, from the suite's own
@@ -930,6 +942,8 @@ defmodule WellBehaved.Lab.Lateness do
     ### Targets
 
     #{Markdown.targets_table(result.targets)}
+
+    #{Turns.to_markdown(result[:turns])}
 
     #{matrix_md(result.rows, :spin)}
     #{matrix_md(result.rows, :levenshtein)}
