@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What a new user does, checked from a copy of this tree (tracked and new
 # files, no build outputs):
-#   1. `mix compile` once, then `mix run` calls the NIF;
-#   2. a new app with the library as a git dependency: `mix deps.get`,
+#   1. `mix compile` once, then `mix run` calls the NIF, whose runtime has
+#      the slice derived from this VM's Erlang turn;
+#   2. the same copy without its build: `mix run` alone;
+#   3. a new app with the library as a git dependency: `mix deps.get`,
 #      `mix compile`, then `mix run` calls the NIF.
 # Each mix command is bounded; the script fails on the first problem.
 set -euo pipefail
@@ -11,13 +13,19 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bounded() { timeout --signal=KILL 600 "$@"; }
-call='IO.puts(WellBehaved.Levenshtein.distance("kitten", "sitting", schedule: :yielding))'
+# the NIF works, and its runtime has this VM's slice (not the compiled default)
+call='IO.puts([to_string(WellBehaved.Levenshtein.distance("kitten", "sitting", schedule: :yielding)), " ", to_string(WellBehaved.Runtime.stats().slice_source)])'
 
 echo "first build of a fresh copy: mix compile, then mix run"
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$work" --one-top-level=well_behaved
 (cd "$work/well_behaved" && bounded mix compile >/dev/null &&
-  out=$(bounded mix run -e "$call") && [ "$out" = 3 ]) ||
-  { echo "error: the NIF did not load after the first mix compile" >&2; exit 1; }
+  out=$(bounded mix run -e "$call") && [ "$out" = "3 erlang_turn" ]) ||
+  { echo "error: the NIF did not load after the first mix compile, or without this VM's slice" >&2; exit 1; }
+
+echo "a fresh copy's mix run alone (it compiles, then runs in the same VM)"
+(cd "$work/well_behaved" && rm -rf _build &&
+  out=$(bounded mix run -e "$call" | tail -1) && [ "$out" = "3 erlang_turn" ]) ||
+  { echo "error: mix run on a fresh copy: the NIF did not load, or without this VM's slice" >&2; exit 1; }
 
 echo "as a git dependency: mix deps.get, mix compile, mix run"
 (cd "$work/well_behaved" && rm -rf _build && git init -q && git add -A &&
@@ -30,6 +38,6 @@ defmodule App.MixProject do
 end
 MIX
 (cd "$work/app" && bounded mix deps.get >/dev/null && bounded mix compile >/dev/null &&
-  out=$(bounded mix run -e "$call") && [ "$out" = 3 ]) ||
-  { echo "error: the NIF did not load in an app depending on the library by git" >&2; exit 1; }
+  out=$(bounded mix run -e "$call") && [ "$out" = "3 erlang_turn" ]) ||
+  { echo "error: the NIF did not load in an app depending on the library by git, or without this VM's slice" >&2; exit 1; }
 echo "first build checks passed"

@@ -48,6 +48,21 @@ defmodule WellBehaved.RuntimeTest do
     assert %{yielding_max_us: :infinity, dirty_slice_us: 5000} = stats
   end
 
+  test "calibrate gives a runtime this VM's slice, unless its slice was configured" do
+    on_exit(fn -> Runtime.configure(@defaults) end)
+    want = WellBehaved.Runtime.Calibration.erlang_turn().slice_ns
+    :ok = Runtime.configure(slice_us: 40)
+    assert Runtime.calibrate() == :ok
+    assert %{slice_source: :configured, slice_ns: 40_000} = Runtime.stats()
+    :ok = Runtime.configure(slice_us: :calibrated)
+    assert Runtime.calibrate() == :ok
+    assert %{slice_source: :erlang_turn, slice_ns: ^want} = Runtime.stats()
+
+    assert_raise ArgumentError, ~r/calibrate\/1: invalid native/, fn ->
+      Runtime.calibrate(String)
+    end
+  end
+
   test "normal_max_us follows the slice until it is set, and again with :slice" do
     on_exit(fn -> Runtime.configure(@defaults) end)
     :ok = Runtime.configure(slice_us: 40)

@@ -145,7 +145,9 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
  * SliceMicros | calibrated, DirtySliceMicros) -> ok; each may be `keep`;
  * the slices in 1..100000 us; `slice` makes normal_max one slice (the
- * default), `calibrated` restores the slice load_info gave. */
+ * default), `calibrated` restores the slice load_info gave. With the load
+ * info map as SliceMicros (the others ignored) it applies it as
+ * wb_runtime_load does: WellBehaved.Runtime.calibrate/1. */
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 /* Inside a step: true when the step's time is up (a :yielding slice, a

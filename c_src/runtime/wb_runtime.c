@@ -840,8 +840,33 @@ static void follow_slice(void) {
     if (atomic_load(&normal_max_is_slice)) atomic_store(&normal_max_ns, atomic_load(&slice_ns));
 }
 
+/* The slice that load_info carries, #{slice_ns => Ns, erlang_turn_ns => Ns}
+ * (WellBehaved.SDK.load_info/0); anything else leaves the default (false).
+ * A configured slice stays as it is (a reload of the library). Also
+ * runtime_configure's, for a library loaded before the calibration could
+ * be made (while it compiled). */
+static bool apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info) {
+    ERL_NIF_TERM v;
+    ErlNifUInt64 slice, turn;
+    if (!enif_is_map(env, info) ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "slice_ns"), &v) ||
+        !enif_get_uint64(env, v, &slice) || slice < SLICE_NS_MIN || slice > SLICE_NS_MAX ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "erlang_turn_ns"), &v) ||
+        !enif_get_uint64(env, v, &turn) || turn == 0)
+        return false;
+    atomic_store(&calibrated_ns, slice);
+    atomic_store(&erlang_turn_ns, turn);
+    if (atomic_load(&slice_from) == SOURCE_CONFIGURED) return true;
+    atomic_store(&slice_from, SOURCE_ERLANG_TURN);
+    atomic_store(&slice_ns, slice);
+    follow_slice();
+    return true;
+}
+
 ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     uint64_t normal, yielding, slice, dirty;
+    if (argc == 4 && enif_is_map(env, argv[2]))
+        return apply_load_info(env, argv[2]) ? atom_ok : enif_make_badarg(env);
     if (argc != 4 ||
         !get_setting_ns(env, argv[0], atomic_load(&normal_max_ns), 0, NO_LIMIT - 1, "slice",
                         &normal) ||
@@ -868,26 +893,6 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     atomic_store(&slice_ns, slice);
     atomic_store(&dirty_slice_ns, dirty);
     return atom_ok;
-}
-
-/* The slice that load_info carries, #{slice_ns => Ns, erlang_turn_ns => Ns}
- * (WellBehaved.SDK.load_info/0); anything else leaves the default. A
- * configured slice stays as it is (a reload of the library). */
-static void apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info) {
-    ERL_NIF_TERM v;
-    ErlNifUInt64 slice, turn;
-    if (!enif_is_map(env, info) ||
-        !enif_get_map_value(env, info, enif_make_atom(env, "slice_ns"), &v) ||
-        !enif_get_uint64(env, v, &slice) || slice < SLICE_NS_MIN || slice > SLICE_NS_MAX ||
-        !enif_get_map_value(env, info, enif_make_atom(env, "erlang_turn_ns"), &v) ||
-        !enif_get_uint64(env, v, &turn) || turn == 0)
-        return;
-    atomic_store(&calibrated_ns, slice);
-    atomic_store(&erlang_turn_ns, turn);
-    if (atomic_load(&slice_from) == SOURCE_CONFIGURED) return;
-    atomic_store(&slice_from, SOURCE_ERLANG_TURN);
-    atomic_store(&slice_ns, slice);
-    follow_slice();
 }
 
 /* What is wrong with a job type, or NULL when it can run. */

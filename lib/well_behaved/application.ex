@@ -1,11 +1,15 @@
 defmodule WellBehaved.Application do
   @moduledoc false
   # The external server pool (WellBehaved.External) starts on first use
-  # under this supervisor.
+  # under this supervisor; the library's runtime gets this VM's slice.
   use Application
 
   @impl true
   def start(_type, _args) do
+    # the library's NIF may have loaded while the library compiled, before
+    # the calibration could be made (in `mix test`, say)
+    :ok = WellBehaved.Runtime.calibrate()
+
     children = [
       {DynamicSupervisor, name: WellBehaved.Supervisor, strategy: :one_for_one}
     ]

@@ -225,6 +225,24 @@ defmodule WellBehaved.Runtime do
     )
   end
 
+  @doc """
+  Gives a runtime this VM's slice (`WellBehaved.Runtime.Calibration`) if
+  its library was loaded without it (`slice_source: :default`), as happens
+  to a library whose module loads while it is being compiled, before the
+  calibration's own module exists. A configured slice stays. Returns `:ok`.
+  WellBehaved's application does this for its own library when it starts.
+
+      iex> WellBehaved.Runtime.calibrate()
+      :ok
+      iex> WellBehaved.Runtime.stats().slice_source in [:erlang_turn, :configured]
+      true
+  """
+  @spec calibrate(module()) :: :ok
+  def calibrate(native \\ Native) when is_atom(native) do
+    check_native!(native, :runtime_configure, 4, "WellBehaved.Runtime.calibrate/1")
+    native.runtime_configure(:keep, :keep, WellBehaved.Runtime.Calibration.load_info(), :keep)
+  end
+
   @doc false
   # Validation of the options every job function takes; raises naming the
   # function and the bad value. `extra`: modes the function takes besides

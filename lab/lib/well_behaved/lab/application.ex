@@ -7,6 +7,9 @@ defmodule WellBehaved.Lab.Application do
 
   @impl true
   def start(_type, _args) do
+    # Spin's runtime gets this VM's slice if its NIF loaded while the lab
+    # compiled, in this VM (as in `mix test`)
+    :ok = WellBehaved.Runtime.calibrate(WellBehaved.Lab.Native)
     children = [{DynamicSupervisor, name: WellBehaved.Lab.Supervisor, strategy: :one_for_one}]
     Supervisor.start_link(children, strategy: :one_for_one, name: WellBehaved.Lab.RootSupervisor)
   end
