@@ -8,6 +8,7 @@
  * took away is the difference).
  */
 #define _POSIX_C_SOURCE 199309L
+#include "thread_cpu.h"
 #include "turn_log.h"
 
 #include <erl_nif.h>
@@ -134,12 +135,24 @@ static ERL_NIF_TERM tracer_turns(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
     return enif_make_tuple2(env, list, enif_make_uint64(env, wb_turn_log_lost(t->log)));
 }
 
+/* other_threads_cpu_ns() -> Ns | undefined: the CPU time of this VM's
+ * threads other than its normal schedulers (no /proc: undefined). On a
+ * dirty IO scheduler: it reads a few dozen files. */
+static ERL_NIF_TERM tracer_other_threads_cpu_ns(ErlNifEnv *env, int argc,
+                                                const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    int64_t ns = wb_other_threads_cpu_ns("/proc/self/task");
+    return ns < 0 ? enif_make_atom(env, "undefined") : enif_make_int64(env, ns);
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"new", 1, tracer_new, 0},
     {"enabled", 3, tracer_enabled, 0},
     {"trace", 5, tracer_trace, 0},
     {"close", 1, tracer_close, 0},
     {"turns", 1, tracer_turns, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"other_threads_cpu_ns", 0, tracer_other_threads_cpu_ns, ERL_NIF_DIRTY_JOB_IO_BOUND},
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {

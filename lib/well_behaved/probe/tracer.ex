@@ -8,6 +8,9 @@ defmodule WellBehaved.Probe.Tracer do
   #     {:ok, tracer} = new(capacity)
   #     :erlang.trace(pid, true, [:running, {:tracer, __MODULE__, tracer}])
   #     ... close(tracer), then turns(tracer) -> {[{pid, wall_ns, cpu_ns, thread}], lost}
+  #
+  # and other_threads_cpu_ns() -> the CPU time of the VM's threads other
+  # than its normal schedulers, or :undefined without /proc.
 
   @on_load :load_nif
 
@@ -21,6 +24,7 @@ defmodule WellBehaved.Probe.Tracer do
   def trace(_tag, _tracer, _tracee, _term, _opts), do: stub()
   def close(_tracer), do: stub()
   def turns(_tracer), do: stub()
+  def other_threads_cpu_ns, do: stub()
 
   defp stub, do: :erlang.nif_error(:nif_not_loaded)
 end
