@@ -121,6 +121,7 @@ defmodule WellBehaved.SDKJobTypesTest do
       def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def phases(_c, _d, _s, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def lumpy(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
     end

@@ -51,11 +51,13 @@ static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_di
     atom_auto;
 
 /* The job types registered at load, with the cost per unit the runtime
- * learns for each (seeded from the type's ps_per_unit). */
+ * learns for each (seeded from the type's ps_per_unit), and how many of
+ * :auto's timed :normal runs in a row took far longer than predicted. */
 #define MAX_TYPES 32
 typedef struct {
     const wb_job_type *type;
     _Atomic uint64_t ps_per_unit;
+    _Atomic unsigned overruns;
 } registered_type;
 static registered_type job_types[MAX_TYPES];
 static int job_type_count;
@@ -119,19 +121,22 @@ static bool step_within(const wb_job_type *type, void *state, uint64_t budget, u
 
 typedef struct wb_job {
     const wb_job_type *type;
-    _Atomic uint64_t *cost; /* the type's learned picoseconds per unit */
+    registered_type *learned; /* the type's learned cost per unit */
     mode mode;
     bool tiny;
     bool initialized;
-    bool first_slice; /* yielding: the caller may be partway through its reductions */
-    bool on_stack;    /* a normal job living in one call's frame */
-    size_t accounted; /* bytes added to the live counters, 0 if not counted */
+    bool first_slice;    /* yielding: the caller may be partway through its reductions */
+    bool chosen_by_auto; /* sliced because :auto predicted it long */
+    bool on_stack;       /* a normal job living in one call's frame */
+    size_t accounted;    /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
     int64_t check_ns;      /* aim: a clock read every check_ns of work */
     int64_t slice_ns;      /* yielding: a timeslice; yielding_dirty: reschedule interval */
     int64_t unreported_ns; /* yielding: time not yet passed to enif_consume_timeslice */
     uint64_t learn_units;  /* work done since the cost per unit was last learned, */
     int64_t learn_ns;      /* and its time */
+    uint64_t work_units;   /* all the work timed in this job, */
+    int64_t work_ns;       /* and its time */
     /* threaded mode: the job's own copies of its arguments and reply tag */
     ErlNifEnv *env;
     ERL_NIF_TERM args[WB_MAX_JOB_ARGS];
@@ -148,12 +153,12 @@ static int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
 }
 
-static void job_prepare(wb_job *job, const wb_job_type *type, _Atomic uint64_t *cost, mode m,
+static void job_prepare(wb_job *job, const wb_job_type *type, registered_type *learned, mode m,
                         bool tiny) {
     /* the state starts zeroed, as the header promises job types */
     memset(job, 0, sizeof *job + type->state_size);
     job->type = type;
-    job->cost = cost;
+    job->learned = learned;
     job->mode = m;
     job->tiny = tiny;
     job->check_ns = CHECK_NS;
@@ -217,8 +222,8 @@ static uint64_t setup_units(const wb_job_type *type, const void *args) {
     return type->setup ? type->setup(args) : 0;
 }
 
-static double predict_ns(_Atomic uint64_t *cost, uint64_t units) {
-    uint64_t ps = atomic_load_explicit(cost, memory_order_relaxed);
+static double predict_ns(registered_type *learned, uint64_t units) {
+    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
     return (double)units * (double)ps / 1000.0;
 }
 
@@ -228,6 +233,8 @@ static double predict_ns(_Atomic uint64_t *cost, uint64_t units) {
  * quantities (units and nanoseconds), so they converge. */
 static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (units == 0 || ns <= 0) return;
+    job->work_units += units;
+    job->work_ns += ns;
     uint64_t ideal = (uint64_t)((double)units * (double)job->check_ns / (double)ns);
     /* grow at most 2x per check (a normal run has no previous budget) */
     uint64_t cap = job->units_per_check ? job->units_per_check * 2 : MAX_UNITS_PER_CHK;
@@ -242,7 +249,7 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
      * predicted time, never by its measured time: choosing runs because
      * they took long would choose the ones the OS preempted, and a
      * stream of small jobs would ratchet the estimate up. */
-    uint64_t old = atomic_load_explicit(job->cost, memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
     if ((double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS) return;
     uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);
     job->learn_units = 0;
@@ -251,7 +258,7 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     if (ps > old * 2) ps = old * 2;
     if (ps < old / 2) ps = old / 2;
     uint64_t next = old - old / 8 + ps / 8;
-    atomic_store_explicit(job->cost, next ? next : 1, memory_order_relaxed);
+    atomic_store_explicit(&job->learned->ps_per_unit, next ? next : 1, memory_order_relaxed);
 }
 
 /* Learns from a whole :normal run that :auto chose. A run that took more
@@ -260,18 +267,46 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
  * learn moves the estimate by at most 2x per run and only for work
  * predicted long enough to time, so such a type could run :normal for
  * ever; the cost jumps to the measured one instead, and the next call
- * yields. A run stretched by the OS errs on the side of yielding, and
- * yielding runs bring the estimate down again. */
+ * yields. But one run can overrun by chance: the OS preempted its thread,
+ * or the hypervisor took the CPU (a 10-byte pair once took 20 us, and its
+ * one unit set the cost 10,000x too high: every later call was sliced,
+ * with a dirty hop for its set-up, 60x slower). So the cost jumps on the
+ * second overrun in a row of the type's timed runs; a run that does not
+ * overrun resets the count. */
+#define OVERRUNS_TO_JUMP 2
 static void learn_run(wb_job *job, uint64_t units, int64_t ns) {
-    uint64_t old = atomic_load_explicit(job->cost, memory_order_relaxed);
+    registered_type *t = job->learned;
+    uint64_t old = atomic_load_explicit(&t->ps_per_unit, memory_order_relaxed);
     if (units > 0 && ns > 2 * setting_ns(&slice_ns)) {
         uint64_t ps = (uint64_t)((double)ns * 1000.0 / (double)units);
         if (ps > old) {
-            atomic_store_explicit(job->cost, ps, memory_order_relaxed);
+            if (atomic_fetch_add_explicit(&t->overruns, 1, memory_order_relaxed) + 1 >=
+                OVERRUNS_TO_JUMP) {
+                atomic_store_explicit(&t->overruns, 0, memory_order_relaxed);
+                atomic_store_explicit(&t->ps_per_unit, ps, memory_order_relaxed);
+            }
             return;
         }
     }
+    atomic_store_explicit(&t->overruns, 0, memory_order_relaxed);
     learn(job, units, ns);
+}
+
+/* At the end of a sliced job that :auto chose because its prediction was
+ * over normal_max_ns: when the work measured under half of that, and the
+ * job was too small for learn to have used it, the cost was too high (it
+ * jumped on runs the machine stretched twice in a row). Such jobs would
+ * never learn (their predicted time is under what learn needs), and every
+ * call would be sliced: the cost halves, at most down to the measured one. */
+static void learn_small_sliced(wb_job *job) {
+    if (!job->chosen_by_auto || job->tiny || job->work_units == 0) return;
+    if (2 * job->work_ns >= setting_ns(&normal_max_ns)) return;
+    registered_type *t = job->learned;
+    uint64_t old = atomic_load_explicit(&t->ps_per_unit, memory_order_relaxed);
+    uint64_t ps = (uint64_t)((double)job->work_ns * 1000.0 / (double)job->work_units);
+    if (ps >= old) return;
+    uint64_t next = ps > old / 2 ? ps : old / 2;
+    atomic_store_explicit(&t->ps_per_unit, next ? next : 1, memory_order_relaxed);
 }
 
 /* Units to do before the next clock read; the first guess comes from the
@@ -280,7 +315,7 @@ static void learn_run(wb_job *job, uint64_t units, int64_t ns) {
 static uint64_t next_budget(wb_job *job) {
     if (job->tiny) return 1;
     if (job->units_per_check == 0) {
-        uint64_t ps = atomic_load_explicit(job->cost, memory_order_relaxed);
+        uint64_t ps = atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
         uint64_t units = (uint64_t)job->check_ns * 1000 / (ps ? ps : 1);
         job->units_per_check = units ? units : 1;
     }
@@ -332,7 +367,7 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
             ns = clock_ns() - start;
             learn_run(job, used, ns);
         } else {
-            ns = (int64_t)predict_ns(job->cost, used);
+            ns = (int64_t)predict_ns(job->learned, used);
         }
         charge_ns(env, ns, setting_ns(&slice_ns), NULL);
         return job->type->result(env, job->state);
@@ -344,14 +379,14 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
     }
 }
 
-static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
+static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
                                  const void *args, bool tiny, bool timed) {
     alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
     wb_job *job = (wb_job *)buf;
     bool heap = type->state_size > INLINE_STATE_MAX;
     if (heap && !(job = enif_alloc(sizeof(wb_job) + type->state_size)))
         return wb_error(env, atom_enomem);
-    job_prepare(job, type, cost, MODE_NORMAL, tiny);
+    job_prepare(job, type, learned, MODE_NORMAL, tiny);
     job->on_stack = true;
     ERL_NIF_TERM reason, out;
     if (job_init(env, job, args, &reason))
@@ -364,6 +399,7 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, _Atomi
 }
 
 static ERL_NIF_TERM finish(ErlNifEnv *env, wb_job *job) {
+    learn_small_sliced(job);
     ERL_NIF_TERM out = job->type->result(env, job->state);
     job_release(job); /* free now rather than when the VM drops the resource */
     return out;
@@ -459,12 +495,12 @@ static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
 }
 
 /* Makes the job resource and the continuation arguments [Job | Args]. */
-static wb_job *new_job_resource(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
+static wb_job *new_job_resource(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
                                 mode m, bool tiny, const ERL_NIF_TERM argv[],
                                 ERL_NIF_TERM cargv[]) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return NULL;
-    job_prepare(job, type, cost, m, tiny);
+    job_prepare(job, type, learned, m, tiny);
     cargv[0] = enif_make_resource(env, job);
     enif_release_resource(job); /* the term on the process heap owns it now */
     memcpy(cargv + 1, argv, (size_t)type->argc * sizeof *argv);
@@ -491,12 +527,13 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
 }
 
 static ERL_NIF_TERM start_sliced_or_dirty(ErlNifEnv *env, const wb_job_type *type,
-                                          _Atomic uint64_t *cost, mode m, bool tiny,
+                                          registered_type *learned, mode m, bool tiny, bool by_auto,
                                           const ERL_NIF_TERM argv[], const void *args) {
     ERL_NIF_TERM cargv[WB_MAX_JOB_ARGS + 1], reason;
-    wb_job *job = new_job_resource(env, type, cost, m, tiny, argv, cargv);
+    wb_job *job = new_job_resource(env, type, learned, m, tiny, argv, cargv);
     if (!job) return wb_error(env, atom_enomem);
-    if (m != MODE_YIELDING || predict_ns(cost, setup_units(type, args)) >= SETUP_DIRTY_NS)
+    job->chosen_by_auto = by_auto;
+    if (m != MODE_YIELDING || predict_ns(learned, setup_units(type, args)) >= SETUP_DIRTY_NS)
         return enif_schedule_nif(env, type->name, ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_first,
                                  type->argc + 1, cargv);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
@@ -610,12 +647,12 @@ static void *pool_worker(void *arg) {
     return NULL;
 }
 
-static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type, _Atomic uint64_t *cost,
-                                   bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
-                                   bool monitor) {
+static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
+                                   registered_type *learned, bool tiny, const ERL_NIF_TERM args[],
+                                   ERL_NIF_TERM ref, bool monitor) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
-    job_prepare(job, type, cost, MODE_THREADED, tiny);
+    job_prepare(job, type, learned, MODE_THREADED, tiny);
     ERL_NIF_TERM result = atom_ok;
     if (!(job->env = enif_alloc_env())) {
         result = wb_error(env, atom_enomem);
@@ -706,8 +743,8 @@ static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m
     return true;
 }
 
-static mode pick_mode(_Atomic uint64_t *cost, uint64_t units) {
-    double ns = predict_ns(cost, units);
+static mode pick_mode(registered_type *learned, uint64_t units) {
+    double ns = predict_ns(learned, units);
     if (ns < (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed)) return MODE_NORMAL;
     uint64_t yielding_max = atomic_load_explicit(&yielding_max_ns, memory_order_relaxed);
     if (yielding_max == NO_LIMIT || ns < (double)yielding_max) return MODE_YIELDING;
@@ -716,15 +753,15 @@ static mode pick_mode(_Atomic uint64_t *cost, uint64_t units) {
 
 /* The learned cost of a registered type; NULL for a type not registered
  * at load. A handful of pointers: a scan costs less than the call. */
-static _Atomic uint64_t *cost_of(const wb_job_type *type) {
+static registered_type *learned_of(const wb_job_type *type) {
     for (int i = 0; i < job_type_count; i++)
-        if (job_types[i].type == type) return &job_types[i].ps_per_unit;
+        if (job_types[i].type == type) return &job_types[i];
     return NULL;
 }
 
 ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL_NIF_TERM argv[]) {
-    _Atomic uint64_t *cost = type ? cost_of(type) : NULL;
-    if (!cost || argc != type->argc + 3) return enif_make_badarg(env);
+    registered_type *learned = type ? learned_of(type) : NULL;
+    if (!learned || argc != type->argc + 3) return enif_make_badarg(env);
     bool is_auto;
     mode m = MODE_NORMAL;
     if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
@@ -734,23 +771,23 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
     uint64_t units = 0;
     if (is_auto) {
         units = type->predict(args) + setup_units(type, args);
-        m = pick_mode(cost, units);
+        m = pick_mode(learned, units);
     }
     switch (m) {
     case MODE_NORMAL:
         /* learn from auto's normal runs that are big enough to time well,
          * and from one in SAMPLE_RUNS of the others (per scheduler thread):
          * a type whose units cost far more than predicted is seen too */
-        return run_on_stack(env, type, cost, args, tiny,
+        return run_on_stack(env, type, learned, args, tiny,
                             is_auto &&
                                 (units >= LEARN_MIN_UNITS || ++untimed_runs % SAMPLE_RUNS == 0));
     case MODE_THREADED:
-        return start_threaded(env, type, cost, tiny, argv, argv[type->argc + 2],
-                              tiny ||
-                                  predict_ns(cost, type->predict(args) + setup_units(type, args)) >=
-                                      MONITOR_MIN_NS);
+        return start_threaded(
+            env, type, learned, tiny, argv, argv[type->argc + 2],
+            tiny || predict_ns(learned, type->predict(args) + setup_units(type, args)) >=
+                        MONITOR_MIN_NS);
     default:
-        return start_sliced_or_dirty(env, type, cost, m, tiny, argv, args);
+        return start_sliced_or_dirty(env, type, learned, m, tiny, is_auto, argv, args);
     }
 }
 
@@ -924,7 +961,7 @@ static bool register_types(wb_job_type *const types[]) {
         }
     }
     for (int i = 0; types[i]; i++) {
-        if (cost_of(types[i])) continue;
+        if (learned_of(types[i])) continue;
         if (job_type_count == MAX_TYPES) {
             fprintf(stderr, "wb_runtime_load: more than 32 job types in one library\n");
             return false;
@@ -932,6 +969,7 @@ static bool register_types(wb_job_type *const types[]) {
         registered_type *slot = &job_types[job_type_count++];
         slot->type = types[i];
         atomic_init(&slot->ps_per_unit, types[i]->ps_per_unit ? types[i]->ps_per_unit : 1000);
+        atomic_init(&slot->overruns, 0);
     }
     return true;
 }

@@ -17,9 +17,15 @@
  * multiply-adds) while its type says 1 ns (the default seed): :auto
  * predicts 1000x too short until the runtime learns better.
  *
+ * The job "lumpy" is 4096 units seeded at 1 ps each, so :auto runs it
+ * :normal and times every such run; with StallUs > 0 its first step first
+ * waits that long on the wall clock, as a run the OS preempted would.
+ *
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
  * whose job type has no step callback: the runtime must refuse the load. */
+#define _POSIX_C_SOURCE 199309L
 #include <string.h>
+#include <time.h>
 #include <wb_runtime.h>
 
 typedef struct {
@@ -180,16 +186,65 @@ static wb_job_type dear_job = {
 
 WB_JOB_NIF(dear, dear_job)
 
+#define LUMPY_UNITS 4096
+
+static bool lumpy_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    (void)env;
+    (void)reason;
+    /* n: the stall in us, then the units done */
+    ((fold_state *)state)->n = ((const fold_args *)args)->n;
+    return true;
+}
+
+static uint64_t lumpy_predict(const void *args) {
+    (void)args;
+    return LUMPY_UNITS;
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool lumpy_step(void *state, uint64_t budget, uint64_t *used) {
+    fold_state *s = state;
+    if (s->n > 0) {
+        int64_t until = now_ns() + (int64_t)s->n * 1000;
+        while (now_ns() < until) {
+        }
+        s->n = 0;
+    }
+    uint64_t end = LUMPY_UNITS - s->next > budget ? s->next + budget : LUMPY_UNITS;
+    *used += end - s->next;
+    for (; s->next < end; s->next++)
+        s->sum = MIX(s->sum, s->next);
+    return s->next == LUMPY_UNITS;
+}
+
+static wb_job_type lumpy_job = {
+    .name = "lumpy",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .ps_per_unit = 1,
+    .decode = fold_decode,
+    .predict = lumpy_predict,
+    .init = lumpy_init,
+    .step = lumpy_step,
+    .result = fold_result,
+};
+
+WB_JOB_NIF(lumpy, lumpy_job)
+
 static ErlNifFunc nif_funcs[] = {
-    {"fold", 4, fold, 0},
-    {"phases", 6, phases, 0},
-    {"dear", 4, dear, 0},
-    WB_RUNTIME_NIFS,
+    {"fold", 4, fold, 0},   {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
+    {"lumpy", 4, lumpy, 0}, WB_RUNTIME_NIFS,
 };
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&fold_job, &phases_job, &dear_job, NULL};
+    static wb_job_type *const types[] = {&fold_job, &phases_job, &dear_job, &lumpy_job, NULL};
 #ifdef WB_TEST_REFUSED
     (void)fold_step;
 #endif
