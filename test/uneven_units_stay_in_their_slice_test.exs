@@ -50,9 +50,12 @@ defmodule WellBehaved.UnevenUnitsStayInTheirSliceTest do
     for mode <- [:yielding, :auto] do
       {_, most} = phases(true, mode)
       assert most <= bound, "#{mode}: #{most} costly units in one step, bound #{bound}"
-      # without asking, the first costly step runs the cheap phase's budget
+      # Without asking, the first costly step runs the cheap phase's budget
+      # for the time left in its slice: more than an eighth of the slice
+      # (the runtime yields once 7/8 of it are used), so at least 1/8 of a
+      # slice of cheap units, which is over 8 slices of costly ones
       {_, most_blind} = phases(false, mode)
-      assert most_blind > 10 * bound, "#{mode} without asking: #{most_blind}"
+      assert most_blind > 4 * bound, "#{mode} without asking: #{most_blind}, bound #{bound}"
     end
   end
 

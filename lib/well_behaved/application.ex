@@ -1,7 +1,8 @@
 defmodule WellBehaved.Application do
   @moduledoc false
   # The external server pool (WellBehaved.External) starts on first use
-  # under this supervisor; the library's runtime gets this VM's slice.
+  # under this supervisor; the library's runtime gets this VM's slice, and
+  # every runtime a shorter one if a later measure finds it.
   use Application
 
   @impl true
@@ -11,7 +12,10 @@ defmodule WellBehaved.Application do
     :ok = WellBehaved.Runtime.calibrate()
 
     children = [
-      {DynamicSupervisor, name: WellBehaved.Supervisor, strategy: :one_for_one}
+      {DynamicSupervisor, name: WellBehaved.Supervisor, strategy: :one_for_one},
+      # measures the Erlang turn again over the first seconds (a machine
+      # slowed down when the VM started gave too long a slice)
+      WellBehaved.Runtime.Calibration
     ]
 
     Supervisor.start_link(children, strategy: :one_for_one, name: WellBehaved.RootSupervisor)

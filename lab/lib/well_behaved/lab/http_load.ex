@@ -410,6 +410,7 @@ defmodule WellBehaved.Lab.HttpLoad do
   # measurements.
   @spec child(atom(), pos_integer(), pos_integer()) :: map()
   def child(name, iterations, window_ms) do
+    :ok = WellBehaved.Lab.Suite.settle_calibration()
     dir = System.fetch_env!("WB_CHILD_DIR")
     {:ok, _} = Application.ensure_all_started(:inets)
     root = String.to_charlist(dir)

@@ -400,6 +400,7 @@ defmodule WellBehaved.Lab.Lateness do
   # Runs in the child VM: every cell of a group, in an order of its own.
   def child_cells(spec) do
     :rand.seed(:exsss, {spec.seed, 7, 13})
+    :ok = WellBehaved.Lab.Suite.settle_calibration()
 
     for cell <- Enum.shuffle(spec.cells) do
       :ok = WellBehaved.Lab.Suite.configure_runtimes(slice_us: cell.slice_us || :calibrated)

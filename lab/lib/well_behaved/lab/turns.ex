@@ -54,6 +54,7 @@ defmodule WellBehaved.Lab.Turns do
   # In the child VM: every cell, `rounds` times, shuffled anew each round.
   def child_measure(spec) do
     :rand.seed(:exsss, {11, 13, 17})
+    :ok = WellBehaved.Lab.Suite.settle_calibration()
 
     measured =
       for round <- 1..spec.rounds, cell <- Enum.shuffle(spec.cells), reduce: %{} do
