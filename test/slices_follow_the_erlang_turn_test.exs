@@ -84,6 +84,18 @@ defmodule WellBehaved.SlicesFollowTheErlangTurnTest do
       assert Runtime.stats(SDKJobs).slice_source == :erlang_turn
     end
 
+    test "a library whose NIF has not loaded yet is passed over", %{kept: kept} do
+      # its stubs raise, as a module's do between its load and its on_load
+      defmodule NotLoadedYet do
+        def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
+        def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
+      end
+
+      slowed = Calibration.derive([List.duplicate(kept.turn_ns * 3 / 4, 5)], 1000, 1.0)
+      assert Calibration.replace(slowed) == slowed
+      assert Runtime.stats().slice_ns == slowed.slice_ns
+    end
+
     test "a configured slice stays; a longer turn does not replace a shorter one", %{kept: kept} do
       :ok = Runtime.configure(SDKJobs, slice_us: 77)
       slowed = Calibration.derive([List.duplicate(kept.turn_ns * 3 / 4, 5)], 1000, 1.0)

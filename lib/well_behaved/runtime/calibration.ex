@@ -137,11 +137,18 @@ defmodule WellBehaved.Runtime.Calibration do
     :persistent_term.put(@key, calibration)
     info = load_info()
 
-    for native <- runtimes(), native.runtime_stats().slice_source == :erlang_turn do
+    for native <- runtimes(), follows_calibration?(native) do
       :ok = native.runtime_configure(:keep, :keep, info, :keep)
     end
 
     calibration
+  end
+
+  # a module whose stubs have not been replaced by its NIF yet raises
+  defp follows_calibration?(native) do
+    native.runtime_stats().slice_source == :erlang_turn
+  rescue
+    ErlangError -> false
   end
 
   # the modules of the NIF libraries built on the runtime that are loaded
