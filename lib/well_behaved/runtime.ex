@@ -16,9 +16,9 @@ defmodule WellBehaved.Runtime do
       continues through `enif_schedule_nif` when its process has used its
       reductions, so other processes wait for it no longer than they wait
       for Erlang code. The slice is derived from how long this VM's Erlang
-      code runs per turn, measured when the library loads
-      (`WellBehaved.Runtime.Calibration`: 15 µs on the lab's machine);
-      `configure/2` overrides it.
+      code runs per turn, measured when the library loads and again over
+      its first seconds (`WellBehaved.Runtime.Calibration`: 15-18 µs on
+      the lab's machines); `configure/2` overrides it.
     * `:yielding_dirty` - on a dirty CPU scheduler, rescheduling itself
       every 5 ms so the caller can be collected, suspended or killed.
     * `:threaded` - on a fixed pool of native threads; the caller waits in
