@@ -188,14 +188,6 @@ WB_JOB_NIF(dear, dear_job)
 
 #define LUMPY_UNITS 4096
 
-static bool lumpy_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
-    (void)env;
-    (void)reason;
-    /* n: the stall in us, then the units done */
-    ((fold_state *)state)->n = ((const fold_args *)args)->n;
-    return true;
-}
-
 static uint64_t lumpy_predict(const void *args) {
     (void)args;
     return LUMPY_UNITS;
@@ -230,7 +222,7 @@ static wb_job_type lumpy_job = {
     .ps_per_unit = 1,
     .decode = fold_decode,
     .predict = lumpy_predict,
-    .init = lumpy_init,
+    .init = fold_init, /* n: the stall in us, 0 once it is done */
     .step = lumpy_step,
     .result = fold_result,
 };
