@@ -253,6 +253,14 @@ defmodule WellBehaved.LabVerdictsTest do
       assert [%{advice: advice}] = Lateness.recommend([slice, slower | rows], [10])
       assert advice =~ "configure(slice_us: 20)"
       assert advice =~ "1.13x"
+
+      # a slice that did no better than the default's cell is not named
+      worse = %{cell(:yielding, 10, 10, [1.3, 1.4, 1.45]) | set: :slices, slice_us: 20}
+      better = cells(%{{:yielding, 10} => {[1.6, 1.8, 2.2], [1.0, 1.1, 1.2]}})
+      rows = Enum.reject(rows, &(&1.mode == :yielding)) ++ better
+      assert [%{advice: advice}] = Lateness.recommend([worse | rows], [10])
+      refute advice =~ "configure(slice_us: 20)"
+      assert advice =~ "shorter slices"
     end
 
     test "nothing measured names nothing" do
@@ -554,6 +562,20 @@ defmodule WellBehaved.LabVerdictsTest do
       refute a.busy
       assert b.busy
       assert hd(b.reasons) =~ "30.0% slower"
+    end
+  end
+
+  describe "the recommendation compared with the previous run's" do
+    test "is the mode named per work size, whatever the confidence" do
+      a = "quick\n1 ms: yielding (closest, not confidently within)\n10 ms: yielding\n"
+      b = "quick\n1 ms: yielding\n10 ms: yielding (closest, not confidently within)\n"
+      c = "quick\n1 ms: yielding\n10 ms: yielding_dirty\n"
+      modes = &Mix.Tasks.WellBehaved.Lab.recommended_modes/1
+
+      assert modes.(a) == [{"1 ms", "yielding"}, {"10 ms", "yielding"}]
+      assert modes.(a) == modes.(b)
+      refute modes.(b) == modes.(c)
+      refute modes.(a) == modes.("quick\n1 ms: yielding\n")
     end
   end
 end

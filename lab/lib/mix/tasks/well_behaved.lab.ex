@@ -91,7 +91,11 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     {results, checks} =
       Enum.map_reduce(suites, checks, fn suite, checks ->
         info("== suite #{suite.name}")
+        t_suite = System.monotonic_time(:millisecond)
         result = run_suite(suite, quick: quick, rounds_scale: scale, progress: &info/1)
+        suite_s = (System.monotonic_time(:millisecond) - t_suite) / 1000
+        info("== suite #{suite.name}: #{fmt_s(suite_s)} s")
+        result = Map.put(result, :suite_s, suite_s)
         {{suite, result}, checks ++ [noise_check("after #{suite.name}")]}
       end)
 
@@ -197,19 +201,36 @@ defmodule Mix.Tasks.WellBehaved.Lab do
           []
 
         {text, {dir, earlier}} ->
-          same = text == earlier
+          # the recommendation is the mode named for each size; how confident
+          # the evidence was is reported beside it
+          same = recommended_modes(text) == recommended_modes(earlier)
           info("recommendation #{if same, do: "the same as", else: "DIFFERENT from"} #{dir}")
+
+          measured =
+            cond do
+              text == earlier -> "the same"
+              same -> "the same modes; its confidence was: " <> one_line(earlier)
+              true -> "was: " <> one_line(earlier)
+            end
 
           [
             %{
               target: "the same recommendation as the previous run (#{Path.basename(dir)})",
-              measured: if(same, do: "the same", else: "was: " <> one_line(earlier)),
+              measured: measured,
               met: same
             }
           ]
       end
 
     duration ++ same
+  end
+
+  @doc false
+  # "1 ms: yielding (closest, ...)" lines -> [{"1 ms", "yielding"}]
+  def recommended_modes(text) do
+    for line <- String.split(text, "\n", trim: true),
+        [size, rest] <- [String.split(line, ": ", parts: 2)],
+        do: {size, rest |> String.split(" ", parts: 2) |> hd()}
   end
 
   defp one_line(text), do: text |> String.trim() |> String.replace("\n", "; ")

@@ -776,9 +776,17 @@ defmodule WellBehaved.Lab.Lateness do
   # What would bring the named mode within the bound, from the suite's own
   # cells where it has them.
   defp advice(rows, mode, auto) when mode == :yielding or (mode == :auto and auto == :yielding) do
+    # a slice is worth naming when its cell was within the bound and did
+    # better than the default slice's cell of the same work and workers
+    better? = fn r ->
+      default = find(rows, :matrix, :spin, r.work_ms, r.factor, :yielding)
+      default == nil or default[:ratio] == nil or r.ratio < default.ratio
+    end
+
     within =
       rows
       |> Enum.filter(&(&1.set == :slices and &1[:ratio] != nil and &1.ratio <= @bound))
+      |> Enum.filter(better?)
       |> Enum.sort_by(&{-&1.slice_us, &1.ratio})
 
     case within do

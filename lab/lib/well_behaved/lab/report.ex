@@ -383,7 +383,12 @@ defmodule WellBehaved.Lab.Report do
 
     names =
       Enum.map_join(results, ", ", fn {suite, result} ->
-        if failed?(result), do: "#{suite.name} (**failed**)", else: suite.name
+        took =
+          if is_map(result) and is_number(result[:suite_s]),
+            do: " (#{fmt(result.suite_s, 0)} s)",
+            else: ""
+
+        if failed?(result), do: "#{suite.name} (**failed**)", else: suite.name <> took
       end)
 
     checks = Map.get(info, :noise, [])

@@ -9,8 +9,8 @@ defmodule WellBehaved.Lab.SearchBench do
 
   The candidates are random strings of 10-30 lowercase letters (a fixed
   seed): 100,000, and 1,000,000 too in `--full`; the queries, random
-  strings of 20 letters. Each method runs on one query, and on 100 queries
-  one after the other:
+  strings of 20 letters. Each method runs on one query, and on 30 queries
+  (100 in `--full`) one after the other:
 
     * `nearest_index` - `nearest/3` (limit 10) on a `Levenshtein.Index`
       made once beforehand (its candidates batched for vector lanes once);
@@ -55,6 +55,7 @@ defmodule WellBehaved.Lab.SearchBench do
   @methods [:nearest_index, :nearest_list, :distances_index, :distances_list, :enum_map]
   @query_bytes 20
   @queries 100
+  @quick_queries 30
   @bound 1.5
   @window_ms 1000
 
@@ -80,7 +81,8 @@ defmodule WellBehaved.Lab.SearchBench do
 
     plan = %{repeats: repeats, window_ms: max(100, round(@window_ms * shrink))}
     :rand.seed(:exsss, {12, 2, 2026})
-    queries = for _ <- 1..@queries, do: word(@query_bytes)
+    # a quick run times 30 queries one after the other, a full one 100
+    queries = for _ <- 1..if(quick, do: @quick_queries, else: @queries), do: word(@query_bytes)
 
     # the first set (100,000 candidates, or fewer in a rough run) is also
     # the one searched while the lateness is measured
@@ -100,7 +102,7 @@ defmodule WellBehaved.Lab.SearchBench do
     %{
       candidate_bytes: "10-30",
       query_bytes: @query_bytes,
-      queries: @queries,
+      queries: length(queries),
       rounds_one: rounds_one,
       rounds_many: rounds_many,
       sets: sets,
@@ -308,7 +310,7 @@ defmodule WellBehaved.Lab.SearchBench do
 
         ns per candidate, median over the rounds (range), #{@query_bytes}-byte queries:
 
-        #{throughput_table(set)}
+        #{throughput_table(set, result.queries)}
 
         `nearest_index` over `enum_map`, round by round: one query
         #{speedup(set.one_query)}; #{result.queries} queries #{speedup(set.many_queries)}.
@@ -354,7 +356,7 @@ defmodule WellBehaved.Lab.SearchBench do
     """
   end
 
-  defp throughput_table(set) do
+  defp throughput_table(set, queries) do
     rows =
       for method <- @methods do
         one = row(set.one_query, method)
@@ -367,7 +369,7 @@ defmodule WellBehaved.Lab.SearchBench do
         ]
       end
 
-    Markdown.table(["method", "one query", "#{@queries} queries"], rows)
+    Markdown.table(["method", "one query", "#{queries} queries"], rows)
   end
 
   defp speedup(s),
