@@ -23,6 +23,40 @@ defmodule WellBehaved.ModuleReloadTest do
   {threads_after_reload, distance == 300_000, again == 3, Process.alive?(job)}
   """
 
+  # A new version of an SDK library's stub module loads the library while
+  # the old version still has it: the upgrade callback (wb_runtime_upgrade).
+  @upgrade ~S"""
+  Code.require_file("test/support/sdk_jobs.exs")
+  alias WellBehaved.Test.SDKJobs
+  SDKJobs.ensure_loaded!()
+  parent = self()
+  spawn(fn -> send(parent, {:done, WellBehaved.Job.call(&SDKJobs.fold/4, [200_000_000], schedule: :threaded)}) end)
+  Process.sleep(50)
+  # version 2 of the stub module, which loads the library as it loads
+  # (@on_load), as a hot code upgrade of a user's module does
+  stubs =
+    for {name, arity} <- SDKJobs.__info__(:functions), name != :ensure_loaded! do
+      args = Enum.map_join(1..arity//1, ", ", &"_a#{&1}")
+      "def #{name}(#{args}), do: :erlang.nif_error(:nif_not_loaded)"
+    end
+  Code.compiler_options(ignore_module_conflict: true)
+  load = ~s|def load, do: :erlang.load_nif(~c"c_src/build/sdk/sdk_jobs_nif", WellBehaved.SDK.load_info())|
+  source = ["defmodule WellBehaved.Test.SDKJobs do", "@on_load :load", load | stubs] ++ ["end"]
+  Code.compile_string(Enum.join(source, "\n"))
+  threads = SDKJobs.runtime_stats().pool_threads
+  long = receive do {:done, d} -> d end
+  again = WellBehaved.Job.call(&SDKJobs.fold/4, [10], schedule: :threaded)
+  {threads, long == SDKJobs.fold(200_000_000, :normal, false, nil),
+   again == SDKJobs.fold(10, :yielding, false, nil)}
+  """
+
+  test "a new version of an SDK library's module loads it again while a threaded job runs" do
+    assert {:ok, {{threads, true, true}, _binding}} =
+             ChildVM.run({Code, :eval_string, [@upgrade]}, bound_ms: 60_000)
+
+    assert threads == :erlang.system_info(:schedulers_online) or threads == 2
+  end
+
   test "reloading the NIF module during a threaded job keeps one pool and the VM" do
     assert {:ok, {{threads, true, true, false}, _binding}} =
              ChildVM.run({Code, :eval_string, [@scenario]}, bound_ms: 60_000)

@@ -14,10 +14,15 @@
  * by three more: the mode atom (normal | dirty_cpu | yielding |
  * yielding_dirty | threaded | auto), `true` to force one unit per slice
  * (a test mode that exercises every resume path), and a reference that tags
- * the reply in threaded mode. It returns the result term, `{error, Reason}`
- * when decode or init rejects the arguments, or, in threaded mode, `ok`
- * followed by a message `{Ref, Result}` sent to the caller. On the Elixir
- * side, WellBehaved.Job.call/3 adds those arguments and waits for the reply.
+ * the reply in threaded mode. It returns the result term, or `{error,
+ * Reason}` when decode or init rejects the arguments. In threaded mode it
+ * returns the job (a resource) and the pool sends the caller `{Ref, done}`
+ * or `{Ref, {error, Reason}}`; the caller then calls the same NIF with the
+ * mode `collect` and the job in the reference's place for the result (made
+ * in its own process), or with `cancel` (answering `cancelled`, or `done`
+ * when the job's message is already on its way). A threaded job whose
+ * caller dies is cancelled. On the Elixir side, WellBehaved.Job.call/3 adds
+ * those arguments and does all of this.
  *
  * Every NIF library compiled with the runtime's sources has a runtime of its
  * own: its settings, thread pool, counters and learned costs.
@@ -53,7 +58,10 @@ extern "C" {
  * the job finishes, or when its caller died or the library is unloaded
  * before that. A job runs on one thread at a time, but not always the same
  * one: a normal or dirty scheduler, or a pool thread in threaded mode,
- * where decode, init and result get an environment of no process.
+ * where decode and init get an environment of no process. result always
+ * runs in the caller's process (in threaded mode once the pool thread has
+ * finished the steps, after decode and bind on the caller's arguments):
+ * it may raise (enif_make_badarg), in every mode.
  *
  * Required: name, decode, predict, init, step, result. Optional (NULL):
  * setup, bind, memory, destroy. wb_runtime_load refuses a type that misses
@@ -86,7 +94,9 @@ typedef struct wb_job_type {
     void (*bind)(const void *args, void *state);
     /* Advances by about `budget` units (UINT64_MAX: to the end), adds the
      * units done to *used, returns true when finished. No erl_nif calls: it
-     * may run on a thread of the pool. A unit should cost about the same
+     * may run on a thread of the pool. No effect outside the state: under
+     * :auto a job that needs more than twice the units it predicted is
+     * dropped and run again, sliced, from init. A unit should cost about the same
      * all through the job (a few ns to a few us): the runtime sizes the
      * budget from the time the last units took. A job whose units change
      * cost between phases weighs them (count a costly unit as several), or
@@ -95,7 +105,7 @@ typedef struct wb_job_type {
     /* The finished job's result, made in env. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
     /* Heap bytes owned by the state, for runtime_stats, read once after
-     * init (NULL: none). */
+     * init (NULL: none); counted at most 2^47 per job. */
     size_t (*memory)(const void *state);
     /* Frees what the state owns (NULL: nothing). Not the state itself. */
     void (*destroy)(void *state);
@@ -112,6 +122,9 @@ typedef struct wb_job_type {
  * slice derived from how long this VM's Erlang code runs per turn; any
  * other term leaves the compiled default slice (30 us). */
 int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info);
+/* For the upgrade callback (a new version of the stub module loading the
+ * library while the old one has it): as load, with the same types. */
+int wb_runtime_upgrade(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info);
 void wb_runtime_unload(void);
 
 /* Body of a job NIF (see the top of this file for its arguments); the type

@@ -22,12 +22,20 @@
 #define CHECK_NS               50000 /* dirty and threaded: a clock read every 50 us */
 #define FIRST_SLICE_STEPS      4     /* a yielding job's first slice is checked in quarters */
 #define MAX_UNITS_PER_CHK      (UINT64_C(1) << 40)
-#define MEASURE_MIN_NS         20000  /* runs shorter than this are too noisy to learn from */
-#define INLINE_STATE_MAX       4096   /* states up to this size live on the C stack */
-#define LEARN_MIN_UNITS        4096   /* auto times every normal run from this size */
-#define SAMPLE_RUNS            64     /* and one in this many smaller ones */
-#define POOL_SPIN_NS           20000  /* a pool worker looks for more work this long */
-#define MONITOR_MIN_NS         200000 /* threaded jobs predicted shorter are not monitored */
+#define MEASURE_MIN_NS         20000 /* runs shorter than this are too noisy to learn from */
+#define INLINE_STATE_MAX       4096  /* states up to this size live on the C stack */
+#define LEARN_MIN_UNITS        4096  /* auto times every normal run from this size */
+#define SAMPLE_RUNS            64    /* and one in this many smaller ones */
+#define POOL_SPIN_NS           20000 /* a pool worker looks for more work this long */
+/* A threaded job that has run this long gives its pool thread to the next
+ * queued job and queues again behind it (round robin): a short call waits
+ * at most about one quantum for each job queued ahead of it, never for a
+ * long job to finish. */
+#define POOL_QUANTUM_NS 2000000
+/* What a job can report holding (its memory callback) is clamped here: no
+ * process owns more address space (x86-64 and AArch64 user space), and the
+ * shared counters stay far from overflow. */
+#define MEMORY_MAX ((size_t)1 << 47)
 /* A set-up (init) predicted longer than this runs on a dirty scheduler
  * before a :yielding job's slices. Init is not sliced, so a long one holds
  * a normal scheduler; but a dirty hop costs 10-30 us and wakes a dirty
@@ -46,9 +54,17 @@ typedef enum {
 /* ---- global state ------------------------------------------------------------ */
 
 static ErlNifResourceType *job_resource;
+/* The job resource types opened by this library's instances, newest
+ * last: a threaded job started before the module was purged and loaded
+ * again is of an older type (a purged module's type cannot be taken
+ * over), and its caller still collects it. */
+#define OLD_TYPES 8
+static ErlNifResourceType *_Atomic job_resources[OLD_TYPES];
+static _Atomic unsigned job_resource_count;    /* written by load, under the code server */
+#define JOB_MAGIC UINT64_C(0x77626a6f62000001) /* a wb_job among resources of a reused type */
 static ERL_NIF_TERM atom_ok, atom_error, atom_true, atom_enomem, atom_badarg, atom_unloaded;
 static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_dirty, atom_threaded,
-    atom_auto;
+    atom_auto, atom_collect, atom_cancel, atom_done, atom_cancelled;
 
 /* The job types registered at load, with the cost per unit the runtime
  * learns for each (seeded from the type's ps_per_unit), and how many of
@@ -119,7 +135,19 @@ static bool step_within(const wb_job_type *type, void *state, uint64_t budget, u
 
 /* ---- jobs ---------------------------------------------------------------------- */
 
+/* A threaded job's life. Only the pool thread moves RUNNING to DONE (and
+ * only then sends its one message); the caller's cancel or death moves
+ * RUNNING to CANCELLED; collecting the result moves DONE to COLLECTED.
+ * Whichever compare-and-swap wins decides. */
+typedef enum {
+    THREADED_RUNNING,
+    THREADED_DONE,
+    THREADED_CANCELLED,
+    THREADED_COLLECTED
+} threaded_phase;
+
 typedef struct wb_job {
+    uint64_t magic;
     const wb_job_type *type;
     registered_type *learned; /* the type's learned cost per unit */
     mode mode;
@@ -139,12 +167,13 @@ typedef struct wb_job {
     int64_t work_ns;       /* and its time */
     /* threaded mode: the job's own copies of its arguments and reply tag */
     ErlNifEnv *env;
+    ErlNifEnv *reply_env; /* the one message's: a send clears its env */
     ERL_NIF_TERM args[WB_MAX_JOB_ARGS];
     ERL_NIF_TERM ref;
     ErlNifPid caller;
     ErlNifMonitor monitor;
     bool monitored;
-    atomic_bool cancelled;
+    _Atomic int phase; /* a threaded_phase */
     struct wb_job *next;
     uint64_t state[]; /* job states need 8-byte alignment, as resources give */
 } wb_job;
@@ -157,6 +186,7 @@ static void job_prepare(wb_job *job, const wb_job_type *type, registered_type *l
                         bool tiny) {
     /* the state starts zeroed, as the header promises job types */
     memset(job, 0, sizeof *job + type->state_size);
+    job->magic = JOB_MAGIC;
     job->type = type;
     job->learned = learned;
     job->mode = m;
@@ -173,7 +203,7 @@ static void job_prepare(wb_job *job, const wb_job_type *type, registered_type *l
     } else if (m == MODE_YIELDING_DIRTY) {
         job->slice_ns = setting_ns(&dirty_slice_ns);
     }
-    atomic_init(&job->cancelled, false);
+    atomic_init(&job->phase, THREADED_RUNNING);
 }
 
 /* Sets up the job's state. A job on the C stack that owns no heap memory
@@ -183,6 +213,7 @@ static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM
     if (!job->type->init(env, args, job->state, reason)) return false;
     job->initialized = true;
     size_t memory = job->type->memory ? job->type->memory(job->state) : 0;
+    if (memory > MEMORY_MAX) memory = MEMORY_MAX;
     if (job->on_stack && memory == 0) return true;
     job->accounted = sizeof *job + job->type->state_size + memory;
     atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
@@ -204,6 +235,10 @@ static void job_release(wb_job *job) {
         enif_free_env(job->env);
         job->env = NULL;
     }
+    if (job->reply_env) {
+        enif_free_env(job->reply_env);
+        job->reply_env = NULL;
+    }
 }
 
 static void job_destructor(ErlNifEnv *env, void *obj) {
@@ -215,7 +250,8 @@ static void job_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *m
     (void)env;
     (void)pid;
     (void)mon;
-    atomic_store(&((wb_job *)obj)->cancelled, true);
+    int running = THREADED_RUNNING;
+    atomic_compare_exchange_strong(&((wb_job *)obj)->phase, &running, THREADED_CANCELLED);
 }
 
 static uint64_t setup_units(const wb_job_type *type, const void *args) {
@@ -309,6 +345,19 @@ static void learn_small_sliced(wb_job *job) {
     atomic_store_explicit(&t->ps_per_unit, next ? next : 1, memory_order_relaxed);
 }
 
+/* After an :auto :normal run that needed more units than predicted: the
+ * cost per unit becomes high enough that `predicted` units reach the
+ * threshold twice over (at least double). Sliced runs learn it back down
+ * from the units their steps report. */
+static void outran_prediction(registered_type *t, uint64_t predicted) {
+    uint64_t old = atomic_load_explicit(&t->ps_per_unit, memory_order_relaxed);
+    double want =
+        2.0 * (double)setting_ns(&normal_max_ns) * 1000.0 / (double)(predicted ? predicted : 1);
+    uint64_t next = old > UINT64_MAX / 4 ? old : old * 2;
+    if (want > (double)next) next = want >= 1e18 ? (uint64_t)1e18 : (uint64_t)want;
+    atomic_store_explicit(&t->ps_per_unit, next, memory_order_relaxed);
+}
+
 /* Units to do before the next clock read; the first guess comes from the
  * type's measured cost (computed here, not in job_prepare, so that one-call
  * normal jobs never pay for the division). */
@@ -353,15 +402,39 @@ static bool timed_step(wb_job *job, int64_t *last) {
 
 /* ---- normal and dirty_cpu: the whole job in one call -------------------------- */
 
+/* :auto's :normal runs give the job the units of this many thresholds
+ * (normal_max_ns) at the learned cost, and at least this many times the
+ * units predicted: a job that needs more was predicted wrong (a bug in its
+ * predict, or steps that never finish), and goes on sliced instead of
+ * holding its scheduler without end. */
+#define AUTO_NORMAL_SPAN 2
+
+static uint64_t auto_normal_budget(registered_type *learned, uint64_t predicted) {
+    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
+    double units = (double)AUTO_NORMAL_SPAN *
+                   (double)atomic_load_explicit(&normal_max_ns, memory_order_relaxed) * 1000.0 /
+                   (double)(ps ? ps : 1);
+    double least = (double)AUTO_NORMAL_SPAN * (double)predicted + 1.0;
+    if (units < least) units = least;
+    return units >= (double)(UINT64_MAX / 2) ? UINT64_MAX / 2 : (uint64_t)units;
+}
+
 /* Runs the job to the end. Off the normal schedulers it checks between
  * steps that the caller is still alive and abandons the work when it is
  * not. A normal run reads the clock only when `timed` (big enough to learn
- * from). */
-static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool timed) {
+ * from), and does at most `budget` units (UINT64_MAX: no bound); a job
+ * that needs more sets *outran and answers nothing. */
+static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool timed, uint64_t budget,
+                               bool *outran) {
     uint64_t used = 0;
     if (!dirty && !job->tiny) {
         int64_t start = timed ? clock_ns() : 0, ns = 0;
-        while (!job->type->step(job->state, UINT64_MAX, &used)) {
+        bool done = true;
+        if (budget == UINT64_MAX) {
+            while (!job->type->step(job->state, UINT64_MAX, &used)) {
+            }
+        } else {
+            done = job->type->step(job->state, budget, &used);
         }
         if (timed) {
             ns = clock_ns() - start;
@@ -370,17 +443,26 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
             ns = (int64_t)predict_ns(job->learned, used);
         }
         charge_ns(env, ns, setting_ns(&slice_ns), NULL);
+        if (!done) {
+            *outran = true;
+            return 0;
+        }
         return job->type->result(env, job->state);
     }
     int64_t last = clock_ns();
     for (;;) {
         if (timed_step(job, &last)) return job->type->result(env, job->state);
         if (dirty && !enif_is_current_process_alive(env)) return atom_error;
+        if (!dirty && job->work_units >= budget) {
+            *outran = true;
+            return 0;
+        }
     }
 }
 
 static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
-                                 const void *args, bool tiny, bool timed) {
+                                 const void *args, bool tiny, bool timed, uint64_t budget,
+                                 bool *outran) {
     alignas(max_align_t) unsigned char buf[sizeof(wb_job) + INLINE_STATE_MAX];
     wb_job *job = (wb_job *)buf;
     bool heap = type->state_size > INLINE_STATE_MAX;
@@ -390,7 +472,7 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, regist
     job->on_stack = true;
     ERL_NIF_TERM reason, out;
     if (job_init(env, job, args, &reason))
-        out = run_to_end(env, job, false, timed);
+        out = run_to_end(env, job, false, timed, budget, outran);
     else
         out = wb_error(env, reason);
     job_release(job);
@@ -488,7 +570,12 @@ static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
     /* a state that keeps no pointer into its arguments needs no decode */
     if (job->type->bind) {
-        if (!job->type->decode(env, argv + 1, args)) return enif_make_badarg(env);
+        /* the same terms decoded at the first call: a type whose decode
+         * refuses them now answers as it would have then */
+        if (!job->type->decode(env, argv + 1, args)) {
+            job_release(job);
+            return wb_error(env, atom_badarg);
+        }
         job->type->bind(args, job->state);
     }
     return run_slice(env, job, argc, argv);
@@ -513,15 +600,15 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     wb_job *job;
     ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job) ||
-        !job->type->decode(env, argv + 1, args))
-        return enif_make_badarg(env);
+    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    if (!job->type->decode(env, argv + 1, args)) return wb_error(env, atom_badarg);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
     /* a :yielding job whose set-up was too big for a normal scheduler */
     if (job->mode == MODE_YIELDING)
         return enif_schedule_nif(env, job->type->name, 0, slice_continue, argc, argv);
-    ERL_NIF_TERM out = run_to_end(env, job, true, true);
+    bool outran = false;
+    ERL_NIF_TERM out = run_to_end(env, job, true, true, UINT64_MAX, &outran);
     job_release(job);
     return out;
 }
@@ -603,36 +690,70 @@ static wb_job *pool_pop(bool after_job) {
 }
 
 static bool job_cancelled(wb_job *job) {
-    return atomic_load_explicit(&job->cancelled, memory_order_relaxed) ||
+    return atomic_load_explicit(&job->phase, memory_order_relaxed) == THREADED_CANCELLED ||
            atomic_load_explicit(&pool.stopping, memory_order_relaxed);
 }
 
-static void run_threaded(wb_job *job) {
+/* The pool thread's end of a job: the one message to the caller, unless
+ * the caller cancelled first. */
+static void threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
+    int running = THREADED_RUNNING;
+    if (atomic_load(&pool.stopping) ||
+        !atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE))
+        return;
+    ErlNifEnv *m = job->reply_env;
+    ERL_NIF_TERM msg = enif_make_tuple2(m, enif_make_copy(m, job->ref), enif_make_copy(m, answer));
+    /* a caller that died meanwhile gets nothing; its resource term goes
+     * with it and the destructor frees the state */
+    (void)enif_send(NULL, &job->caller, m, msg);
+}
+
+/* Runs a threaded job on a pool thread for up to one quantum while other
+ * jobs wait, to the end otherwise. True when the job is over (finished,
+ * failed or cancelled); false when it should queue again. The result is
+ * not made here: the caller collects it in its own process (an exception
+ * raised by `result` then raises there, as in every other mode, and the
+ * result is built on the caller's heap, not copied through a message). */
+static bool run_threaded(wb_job *job) {
     ErlNifEnv *env = job->env;
-    ERL_NIF_TERM reason, out = 0;
+    ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    bool finished = false;
-    if (!job_cancelled(job)) {
-        /* the job's env keeps its argument terms alive until it is freed */
+    if (job_cancelled(job)) goto over;
+    /* the job's env keeps its argument terms alive until it is freed */
+    if (!job->initialized) {
         if (!job->type->decode(env, job->args, args)) {
-            out = wb_error(env, atom_badarg); /* no exceptions in a process-free env */
-            finished = true;
-        } else if (!job_init(env, job, args, &reason)) {
-            out = wb_error(env, reason);
-            finished = true;
+            threaded_reply(job, wb_error(env, atom_badarg));
+            goto over;
         }
+        if (!job_init(env, job, args, &reason)) {
+            threaded_reply(job, wb_error(env, reason));
+            goto over;
+        }
+    } else if (job->type->bind) {
+        /* resumed on this thread: bind the state to freshly decoded args */
+        if (!job->type->decode(env, job->args, args)) {
+            threaded_reply(job, wb_error(env, atom_badarg));
+            goto over;
+        }
+        job->type->bind(args, job->state);
     }
-    int64_t last = clock_ns();
-    while (!finished && !job_cancelled(job)) {
-        finished = timed_step(job, &last);
-        if (finished) out = job->type->result(env, job->state);
+    int64_t start = clock_ns(), last = start;
+    while (!job_cancelled(job)) {
+        if (timed_step(job, &last)) {
+            threaded_reply(job, atom_done);
+            if (job->monitored) enif_demonitor_process(NULL, job, &job->monitor);
+            job->monitored = false;
+            return true; /* the state stays for the caller to collect */
+        }
+        if (last - start >= POOL_QUANTUM_NS &&
+            atomic_load_explicit(&pool.pending, memory_order_relaxed) > 0)
+            return false;
     }
-    if (finished && !job_cancelled(job)) {
-        ERL_NIF_TERM msg = enif_make_tuple2(env, job->ref, out);
-        enif_send(NULL, &job->caller, env, msg);
-    }
+over:
     if (job->monitored) enif_demonitor_process(NULL, job, &job->monitor);
+    job->monitored = false;
     job_release(job); /* free the state now, not when the VM drops the resource */
+    return true;
 }
 
 static void *pool_worker(void *arg) {
@@ -640,21 +761,27 @@ static void *pool_worker(void *arg) {
     wb_job *job;
     bool after_job = false;
     while ((job = pool_pop(after_job))) {
-        after_job = true;
-        run_threaded(job);
-        enif_release_resource(job);
+        after_job = run_threaded(job);
+        if (after_job)
+            enif_release_resource(job);
+        else
+            pool_push(job); /* its quantum is over: behind the others */
     }
     return NULL;
 }
 
+/* Queues a threaded job and answers the job resource: the caller waits for
+ * {Ref, done} or {Ref, {error, Reason}}, then collects the result, or
+ * cancels. Every threaded job watches its caller: a caller that dies
+ * cancels its job wherever it is. */
 static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
                                    registered_type *learned, bool tiny, const ERL_NIF_TERM args[],
-                                   ERL_NIF_TERM ref, bool monitor) {
+                                   ERL_NIF_TERM ref) {
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
     job_prepare(job, type, learned, MODE_THREADED, tiny);
-    ERL_NIF_TERM result = atom_ok;
-    if (!(job->env = enif_alloc_env())) {
+    ERL_NIF_TERM result;
+    if (!(job->env = enif_alloc_env()) || !(job->reply_env = enif_alloc_env())) {
         result = wb_error(env, atom_enomem);
         goto out;
     }
@@ -666,25 +793,68 @@ static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
         result = enif_make_badarg(env);
         goto out;
     }
-    /* the monitor cancels the job of a caller that died; short jobs finish
-     * sooner than a monitor and demonitor pair would pay for */
-    if (monitor) {
-        int mon = enif_monitor_process(env, job, &job->caller, &job->monitor);
-        if (mon != 0) { /* caller already gone, or no down callback */
-            result = wb_error(env, atom_badarg);
-            goto out;
-        }
-        job->monitored = true;
+    if (enif_monitor_process(env, job, &job->caller, &job->monitor) != 0) {
+        result = wb_error(env, atom_badarg); /* caller already gone */
+        goto out;
     }
+    job->monitored = true;
     if (atomic_load(&pool.stopping)) {
+        enif_demonitor_process(env, job, &job->monitor);
+        job->monitored = false;
         result = wb_error(env, atom_unloaded);
         goto out;
     }
+    result = enif_make_resource(env, job);
     enif_keep_resource(job); /* the pool's reference, released by the worker */
     pool_push(job);
 out:
     enif_release_resource(job);
     return result;
+}
+
+/* The threaded job of `type` in `term`, or NULL. */
+static wb_job *threaded_job(ErlNifEnv *env, const wb_job_type *type, ERL_NIF_TERM term) {
+    wb_job *job = NULL;
+    for (unsigned i = atomic_load(&job_resource_count); i > 0 && !job; i--)
+        if (!enif_get_resource(env, term, job_resources[(i - 1) % OLD_TYPES], (void **)&job))
+            job = NULL;
+    if (!job || job->magic != JOB_MAGIC) return NULL;
+    return job->type == type && job->mode == MODE_THREADED ? job : NULL;
+}
+
+/* collect: the finished job's result, made in the caller's process. The
+ * call carries the job's arguments again: a type with a bind is bound to
+ * them first, as on any later call of a job, so that what the state holds
+ * of its arguments is the caller's, not the pool's copies. */
+static ERL_NIF_TERM threaded_collect(ErlNifEnv *env, const wb_job_type *type,
+                                     const ERL_NIF_TERM argv[]) {
+    wb_job *job = threaded_job(env, type, argv[type->argc + 2]);
+    int done = THREADED_DONE;
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
+    if (!job || !atomic_compare_exchange_strong(&job->phase, &done, THREADED_COLLECTED))
+        return enif_make_badarg(env);
+    if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
+    if (type->bind) {
+        if (!type->decode(env, argv, args)) {
+            job_release(job);
+            return wb_error(env, atom_badarg);
+        }
+        type->bind(args, job->state);
+    }
+    ERL_NIF_TERM out = type->result(env, job->state);
+    job_release(job);
+    return out;
+}
+
+/* cancel: `cancelled` when the job will send nothing more; `done` when it
+ * had already finished or failed (its message is on its way). */
+static ERL_NIF_TERM threaded_cancel(ErlNifEnv *env, const wb_job_type *type, ERL_NIF_TERM term) {
+    wb_job *job = threaded_job(env, type, term);
+    if (!job) return enif_make_badarg(env);
+    int running = THREADED_RUNNING;
+    if (atomic_compare_exchange_strong(&job->phase, &running, THREADED_CANCELLED))
+        return atom_cancelled;
+    return running == THREADED_CANCELLED ? atom_cancelled : atom_done;
 }
 
 static void pool_stop(void) {
@@ -764,7 +934,15 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
     if (!learned || argc != type->argc + 3) return enif_make_badarg(env);
     bool is_auto;
     mode m = MODE_NORMAL;
-    if (!parse_mode(env, argv[type->argc], &is_auto, &m)) return enif_make_badarg(env);
+    if (!parse_mode(env, argv[type->argc], &is_auto, &m)) {
+        /* a threaded job's caller collecting or cancelling it: the job
+         * resource comes in the reference's place */
+        if (enif_is_identical(argv[type->argc], atom_collect))
+            return threaded_collect(env, type, argv);
+        if (enif_is_identical(argv[type->argc], atom_cancel))
+            return threaded_cancel(env, type, argv[type->argc + 2]);
+        return enif_make_badarg(env);
+    }
     bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!type->decode(env, argv, args)) return wb_error(env, atom_badarg);
@@ -778,14 +956,22 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
         /* learn from auto's normal runs that are big enough to time well,
          * and from one in SAMPLE_RUNS of the others (per scheduler thread):
          * a type whose units cost far more than predicted is seen too */
-        return run_on_stack(env, type, learned, args, tiny,
-                            is_auto &&
-                                (units >= LEARN_MIN_UNITS || ++untimed_runs % SAMPLE_RUNS == 0));
+        {
+            bool outran = false;
+            ERL_NIF_TERM out = run_on_stack(
+                env, type, learned, args, tiny,
+                is_auto && (units >= LEARN_MIN_UNITS || ++untimed_runs % SAMPLE_RUNS == 0),
+                is_auto ? auto_normal_budget(learned, units) : UINT64_MAX, &outran);
+            if (!outran) return out;
+            /* the job needed more units than it predicted: what it did is
+             * dropped (steps touch nothing but their state) and it starts
+             * again sliced, and the cost per predicted unit jumps so that
+             * the next call like it is sliced from the start */
+            outran_prediction(learned, units);
+            return start_sliced_or_dirty(env, type, learned, MODE_YIELDING, tiny, true, argv, args);
+        }
     case MODE_THREADED:
-        return start_threaded(
-            env, type, learned, tiny, argv, argv[type->argc + 2],
-            tiny || predict_ns(learned, type->predict(args) + setup_units(type, args)) >=
-                        MONITOR_MIN_NS);
+        return start_threaded(env, type, learned, tiny, argv, argv[type->argc + 2]);
     default:
         return start_sliced_or_dirty(env, type, learned, m, tiny, is_auto, argv, args);
     }
@@ -974,13 +1160,19 @@ static bool register_types(wb_job_type *const types[]) {
     return true;
 }
 
-int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
+static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info,
+                        ErlNifResourceFlags flags) {
     if (!register_types(types)) return 1;
     ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
-    job_resource = enif_open_resource_type_x(env, "wb_job", &init, ERL_NIF_RT_CREATE, NULL);
+    job_resource = enif_open_resource_type_x(env, "wb_job", &init, flags, NULL);
     if (!job_resource) {
         if (loaded_instances == 0) job_type_count = 0;
         return 1;
+    }
+    unsigned n = atomic_load(&job_resource_count);
+    if (n == 0 || job_resources[(n - 1) % OLD_TYPES] != job_resource) {
+        atomic_store(&job_resources[n % OLD_TYPES], job_resource);
+        atomic_store(&job_resource_count, n + 1);
     }
     atom_ok = enif_make_atom(env, "ok");
     atom_error = enif_make_atom(env, "error");
@@ -994,6 +1186,10 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM loa
     atom_yielding_dirty = enif_make_atom(env, "yielding_dirty");
     atom_threaded = enif_make_atom(env, "threaded");
     atom_auto = enif_make_atom(env, "auto");
+    atom_collect = enif_make_atom(env, "collect");
+    atom_cancel = enif_make_atom(env, "cancel");
+    atom_done = enif_make_atom(env, "done");
+    atom_cancelled = enif_make_atom(env, "cancelled");
     apply_load_info(env, load_info);
     /* A reload of this library (purge, then load) shares its statics with
      * the instance still alive: one pool serves every loaded instance. The
@@ -1006,6 +1202,17 @@ int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM loa
     loaded_instances--;
     job_type_count = 0;
     return 1;
+}
+
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
+    return runtime_load(env, types, load_info, ERL_NIF_RT_CREATE);
+}
+
+/* The new module instance takes the job resource type over (the old
+ * one's jobs keep running, freed by the same code); both instances share
+ * this library's statics, pool and counters. */
+int wb_runtime_upgrade(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
+    return runtime_load(env, types, load_info, ERL_NIF_RT_CREATE | ERL_NIF_RT_TAKEOVER);
 }
 
 void wb_runtime_unload(void) {

@@ -21,9 +21,18 @@
  * :normal and times every such run; with StallUs > 0 its first step first
  * waits that long on the wall clock, as a run the OS preempted would.
  *
+ * Misbehaving jobs, which must not take the VM down in any mode:
+ * "liar" predicts one unit and folds N as "fold" does (N = 0: it never
+ * finishes, each step folding its budget and asking for more); "raising" finishes at once and its
+ * result raises badarg; "fickle" has a bind, and its decode refuses every K-th call in this VM
+ * (counted across jobs: a rescheduled call or the pool thread's decode is refused, the first call
+ * is not, with K = 2 and one job at a time); "huge" says it owns 2^64 - 1 bytes.
+ *
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
  * whose job type has no step callback: the runtime must refuse the load. */
 #define _POSIX_C_SOURCE 199309L
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <wb_runtime.h>
@@ -229,18 +238,126 @@ static wb_job_type lumpy_job = {
 
 WB_JOB_NIF(lumpy, lumpy_job)
 
-static ErlNifFunc nif_funcs[] = {
-    {"fold", 4, fold, 0},   {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
-    {"lumpy", 4, lumpy, 0}, WB_RUNTIME_NIFS,
+static uint64_t liar_predict(const void *args) {
+    (void)args;
+    return 1;
+}
+
+static bool liar_step(void *state, uint64_t budget, uint64_t *used) {
+    fold_state *s = state;
+    if (s->n > 0) return fold_step(state, budget, used);
+    uint64_t n = budget < 4096 ? budget : 4096;
+    for (uint64_t i = 0; i < n; i++)
+        s->sum = MIX(s->sum, s->next++);
+    *used += n;
+    return false;
+}
+
+static wb_job_type liar_job = {
+    .name = "liar",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = liar_predict,
+    .init = fold_init,
+    .step = liar_step,
+    .result = fold_result,
 };
+
+WB_JOB_NIF(liar, liar_job)
+
+static ERL_NIF_TERM raising_result(ErlNifEnv *env, const void *state) {
+    (void)state;
+    return enif_make_badarg(env);
+}
+
+static wb_job_type raising_job = {
+    .name = "raising",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = fold_init,
+    .step = fold_step,
+    .result = raising_result,
+};
+
+WB_JOB_NIF(raising, raising_job)
+
+static _Atomic uint64_t fickle_calls;
+
+static bool fickle_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    ErlNifUInt64 k;
+    if (!enif_get_uint64(env, argv[1], &k) || k == 0) return false;
+    if (atomic_fetch_add(&fickle_calls, 1) % k == k - 1) return false;
+    return fold_decode(env, argv, args);
+}
+
+static void fickle_bind(const void *args, void *state) {
+    (void)args;
+    (void)state;
+}
+
+static wb_job_type fickle_job = {
+    .name = "fickle",
+    .argc = 2,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fickle_decode,
+    .predict = fold_predict,
+    .init = fold_init,
+    .bind = fickle_bind,
+    .step = fold_step,
+    .result = fold_result,
+};
+
+WB_JOB_NIF(fickle, fickle_job)
+
+static size_t huge_memory(const void *state) {
+    (void)state;
+    return SIZE_MAX;
+}
+
+static wb_job_type huge_job = {
+    .name = "huge",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = fold_init,
+    .step = fold_step,
+    .result = fold_result,
+    .memory = huge_memory,
+};
+
+WB_JOB_NIF(huge, huge_job)
+
+static ErlNifFunc nif_funcs[] = {
+    {"fold", 4, fold, 0},     {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
+    {"lumpy", 4, lumpy, 0},   {"liar", 4, liar, 0},     {"raising", 4, raising, 0},
+    {"fickle", 5, fickle, 0}, {"huge", 4, huge, 0},     WB_RUNTIME_NIFS,
+};
+
+static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
+                                     &raising_job, &fickle_job, &huge_job, NULL};
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&fold_job, &phases_job, &dear_job, &lumpy_job, NULL};
 #ifdef WB_TEST_REFUSED
     (void)fold_step;
 #endif
     return wb_runtime_load(env, types, info);
+}
+
+/* A new version of the stub module loading the library again while the
+ * old one still has it. */
+static int upgrade(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {
+    (void)priv;
+    (void)old_priv;
+    return wb_runtime_upgrade(env, types, info);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {
@@ -250,7 +367,7 @@ static void unload(ErlNifEnv *env, void *priv) {
 }
 
 #ifdef WB_TEST_REFUSED
-ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, NULL, unload)
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, upgrade, unload)
 #else
-ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, NULL, unload)
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, upgrade, unload)
 #endif

@@ -24,9 +24,10 @@ defmodule WellBehaved.Job do
   alias WellBehaved.{Options, Runtime}
 
   @call "WellBehaved.Job.call/3"
-  @known [:schedule, :tiny_slices]
+  @known [:schedule, :tiny_slices, :timeout]
 
-  @type option :: {:schedule, Runtime.mode()} | {:tiny_slices, boolean()}
+  @type option ::
+          {:schedule, Runtime.mode()} | {:tiny_slices, boolean()} | {:timeout, timeout()}
 
   @doc """
   Calls the job NIF `nif_function` with `args` and the scheduling options,
@@ -40,12 +41,20 @@ defmodule WellBehaved.Job do
     * `schedule:` - a `t:WellBehaved.Runtime.mode/0` (default `:auto`).
     * `tiny_slices:` - `true` runs one unit of work per slice, so that every
       resume path of the job runs: for tests (default `false`).
+    * `timeout:` - milliseconds a `:threaded` call waits for its job, or
+      `:infinity` (the default). A job not finished by then is cancelled
+      (it stops at its next step and its memory is freed) and the call
+      answers `{:error, :timeout}`. The other modes run in the calling
+      process: to bound one, call it from a `Task` and shut the task down
+      (a job whose caller dies is stopped and freed in every mode).
 
   An `ArgumentError` for a bad option names `function`: a wrapper passes
   its own name, so that its callers read about the function they called.
 
-  A `:threaded` call waits in `receive` for the pool's reply; a caller
-  killed meanwhile cancels its job, and the runtime frees it.
+  A `:threaded` call waits in `receive` for the pool's word that the job
+  is done, then builds the result in the calling process (an exception
+  raised by the job's `result` raises here, as in every other mode). A
+  caller killed meanwhile cancels its job, and the runtime frees it.
 
       iex> WellBehaved.Job.call(&WellBehaved.Native.levenshtein/7, ["kitten", "sitting", :byte, nil],
       ...>   schedule: :threaded)
@@ -58,12 +67,16 @@ defmodule WellBehaved.Job do
     do: run(nif_function, args, :auto, false, nil, function)
 
   def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
-    case parse(opts, {:auto, false}, opts, function) do
-      {:threaded, tiny} ->
+    case parse(opts, {:auto, false, :infinity}, opts, function) do
+      {:threaded, tiny, timeout} ->
         ref = make_ref()
-        await(run(nif_function, args, :threaded, tiny, ref, function), ref)
 
-      {mode, tiny} ->
+        case run(nif_function, args, :threaded, tiny, ref, function) do
+          job when is_reference(job) -> await_job(nif_function, args, job, ref, timeout)
+          error -> error
+        end
+
+      {mode, tiny, _timeout} ->
         run(nif_function, args, mode, tiny, nil, function)
     end
   end
@@ -104,31 +117,72 @@ defmodule WellBehaved.Job do
     )
   end
 
-  @doc """
-  Waits for the reply of a NIF that answers by message: `answer` is what
-  the NIF returned. `:ok` means the work goes on elsewhere (a thread) and
-  a message `{ref, result}` will follow: `await/2` returns `result`. Any
-  other answer (an error) is returned as it is. `call/4` uses it for
-  `:threaded` jobs; a NIF of your own that replies with `enif_send` can
-  too.
-  """
-  @spec await(term(), reference()) :: term()
-  def await(:ok, ref) do
+  # A threaded job: its answer is `{ref, :done}` (then the result is
+  # collected here) or `{ref, {:error, reason}}`. On timeout the job is
+  # cancelled, unless it finished meanwhile: then its answer is taken.
+  defp await_job(f, args, job, ref, timeout) do
     receive do
-      {^ref, result} -> result
+      {^ref, answer} -> answered(f, args, job, answer)
+    after
+      timeout ->
+        case run(f, args, :cancel, false, job, nil) do
+          :cancelled ->
+            {:error, :timeout}
+
+          :done ->
+            receive do
+              {^ref, answer} -> answered(f, args, job, answer)
+            end
+        end
     end
   end
 
-  def await(answer, _ref), do: answer
+  defp answered(f, args, job, :done), do: run(f, args, :collect, false, job, nil)
+  defp answered(_f, _args, _job, error), do: error
+
+  @doc """
+  Waits for the reply of a NIF of your own that answers by message:
+  `answer` is what the NIF returned. `:ok` means the work goes on
+  elsewhere (a thread) and a message `{ref, result}` will follow:
+  `await/3` returns `result`, or `{:error, :timeout}` when none came
+  within `timeout` milliseconds (the work itself is not stopped: that is
+  the NIF's to do). Any other answer (an error) is returned as it is.
+  (`call/4` waits for `:threaded` jobs itself.)
+  """
+  @spec await(term(), reference(), timeout()) :: term()
+  def await(answer, ref, timeout \\ :infinity)
+
+  def await(:ok, ref, timeout) do
+    receive do
+      {^ref, result} -> result
+    after
+      timeout -> {:error, :timeout}
+    end
+  end
+
+  def await(answer, _ref, _timeout), do: answer
 
   # a tail-recursive parser: no closures on the per-call path
   defp parse([], acc, _all, _function), do: acc
 
-  defp parse([{:schedule, mode} | rest], {_, tiny}, all, function),
-    do: parse(rest, {Runtime.check_mode!(mode, function, []), tiny}, all, function)
+  defp parse([{:schedule, mode} | rest], {_, tiny, t}, all, function),
+    do: parse(rest, {Runtime.check_mode!(mode, function, []), tiny, t}, all, function)
 
-  defp parse([{:tiny_slices, tiny} | rest], {mode, _}, all, function),
-    do: parse(rest, {mode, Runtime.check_tiny!(tiny, function)}, all, function)
+  defp parse([{:tiny_slices, tiny} | rest], {mode, _, t}, all, function),
+    do: parse(rest, {mode, Runtime.check_tiny!(tiny, function), t}, all, function)
+
+  defp parse([{:timeout, t} | rest], {mode, tiny, _}, all, function)
+       when t == :infinity or (is_integer(t) and t >= 0),
+       do: parse(rest, {mode, tiny, t}, all, function)
+
+  defp parse([{:timeout, t} | _], _, _all, function),
+    do:
+      Options.invalid!(
+        function,
+        "timeout",
+        t,
+        "a non-negative integer (milliseconds) or :infinity"
+      )
 
   defp parse([other | _], _, all, function),
     do: Options.bad_option!(function, other, @known, all)

@@ -8,6 +8,10 @@ defmodule WellBehaved.Test.SDKJobs do
   def phases(_cheap, _dear, _spent, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def lumpy(_stall_us, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def liar(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
   def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 

@@ -97,10 +97,18 @@ static ErlNifFunc nif_funcs[] = {
     WB_RUNTIME_NIFS,
 };
 
+static wb_job_type *const types[] = {&adler32_job, NULL};
+
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&adler32_job, NULL};
     return wb_runtime_load(env, types, info);
+}
+
+/* a new version of Checksum.Native loading the library (hot upgrade) */
+static int upgrade(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {
+    (void)priv;
+    (void)old_priv;
+    return wb_runtime_upgrade(env, types, info);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {
@@ -109,4 +117,4 @@ static void unload(ErlNifEnv *env, void *priv) {
     wb_runtime_unload();
 }
 
-ERL_NIF_INIT(Elixir.Checksum.Native, nif_funcs, load, NULL, NULL, unload)
+ERL_NIF_INIT(Elixir.Checksum.Native, nif_funcs, load, NULL, upgrade, unload)
