@@ -22,13 +22,17 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     :ok
   end
 
-  # a peer node running :well_behaved from this build
-  defp start_peer do
+  # a peer node running :well_behaved from this build; `extra` options of
+  # :peer.start (connection: :standard_io keeps the peer's control off the
+  # distribution connection, which a test may then cut)
+  defp start_peer(extra \\ %{}) do
     paths = Enum.flat_map(:code.get_path(), &[~c"-pa", &1])
     name = :"wb_peer_#{System.unique_integer([:positive])}"
 
     {:ok, peer, node} =
-      :peer.start(%{name: name, host: ~c"127.0.0.1", longnames: true, args: paths})
+      :peer.start(
+        Map.merge(%{name: name, host: ~c"127.0.0.1", longnames: true, args: paths}, extra)
+      )
 
     {:ok, _} = :erpc.call(node, :application, :ensure_all_started, [:well_behaved])
     on_exit(fn -> if Process.alive?(peer), do: :peer.stop(peer) end)
@@ -181,6 +185,86 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
     assert Index.new(["a", "b"], nodes: [node(), missing], timeout: 5_000) ==
              {:error, {:nodedown, missing}}
+  end
+
+  test "a caller killed mid-query stops the remote search at once", %{a: a} do
+    index = Index.new(words(500, 6), nodes: [a])
+    [{^a, holder, _}] = index.shards
+    # the call on a waits for the holder, which takes no calls, until the
+    # caller's death is felt there (the bound is a minute away)
+    :ok = :erpc.call(a, :sys, :suspend, [holder])
+    caller = spawn(fn -> Levenshtein.nearest("abc", index, timeout: 120_000) end)
+    eventually(fn -> remote_calls(a) != [] end, 20_000)
+    Process.exit(caller, :kill)
+    eventually(fn -> remote_calls(a) == [] end, 20_000)
+    :ok = :erpc.call(a, :sys, :resume, [holder])
+    assert length(Levenshtein.nearest("abc", index, limit: 3)) == 3
+  end
+
+  test "shard holders outlive a brief disconnect, and the index serves again", %{b: b} do
+    # a peer that lives on when its distribution connection is cut
+    {_peer, a} = start_peer(%{connection: :standard_io})
+    cands = words(1_000, 7)
+    index = Index.new(cands, nodes: [a, b])
+    expected = Levenshtein.nearest("abc", cands)
+    true = Node.disconnect(a)
+    # the holder on a heard that this node went away (and the nodes'
+    # :global may cut other connections for a moment): the index serves
+    # again once the nodes are connected, with the same holders
+    eventually(fn -> Levenshtein.nearest("abc", index, timeout: 2_000) == expected end, 20_000)
+    for {node, pid, _} <- index.shards, do: assert(:erpc.call(node, Process, :alive?, [pid]))
+  end
+
+  test "a node without the library, and a lost shard, are named" do
+    # a bare Erlang node: neither Elixir nor WellBehaved
+    {:ok, bare_peer, bare} =
+      :peer.start(%{
+        name: :"wb_bare_#{System.unique_integer([:positive])}",
+        host: ~c"127.0.0.1",
+        longnames: true
+      })
+
+    on_exit(fn -> if Process.alive?(bare_peer), do: :peer.stop(bare_peer) end)
+    cands = words(100, 8)
+
+    assert Levenshtein.nearest("abc", cands, nodes: [bare, node()]) ==
+             {:error, {:no_library, bare}}
+
+    assert {:partial, hits, [{^bare, :no_library}]} =
+             Levenshtein.nearest("abc", cands, nodes: [bare, node()], partial: true)
+
+    assert hits == Levenshtein.nearest("abc", Enum.drop(cands, 50))
+    assert Index.new(cands, nodes: [bare]) == {:error, {:no_library, bare}}
+
+    # a holder that is gone: its shard is lost
+    {_peer_c, c} = start_peer()
+    index = Index.new(cands, nodes: [c, node()])
+    [{^c, holder, _}, _] = index.shards
+    :ok = :erpc.call(c, GenServer, :stop, [holder])
+    assert Levenshtein.nearest("abc", index) == {:error, {:shard_lost, c}}
+  end
+
+  test "an index of another node, or a forged one, is refused by name", %{a: a} do
+    local = Index.new(["abc", "abd"])
+    forged = %Index{ref: make_ref(), size: 2}
+
+    assert_raise ArgumentError, ~r/the index was not made on this node/, fn ->
+      Levenshtein.nearest("abc", forged)
+    end
+
+    assert_raise ArgumentError, ~r/the index was not made on this node/, fn ->
+      Levenshtein.distances("abc", forged)
+    end
+
+    remote =
+      try do
+        :erpc.call(a, Levenshtein, :nearest, ["abc", local])
+      catch
+        :error, {:exception, e, _stack} -> e
+      end
+
+    assert %ArgumentError{message: message} = remote
+    assert message =~ "the index was not made on this node (#{a})"
   end
 
   test "bad distributed arguments raise, naming the problem", %{a: a} do

@@ -156,12 +156,19 @@ defmodule WellBehaved.Levenshtein do
   in parallel over Erlang distribution (`:erpc`) and the answers merge
   into the same result as a search here. Each node has `timeout:`
   milliseconds (default 5000) to answer. If one does not, the call returns
-  `{:error, {:nodedown, node}}` or `{:error, {:timeout, node}}`, or, with
-  `partial: true`, `{:partial, hits, [{node, reason}]}`: the nearest among
-  the shards that answered (`distances/3`: `nil` for each candidate of a
-  shard that did not). It never waits longer than the bound, and a search
-  still running on a node at the bound is stopped there (its native job
-  freed).
+  `{:error, {reason, node}}`, or, with `partial: true`,
+  `{:partial, hits, [{node, reason}]}`: the nearest among the shards that
+  answered (`distances/3`: `nil` for each candidate of a shard that did
+  not). The reasons: `:nodedown`; `:timeout`; `:no_library` (WellBehaved
+  is not loaded on that node); `:shard_lost` (the process holding an
+  index's shard is gone: its node restarted, or the node of the process
+  that made the index stayed out of reach for 30 s; a shorter disconnect
+  loses nothing); `{:exit, reason}` (the call on that node exited
+  otherwise). It never waits longer than the bound, and a search still
+  running on a node at the bound, or whose caller died, is stopped there
+  (its native job freed). An index made without `nodes:` lives on the
+  node that made it: used on another node (or forged), it raises
+  `ArgumentError` saying so.
 
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Levenshtein.nearest("Johnathan", names, limit: 2)

@@ -4,8 +4,16 @@ defmodule WellBehaved.Levenshtein.Distributed do
   # an index split into holders (Levenshtein.Shard) on several nodes, or a
   # list split per call. Every shard is asked in parallel, each answer is
   # bounded by `timeout:`, and a shard that does not answer makes the call
-  # return {:error, {reason, node}} (reason :nodedown or :timeout), or with
-  # `partial: true` {:partial, result_of_the_others, [{node, reason}]}.
+  # return {:error, {reason, node}}, or with `partial: true`
+  # {:partial, result_of_the_others, [{node, reason}]}. The reasons:
+  # :nodedown, :timeout, :shard_lost (the holder of an index's shard is
+  # gone: its node restarted, or its owner's node stayed away longer than
+  # Shard.grace_ms/0), :no_library (WellBehaved is not loaded there) and
+  # {:exit, reason} (the call on that node exited otherwise).
+  #
+  # Each remote call watches the local process that waits for it: when the
+  # caller dies (the waiting task is linked to it) or its node goes away,
+  # the remote search is stopped and its job freed, at once.
   #
   # Shards are contiguous slices in input order, so merging the shards'
   # nearest lists (each by distance, then order) with a stable sort by
@@ -139,16 +147,19 @@ defmodule WellBehaved.Levenshtein.Distributed do
     {answers, for({:failed, f} <- outcomes, do: f)}
   end
 
-  # the remote process is killed at the bound (Shard.bounded/4), a tenth
+  # the remote process is killed at the bound (Shard.bounded/5), a tenth
   # before this side stops waiting (on a timeout :erpc only stops waiting),
-  # so that what it started (a shard holder) hears of it and stops too
+  # so that what it started (a shard holder) hears of it and stops too; and
+  # as soon as this process (linked to the caller) is gone
   defp call(node, m, f, a, timeout) do
     remote = max(timeout - div(timeout, 10), 1)
-    {:ok, :erpc.call(node, Shard, :bounded, [remote, m, f, a], timeout)}
+    {:ok, :erpc.call(node, Shard, :bounded, [remote, self(), m, f, a], timeout)}
   catch
     :error, {:erpc, :timeout} -> {:failed, :timeout}
     :error, {:erpc, _} -> {:failed, :nodedown}
+    :error, {:exception, :undef, [{Shard, :bounded, _, _} | _]} -> {:failed, :no_library}
     :error, {:exception, reason, stack} -> {:raise, :error, reason, stack}
+    :exit, {:exception, {:noproc, {GenServer, :call, _}}} -> {:failed, :shard_lost}
     :exit, {:exception, reason} -> {:failed, {:exit, reason}}
     :exit, {:signal, reason} -> {:failed, exit_reason(reason)}
     :throw, value -> {:raise, :throw, value, []}
@@ -156,7 +167,7 @@ defmodule WellBehaved.Levenshtein.Distributed do
 
   # stopped at the bound on its node (it can beat the local timeout there)
   defp exit_reason(reason) do
-    if reason == Shard.timed_out(), do: :timeout, else: {:exit, reason}
+    if reason in [Shard.timed_out(), Shard.abandoned()], do: :timeout, else: {:exit, reason}
   end
 
   # `count` elements in length(nodes) contiguous slices of near-equal size

@@ -45,8 +45,11 @@ defmodule WellBehaved.Levenshtein.Index do
   distribution (`:erpc`) and merge the answers: the same result as one
   index holding every candidate. `timeout:` (milliseconds, default 5000)
   bounds each node's answer, here and in every search. Returns
-  `{:error, {reason, node}}` (`:nodedown`, `:timeout`) when a node does
-  not take its shard.
+  `{:error, {reason, node}}` (`:nodedown`, `:timeout`, `:no_library`, as
+  `WellBehaved.Levenshtein.nearest/3` lists them) when a node does not
+  take its shard. The holders belong to the calling process, not to a
+  connection: a node that disconnects and comes back within 30 s keeps
+  its shard.
   """
   @spec new([binary()], keyword()) :: t() | {:error, {atom() | tuple(), node()}}
   def new(candidates, opts \\ []), do: WellBehaved.Levenshtein.Search.index(candidates, opts)

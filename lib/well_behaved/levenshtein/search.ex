@@ -112,6 +112,8 @@ defmodule WellBehaved.Levenshtein.Search do
     job_opts = Keyword.take(opts, [:schedule, :tiny_slices])
 
     case Job.call(&Native.search/9, [query, set, count, unit, max, limit], job_opts, name) do
+      # every other argument was checked here: the index is not this node's
+      {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
       {:error, reason} -> fail!(name, reason)
       result -> result
     end
@@ -164,6 +166,13 @@ defmodule WellBehaved.Levenshtein.Search do
   defp fail!(name, {:invalid_utf8, at}) do
     raise ArgumentError,
           "#{name}: the candidate at position #{at} is not valid UTF-8 (required by unit: :codepoint)"
+  end
+
+  defp fail!(name, :not_an_index_here) do
+    raise ArgumentError,
+          "#{name}: the index was not made on this node (#{node()}): an index is native " <>
+            "memory of the node that made it; for several nodes, make it with " <>
+            "Index.new(candidates, nodes: nodes)"
   end
 
   defp fail!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")

@@ -5,7 +5,10 @@ defmodule WellBehaved.Levenshtein.Shard do
   # lives as long as the process that created the distributed index (and
   # no longer than the call that starts it, if that call is stopped at its
   # bound), and searches run in the :erpc process of each call, not in the
-  # holder.
+  # holder. It belongs to its owner, not to a connection: when the owner's
+  # node disconnects, the holder tries to reach it again every
+  # @retry_ms for grace_ms/0, and stops only if the owner is gone or
+  # stays out of reach.
 
   use GenServer
 
@@ -20,20 +23,29 @@ defmodule WellBehaved.Levenshtein.Shard do
     end
   end
 
+  @retry_ms 500
+  @grace_ms 30_000
+
+  @doc "How long a holder waits for its owner's node to come back."
+  def grace_ms, do: @grace_ms
+
   @doc """
-  Applies `m.f(a...)` in the calling process, which is killed
-  if still running after `timeout` ms: the :erpc process of a call its
-  caller gave up on stops there, and the runtime frees its search job,
-  instead of running to the end for nobody.
+  Applies `m.f(a...)` in the calling process, which is killed if still
+  running after `timeout` ms, or as soon as `waiter` (the process on the
+  calling node that waits for the answer) is gone: the :erpc process of a
+  call its caller gave up on, or whose caller died, stops there, and the
+  runtime frees its search job, instead of running to the end for nobody.
   """
-  def bounded(timeout, m, f, a) do
+  def bounded(timeout, waiter, m, f, a) do
     worker = self()
 
     spawn(fn ->
       ref = Process.monitor(worker)
+      gone = Process.monitor(waiter)
 
       receive do
         {:DOWN, ^ref, :process, _, _} -> :ok
+        {:DOWN, ^gone, :process, _, _} -> Process.exit(worker, abandoned())
       after
         timeout -> Process.exit(worker, timed_out())
       end
@@ -42,8 +54,11 @@ defmodule WellBehaved.Levenshtein.Shard do
     apply(m, f, a)
   end
 
-  @doc "The exit reason of a call stopped by `bounded/4`."
+  @doc "The exit reason of a call stopped by `bounded/5` at its bound."
   def timed_out, do: {:shutdown, :timeout}
+
+  @doc "The exit reason of a call stopped by `bounded/5` because nobody waits for it."
+  def abandoned, do: {:shutdown, :abandoned}
 
   @doc "Levenshtein.nearest/3 on the shard held by `holder` (on this node)."
   def nearest(holder, query, opts),
@@ -59,17 +74,44 @@ defmodule WellBehaved.Levenshtein.Shard do
     # the call starting this holder, stopped at its bound (while the index
     # was being made): nobody will have its pid
     Process.monitor(starter)
-    {:ok, {Levenshtein.Index.new(candidates, opts), starter}}
+    {:ok, {Levenshtein.Index.new(candidates, opts), starter, owner}}
   end
 
   @impl true
-  def handle_call(:index, _from, {index, _} = state), do: {:reply, index, state}
+  def handle_call(:index, _from, {index, _, _} = state), do: {:reply, index, state}
 
   @impl true
-  def handle_info({:DOWN, _, :process, starter, reason}, {_, starter} = state) do
+  def handle_info({:DOWN, _, :process, starter, reason}, {_, starter, _} = state) do
     # :noproc: it was stopped before this holder could even watch it
-    if reason in [timed_out(), :noproc], do: {:stop, :normal, state}, else: {:noreply, state}
+    if reason in [timed_out(), abandoned(), :noproc],
+      do: {:stop, :normal, state},
+      else: {:noreply, state}
   end
 
-  def handle_info({:DOWN, _, :process, _owner, _}, state), do: {:stop, :normal, state}
+  # the owner's node went away, not (as far as we know) the owner
+  def handle_info({:DOWN, _, :process, owner, :noconnection}, {_, _, owner} = state) do
+    send(self(), {:reach, System.monotonic_time(:millisecond) + @grace_ms})
+    {:noreply, state}
+  end
+
+  def handle_info({:DOWN, _, :process, owner, _}, {_, _, owner} = state),
+    do: {:stop, :normal, state}
+
+  def handle_info({:reach, until}, {_, _, owner} = state) do
+    cond do
+      Node.connect(node(owner)) == true ->
+        # watched again: an owner that died meanwhile gives :noproc at once
+        Process.monitor(owner)
+        {:noreply, state}
+
+      System.monotonic_time(:millisecond) >= until ->
+        {:stop, :normal, state}
+
+      true ->
+        Process.send_after(self(), {:reach, until}, @retry_ms)
+        {:noreply, state}
+    end
+  end
+
+  def handle_info(_other, state), do: {:noreply, state}
 end
