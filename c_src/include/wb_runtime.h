@@ -170,6 +170,11 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
  * call it every microsecond of work or so, not every few nanoseconds. */
 bool wb_slice_spent(void);
 
+/* The slice in force, in nanoseconds: for a NIF of the library's own that
+ * does bounded work per call outside a job (and returns to the caller to
+ * be called again). */
+int64_t wb_slice_ns(void);
+
 /* Memory the library holds outside jobs (in resources, say), added to
  * (delta > 0) or taken from (delta < 0) runtime_stats' resident_bytes. */
 void wb_runtime_resident_bytes(int64_t delta);

@@ -12,5 +12,9 @@ void wb_levenshtein_load(ErlNifEnv *env);
 extern wb_job_type wb_search_job;
 extern wb_job_type wb_search_index_job;
 int wb_search_load(ErlNifEnv *env);
+/* pack_new(Count), pack_more(Packed, List): a list of binaries copied into
+ * native memory a slice at a time, for search and search_index */
+ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 #endif

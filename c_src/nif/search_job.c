@@ -1,15 +1,15 @@
 /* Search as runtime jobs (the algorithm is in search/search.c):
  *
- *   search(Query, Candidates, Count, Unit, MaxDistance, Limit, Mode, Tiny, Ref)
- *     Candidates: a list of binaries (copied into a packed set when the job
- *     starts) or an index; Count: their number. Limit 0: every distance, as
- *     a binary of native 32-bit integers; Limit > 0: [{Candidate, Distance}]
- *     of the nearest.
- *   search_index(Candidates, Count, Mode, Tiny, Ref) -> {Index, Count}
- *     packs a list of binaries once into native memory (a resource).
- *
- * The caller passes the list's length: decode runs at every slice of a job
- * and predict on a normal scheduler, so neither may walk the list.
+ *   pack_new(Count) -> Packed; pack_more(Packed, List) -> {more, Tail} | done
+ *     copy a list of Count binaries into native memory, one slice of the
+ *     list per call (the caller loops): no list is walked natively in one
+ *     go, and no job copies one.
+ *   search(Query, Packed, Count, Unit, MaxDistance, Limit, Mode, Tiny, Ref)
+ *     Packed: a packed list or an index; Count: their number. Limit 0:
+ *     every distance, as a binary of native 32-bit integers; Limit > 0:
+ *     [{Candidate, Distance}] of the nearest.
+ *   search_index(Packed, Count, Mode, Tiny, Ref) -> {Index, Count}
+ *     makes a packed list an index (its batches made once).
  *
  * Errors: {error, {not_a_binary, Position}} for a list element (or an
  * improper tail) that is not a binary, {error, {invalid_utf8, query}} and
@@ -18,11 +18,19 @@
 
 #include "../search/search.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct {
     wb_search_owned_set packed;
     wb_lanes_index lanes; /* its batches, made once */
+    /* while a list is being packed: candidates copied, bytes room, bytes
+     * of the next candidate copied (a long one is copied over slices) */
+    size_t filled, room, partial;
+    bool sealed;      /* every candidate copied: searchable */
+    atomic_bool busy; /* a pack_more call is at work on it */
+    bool indexed;     /* made an index (lanes built) */
 } search_index;
 
 static ErlNifResourceType *index_type;
@@ -31,57 +39,155 @@ static ERL_NIF_TERM atom_byte, atom_codepoint, atom_not_a_binary, atom_invalid_u
 static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
+    /* owned_bytes is counted once sealed (0 before), lanes once built */
     wb_runtime_resident_bytes(-(int64_t)(index->packed.owned_bytes + index->lanes.bytes));
     wb_lanes_index_free(&index->lanes);
     wb_search_set_free(&index->packed);
 }
 
-/* Packs a proper list of `count` binaries; on failure stores the reason
- * term and leaves nothing allocated. */
-static bool pack_list(ErlNifEnv *env, ERL_NIF_TERM list, size_t count, wb_search_owned_set *out,
-                      ERL_NIF_TERM *reason) {
-    ERL_NIF_TERM head, tail = list;
-    size_t total = 0, i = 0;
+/* ---- pack_new(Count), pack_more(Packed, List) ----------------------------- */
+
+/* bytes copied between clock reads: a few microseconds of memcpy */
+#define PACK_PIECE 32768
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    ErlNifUInt64 n;
+    (void)argc;
+    if (!enif_get_uint64(env, argv[0], &n) || n >= SIZE_MAX / sizeof(uint64_t) - 1)
+        return enif_make_badarg(env);
+    search_index *index = enif_alloc_resource(index_type, sizeof *index);
+    if (!index) return wb_error(env, wb_atom(env, "enomem"));
+    memset(index, 0, sizeof *index);
+    atomic_init(&index->busy, false);
+    size_t count = (size_t)n;
+    /* room for 32 bytes a candidate to start with (only what is written
+     * is ever touched); it doubles as needed, and shrinks to fit at the end */
+    size_t room = count < (SIZE_MAX - 4096) / 32 ? count * 32 + 4096 : count;
+    index->packed.offsets = calloc(count + 1, sizeof(uint64_t));
+    index->packed.bytes = malloc(room);
+    if (!index->packed.offsets || !index->packed.bytes) {
+        wb_search_set_free(&index->packed);
+        enif_release_resource(index);
+        return wb_error(env, wb_atom(env, "enomem"));
+    }
+    index->room = room;
+    index->packed.set.count = count;
+    ERL_NIF_TERM out = enif_make_resource(env, index);
+    enif_release_resource(index);
+    return out;
+}
+
+/* Copies the list's binaries into the packed set until the list ends or a
+ * slice of the runtime has passed: {more, Tail}, done, or {error, Reason}
+ * ({not_a_binary, Position}, {not_a_binary, tail}, badarg when the list
+ * holds more or fewer than Count, enomem). */
+ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index) ||
+        !enif_is_list(env, argv[1]))
+        return enif_make_badarg(env);
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    ERL_NIF_TERM out, head, at_head, tail = argv[1];
     ErlNifBinary bin;
-    while (enif_get_list_cell(env, tail, &head, &tail)) {
+    wb_search_owned_set *p = &index->packed;
+    int64_t start = now_ns(), slice = wb_slice_ns();
+    size_t unchecked = 0; /* bytes copied since the clock was read */
+    for (size_t steps = 1;; steps++) {
+        at_head = tail;
+        if (index->sealed) {
+            out = enif_make_badarg(env);
+            break;
+        }
+        if (!enif_get_list_cell(env, tail, &head, &tail)) {
+            if (!enif_is_empty_list(env, tail))
+                out = wb_error(env, enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail")));
+            else if (index->filled != p->set.count)
+                out = wb_error(env, wb_atom(env, "badarg"));
+            else {
+                size_t used = (size_t)p->offsets[p->set.count] + 1;
+                uint8_t *fit = realloc(p->bytes, used); /* shrinking: may stay */
+                if (fit) {
+                    p->bytes = fit;
+                    index->room = used;
+                }
+                index->sealed = true;
+                p->owned_bytes = (p->set.count + 1) * sizeof(uint64_t) + index->room;
+                p->set.bytes = p->bytes;
+                p->set.offsets = p->offsets;
+                wb_runtime_resident_bytes((int64_t)p->owned_bytes);
+                out = wb_atom(env, "done");
+            }
+            break;
+        }
         if (!enif_inspect_binary(env, head, &bin)) {
-            *reason = enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, i));
-            return false;
+            out = wb_error(env, enif_make_tuple2(env, atom_not_a_binary,
+                                                 enif_make_uint64(env, index->filled)));
+            break;
         }
-        total += bin.size;
-        i++;
-    }
-    if (!enif_is_empty_list(env, tail)) {
-        *reason = enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail"));
-        return false;
-    }
-    if (i != count) {
-        *reason = wb_atom(env, "badarg");
-        return false;
-    }
-    if (!wb_search_set_alloc(out, count, total)) {
-        *reason = wb_atom(env, "enomem");
-        return false;
-    }
-    tail = list;
-    for (i = 0; enif_get_list_cell(env, tail, &head, &tail); i++) {
-        if (!enif_inspect_binary(env, head, &bin)) { /* checked above */
-            wb_search_set_free(out);
-            *reason = wb_atom(env, "badarg");
-            return false;
+        if (index->filled == p->set.count) {
+            out = wb_error(env, wb_atom(env, "badarg"));
+            break;
         }
-        out->offsets[i + 1] = out->offsets[i] + bin.size;
-        if (bin.size) memcpy(out->bytes + out->offsets[i], bin.data, bin.size);
+        size_t at = (size_t)p->offsets[index->filled];
+        if (bin.size > index->room - 1 - at) {
+            size_t want = at + bin.size + 1, room = index->room;
+            while (room < want)
+                room = room > SIZE_MAX / 2 ? want : room * 2;
+            uint8_t *grown = realloc(p->bytes, room);
+            if (!grown) {
+                out = wb_error(env, wb_atom(env, "enomem"));
+                break;
+            }
+            p->bytes = grown;
+            index->room = room;
+        }
+        /* a long binary goes in pieces, the clock read between them */
+        bool whole = true;
+        while (index->partial < bin.size) {
+            size_t piece = bin.size - index->partial;
+            if (piece > PACK_PIECE) piece = PACK_PIECE;
+            memcpy(p->bytes + at + index->partial, bin.data + index->partial, piece);
+            index->partial += piece;
+            unchecked += piece;
+            if (index->partial < bin.size && now_ns() - start >= slice) {
+                whole = false;
+                break;
+            }
+        }
+        if (!whole) { /* this candidate again, from where it stopped */
+            enif_consume_timeslice(env, 100);
+            out = enif_make_tuple2(env, wb_atom(env, "more"), at_head);
+            break;
+        }
+        index->partial = 0;
+        p->offsets[index->filled + 1] = at + bin.size;
+        index->filled++;
+        if (steps % 64 == 0 || unchecked >= PACK_PIECE) {
+            unchecked = 0;
+            if (now_ns() - start >= slice) {
+                enif_consume_timeslice(env, 100);
+                out = enif_make_tuple2(env, wb_atom(env, "more"), tail);
+                break;
+            }
+        }
     }
-    return true;
+    atomic_store(&index->busy, false);
+    return out;
 }
 
 /* ---- search(Query, Candidates, Unit, MaxDistance, Limit) ------------------------ */
 
 typedef struct {
     ErlNifBinary query;
-    ERL_NIF_TERM list; /* when no index */
-    search_index *index;
+    search_index *index; /* a packed list, or an index */
     size_t count;
     bool codepoints;
     size_t max_distance, limit;
@@ -89,8 +195,7 @@ typedef struct {
 
 typedef struct {
     wb_search search;
-    wb_search_owned_set packed; /* a list's candidates */
-    search_index *index;        /* kept while the job runs */
+    search_index *index; /* kept while the job runs */
 } search_job;
 
 /* a count of candidates, within what an index can hold */
@@ -106,11 +211,10 @@ static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args)
     ErlNifUInt64 k, limit;
     memset(in, 0, sizeof *in);
     if (!enif_inspect_binary(env, argv[0], &in->query)) return false;
-    if (!enif_get_resource(env, argv[1], index_type, (void **)&in->index)) {
-        if (!enif_is_list(env, argv[1])) return false;
-        in->list = argv[1];
-    }
-    if (!get_count(env, argv[2], &in->count)) return false;
+    if (!enif_get_resource(env, argv[1], index_type, (void **)&in->index) || !in->index->sealed)
+        return false;
+    if (!get_count(env, argv[2], &in->count) || in->count != in->index->packed.set.count)
+        return false;
     if (enif_is_identical(argv[3], atom_byte))
         in->codepoints = false;
     else if (enif_is_identical(argv[3], atom_codepoint))
@@ -130,49 +234,27 @@ static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args)
 
 static uint64_t search_predict(const void *args) {
     const search_args *in = args;
-    if (in->index) {
-        const wb_search_set *set = &in->index->packed.set;
-        return wb_search_predict(set->count, set->offsets[set->count], in->query.size,
-                                 in->codepoints, set->prepared != NULL);
-    }
-    /* a list's bytes are not known before it is walked: about the query's */
-    return wb_search_predict(in->count, (uint64_t)in->count * in->query.size, in->query.size,
-                             in->codepoints, false);
-}
-
-/* copying a list's candidates: a few units per candidate */
-static uint64_t search_setup(const void *args) {
-    const search_args *in = args;
-    return in->index ? 0 : (uint64_t)in->count * 16;
+    const wb_search_set *set = &in->index->packed.set;
+    return wb_search_predict(set->count, set->offsets[set->count], in->query.size, in->codepoints,
+                             set->prepared != NULL);
 }
 
 static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     const search_args *in = args;
     search_job *job = state;
-    const wb_search_set *set;
-    if (in->index) {
-        set = &in->index->packed.set;
-    } else {
-        if (!pack_list(env, in->list, in->count, &job->packed, reason)) return false;
-        set = &job->packed.set;
-    }
-    switch (wb_search_init(&job->search, set, in->query.data, in->query.size, in->codepoints,
-                           in->max_distance, in->limit)) {
+    switch (wb_search_init(&job->search, &in->index->packed.set, in->query.data, in->query.size,
+                           in->codepoints, in->max_distance, in->limit)) {
     case WB_SEARCH_OK:
         break;
     case WB_SEARCH_EUTF8_QUERY:
         *reason = enif_make_tuple2(env, atom_invalid_utf8, atom_query);
-        wb_search_set_free(&job->packed);
         return false;
     default:
         *reason = wb_atom(env, "enomem");
-        wb_search_set_free(&job->packed);
         return false;
     }
-    if (in->index) {
-        enif_keep_resource(in->index);
-        job->index = in->index;
-    }
+    enif_keep_resource(in->index);
+    job->index = in->index;
     return true;
 }
 
@@ -218,14 +300,12 @@ static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
 }
 
 static size_t search_memory(const void *state) {
-    const search_job *job = state;
-    return wb_search_memory(&job->search) + job->packed.owned_bytes;
+    return wb_search_memory(&((const search_job *)state)->search);
 }
 
 static void search_destroy(void *state) {
     search_job *job = state;
     wb_search_free(&job->search);
-    wb_search_set_free(&job->packed);
     if (job->index) enif_release_resource(job->index);
     job->index = NULL;
 }
@@ -237,7 +317,6 @@ wb_job_type wb_search_job = {
     .state_size = sizeof(search_job),
     .decode = search_decode,
     .predict = search_predict,
-    .setup = search_setup,
     .init = search_init,
     .step = search_step,
     .result = search_result,
@@ -246,10 +325,10 @@ wb_job_type wb_search_job = {
     .ps_per_unit = 3000, /* see the unit in search.h */
 };
 
-/* ---- search_index(Candidates) ----------------------------------------------- */
+/* ---- search_index(Packed, Count) ----------------------------------------- */
 
 typedef struct {
-    ERL_NIF_TERM list;
+    search_index *packed;
     size_t count;
 } index_args;
 
@@ -259,8 +338,9 @@ typedef struct {
 
 static bool index_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     index_args *in = args;
-    in->list = argv[0];
-    return enif_is_list(env, argv[0]) && get_count(env, argv[1], &in->count);
+    return enif_get_resource(env, argv[0], index_type, (void **)&in->packed) &&
+           in->packed->sealed && get_count(env, argv[1], &in->count) &&
+           in->count == in->packed->packed.set.count;
 }
 
 static uint64_t index_predict(const void *args) {
@@ -268,32 +348,36 @@ static uint64_t index_predict(const void *args) {
     return 1;
 }
 
+/* the batches: a few units a candidate and one per 8 of its bytes */
 static uint64_t index_setup(const void *args) {
-    return (uint64_t)((const index_args *)args)->count * 48;
+    const wb_search_set *set = &((const index_args *)args)->packed->packed.set;
+    return (uint64_t)set->count * 4 + set->offsets[set->count] / 8;
 }
 
+/* Builds the batches into the packed list's resource, which becomes the
+ * index: a packed list is made for one call of Index.new, and is made an
+ * index at most once. */
 static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
-    const index_args *in = args;
+    search_index *index = ((const index_args *)args)->packed;
     index_job *job = state;
-    search_index *index = enif_alloc_resource(index_type, sizeof *index);
-    if (!index) {
+    bool idle = false;
+    if (index->indexed || !atomic_compare_exchange_strong(&index->busy, &idle, true)) {
+        *reason = wb_atom(env, "badarg");
+        return false;
+    }
+    bool built = wb_lanes_index_build(&index->lanes, index->packed.bytes, index->packed.offsets,
+                                      index->packed.set.count);
+    if (built) {
+        index->packed.set.prepared = &index->lanes;
+        index->indexed = true;
+        wb_runtime_resident_bytes((int64_t)index->lanes.bytes);
+    }
+    atomic_store(&index->busy, false);
+    if (!built) {
         *reason = wb_atom(env, "enomem");
         return false;
     }
-    memset(index, 0, sizeof *index);
-    if (!pack_list(env, in->list, in->count, &index->packed, reason)) {
-        enif_release_resource(index); /* the destructor frees nothing */
-        return false;
-    }
-    if (!wb_lanes_index_build(&index->lanes, index->packed.bytes, index->packed.offsets,
-                              index->packed.set.count)) {
-        wb_search_set_free(&index->packed);
-        enif_release_resource(index);
-        *reason = wb_atom(env, "enomem");
-        return false;
-    }
-    index->packed.set.prepared = &index->lanes;
-    wb_runtime_resident_bytes((int64_t)(index->packed.owned_bytes + index->lanes.bytes));
+    enif_keep_resource(index);
     job->index = index;
     return true;
 }

@@ -12,6 +12,8 @@ static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
     {"search", 9, search, 0},
     {"search_index", 5, search_index, 0},
+    {"pack_new", 1, wb_pack_new, 0},
+    {"pack_more", 2, wb_pack_more, 0},
     WB_RUNTIME_NIFS,
     WB_FILE_NIFS,
 };

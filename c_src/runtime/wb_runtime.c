@@ -182,6 +182,10 @@ static int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
 }
 
+int64_t wb_slice_ns(void) {
+    return setting_ns(&slice_ns);
+}
+
 static void job_prepare(wb_job *job, const wb_job_type *type, registered_type *learned, mode m,
                         bool tiny) {
     /* the state starts zeroed, as the header promises job types */

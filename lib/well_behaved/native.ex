@@ -25,7 +25,10 @@ defmodule WellBehaved.Native do
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
   def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
-  def search_index(_candidates, _count, _mode, _tiny, _ref), do: stub()
+  def search_index(_packed, _count, _mode, _tiny, _ref), do: stub()
+  # a list of binaries copied into native memory, a slice of it per call
+  def pack_new(_count), do: stub()
+  def pack_more(_packed, _list), do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

@@ -2,7 +2,10 @@ defmodule WellBehaved.Levenshtein.Search do
   @moduledoc false
   # The checks and native calls behind Levenshtein.distances/3,
   # Levenshtein.nearest/3 and Levenshtein.Index.new/2: one search job
-  # (c_src/nif/search_job.c) over a list of binaries or an index.
+  # (c_src/nif/search_job.c) over an index, or over a list of binaries
+  # first copied into native memory a slice at a time (pack/3), so that
+  # no call walks a long list natively in one go, on a normal scheduler or
+  # to copy it for a thread.
 
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Levenshtein.{Distributed, Index}
@@ -51,7 +54,9 @@ defmodule WellBehaved.Levenshtein.Search do
 
     case Distributed.options(name, opts) do
       {%{nodes: nil}, opts} ->
-        case Job.call(&Native.search_index/5, [candidates, count], opts, name) do
+        packed = pack(name, candidates, count)
+
+        case Job.call(&Native.search_index/5, [packed, count], opts, name) do
           {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
           {:error, reason} -> fail!(name, reason)
         end
@@ -111,7 +116,9 @@ defmodule WellBehaved.Levenshtein.Search do
     max = if is_integer(max) and max >= 0xFFFF_FFFF, do: nil, else: max
     job_opts = Keyword.take(opts, [:schedule, :tiny_slices])
 
-    case Job.call(&Native.search/9, [query, set, count, unit, max, limit], job_opts, name) do
+    packed = if is_list(set), do: pack(name, set, count), else: set
+
+    case Job.call(&Native.search/9, [query, packed, count, unit, max, limit], job_opts, name) do
       # every other argument was checked here: the index is not this node's
       {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
       {:error, reason} -> fail!(name, reason)
@@ -130,8 +137,24 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  # the list's length, which the native job takes instead of walking the
-  # list where it must not
+  # The list's binaries in native memory: each pack_more call copies what
+  # it can in one slice of the runtime and answers the rest of the list.
+  defp pack(name, list, count) do
+    case Native.pack_new(count) do
+      {:error, reason} -> fail!(name, reason)
+      packed -> pack_more(name, packed, list)
+    end
+  end
+
+  defp pack_more(name, packed, list) do
+    case Native.pack_more(packed, list) do
+      :done -> packed
+      {:more, rest} -> pack_more(name, packed, rest)
+      {:error, reason} -> fail!(name, reason)
+    end
+  end
+
+  # the list's length, which the native side checks the list against
   defp count!(name, list) do
     length(list)
   rescue

@@ -1,0 +1,85 @@
+defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
+  # A search's list of candidates is copied into native memory by
+  # pack_more/2 calls, each of which stops after one slice of the runtime
+  # and answers the rest of the list: no NIF walks a long list, or copies a
+  # long binary, in one go (a :threaded call copied the whole list on the
+  # caller's scheduler; a search's set-up walked it in one step). A million
+  # elements, or 20 MB, cannot be copied within one slice (at most 100 us)
+  # on any machine, so every assertion on the number of calls holds on a
+  # fast machine as on a slow one.
+  use ExUnit.Case, async: true
+
+  alias WellBehaved.{Levenshtein, Native}
+
+  # every pack_more call: the tails it answered, then :done
+  defp pack_calls(packed, list, acc \\ []) do
+    case Native.pack_more(packed, list) do
+      {:more, rest} -> pack_calls(packed, rest, [rest | acc])
+      other -> {other, Enum.reverse(acc)}
+    end
+  end
+
+  test "a list of a million binaries takes many calls, each answering a shorter tail" do
+    list = for i <- 1..1_000_000, do: Integer.to_string(i)
+    packed = Native.pack_new(length(list))
+    assert {:done, tails} = pack_calls(packed, list)
+    assert length(tails) > 1
+    lengths = Enum.map(tails, &length/1)
+    assert lengths == Enum.sort(lengths, :desc) and Enum.uniq(lengths) == lengths
+    # every tail is a suffix of the list
+    assert Enum.all?(tails, &(&1 == Enum.drop(list, length(list) - length(&1))))
+
+    # the packed candidates are the list's
+    expected = Enum.map(Enum.take(list, 2000), &Levenshtein.distance("12345", &1))
+    assert Enum.take(Levenshtein.distances("12345", list), 2000) == expected
+  end
+
+  test "a 20 MB binary is copied over several calls, the same element answered again" do
+    big = :binary.copy("abcdefgh", 2_500_000)
+    list = ["x", big, "y"]
+    packed = Native.pack_new(3)
+    assert {:done, tails} = pack_calls(packed, list)
+    assert [[^big, "y"] | _] = tails
+    assert Enum.count(tails, &match?([^big | _], &1)) > 1
+    assert Levenshtein.nearest("xy", list, limit: 1) == [{"x", 1}]
+    assert Levenshtein.distances("ab", list, max_distance: 3) == [2, 4, 2]
+  end
+
+  test "what is not a list of Count binaries is refused, wherever it shows" do
+    # position counted over the calls
+    list = Enum.map(1..500_000, &Integer.to_string/1) ++ [:x]
+
+    assert {{:error, {:not_a_binary, 500_000}}, [_ | _]} =
+             pack_calls(Native.pack_new(500_001), list)
+
+    assert {{:error, {:not_a_binary, :tail}}, []} = pack_calls(Native.pack_new(2), ["a" | "b"])
+    # more or fewer than announced
+    assert {{:error, :badarg}, []} = pack_calls(Native.pack_new(3), ["a", "b"])
+    assert {{:error, :badarg}, []} = pack_calls(Native.pack_new(1), ["a", "b"])
+    # nothing more once done; a search refuses a set not packed to the end
+    done = Native.pack_new(1)
+    assert Native.pack_more(done, ["a"]) == :done
+    assert_raise ArgumentError, fn -> Native.pack_more(done, ["b"]) end
+    half = Native.pack_new(2)
+    assert {:error, :badarg} = Native.pack_more(half, ["a"])
+
+    assert Native.search("a", half, 2, :byte, nil, 1, :normal, false, nil) ==
+             {:error, :badarg}
+
+    assert_raise ArgumentError, fn -> Native.pack_new(-1) end
+  end
+
+  test "the public functions name a bad element as before" do
+    assert_raise ArgumentError, ~r/position 2 is not a binary/, fn ->
+      Levenshtein.nearest("a", ["a", "b", 3])
+    end
+
+    assert_raise ArgumentError, ~r/not a proper list/, fn ->
+      Levenshtein.distances("a", ["a" | "b"])
+    end
+
+    assert_raise ArgumentError, ~r/position 1 is not a binary/, fn ->
+      Levenshtein.Index.new(["a", nil])
+    end
+  end
+end
