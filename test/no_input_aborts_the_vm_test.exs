@@ -57,6 +57,30 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
               {:error, :enomem}, {:error, :enomem}, {:ok, <<0, 0, 0>>}, 3}
   end
 
+  # Candidates that do not fit in what is left (the limit is set once the
+  # 150 MB binary is made; four of it are to be copied): the search and the
+  # index answer {:error, :enomem} (the README's Errors section), and the
+  # VM lives.
+  @search_memory_scenario """
+  big = :binary.copy(<<7>>, 150 * 1024 * 1024)
+  pid = List.to_string(:os.getpid())
+  [size_kb] = Regex.run(~r/VmSize:\\s+(\\d+) kB/, File.read!("/proc/\#{pid}/status"), capture: :all_but_first)
+  limit = String.to_integer(size_kb) * 1024 + 512 * 1024 * 1024
+  {_, 0} = System.cmd("prlimit", ["--pid", pid, "--as=\#{limit}"])
+  alias WellBehaved.Levenshtein
+  {Levenshtein.distances("a", [big, big, big, big]), Levenshtein.nearest("a", ["b", big, big, big, big]),
+   Levenshtein.Index.new([big, big, big, big]), Levenshtein.nearest("ab", ["b", "ab"], limit: 1),
+   WellBehaved.Runtime.stats().live_jobs}
+  """
+
+  test "candidates beyond the memory left answer {:error, :enomem}, and the VM lives" do
+    assert {:ok, {result, _binding}} =
+             ChildVM.run({Code, :eval_string, [@search_memory_scenario]}, bound_ms: 120_000)
+
+    assert result ==
+             {{:error, :enomem}, {:error, :enomem}, {:error, :enomem}, [{"ab", 0}], 0}
+  end
+
   # One normal scheduler. The owner of a handle exits while another process
   # waits in a read of a FIFO (on a dirty I/O scheduler, holding the handle's
   # mutex). The exit must not wait for that mutex on the only normal
@@ -81,11 +105,25 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
   end)
 
   f = receive do {:handle, f} -> f end
+  # the VM's threads blocked reading a pipe (the kernel names the wait
+  # pipe_read or anon_pipe_read): the reader's dirty scheduler adds one
+  # once it is inside read(2), holding the handle; its process being in
+  # the dirty NIF is not enough (it can still wait for a dirty scheduler)
+  os_pid = List.to_string(:os.getpid())
+  in_pipe = fn ->
+    Enum.count(File.ls!("/proc/\#{os_pid}/task"), fn t ->
+      case File.read("/proc/\#{os_pid}/task/\#{t}/wchan") do
+        {:ok, w} -> String.contains?(w, "pipe_read")
+        _ -> false
+      end
+    end)
+  end
+  base = in_pipe.()
   reader = Task.async(fn -> WFile.read_line(f) end)
   # the owner goes once the reader waits inside the read, holding the handle
   in_read = fn in_read ->
-    case Process.info(reader.pid, :current_function) do
-      {:current_function, {WellBehaved.Native, :file_read_line_dirty, 1}} -> :ok
+    case {Process.info(reader.pid, :current_function), in_pipe.() > base} do
+      {{:current_function, {WellBehaved.Native, :file_read_line_dirty, 1}}, true} -> :ok
       _ -> Process.sleep(10); in_read.(in_read)
     end
   end

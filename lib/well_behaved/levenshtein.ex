@@ -126,7 +126,9 @@ defmodule WellBehaved.Levenshtein do
   ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`). In byte mode,
   candidates of up to 64 bytes are compared with the query in batches of
   8 to 64, one per lane of a vector; longer ones, one machine word step
-  per byte (query of up to 64 bytes) or the pair algorithm.
+  per byte (query of up to 64 bytes) or the pair algorithm. Returns
+  `{:error, :enomem}` when native memory runs out (copying the candidates,
+  or the search's own tables).
 
       iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitten", "", "mitten"])
       [3, 0, 6, 1]
@@ -135,7 +137,7 @@ defmodule WellBehaved.Levenshtein do
   """
   @spec distances(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), keyword()) ::
           [non_neg_integer()]
-          | {:error, {atom() | tuple(), node()}}
+          | {:error, :enomem | {atom() | tuple(), node()}}
           | {:partial, [non_neg_integer()], [{node(), term()}]}
   def distances(query, candidates, opts \\ []),
     do: WellBehaved.Levenshtein.Search.distances(query, candidates, opts)
@@ -178,7 +180,7 @@ defmodule WellBehaved.Levenshtein do
   """
   @spec nearest(binary(), [binary()] | WellBehaved.Levenshtein.Index.t(), keyword()) ::
           [{binary(), non_neg_integer()}]
-          | {:error, {atom() | tuple(), node()}}
+          | {:error, :enomem | {atom() | tuple(), node()}}
           | {:partial, [{binary(), non_neg_integer()}], [{node(), term()}]}
   def nearest(query, candidates, opts \\ []),
     do: WellBehaved.Levenshtein.Search.nearest(query, candidates, opts)

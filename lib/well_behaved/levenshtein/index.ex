@@ -34,8 +34,9 @@ defmodule WellBehaved.Levenshtein.Index do
   Packs `candidates` (a list of binaries) into an index.
 
   Options: `schedule:` and `tiny_slices:`, as `WellBehaved.Job.call/4`
-  takes them (packing a long list yields like any job). Raises
-  `ArgumentError` naming the first element that is not a binary.
+  takes them (the list is copied a slice at a time, and its batches made
+  by a job). Raises `ArgumentError` naming the first element that is not
+  a binary; returns `{:error, :enomem}` when native memory runs out.
 
   With `nodes: [node, ...]` (connected nodes, this one included if you
   like, each running `:well_behaved`), the candidates are split into one
@@ -51,7 +52,7 @@ defmodule WellBehaved.Levenshtein.Index do
   connection: a node that disconnects and comes back within 30 s keeps
   its shard.
   """
-  @spec new([binary()], keyword()) :: t() | {:error, {atom() | tuple(), node()}}
+  @spec new([binary()], keyword()) :: t() | {:error, :enomem | {atom() | tuple(), node()}}
   def new(candidates, opts \\ []), do: WellBehaved.Levenshtein.Search.index(candidates, opts)
 
   @doc "The number of candidates."

@@ -22,6 +22,7 @@ defmodule WellBehaved.Levenshtein.Search do
       {:here, opts} ->
         case run(name, query, set, count, opts, 0) do
           bin when is_binary(bin) -> for <<d::32-native <- bin>>, do: d
+          {:error, :enomem} = error -> error
         end
 
       {:shards, settings, opts} ->
@@ -54,11 +55,12 @@ defmodule WellBehaved.Levenshtein.Search do
 
     case Distributed.options(name, opts) do
       {%{nodes: nil}, opts} ->
-        packed = pack(name, candidates, count)
-
-        case Job.call(&Native.search_index/5, [packed, count], opts, name) do
-          {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
-          {:error, reason} -> fail!(name, reason)
+        with {:ok, packed} <- pack(name, candidates, count) do
+          case Job.call(&Native.search_index/5, [packed, count], opts, name) do
+            {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
+            {:error, :enomem} = error -> error
+            {:error, reason} -> fail!(name, reason)
+          end
         end
 
       {settings, opts} ->
@@ -116,13 +118,14 @@ defmodule WellBehaved.Levenshtein.Search do
     max = if is_integer(max) and max >= 0xFFFF_FFFF, do: nil, else: max
     job_opts = Keyword.take(opts, [:schedule, :tiny_slices])
 
-    packed = if is_list(set), do: pack(name, set, count), else: set
-
-    case Job.call(&Native.search/9, [query, packed, count, unit, max, limit], job_opts, name) do
-      # every other argument was checked here: the index is not this node's
-      {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
-      {:error, reason} -> fail!(name, reason)
-      result -> result
+    with {:ok, packed} <- if(is_list(set), do: pack(name, set, count), else: {:ok, set}) do
+      case Job.call(&Native.search/9, [query, packed, count, unit, max, limit], job_opts, name) do
+        # every other argument was checked here: the index is not this node's
+        {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
+        {:error, :enomem} = error -> error
+        {:error, reason} -> fail!(name, reason)
+        result -> result
+      end
     end
   end
 
@@ -139,8 +142,10 @@ defmodule WellBehaved.Levenshtein.Search do
 
   # The list's binaries in native memory: each pack_more call copies what
   # it can in one slice of the runtime and answers the rest of the list.
+  # {:ok, packed}, or {:error, :enomem}; a bad element raises.
   defp pack(name, list, count) do
     case Native.pack_new(count) do
+      {:error, :enomem} = error -> error
       {:error, reason} -> fail!(name, reason)
       packed -> pack_more(name, packed, list)
     end
@@ -148,8 +153,9 @@ defmodule WellBehaved.Levenshtein.Search do
 
   defp pack_more(name, packed, list) do
     case Native.pack_more(packed, list) do
-      :done -> packed
+      :done -> {:ok, packed}
       {:more, rest} -> pack_more(name, packed, rest)
+      {:error, :enomem} = error -> error
       {:error, reason} -> fail!(name, reason)
     end
   end
@@ -197,8 +203,6 @@ defmodule WellBehaved.Levenshtein.Search do
             "memory of the node that made it; for several nodes, make it with " <>
             "Index.new(candidates, nodes: nodes)"
   end
-
-  defp fail!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")
 
   defp fail!(name, reason),
     do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
