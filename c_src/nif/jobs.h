@@ -16,5 +16,7 @@ int wb_search_load(ErlNifEnv *env);
  * native memory a slice at a time, for search and search_index */
 ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* hits_more(Hits, List): a long result of nearest made a slice at a time */
+ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 #endif

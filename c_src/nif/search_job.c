@@ -33,7 +33,7 @@ typedef struct {
     bool indexed;     /* made an index (lanes built) */
 } search_index;
 
-static ErlNifResourceType *index_type;
+static ErlNifResourceType *index_type, *hits_type;
 static ERL_NIF_TERM atom_byte, atom_codepoint, atom_not_a_binary, atom_invalid_utf8, atom_query;
 
 static void index_dtor(ErlNifEnv *env, void *obj) {
@@ -262,6 +262,87 @@ static bool search_step(void *state, uint64_t budget, uint64_t *used) {
     return wb_search_step(&((search_job *)state)->search, budget, used);
 }
 
+/* ---- a long list of hits, made a slice at a time -------------------------- */
+
+/* more hits than this are not made into a list in one call */
+#define HITS_AT_ONCE 4096
+
+typedef struct {
+    wb_search_hit *hits; /* taken from the finished search, by (distance, index) */
+    size_t left;         /* hits[0 .. left) are not in the list yet */
+    size_t bytes;        /* counted in resident_bytes */
+    search_index *set;   /* their candidates' bytes */
+    atomic_bool busy;
+} hits_list;
+
+static void hits_dtor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    hits_list *h = obj;
+    free(h->hits);
+    if (h->set) enif_release_resource(h->set);
+    wb_runtime_resident_bytes(-(int64_t)h->bytes);
+}
+
+/* {hits, Hits, N}: the finished search's hits, handed to a resource from
+ * which hits_more/2 makes the list, a slice at a time. The job's state is
+ * destroyed right after its result is made: its heap of hits moves here. */
+static ERL_NIF_TERM hits_resource(ErlNifEnv *env, search_job *job, size_t n) {
+    hits_list *h = enif_alloc_resource(hits_type, sizeof *h);
+    if (!h) return wb_error(env, wb_atom(env, "enomem"));
+    memset(h, 0, sizeof *h);
+    atomic_init(&h->busy, false);
+    h->hits = job->search.heap;
+    h->left = n;
+    h->bytes = n * sizeof(wb_search_hit);
+    job->search.heap = NULL;
+    job->search.heap_len = 0;
+    h->set = job->index;
+    enif_keep_resource(h->set);
+    wb_runtime_resident_bytes((int64_t)h->bytes);
+    ERL_NIF_TERM out = enif_make_tuple3(env, wb_atom(env, "hits"), enif_make_resource(env, h),
+                                        enif_make_uint64(env, n));
+    enif_release_resource(h);
+    return out;
+}
+
+/* hits_more(Hits, List): List with the hits before it put in front, the
+ * last ones first, until a slice of the runtime has passed: {more, List}
+ * or {done, List}. */
+ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    hits_list *h;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], hits_type, (void **)&h) || !enif_is_list(env, argv[1]))
+        return enif_make_badarg(env);
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&h->busy, &idle, true)) return enif_make_badarg(env);
+    const wb_search_set *set = &h->set->packed.set;
+    ERL_NIF_TERM list = argv[1], out = 0;
+    int64_t start = now_ns(), slice = wb_slice_ns();
+    for (size_t made = 1; h->left > 0; made++) {
+        const wb_search_hit *hit = &h->hits[h->left - 1];
+        size_t at = (size_t)hit->index;
+        size_t len = (size_t)(set->offsets[at + 1] - set->offsets[at]);
+        ERL_NIF_TERM word;
+        unsigned char *data = enif_make_new_binary(env, len, &word);
+        if (!data) {
+            out = wb_error(env, wb_atom(env, "enomem"));
+            break;
+        }
+        if (len) memcpy(data, set->bytes + set->offsets[at], len);
+        list = enif_make_list_cell(
+            env, enif_make_tuple2(env, word, enif_make_uint(env, hit->distance)), list);
+        h->left--;
+        if (made % 256 == 0 && h->left > 0 && now_ns() - start >= slice) {
+            enif_consume_timeslice(env, 100);
+            out = enif_make_tuple2(env, wb_atom(env, "more"), list);
+            break;
+        }
+    }
+    if (!out) out = enif_make_tuple2(env, wb_atom(env, "done"), list);
+    atomic_store(&h->busy, false);
+    return out;
+}
+
 static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
     const search_job *job = state;
     const wb_search *s = &job->search;
@@ -285,6 +366,7 @@ static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
     }
     const wb_search_hit *hits;
     size_t n = wb_search_hits(s, &hits);
+    if (n > HITS_AT_ONCE) return hits_resource(env, (search_job *)state, n);
     ERL_NIF_TERM list = enif_make_list(env, 0);
     for (size_t i = n; i-- > 0;) {
         size_t at = (size_t)hits[i].index;
@@ -424,5 +506,8 @@ int wb_search_load(ErlNifEnv *env) {
     atom_query = enif_make_atom(env, "query");
     ErlNifResourceTypeInit init = {.dtor = index_dtor};
     index_type = enif_open_resource_type_x(env, "wb_search_index", &init, ERL_NIF_RT_CREATE, NULL);
-    return index_type ? 0 : 1;
+    ErlNifResourceTypeInit hits_init = {.dtor = hits_dtor};
+    hits_type =
+        enif_open_resource_type_x(env, "wb_search_hits", &hits_init, ERL_NIF_RT_CREATE, NULL);
+    return index_type && hits_type ? 0 : 1;
 }

@@ -110,9 +110,13 @@ typedef struct {
     wb_lev pair;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
-    /* nearest: a max-heap of the best hits so far, by (distance, index) */
+    /* nearest: a max-heap of the best hits so far, by (distance, index);
+     * once every candidate is taken, sorted in place a budget at a time
+     * (heapsort): heap[0 .. unsorted) is still a heap, the rest in order */
     wb_search_hit *heap;
     size_t heap_len;
+    bool sorting;
+    size_t unsorted;
     wb_search_status status;
     size_t failed_at;
     size_t owned_bytes;

@@ -29,6 +29,9 @@ defmodule WellBehaved.Native do
   # a list of binaries copied into native memory, a slice of it per call
   def pack_new(_count), do: stub()
   def pack_more(_packed, _list), do: stub()
+  # a long result of nearest: {:hits, hits, n} from search, made into the
+  # list a slice at a time
+  def hits_more(_hits, _list), do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

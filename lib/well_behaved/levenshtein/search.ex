@@ -124,6 +124,7 @@ defmodule WellBehaved.Levenshtein.Search do
         {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
         {:error, :enomem} = error -> error
         {:error, reason} -> fail!(name, reason)
+        {:hits, hits, _count} -> hits_list(hits, [])
         result -> result
       end
     end
@@ -142,6 +143,15 @@ defmodule WellBehaved.Levenshtein.Search do
 
   # The list's binaries in native memory: each pack_more call copies what
   # it can in one slice of the runtime and answers the rest of the list.
+  # A long result of nearest/3, made a slice at a time, from its end.
+  defp hits_list(hits, list) do
+    case Native.hits_more(hits, list) do
+      {:done, list} -> list
+      {:more, list} -> hits_list(hits, list)
+      {:error, :enomem} = error -> error
+    end
+  end
+
   # {:ok, packed}, or {:error, :enomem}; a bad element raises.
   defp pack(name, list, count) do
     case Native.pack_new(count) do
