@@ -138,7 +138,8 @@ static bool step_within(const wb_job_type *type, void *state, uint64_t budget, u
 /* A threaded job's life. Only the pool thread moves RUNNING to DONE (and
  * only then sends its one message); the caller's cancel or death moves
  * RUNNING to CANCELLED; collecting the result moves DONE to COLLECTED.
- * Whichever compare-and-swap wins decides. */
+ * Whichever compare-and-swap wins decides. After DONE the pool thread
+ * touches only the message's env, the monitor and its own reference. */
 typedef enum {
     THREADED_RUNNING,
     THREADED_DONE,
@@ -239,15 +240,14 @@ static void job_release(wb_job *job) {
         enif_free_env(job->env);
         job->env = NULL;
     }
-    if (job->reply_env) {
-        enif_free_env(job->reply_env);
-        job->reply_env = NULL;
-    }
 }
 
 static void job_destructor(ErlNifEnv *env, void *obj) {
     (void)env;
-    job_release(obj);
+    wb_job *job = obj;
+    job_release(job);
+    if (job->reply_env) enif_free_env(job->reply_env);
+    job->reply_env = NULL;
 }
 
 static void job_down(ErlNifEnv *env, void *obj, ErlNifPid *pid, ErlNifMonitor *mon) {
@@ -701,12 +701,14 @@ static bool job_cancelled(wb_job *job) {
 /* The pool thread's end of a job: the one message to the caller, unless
  * the caller cancelled first. */
 static void threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
-    int running = THREADED_RUNNING;
-    if (atomic_load(&pool.stopping) ||
-        !atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE))
-        return;
+    if (atomic_load(&pool.stopping)) return;
+    /* the message is made before the job is DONE: from then on the caller
+     * may collect the job and free its state and env, but not reply_env,
+     * which only the destructor frees */
     ErlNifEnv *m = job->reply_env;
     ERL_NIF_TERM msg = enif_make_tuple2(m, enif_make_copy(m, job->ref), enif_make_copy(m, answer));
+    int running = THREADED_RUNNING;
+    if (!atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE)) return;
     /* a caller that died meanwhile gets nothing; its resource term goes
      * with it and the destructor frees the state */
     (void)enif_send(NULL, &job->caller, m, msg);
