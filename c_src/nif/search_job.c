@@ -235,8 +235,10 @@ static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args)
 static uint64_t search_predict(const void *args) {
     const search_args *in = args;
     const wb_search_set *set = &in->index->packed.set;
+    size_t hits = in->limit < set->count ? in->limit : set->count;
     return wb_search_predict(set->count, set->offsets[set->count], in->query.size, in->codepoints,
-                             set->prepared != NULL);
+                             set->prepared != NULL) +
+           wb_search_sort_units(hits);
 }
 
 static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {

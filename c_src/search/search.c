@@ -442,6 +442,10 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
     return finished;
 }
 
+uint64_t wb_search_sort_units(size_t hits) {
+    return (uint64_t)hits * SORT_POP_UNITS;
+}
+
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits) {
     *hits = s->heap;
     return s->heap_len;

@@ -137,6 +137,9 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
  * estimated without looking at them; `prepared`: with batches made once. */
 uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints,
                            bool prepared);
+/* Units that sorting `hits` hits of nearest takes, once every candidate is
+ * done (to add to the prediction). */
+uint64_t wb_search_sort_units(size_t hits);
 
 /* nearest, once finished: the hits by (distance, index), and their number. */
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
