@@ -55,9 +55,9 @@ typedef enum {
 
 static ErlNifResourceType *job_resource;
 /* The job resource types opened by this library's instances, newest
- * last: a threaded job started before the module was purged and loaded
- * again is of an older type (a purged module's type cannot be taken
- * over), and its caller still collects it. */
+ * last: a job started before the module was purged and loaded again is of
+ * an older type (a purged module's type cannot be taken over), and its
+ * later calls (a slice, a collect) still find it (get_job). */
 #define OLD_TYPES 8
 static ErlNifResourceType *_Atomic job_resources[OLD_TYPES];
 static _Atomic unsigned job_resource_count;    /* written by load, under the code server */
@@ -491,6 +491,18 @@ static ERL_NIF_TERM finish(ErlNifEnv *env, wb_job *job) {
     return out;
 }
 
+/* The job in `term`: a resource of the job type this library's instance
+ * opened, or of one an earlier instance opened (a job that began before
+ * its module was purged and loaded again), newest first; NULL if none. */
+static wb_job *get_job(ErlNifEnv *env, ERL_NIF_TERM term) {
+    void *obj;
+    unsigned n = atomic_load(&job_resource_count);
+    for (unsigned i = 0; i < n && i < OLD_TYPES; i++)
+        if (enif_get_resource(env, term, job_resources[(n - 1 - i) % OLD_TYPES], &obj))
+            return ((wb_job *)obj)->magic == JOB_MAGIC ? obj : NULL;
+    return NULL;
+}
+
 /* ---- yielding and yielding_dirty: time-sliced -------------------------------- */
 
 /* Continuation arguments: the job resource, then the job's arguments, which
@@ -571,7 +583,7 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
 static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     wb_job *job;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    if (!(job = get_job(env, argv[0]))) return enif_make_badarg(env);
     /* a state that keeps no pointer into its arguments needs no decode */
     if (job->type->bind) {
         /* the same terms decoded at the first call: a type whose decode
@@ -604,7 +616,7 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     wb_job *job;
     ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    if (!enif_get_resource(env, argv[0], job_resource, (void **)&job)) return enif_make_badarg(env);
+    if (!(job = get_job(env, argv[0]))) return enif_make_badarg(env);
     if (!job->type->decode(env, argv + 1, args)) return wb_error(env, atom_badarg);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
@@ -820,12 +832,8 @@ out:
 
 /* The threaded job of `type` in `term`, or NULL. */
 static wb_job *threaded_job(ErlNifEnv *env, const wb_job_type *type, ERL_NIF_TERM term) {
-    wb_job *job = NULL;
-    for (unsigned i = atomic_load(&job_resource_count); i > 0 && !job; i--)
-        if (!enif_get_resource(env, term, job_resources[(i - 1) % OLD_TYPES], (void **)&job))
-            job = NULL;
-    if (!job || job->magic != JOB_MAGIC) return NULL;
-    return job->type == type && job->mode == MODE_THREADED ? job : NULL;
+    wb_job *job = get_job(env, term);
+    return job && job->type == type && job->mode == MODE_THREADED ? job : NULL;
 }
 
 /* collect: the finished job's result, made in the caller's process. The

@@ -58,8 +58,7 @@ defmodule WellBehaved.Levenshtein.Search do
         with {:ok, packed} <- pack(name, candidates, count) do
           case Job.call(&Native.search_index/5, [packed, count], opts, name) do
             {ref, size} when is_reference(ref) -> %Index{ref: ref, size: size}
-            {:error, :enomem} = error -> error
-            {:error, reason} -> fail!(name, reason)
+            error -> failed(name, error)
           end
         end
 
@@ -122,8 +121,7 @@ defmodule WellBehaved.Levenshtein.Search do
       case Job.call(&Native.search/9, [query, packed, count, unit, max, limit], job_opts, name) do
         # every other argument was checked here: the index is not this node's
         {:error, :badarg} when is_reference(set) -> fail!(name, :not_an_index_here)
-        {:error, :enomem} = error -> error
-        {:error, reason} -> fail!(name, reason)
+        {:error, _} = error -> failed(name, error)
         {:hits, hits, _count} -> hits_list(hits, [])
         result -> result
       end
@@ -141,8 +139,6 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  # The list's binaries in native memory: each pack_more call copies what
-  # it can in one slice of the runtime and answers the rest of the list.
   # A long result of nearest/3, made a slice at a time, from its end.
   defp hits_list(hits, list) do
     case Native.hits_more(hits, list) do
@@ -152,11 +148,12 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
+  # The list's binaries in native memory: each pack_more call copies what
+  # it can in one slice of the runtime and answers the rest of the list.
   # {:ok, packed}, or {:error, :enomem}; a bad element raises.
   defp pack(name, list, count) do
     case Native.pack_new(count) do
-      {:error, :enomem} = error -> error
-      {:error, reason} -> fail!(name, reason)
+      {:error, _} = error -> failed(name, error)
       packed -> pack_more(name, packed, list)
     end
   end
@@ -165,8 +162,7 @@ defmodule WellBehaved.Levenshtein.Search do
     case Native.pack_more(packed, list) do
       :done -> {:ok, packed}
       {:more, rest} -> pack_more(name, packed, rest)
-      {:error, :enomem} = error -> error
-      {:error, reason} -> fail!(name, reason)
+      {:error, _} = error -> failed(name, error)
     end
   end
 
@@ -191,6 +187,11 @@ defmodule WellBehaved.Levenshtein.Search do
   end
 
   defp keyword!(name, opts, _known), do: Options.not_keyword!(name, opts)
+
+  # out of native memory is an expected failure, answered as it is; any
+  # other native error is a bad argument
+  defp failed(_name, {:error, :enomem} = error), do: error
+  defp failed(name, {:error, reason}), do: fail!(name, reason)
 
   defp fail!(name, {:not_a_binary, :tail}),
     do: raise(ArgumentError, "#{name}: the candidates are not a proper list")
