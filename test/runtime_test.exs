@@ -25,6 +25,22 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
+  test "large blocks of finished jobs and dropped indexes are released by the runtime's thread" do
+    before = Runtime.stats().released_later
+    # a 2 MB list: its packed copy; the 500k-candidate search: its distances
+    big = random_bytes(2_000_000)
+    assert [_] = Levenshtein.distances("a", [big], schedule: :yielding)
+    assert length(Levenshtein.distances("a", List.duplicate("ab", 500_000))) == 500_000
+    # a 200k pattern's match table (3,125 blocks x 2 KiB), freed as the job ends
+    assert Levenshtein.distance(random_bytes(200_000), random_bytes(200_000), max_distance: 3) ==
+             4
+
+    # the packed lists go when the VM collects their resources
+    :erlang.garbage_collect()
+    eventually(fn -> Runtime.stats().released_later >= before + 4 end)
+    assert_no_live_jobs()
+  end
+
   @defaults [
     normal_max_us: :slice,
     yielding_max_us: :infinity,

@@ -256,8 +256,7 @@ static size_t distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t b
                        bool codepoints, size_t max, wb_lev_status *status, wb_ext_cancel_fn cancel,
                        void *cancel_ctx, bool *cancelled) {
     wb_lev s;
-    *status = wb_lev_init(&s, a, alen, b, blen, codepoints, max);
-    if (*status != WB_LEV_OK) return SIZE_MAX;
+    wb_lev_start(&s, a, alen, b, blen, codepoints, max);
     uint64_t used = 0;
     uint64_t budget = cancel ? WB_EXT_CANCEL_CHECK_UNITS : UINT64_MAX;
     while (!wb_lev_step(&s, a, b, budget, &used)) {
@@ -266,7 +265,8 @@ static size_t distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t b
             break;
         }
     }
-    size_t d = *cancelled ? SIZE_MAX : wb_lev_result(&s);
+    *status = *cancelled ? WB_LEV_OK : wb_lev_error(&s);
+    size_t d = *cancelled || *status != WB_LEV_OK ? SIZE_MAX : wb_lev_result(&s);
     wb_lev_free(&s);
     return d;
 }

@@ -3,7 +3,8 @@
  * with cutoffs, stepped in small budgets, against a plain dynamic
  * programming reference with its own UTF-8 decoder (c_src/test/reference.h).
  *
- * Input: a flags byte (bit 0: codepoints; bit 1: a cutoff), the cutoff, the
+ * Input: a flags byte (bit 0: codepoints; bit 1: a cutoff; bit 2: larger
+ * budgets; bit 3: the set-up in steps too), the cutoff, the
  * step budget, the split point, then the bytes of a and b.
  */
 #include "../levenshtein/levenshtein.h"
@@ -40,18 +41,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     (void)wb_lev_predict(a, alen, b, blen, k);
     wb_lev s;
-    wb_lev_status st = wb_lev_init(&s, a, alen, b, blen, codepoints, k);
+    wb_lev_status st;
+    /* every step makes progress: it ends */
+    uint64_t used = 0;
+    size_t steps = 0, most_steps = 64 * (alen + blen + 1);
+    if (flags & 8) { /* the set-up in steps too */
+        wb_lev_start(&s, a, alen, b, blen, codepoints, k);
+        while (!wb_lev_step(&s, a, b, budget, &used))
+            WB_FUZZ_CHECK(++steps <= most_steps);
+        st = wb_lev_error(&s);
+        if (st != WB_LEV_OK) wb_lev_free(&s);
+    } else {
+        st = wb_lev_init(&s, a, alen, b, blen, codepoints, k);
+        if (st == WB_LEV_OK)
+            while (!wb_lev_step(&s, a, b, budget, &used))
+                WB_FUZZ_CHECK(++steps <= most_steps);
+    }
     if (na < 0) {
         WB_FUZZ_CHECK(st == WB_LEV_EUTF8_A);
     } else if (nb < 0) {
         WB_FUZZ_CHECK(st == WB_LEV_EUTF8_B);
     } else {
         WB_FUZZ_CHECK(st == WB_LEV_OK);
-        /* every step does at least one text column: it ends */
-        uint64_t used = 0;
-        size_t steps = 0;
-        while (!wb_lev_step(&s, a, b, budget, &used))
-            WB_FUZZ_CHECK(++steps <= alen + blen + 1);
         size_t got = wb_lev_result(&s);
         wb_lev_free(&s);
         size_t want = wb_ref_distance(ua, (size_t)na, ub, (size_t)nb);

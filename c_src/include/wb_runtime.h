@@ -152,7 +152,7 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
  * runtime_stats() -> #{live_jobs, live_bytes, resident_bytes, pool_threads, queued,
  * normal_max_us, yielding_max_us, slice_us, slice_ns, dirty_slice_us,
  * slice_source => erlang_turn | default | configured, erlang_turn_ns (nil
- * when load_info had none), calibrated_slice_ns,
+ * when load_info had none), calibrated_slice_ns, released_later,
  * ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
@@ -178,6 +178,21 @@ int64_t wb_slice_ns(void);
 /* Memory the library holds outside jobs (in resources, say), added to
  * (delta > 0) or taken from (delta < 0) runtime_stats' resident_bytes. */
 void wb_runtime_resident_bytes(int64_t delta);
+
+/* Runs release(arg) on a thread of the runtime's own instead of the
+ * calling scheduler, in the order asked, exactly once; at once when no such
+ * thread can take it (out of memory, library unloading). For destroy
+ * callbacks and resource destructors that free large memory: giving a
+ * block back to the system costs ~0.1 ms per MiB, more than a slice from a
+ * few hundred KiB. release must not touch the job's state (it is gone by
+ * then): hand it the blocks themselves. Counted in runtime_stats'
+ * released_later once done. */
+void wb_release_later(void (*release)(void *arg), void *arg);
+
+/* free(block) (malloc'd), on the runtime's thread when bytes is at least
+ * WB_RELEASE_LATER_FROM, at once otherwise; NULL is ignored. */
+#define WB_RELEASE_LATER_FROM (128 * 1024)
+void wb_free_later(void *block, size_t bytes);
 
 /* An atom by name (a lookup per call: make hot ones once, at load). */
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);

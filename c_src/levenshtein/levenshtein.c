@@ -5,8 +5,10 @@
 
 #define WORD_BITS 64
 #define TOP_BIT   (UINT64_C(1) << 63)
-/* wb_lev_predict strips prefix and suffix only for bigger problems */
+/* wb_lev_predict strips prefix and suffix only for bigger problems, and
+ * looks this many bytes into each end at most */
 #define WB_LEV_PREDICT_EXACT_FROM 4096
+#define WB_LEV_PREDICT_STRIP_MOST 4096
 
 static size_t min_size(size_t x, size_t y) {
     return x < y ? x : y;
@@ -18,8 +20,8 @@ static size_t ceil_blocks(size_t rows) {
 
 /* ---- where match tables come from ------------------------------------------------ */
 
-static void *calloc_table(size_t bytes) {
-    return calloc(1, bytes);
+static void *malloc_table(size_t bytes) {
+    return malloc(bytes);
 }
 
 static void free_table(void *table, size_t bytes) {
@@ -27,7 +29,7 @@ static void free_table(void *table, size_t bytes) {
     free(table);
 }
 
-static wb_lev_table_allocator table_allocator = {calloc_table, free_table};
+static wb_lev_table_allocator table_allocator = {malloc_table, free_table};
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator) {
     table_allocator = *allocator;
@@ -74,28 +76,6 @@ static size_t utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
     return need;
 }
 
-/* Decodes into a new array; returns false on invalid input or no memory
- * (*out is NULL on invalid input and non-NULL garbage never escapes). */
-static bool utf8_decode(const uint8_t *s, size_t len, uint32_t **out, size_t *count, bool *oom) {
-    size_t n = 0;
-    uint32_t cp;
-    for (size_t i = 0; i < len; n++) {
-        size_t step = utf8_sequence(s + i, len - i, &cp);
-        if (step == 0) return false;
-        i += step;
-    }
-    uint32_t *cps = malloc((n ? n : 1) * sizeof *cps);
-    if (!cps) {
-        *oom = true;
-        return false;
-    }
-    for (size_t i = 0, j = 0; i < len; j++)
-        i += utf8_sequence(s + i, len - i, &cps[j]);
-    *out = cps;
-    *count = n;
-    return true;
-}
-
 /* ---- set-up shared by both modes ----------------------------------------- */
 
 /* Decides the trivial cases; returns true when the result is already known. */
@@ -136,8 +116,6 @@ static bool alloc_vectors(wb_lev *s) {
     return true;
 }
 
-/* ---- byte mode ------------------------------------------------------------ */
-
 /* Common prefix length, and the lengths left once prefix and suffix go;
  * each scan stops after `limit` bytes. */
 static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
@@ -154,176 +132,413 @@ static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_
     return pre;
 }
 
-static wb_lev_status init_bytes(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
-                                size_t blen, size_t max_distance) {
-    size_t la, lb, pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
-
-    s->text_is_a = la > lb;
-    s->text_off = pre;
-    s->m = s->text_is_a ? lb : la;
-    s->n = s->text_is_a ? la : lb;
-    if (settle_trivial(s, max_distance)) return WB_LEV_OK;
-    const uint8_t *pattern = (s->text_is_a ? b : a) + pre;
-
-    if (s->nblocks == 1) {
-        s->peq = s->one_peq;
-        if (s->m + s->n < 128) {
-            /* short inputs: clear just the entries they can read */
-            const uint8_t *text = (s->text_is_a ? a : b) + pre;
-            for (size_t i = 0; i < s->m; i++)
-                s->peq[pattern[i]] = 0;
-            for (size_t j = 0; j < s->n; j++)
-                s->peq[text[j]] = 0;
-        } else {
-            memset(s->one_peq, 0, sizeof s->one_peq);
-        }
-    } else {
-        s->peq = table_allocator.alloc_zeroed(256 * s->nblocks * sizeof *s->peq);
-        if (!s->peq) return WB_LEV_ENOMEM;
-        s->owned_bytes += 256 * s->nblocks * sizeof *s->peq;
-    }
-    for (size_t i = 0; i < s->m; i++)
-        s->peq[(size_t)pattern[i] * s->nblocks + i / WORD_BITS] |= UINT64_C(1) << (i % WORD_BITS);
-    return alloc_vectors(s) ? WB_LEV_OK : WB_LEV_ENOMEM;
-}
-
-/* ---- codepoint mode ---------------------------------------------------------- */
-
 #define EMPTY_KEY UINT32_MAX /* not a Unicode scalar value */
 
-typedef struct {
-    uint32_t *keys, *ids;
-    uint32_t mask;
-} symbol_map;
-
-static uint32_t map_slot(const symbol_map *map, uint32_t cp) {
-    uint32_t i = (cp * UINT32_C(2654435761)) & map->mask;
-    while (map->keys[i] != EMPTY_KEY && map->keys[i] != cp)
-        i = (i + 1) & map->mask;
+static uint32_t map_slot(const wb_lev *s, uint32_t cp) {
+    uint32_t i = (cp * UINT32_C(2654435761)) & s->map_mask;
+    while (s->map_keys[i] != EMPTY_KEY && s->map_keys[i] != cp)
+        i = (i + 1) & s->map_mask;
     return i;
 }
 
-/* Maps the pattern's codepoints to dense ids 0..sigma-1, the text's to the
- * same ids or to absent_id (= sigma), and records each id's occurrences per
- * block. All temporaries are freed here. */
-static wb_lev_status index_codepoints(wb_lev *s, const uint32_t *pattern, const uint32_t *text) {
-    size_t cap = 2;
-    while (cap < 2 * s->m)
-        cap *= 2;
-    symbol_map map = {malloc(cap * sizeof(uint32_t)), malloc(cap * sizeof(uint32_t)),
-                      (uint32_t)(cap - 1)};
-    uint32_t *pattern_ids = malloc(s->m * sizeof(uint32_t));
-    uint32_t *seen_block = NULL;
-    wb_lev_status status = WB_LEV_ENOMEM;
-    if (!map.keys || !map.ids || !pattern_ids) goto out;
-    memset(map.keys, 0xFF, cap * sizeof(uint32_t));
-
-    uint32_t sigma = 0;
-    for (size_t i = 0; i < s->m; i++) {
-        uint32_t slot = map_slot(&map, pattern[i]);
-        if (map.keys[slot] == EMPTY_KEY) {
-            map.keys[slot] = pattern[i];
-            map.ids[slot] = sigma++;
-        }
-        pattern_ids[i] = map.ids[slot];
-    }
-    s->absent_id = sigma;
-
-    s->text_ids = malloc(s->n * sizeof(uint32_t));
-    s->occ_start = calloc((size_t)sigma + 2, sizeof(uint32_t));
-    seen_block = malloc((sigma ? sigma : 1) * sizeof(uint32_t));
-    if (!s->text_ids || !s->occ_start || !seen_block) goto out;
-    s->owned_bytes += s->n * sizeof(uint32_t) + ((size_t)sigma + 2) * sizeof(uint32_t);
-    for (size_t j = 0; j < s->n; j++) {
-        uint32_t slot = map_slot(&map, text[j]);
-        s->text_ids[j] = map.keys[slot] == EMPTY_KEY ? s->absent_id : map.ids[slot];
-    }
-
-    /* count (id, block) pairs, then lay them out id by id in block order */
-    size_t total = 0;
-    memset(seen_block, 0xFF, (sigma ? sigma : 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < s->m; i++) {
-        uint32_t id = pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
-        if (seen_block[id] != blk) {
-            seen_block[id] = blk;
-            s->occ_start[id + 1]++;
-            total++;
-        }
-    }
-    for (uint32_t id = 0; id <= sigma; id++)
-        s->occ_start[id + 1] += s->occ_start[id];
-    s->occ = malloc(total * sizeof *s->occ);
-    if (!s->occ) goto out;
-    s->owned_bytes += total * sizeof *s->occ;
-    uint32_t *fill = seen_block; /* reused: next free slot per id */
-    for (uint32_t id = 0; id < sigma; id++)
-        fill[id] = s->occ_start[id];
-    for (size_t i = 0; i < s->m; i++) {
-        uint32_t id = pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
-        uint64_t bit = UINT64_C(1) << (i % WORD_BITS);
-        if (fill[id] > s->occ_start[id] && s->occ[fill[id] - 1].block == blk) {
-            s->occ[fill[id] - 1].mask |= bit;
-        } else {
-            s->occ[fill[id]].block = blk;
-            s->occ[fill[id]].mask = bit;
-            fill[id]++;
-        }
-    }
-    status = alloc_vectors(s) ? WB_LEV_OK : WB_LEV_ENOMEM;
-out:
-    free(map.keys);
-    free(map.ids);
-    free(pattern_ids);
-    free(seen_block);
-    return status;
+static bool utf8_continuation(uint8_t byte) {
+    return (byte & 0xC0) == 0x80;
 }
 
-static wb_lev_status init_codepoints(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
-                                     size_t blen, size_t max_distance) {
-    uint32_t *ua = NULL, *ub = NULL;
-    size_t la, lb;
-    bool oom = false;
-    wb_lev_status status = WB_LEV_OK;
-    if (!utf8_decode(a, alen, &ua, &la, &oom)) {
-        status = oom ? WB_LEV_ENOMEM : WB_LEV_EUTF8_A;
-        goto out;
-    }
-    if (!utf8_decode(b, blen, &ub, &lb, &oom)) {
-        status = oom ? WB_LEV_ENOMEM : WB_LEV_EUTF8_B;
-        goto out;
-    }
-    size_t pre = 0, shortest = min_size(la, lb);
-    while (pre < shortest && ua[pre] == ub[pre])
-        pre++;
-    size_t suf = 0;
-    while (suf < shortest - pre && ua[la - 1 - suf] == ub[lb - 1 - suf])
-        suf++;
-    la -= pre + suf;
-    lb -= pre + suf;
+/* ---- set-up, in steps -------------------------------------------------------
+ *
+ * Both modes strip the common prefix and suffix on the bytes (PREFIX,
+ * SUFFIX); in valid UTF-8 equal bytes are equal codepoints once both ends
+ * sit on codepoint boundaries.
+ * Byte mode: PREFIX, SUFFIX, SETTLE, then for more than one block
+ * CLEAR_TABLE and FILL_TABLE, then VECTORS.
+ * Codepoint mode: COUNT_A, COUNT_B (validating), PREFIX, SUFFIX, AFFIX_CPS
+ * (the codepoints stripped), SETTLE, then the pattern's codepoints get
+ * dense ids (CLEAR_MAP, MAP_PATTERN) and each id's occurrences are laid out
+ * per block in block order (CLEAR_IDS, COUNT_OCC, SUM_OCC, FILL_OCC), then
+ * VECTORS. The text stays UTF-8: the columns decode it.
+ * Each phase works from `cursor` on, as much as the budget allows. */
 
-    const uint32_t *pattern = la > lb ? ub + pre : ua + pre;
-    const uint32_t *text = la > lb ? ua + pre : ub + pre;
-    s->m = la > lb ? lb : la;
-    s->n = la > lb ? la : lb;
-    if (!settle_trivial(s, max_distance)) status = index_codepoints(s, pattern, text);
-out:
-    free(ua);
-    free(ub);
-    return status;
+enum {
+    PHASE_COUNT_A,
+    PHASE_COUNT_B,
+    PHASE_PREFIX,
+    PHASE_SUFFIX,
+    PHASE_AFFIX_CPS,
+    PHASE_SETTLE,
+    PHASE_CLEAR_TABLE,
+    PHASE_FILL_TABLE,
+    PHASE_CLEAR_MAP,
+    PHASE_MAP_PATTERN,
+    PHASE_CLEAR_IDS,
+    PHASE_COUNT_OCC,
+    PHASE_SUM_OCC,
+    PHASE_FILL_OCC,
+    PHASE_VECTORS,
+    PHASE_COLUMNS, /* set up: wb_lev_step runs the columns */
+};
+
+/* Costs in eighths of a unit per item of each phase. */
+#define COST_DECODE    8  /* a codepoint validated or decoded */
+#define COST_BYTE      2  /* a byte compared or looked at */
+#define COST_LINE      8  /* 64 bytes cleared */
+#define COST_ITEM      8  /* a table or occurrence entry written */
+#define COST_HASH      16 /* a codepoint decoded and entered in the map */
+#define CLEAR_PER_ITEM 64 /* bytes cleared per COST_LINE */
+
+/* Items a phase may do with `left` units, at least one, so that every step
+ * makes progress. */
+static size_t allowance(uint64_t left, unsigned eighths) {
+    if (left > UINT64_MAX / 8) return SIZE_MAX;
+    uint64_t items = left * 8 / eighths;
+    if (items == 0) return 1;
+    return items > SIZE_MAX ? SIZE_MAX : (size_t)items;
+}
+
+/* Units for `items` items, at least one. */
+static uint64_t charge(size_t items, unsigned eighths) {
+    uint64_t units = ((uint64_t)items * eighths + 7) / 8;
+    return units ? units : 1;
+}
+
+/* The end of the next chunk from `from` towards `end`. */
+static size_t chunk_end(size_t from, size_t end, size_t items) {
+    return end - from > items ? from + items : end;
+}
+
+static size_t ids_bytes(size_t count) {
+    return (count ? count : 1) * sizeof(uint32_t);
+}
+
+static void *owned_malloc(wb_lev *s, size_t bytes) {
+    void *p = malloc(bytes);
+    if (p) s->owned_bytes += bytes;
+    return p;
+}
+
+/* Frees what only the set-up needs. */
+static void release_set_up(wb_lev *s) {
+    size_t bytes =
+        (s->pattern_ids ? ids_bytes(s->m) : 0) + (s->seen_block ? ids_bytes(s->sigma) : 0);
+    free(s->pattern_ids);
+    free(s->seen_block);
+    s->pattern_ids = s->seen_block = NULL;
+    s->owned_bytes -= bytes < s->owned_bytes ? bytes : s->owned_bytes;
+}
+
+static uint64_t fail(wb_lev *s, wb_lev_status why, uint64_t spent) {
+    wb_lev_free(s);
+    s->failed = why;
+    s->result = SIZE_MAX;
+    s->done = true;
+    return spent;
+}
+
+static void enter(wb_lev *s, int phase) {
+    s->phase = phase;
+    s->cursor = 0;
+}
+
+/* The pattern's bytes after the common prefix. */
+static const uint8_t *pattern_bytes(const wb_lev *s, const uint8_t *a, const uint8_t *b) {
+    return (s->text_is_a ? b : a) + s->pre;
+}
+
+/* Validates one input from the cursor on, counting its codepoints. */
+static uint64_t validate_phase(wb_lev *s, const uint8_t *in, size_t len, wb_lev_status invalid,
+                               uint64_t left) {
+    size_t items = allowance(left, COST_DECODE), done = 0;
+    uint32_t cp;
+    while (s->cursor < len && done < items) {
+        size_t step = utf8_sequence(in + s->cursor, len - s->cursor, &cp);
+        if (step == 0) return fail(s, invalid, charge(done, COST_DECODE));
+        s->cursor += step;
+        done++;
+    }
+    s->count += done;
+    return charge(done, COST_DECODE);
+}
+
+/* Goes on with the common prefix, then the common suffix. */
+static uint64_t affix_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left) {
+    size_t shortest = min_size(s->alen, s->blen);
+    if (s->phase == PHASE_PREFIX) {
+        size_t from = s->pre, end = chunk_end(from, shortest, allowance(left, COST_BYTE));
+        while (s->pre < end && a[s->pre] == b[s->pre])
+            s->pre++;
+        if (s->pre < end || s->pre == shortest) enter(s, PHASE_SUFFIX);
+        return charge(s->pre - from, COST_BYTE);
+    }
+    size_t from = s->suf, end = chunk_end(from, shortest - s->pre, allowance(left, COST_BYTE));
+    while (s->suf < end && a[s->alen - 1 - s->suf] == b[s->blen - 1 - s->suf])
+        s->suf++;
+    if (s->suf < end || s->suf == shortest - s->pre) {
+        if (!s->codepoints) {
+            enter(s, PHASE_SETTLE);
+        } else {
+            /* both ends back to codepoint boundaries: a continuation byte
+             * belongs to a codepoint that is not the same in both */
+            while (s->pre > 0 && ((s->pre < s->alen && utf8_continuation(a[s->pre])) ||
+                                  (s->pre < s->blen && utf8_continuation(b[s->pre]))))
+                s->pre--;
+            while (s->suf > 0 && utf8_continuation(a[s->alen - s->suf]))
+                s->suf--;
+            s->count = 0;
+            enter(s, PHASE_AFFIX_CPS);
+        }
+    }
+    return charge(s->suf - from, COST_BYTE);
+}
+
+/* The stripped sizes known: decides the trivial cases, or allocates. */
+static uint64_t settle_phase(wb_lev *s, const uint8_t *a, const uint8_t *b) {
+    size_t la = s->alen - s->pre - s->suf, lb = s->blen - s->pre - s->suf;
+    if (s->codepoints) { /* lengths in codepoints; s->count: the stripped ones */
+        la = s->la - s->count;
+        lb = s->lb - s->count;
+    }
+    s->text_is_a = la > lb;
+    s->text_off = s->pre;
+    s->text_len = (s->text_is_a ? s->alen : s->blen) - s->pre - s->suf;
+    s->m = s->text_is_a ? lb : la;
+    s->n = s->text_is_a ? la : lb;
+    if (settle_trivial(s, s->max_distance)) return 1;
+    if (s->codepoints) {
+        size_t cap = 2;
+        while (cap < 2 * s->m)
+            cap *= 2;
+        s->map_mask = (uint32_t)(cap - 1);
+        s->map_keys = owned_malloc(s, ids_bytes(cap));
+        s->map_ids = owned_malloc(s, ids_bytes(cap));
+        s->pattern_ids = owned_malloc(s, ids_bytes(s->m));
+        if (!s->map_keys || !s->map_ids || !s->pattern_ids) return fail(s, WB_LEV_ENOMEM, 1);
+        enter(s, PHASE_CLEAR_MAP);
+        return 1;
+    }
+    if (s->nblocks > 1) {
+        s->peq = table_allocator.alloc(256 * s->nblocks * sizeof *s->peq);
+        if (!s->peq) return fail(s, WB_LEV_ENOMEM, 1);
+        s->owned_bytes += 256 * s->nblocks * sizeof *s->peq;
+        enter(s, PHASE_CLEAR_TABLE);
+        return 1;
+    }
+    /* one block: the table inside the state, filled at once (64 bytes) */
+    const uint8_t *pattern = pattern_bytes(s, a, b);
+    s->peq = s->one_peq;
+    if (s->m + s->n < 128) {
+        /* short inputs: clear just the entries they can read */
+        const uint8_t *text = (s->text_is_a ? a : b) + s->pre;
+        for (size_t i = 0; i < s->m; i++)
+            s->peq[pattern[i]] = 0;
+        for (size_t j = 0; j < s->n; j++)
+            s->peq[text[j]] = 0;
+    } else {
+        memset(s->one_peq, 0, sizeof s->one_peq);
+    }
+    for (size_t i = 0; i < s->m; i++)
+        s->peq[pattern[i]] |= UINT64_C(1) << i;
+    enter(s, PHASE_VECTORS);
+    return 1 + s->m / 4;
+}
+
+/* One phase of the set-up, within about `left` units; returns the units. */
+static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left) {
+    uint64_t spent;
+    size_t from = s->cursor, end;
+    switch (s->phase) {
+    case PHASE_COUNT_A:
+        spent = validate_phase(s, a, s->alen, WB_LEV_EUTF8_A, left);
+        if (!s->done && s->cursor == s->alen) {
+            s->la = s->count;
+            s->count = 0;
+            enter(s, PHASE_COUNT_B);
+        }
+        return spent;
+    case PHASE_COUNT_B:
+        spent = validate_phase(s, b, s->blen, WB_LEV_EUTF8_B, left);
+        if (!s->done && s->cursor == s->blen) {
+            s->lb = s->count;
+            enter(s, PHASE_PREFIX);
+        }
+        return spent;
+    case PHASE_PREFIX:
+    case PHASE_SUFFIX:
+        return affix_phase(s, a, b, left);
+    case PHASE_AFFIX_CPS: {
+        /* the codepoints of the prefix and suffix: bytes that start one */
+        size_t affixes = s->pre + s->suf;
+        end = chunk_end(from, affixes, allowance(left, COST_BYTE));
+        for (size_t i = from; i < end; i++)
+            s->count += !utf8_continuation(i < s->pre ? a[i] : a[s->alen - s->suf + (i - s->pre)]);
+        s->cursor = end;
+        if (end == affixes) enter(s, PHASE_SETTLE);
+        return charge(end - from, COST_BYTE);
+    }
+    case PHASE_SETTLE:
+        return settle_phase(s, a, b);
+    case PHASE_CLEAR_TABLE: {
+        size_t bytes = 256 * s->nblocks * sizeof *s->peq;
+        end = chunk_end(from, bytes, allowance(left, COST_LINE) * CLEAR_PER_ITEM);
+        memset((char *)s->peq + from, 0, end - from);
+        s->cursor = end;
+        if (end == bytes) enter(s, PHASE_FILL_TABLE);
+        return charge((end - from) / CLEAR_PER_ITEM, COST_LINE);
+    }
+    case PHASE_FILL_TABLE: {
+        const uint8_t *pattern = pattern_bytes(s, a, b);
+        end = chunk_end(from, s->m, allowance(left, COST_ITEM));
+        for (size_t i = from; i < end; i++)
+            s->peq[(size_t)pattern[i] * s->nblocks + i / WORD_BITS] |= UINT64_C(1)
+                                                                       << (i % WORD_BITS);
+        s->cursor = end;
+        if (end == s->m) enter(s, PHASE_VECTORS);
+        return charge(end - from, COST_ITEM);
+    }
+    case PHASE_CLEAR_MAP: {
+        size_t cap = (size_t)s->map_mask + 1, per_line = CLEAR_PER_ITEM / sizeof(uint32_t);
+        end = chunk_end(from, cap, allowance(left, COST_LINE) * per_line);
+        memset(s->map_keys + from, 0xFF, (end - from) * sizeof(uint32_t));
+        s->cursor = end;
+        if (end == cap) {
+            s->count = 0;
+            enter(s, PHASE_MAP_PATTERN);
+        }
+        return charge((end - from) / per_line, COST_LINE);
+    }
+    case PHASE_MAP_PATTERN: {
+        /* cursor: the next pattern byte; count: the next codepoint */
+        const uint8_t *pattern = pattern_bytes(s, a, b);
+        size_t bytes = (s->text_is_a ? s->blen : s->alen) - s->pre - s->suf;
+        size_t items = allowance(left, COST_HASH), done = 0;
+        while (s->count < s->m && done < items) {
+            uint32_t cp;
+            s->cursor += utf8_sequence(pattern + s->cursor, bytes - s->cursor, &cp);
+            uint32_t slot = map_slot(s, cp);
+            if (s->map_keys[slot] == EMPTY_KEY) {
+                s->map_keys[slot] = cp;
+                s->map_ids[slot] = s->sigma++;
+            }
+            s->pattern_ids[s->count++] = s->map_ids[slot];
+            done++;
+        }
+        if (s->count == s->m) {
+            s->absent_id = s->sigma;
+            s->occ_start = owned_malloc(s, ((size_t)s->sigma + 2) * sizeof(uint32_t));
+            s->seen_block = owned_malloc(s, ids_bytes(s->sigma));
+            if (!s->occ_start || !s->seen_block)
+                return fail(s, WB_LEV_ENOMEM, charge(done, COST_HASH));
+            enter(s, PHASE_CLEAR_IDS);
+        }
+        return charge(done, COST_HASH);
+    }
+    case PHASE_CLEAR_IDS: {
+        size_t ids = (size_t)s->sigma + 2, per_line = CLEAR_PER_ITEM / 8;
+        end = chunk_end(from, ids, allowance(left, COST_LINE) * per_line);
+        for (size_t id = from; id < end; id++) {
+            s->occ_start[id] = 0;
+            if (id < s->sigma) s->seen_block[id] = UINT32_MAX;
+        }
+        s->cursor = end;
+        if (end == ids) {
+            s->count = 0;
+            enter(s, PHASE_COUNT_OCC);
+        }
+        return charge((end - from) / per_line, COST_LINE);
+    }
+    case PHASE_COUNT_OCC:
+        /* the (id, block) pairs, each counted once */
+        end = chunk_end(from, s->m, allowance(left, COST_ITEM));
+        for (size_t i = from; i < end; i++) {
+            uint32_t id = s->pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
+            if (s->seen_block[id] != blk) {
+                s->seen_block[id] = blk;
+                s->occ_start[id + 1]++;
+                s->count++;
+            }
+        }
+        s->cursor = end;
+        if (end == s->m) enter(s, PHASE_SUM_OCC);
+        return charge(end - from, COST_ITEM);
+    case PHASE_SUM_OCC: {
+        /* occ_start becomes each id's first slot; seen_block, each id's
+         * next free slot */
+        uint32_t *next = s->seen_block;
+        end = chunk_end(from, (size_t)s->sigma + 1, allowance(left, COST_ITEM));
+        for (size_t id = from; id < end; id++) {
+            if (id < s->sigma) next[id] = s->occ_start[id];
+            s->occ_start[id + 1] += s->occ_start[id];
+        }
+        s->cursor = end;
+        if (end == (size_t)s->sigma + 1) {
+            s->occ = owned_malloc(s, (s->count ? s->count : 1) * sizeof *s->occ);
+            if (!s->occ) return fail(s, WB_LEV_ENOMEM, charge(end - from, COST_ITEM));
+            enter(s, PHASE_FILL_OCC);
+        }
+        return charge(end - from, COST_ITEM);
+    }
+    case PHASE_FILL_OCC: {
+        uint32_t *next = s->seen_block;
+        end = chunk_end(from, s->m, allowance(left, COST_ITEM));
+        for (size_t i = from; i < end; i++) {
+            uint32_t id = s->pattern_ids[i], blk = (uint32_t)(i / WORD_BITS);
+            uint64_t bit = UINT64_C(1) << (i % WORD_BITS);
+            if (next[id] > s->occ_start[id] && s->occ[next[id] - 1].block == blk) {
+                s->occ[next[id] - 1].mask |= bit;
+            } else {
+                s->occ[next[id]].block = blk;
+                s->occ[next[id]].mask = bit;
+                next[id]++;
+            }
+        }
+        s->cursor = end;
+        if (end == s->m) enter(s, PHASE_VECTORS);
+        return charge(end - from, COST_ITEM);
+    }
+    case PHASE_VECTORS:
+        release_set_up(s);
+        if (!alloc_vectors(s)) return fail(s, WB_LEV_ENOMEM, 1);
+        enter(s, PHASE_COLUMNS);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* The set-up, phase after phase, within about `budget` units (at least one
+ * phase's chunk); returns the units. */
+static uint64_t set_up(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget) {
+    uint64_t spent = 0;
+    do
+        spent += set_up_phase(s, a, b, budget > spent ? budget - spent : 0);
+    while (s->phase != PHASE_COLUMNS && !s->done && spent < budget);
+    return spent;
 }
 
 /* ---- public ------------------------------------------------------------------ */
 
-wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
-                          bool codepoints, size_t max_distance) {
+void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                  bool codepoints, size_t max_distance) {
+    (void)a;
+    (void)b;
     /* only the fields read before any write need clearing; the 2 KiB
      * one-block table is cleared when used */
     memset(s, 0, offsetof(wb_lev, one_peq));
     s->codepoints = codepoints;
-    wb_lev_status status = codepoints ? init_codepoints(s, a, alen, b, blen, max_distance)
-                                      : init_bytes(s, a, alen, b, blen, max_distance);
-    if (status != WB_LEV_OK) wb_lev_free(s);
-    return status;
+    s->alen = alen;
+    s->blen = blen;
+    s->max_distance = max_distance;
+    s->phase = codepoints ? PHASE_COUNT_A : PHASE_PREFIX;
+}
+
+wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          bool codepoints, size_t max_distance) {
+    wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
+    set_up(s, a, b, UINT64_MAX);
+    return s->failed;
+}
+
+wb_lev_status wb_lev_error(const wb_lev *s) {
+    return s->failed;
 }
 
 /* One block of Hyyro's step for one column, on the block's vertical vectors
@@ -381,6 +596,18 @@ static void select_blocks(wb_lev *s, size_t j0, size_t j1) {
     }
 }
 
+/* Codepoint mode: decodes the next text codepoint and looks up its id. */
+static uint32_t next_text_id(wb_lev *s, const uint8_t *text) {
+    uint32_t cp;
+    size_t at = s->text_pos;
+    if (at >= s->text_len) return s->absent_id; /* other bytes than at the start */
+    size_t step = utf8_sequence(text + at, s->text_len - at, &cp);
+    s->text_pos += step ? step : 1;
+    if (!step) return s->absent_id;
+    uint32_t slot = map_slot(s, cp);
+    return s->map_keys[slot] == EMPTY_KEY ? s->absent_id : s->map_ids[slot];
+}
+
 /* Codepoint mode, one block: the id's only occurrence entry, if any. */
 static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
     return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
@@ -391,7 +618,7 @@ static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
 static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
     uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
     for (size_t j = s->col, end = s->col + columns; j < end; j++) {
-        uint64_t eq = text ? s->peq[text[j]] : one_block_mask(s, s->text_ids[j]);
+        uint64_t eq = s->codepoints ? one_block_mask(s, next_text_id(s, text)) : s->peq[text[j]];
         uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
         uint64_t hp = vn | ~(d0 | vp);
         uint64_t hn = d0 & vp;
@@ -536,23 +763,31 @@ static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
 
 bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
-    const uint8_t *text = s->codepoints ? NULL : (s->text_is_a ? a : b) + s->text_off;
     uint64_t spent = 0;
+    if (s->phase != PHASE_COLUMNS) {
+        spent = set_up(s, a, b, budget);
+        if (s->done || s->phase != PHASE_COLUMNS || spent >= budget) {
+            *used += spent;
+            return s->done;
+        }
+    }
+    const uint8_t *text = (s->text_is_a ? a : b) + s->text_off;
     if (s->nblocks == 1) {
-        size_t columns = min_size(s->n - s->col, budget ? (size_t)budget : 1);
+        uint64_t left = budget > spent ? budget - spent : 1;
+        size_t columns = min_size(s->n - s->col, left < SIZE_MAX ? (size_t)left : SIZE_MAX);
         step_one_block(s, text, columns);
-        spent = columns;
+        spent += columns;
     } else {
         do {
-            if (text && s->n - s->col >= WAVEFRONT_COLUMNS) {
+            if (!s->codepoints && s->n - s->col >= WAVEFRONT_COLUMNS) {
                 select_blocks(s, s->col + 1, s->col + WAVEFRONT_COLUMNS);
                 spent += step_wavefront_bytes(s, text + s->col);
                 s->col += WAVEFRONT_COLUMNS;
                 continue;
             }
             select_blocks(s, s->col + 1, s->col + 1);
-            spent += text ? step_column_bytes(s, text[s->col])
-                          : step_column_codepoints(s, s->text_ids[s->col]);
+            spent += s->codepoints ? step_column_codepoints(s, next_text_id(s, text))
+                                   : step_column_bytes(s, text[s->col]);
             s->col++;
         } while (s->col < s->n && spent < budget);
     }
@@ -588,7 +823,7 @@ uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     if (bound < WB_LEV_PREDICT_EXACT_FROM) return bound;
     /* a bounded look at prefix and suffix: predictions must stay cheap */
     size_t la, lb;
-    strip_bytes(a, alen, b, blen, (size_t)1 << 20, &la, &lb);
+    strip_bytes(a, alen, b, blen, WB_LEV_PREDICT_STRIP_MOST, &la, &lb);
     size_t m = min_size(la, lb), n = la + lb - m;
     return units_for(m, n, min_size(max_distance, n));
 }
@@ -605,15 +840,17 @@ size_t wb_lev_memory(const wb_lev *s) {
 }
 
 void wb_lev_free(wb_lev *s) {
+    release_set_up(s);
     if (s->peq && s->peq != s->one_peq)
         table_allocator.free(s->peq, 256 * s->nblocks * sizeof *s->peq);
     if (s->vp != &s->one_vp) free(s->vp);
-    free(s->text_ids);
+    free(s->map_keys);
+    free(s->map_ids);
     free(s->occ_start);
     free(s->occ);
     s->peq = NULL;
     s->vp = s->vn = NULL;
-    s->text_ids = s->occ_start = NULL;
+    s->map_keys = s->map_ids = s->occ_start = NULL;
     s->occ = NULL;
     s->owned_bytes = 0;
 }

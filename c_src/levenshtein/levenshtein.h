@@ -11,6 +11,9 @@
  * the blocks inside the diagonal band of width O(k) are computed.
  *
  * Unit of work: one 64-row block updated for one text column (64 cells).
+ * The set-up (decoding UTF-8, stripping the common prefix and suffix,
+ * building the match table) is done in steps too, in the same ~2 ns units,
+ * when the computation begins with wb_lev_start.
  */
 #ifndef WB_LEVENSHTEIN_H
 #define WB_LEVENSHTEIN_H
@@ -37,10 +40,12 @@ typedef struct {
 
 typedef struct wb_lev {
     bool codepoints;
-    bool text_is_a;  /* byte mode: which caller input is the text */
-    size_t text_off; /* byte mode: first text byte after the common prefix */
-    size_t m, n;     /* pattern and text length in units, after stripping */
-    size_t k;        /* effective cutoff, <= n */
+    int phase;            /* set-up phase; the last one runs the columns */
+    wb_lev_status failed; /* a set-up that failed: why */
+    bool text_is_a;       /* which caller input is the text */
+    size_t text_off;      /* first text byte after the common prefix */
+    size_t m, n;          /* pattern and text length in units, after stripping */
+    size_t k;             /* effective cutoff, <= n */
     size_t nblocks;
     size_t col;         /* next text column to process */
     size_t first, last; /* block range computed for the current column */
@@ -50,16 +55,26 @@ typedef struct wb_lev {
 
     /* byte mode match table: peq[symbol * nblocks + block] */
     uint64_t *peq;
-    /* codepoint mode: text as symbol ids (absent_id when not in the pattern) */
-    uint32_t *text_ids;
-    uint32_t absent_id;
-    uint32_t *occ_start; /* occurrences of id s: occ[occ_start[s] .. occ_start[s+1]) */
+    /* codepoint mode: the pattern's codepoints get ids 0..sigma-1 (a hash
+     * map, open addressing), the text's are looked up as the columns
+     * decode them (absent_id = sigma when not in the pattern) */
+    uint32_t *map_keys, *map_ids, map_mask;
+    uint32_t sigma, absent_id;
+    size_t text_pos, text_len; /* next text byte, text bytes after stripping */
+    uint32_t *occ_start;       /* occurrences of id s: occ[occ_start[s] .. occ_start[s+1]) */
     wb_lev_occurrence *occ;
 
     /* per block vertical delta vectors, one allocation, vp first */
     uint64_t *vp, *vn;
     /* D[bottom row of block `last`][col]: the band only ever needs this one */
     uint64_t last_score;
+
+    /* the set-up under way: inputs' sizes, a cursor into the phase's input,
+     * and what only the set-up needs (freed when it ends) */
+    size_t alen, blen, max_distance;
+    size_t cursor, count, pre, suf;
+    size_t la, lb; /* codepoint mode: the inputs' lengths in codepoints */
+    uint32_t *pattern_ids, *seen_block;
 
     size_t owned_bytes;
     /* storage for the one-block case, so short inputs allocate nothing */
@@ -68,28 +83,42 @@ typedef struct wb_lev {
 } wb_lev;
 
 /* Where byte-mode match tables (256 words per 64 pattern bytes) come from:
- * calloc/free unless set. Set it once, before any computation starts. A host
- * whose allocator caches memory avoids the page faults that a fresh calloc
- * of a large table costs on every call. */
+ * malloc/free unless set; the core clears them, in steps. Set it once,
+ * before any computation starts. A host whose allocator caches memory
+ * avoids the page faults that fresh memory costs on every call. */
 typedef struct {
-    void *(*alloc_zeroed)(size_t bytes);
+    void *(*alloc)(size_t bytes);
     void (*free)(void *table, size_t bytes);
 } wb_lev_table_allocator;
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator);
 
-/* Prepares a computation; a and b must stay readable until wb_lev_free, and
- * be passed again to every wb_lev_step (byte mode reads the text from them).
+/* Begins a computation and does nothing else (it allocates nothing and
+ * cannot fail): wb_lev_step does the set-up within its budget like the
+ * rest, and a set-up that fails ends the computation (wb_lev_error).
+ * a and b must stay readable until wb_lev_free, the same bytes passed again
+ * to every wb_lev_step (they may move between steps).
  * max_distance: WB_LEV_NO_LIMIT, or k such that any distance above k
- * is reported as k + 1. On error nothing is left allocated. */
+ * is reported as k + 1. wb_lev_free frees the state, finished or not. */
+void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                  bool codepoints, size_t max_distance);
+
+/* wb_lev_start and the whole set-up in one go. On error nothing is left
+ * allocated. */
 wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                           bool codepoints, size_t max_distance);
 
-/* Does up to about `budget` units (always at least one column) and adds the
- * units done to *used. Returns true when the distance is known. */
+/* Does up to about `budget` units (always some progress: part of the
+ * set-up, or at least one column) and adds the units done to *used.
+ * Returns true when the computation ended: the distance is known, or
+ * the set-up failed (wb_lev_error). */
 bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used);
 
-/* The distance (or k + 1), valid once wb_lev_step returned true. */
+/* Once wb_lev_step returned true: WB_LEV_OK, or why the set-up failed. */
+wb_lev_status wb_lev_error(const wb_lev *s);
+
+/* The distance (or k + 1), valid once wb_lev_step returned true and
+ * wb_lev_error is WB_LEV_OK. */
 size_t wb_lev_result(const wb_lev *s);
 
 /* Units the whole computation will take, from the stripped lengths. */

@@ -97,20 +97,20 @@ static void lev_destroy(void *state) {
 }
 
 /* Match tables from the VM's allocators, which keep freed memory for reuse:
- * a fresh calloc costs a page fault per 4 KiB on every call. Beyond 64 MiB,
- * calloc's lazily zeroed pages beat a memset done in one go. */
+ * fresh memory costs a page fault per 4 KiB on every call. Beyond 64 MiB,
+ * the C library's (the VM's would keep such blocks). Large ones are freed
+ * off the scheduler. */
 #define ENIF_TABLE_MAX (64u << 20)
 
 static void *table_alloc(size_t bytes) {
-    if (bytes > ENIF_TABLE_MAX) return calloc(1, bytes);
-    void *table = enif_alloc(bytes);
-    if (table) memset(table, 0, bytes);
-    return table;
+    return bytes > ENIF_TABLE_MAX ? malloc(bytes) : enif_alloc(bytes);
 }
 
 static void table_free(void *table, size_t bytes) {
     if (bytes > ENIF_TABLE_MAX)
-        free(table);
+        wb_free_later(table, bytes);
+    else if (bytes >= WB_RELEASE_LATER_FROM)
+        wb_release_later(enif_free, table);
     else
         enif_free(table);
 }

@@ -36,19 +36,42 @@ typedef struct {
 static ErlNifResourceType *index_type, *hits_type;
 static ERL_NIF_TERM atom_byte, atom_codepoint, atom_not_a_binary, atom_invalid_utf8, atom_query;
 
+/* A packed list's or an index's memory, once its resource is gone */
+typedef struct {
+    wb_search_owned_set packed;
+    wb_lanes_index lanes;
+} index_memory;
+
+static void free_index_memory(void *arg) {
+    index_memory *m = arg;
+    wb_lanes_index_free(&m->lanes);
+    wb_search_set_free(&m->packed);
+    free(m);
+}
+
 static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
     /* owned_bytes is counted once sealed (0 before), lanes once built */
     wb_runtime_resident_bytes(-(int64_t)(index->packed.owned_bytes + index->lanes.bytes));
+    size_t bytes =
+        index->room + (index->packed.set.count + 1) * sizeof(uint64_t) + index->lanes.bytes;
+    index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
+    if (m) { /* freed off the scheduler */
+        m->packed = index->packed;
+        m->lanes = index->lanes;
+        wb_release_later(free_index_memory, m);
+        return;
+    }
     wb_lanes_index_free(&index->lanes);
     wb_search_set_free(&index->packed);
 }
 
 /* ---- pack_new(Count), pack_more(Packed, List) ----------------------------- */
 
-/* bytes copied between clock reads: a few microseconds of memcpy */
-#define PACK_PIECE 32768
+/* bytes copied between clock reads: one page, as the first write to a
+ * fresh page can cost ~10 us (a page fault, on a virtual machine) */
+#define PACK_PIECE 4096
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -280,7 +303,7 @@ typedef struct {
 static void hits_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     hits_list *h = obj;
-    free(h->hits);
+    wb_free_later(h->hits, h->bytes);
     if (h->set) enif_release_resource(h->set);
     wb_runtime_resident_bytes(-(int64_t)h->bytes);
 }
@@ -389,7 +412,7 @@ static size_t search_memory(const void *state) {
 
 static void search_destroy(void *state) {
     search_job *job = state;
-    wb_search_free(&job->search);
+    wb_search_free_with(&job->search, wb_free_later);
     if (job->index) enif_release_resource(job->index);
     job->index = NULL;
 }

@@ -287,27 +287,29 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             return n + 1;
         }
     }
-    /* the pair core, resumable: run_pair goes on with it */
+    /* the pair core, resumable, its set-up included: run_pair goes on */
     size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
-    wb_lev_status st = wb_lev_init(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
-    if (st != WB_LEV_OK) {
-        s->status = st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_CANDIDATE;
-        s->failed_at = i;
-        return 0;
-    }
+    wb_lev_start(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
     s->pair_running = true;
     s->pair_index = i;
-    return wb_lev_setup_units(s->qlen, n, s->codepoints) + 1;
+    return 1;
 }
 
-/* Advances the pair under way by about `budget` units; returns the units. */
+/* Advances the pair under way by about `budget` units; returns the units,
+ * or 0 on an error (s->status set). */
 static uint64_t run_pair(wb_search *s, uint64_t budget) {
     const wb_search_set *set = s->set;
     uint64_t used = 0;
     if (wb_lev_step(&s->pair, s->query, set->bytes + set->offsets[s->pair_index], budget, &used)) {
-        record(s, s->pair_index, wb_lev_result(&s->pair));
+        wb_lev_status st = wb_lev_error(&s->pair);
+        if (st == WB_LEV_OK) record(s, s->pair_index, wb_lev_result(&s->pair));
         wb_lev_free(&s->pair);
         s->pair_running = false;
+        if (st != WB_LEV_OK) {
+            s->status = st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_CANDIDATE;
+            s->failed_at = s->pair_index;
+            return 0;
+        }
     }
     return used + 1;
 }
@@ -402,7 +404,12 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
         } else if (s->running) {
             done += run_batch(s, budget > done ? budget - done : 1);
         } else if (s->pair_running) {
-            done += run_pair(s, budget > done ? budget - done : 1);
+            units = run_pair(s, budget > done ? budget - done : 1);
+            if (units == 0) {
+                *used += done + 1;
+                return true;
+            }
+            done += units;
         } else if (prepared && (units = take_prepared(s)) != UINT64_MAX) {
             if (units == 0) {
                 *used += done + 1;
@@ -455,10 +462,21 @@ size_t wb_search_memory(const wb_search *s) {
     return s->owned_bytes;
 }
 
+static void free_block(void *block, size_t bytes) {
+    (void)bytes;
+    free(block);
+}
+
 void wb_search_free(wb_search *s) {
+    wb_search_free_with(s, free_block);
+}
+
+void wb_search_free_with(wb_search *s, void (*free_block)(void *block, size_t bytes)) {
+    size_t count = s->set ? s->set->count : 0;
+    size_t heap_room = s->limit < count ? s->limit : count;
     free(s->query);
-    free(s->distances);
-    free(s->heap);
+    free_block(s->distances, count * sizeof *s->distances);
+    free_block(s->heap, heap_room * sizeof *s->heap);
     wb_lanes_query_free(&s->lanes);
     if (s->pair_running) wb_lev_free(&s->pair);
     s->pair_running = false;

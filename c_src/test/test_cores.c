@@ -14,18 +14,35 @@
 #include "check.h"
 #include "reference.h"
 
-/* the core stepped with the given budget per step */
+/* The core stepped with the given budget per step, its set-up included;
+ * *most gets the most units a step reported, *steps the steps. */
+static size_t stepped_counting(const uint8_t *a, size_t n, const uint8_t *b, size_t m, bool cp,
+                               size_t k, uint64_t budget, wb_lev_status *status, uint64_t *most,
+                               size_t *steps) {
+    wb_lev s;
+    wb_lev_start(&s, a, n, b, m, cp, k);
+    *most = 0;
+    *steps = 0;
+    bool done;
+    do {
+        uint64_t used = 0;
+        done = wb_lev_step(&s, a, b, budget, &used);
+        if (used > *most) *most = used;
+        ++*steps;
+    } while (!done);
+    *status = wb_lev_error(&s);
+    size_t d = *status == WB_LEV_OK ? wb_lev_result(&s) : SIZE_MAX;
+    wb_lev_free(&s);
+    CHECK(wb_lev_memory(&s) == 0, "memory after free: %zu", wb_lev_memory(&s));
+    return d;
+}
+
 static size_t stepped(const uint8_t *a, size_t n, const uint8_t *b, size_t m, bool cp, size_t k,
                       uint64_t budget) {
-    wb_lev s;
-    wb_lev_status st = wb_lev_init(&s, a, n, b, m, cp, k);
-    if (st != WB_LEV_OK) return SIZE_MAX;
-    uint64_t used = 0;
-    while (!wb_lev_step(&s, a, b, budget, &used)) {
-    }
-    size_t d = wb_lev_result(&s);
-    wb_lev_free(&s);
-    return d;
+    wb_lev_status st;
+    uint64_t most;
+    size_t steps;
+    return stepped_counting(a, n, b, m, cp, k, budget, &st, &most, &steps);
 }
 
 static size_t capped(size_t d, size_t k) {
@@ -184,6 +201,17 @@ static void test_codepoints(void) {
         wb_lev_distance((const uint8_t *)"x", 1, (const uint8_t *)bad[i], strlen(bad[i]), true,
                         WB_LEV_NO_LIMIT, &st);
         CHECK(st == WB_LEV_EUTF8_B, "invalid utf8 #%zu in b", i);
+        /* found by a step of the set-up, one unit at a time */
+        uint64_t most;
+        size_t steps;
+        CHECK(stepped_counting((const uint8_t *)bad[i], strlen(bad[i]), (const uint8_t *)"x", 1,
+                               true, WB_LEV_NO_LIMIT, 1, &st, &most, &steps) == SIZE_MAX &&
+                  st == WB_LEV_EUTF8_A,
+              "invalid utf8 #%zu in a, stepped", i);
+        CHECK(stepped_counting((const uint8_t *)"xyz", 3, (const uint8_t *)bad[i], strlen(bad[i]),
+                               true, WB_LEV_NO_LIMIT, 1, &st, &most, &steps) == SIZE_MAX &&
+                  st == WB_LEV_EUTF8_B,
+              "invalid utf8 #%zu in b, stepped", i);
     }
     /* "é" is one codepoint but two bytes */
     CHECK(wb_lev_distance((const uint8_t *)"\xC3\xA9", 2, (const uint8_t *)"e", 1, true,
@@ -194,11 +222,73 @@ static void test_codepoints(void) {
           "e-acute vs e in bytes");
 }
 
+/* Large inputs: the set-up (decoding, affixes, tables) is done in steps
+ * that keep to their budget, like the columns. */
+static void test_set_up_in_steps(void) {
+    const size_t big = 300000;
+    uint8_t *text = malloc(2 * big), *pattern = malloc(big + 1);
+    CHECK(text && pattern, "allocation");
+    for (size_t i = 0; i < big; i++) { /* "é" repeated: 2 bytes each */
+        text[2 * i] = 0xC3;
+        text[2 * i + 1] = 0xA9;
+    }
+    const uint64_t budget = 500;
+    wb_lev_status st;
+    uint64_t most;
+    size_t steps;
+    /* one codepoint against 300,000: one block, every step within budget */
+    size_t d = stepped_counting((const uint8_t *)"a", 1, text, 2 * big, true, WB_LEV_NO_LIMIT,
+                                budget, &st, &most, &steps);
+    CHECK(st == WB_LEV_OK && d == big, "a vs e-acute x %zu: %zu", big, d);
+    CHECK(most <= budget + 2, "codepoint set-up: a step took %" PRIu64 " units of %" PRIu64, most,
+          budget);
+    CHECK(steps > 2 * big / budget, "codepoint set-up in %zu steps", steps);
+    /* a long shared prefix: the affixes in steps */
+    memcpy(pattern, text, big);
+    pattern[big] = 'x';
+    d = stepped_counting(pattern, big + 1, text, big + 2, false, 3, budget, &st, &most, &steps);
+    CHECK(st == WB_LEV_OK && d == 2, "long shared prefix, bytes: %zu", d);
+    CHECK(most <= budget + 16, "byte affixes: a step took %" PRIu64 " units", most);
+    CHECK(steps > big / 4 / budget, "byte affixes in %zu steps", steps);
+    d = stepped_counting(pattern, big + 1, text, big + 2, true, 3, budget, &st, &most, &steps);
+    CHECK(st == WB_LEV_OK && d == 1, "long shared prefix, codepoints: %zu", d);
+    CHECK(most <= budget + 16, "codepoint affixes: a step took %" PRIu64 " units", most);
+    /* nothing shared at the ends: a match table of many blocks, narrow band */
+    pattern[0] = 'y';
+    pattern[big - 1] = 'z';
+    d = stepped_counting(pattern, big, text, big, false, 3, budget, &st, &most, &steps);
+    CHECK(st == WB_LEV_OK && d == 2, "two substitutions, bytes: %zu", d);
+    CHECK(most <= budget + 16, "byte table: a step took %" PRIu64 " units", most);
+    /* a pattern of distinct codepoints: a large symbol map */
+    uint32_t *cps = malloc(60000 * sizeof *cps);
+    uint8_t *wide = malloc(4 * 60000);
+    for (size_t i = 0; i < 60000; i++)
+        cps[i] = 0x10000 + (uint32_t)i; /* no surrogates */
+    size_t wlen = encode(cps, 60000, wide);
+    d = stepped_counting(wide, wlen, text, 2 * 60001, true, 5, budget, &st, &most, &steps);
+    CHECK(st == WB_LEV_OK && d == 6, "distinct codepoints: %zu", d);
+    CHECK(most <= budget + 16, "symbol map: a step took %" PRIu64 " units", most);
+    /* abandoned half-way through the set-up: nothing leaks (ASan) */
+    for (uint64_t b = 1; b < 4000000; b *= 7) {
+        wb_lev s;
+        uint64_t used = 0;
+        wb_lev_start(&s, wide, wlen, text, 2 * big, true, WB_LEV_NO_LIMIT);
+        CHECK(!wb_lev_step(&s, wide, text, b, &used), "budget %" PRIu64 " ended it", b);
+        wb_lev_free(&s);
+        CHECK(wb_lev_memory(&s) == 0, "abandoned set-up: memory %zu", wb_lev_memory(&s));
+    }
+    free(cps);
+    free(wide);
+    free(text);
+    free(pattern);
+}
+
 int main(void) {
     test_fixed();
     test_boundaries();
     test_random();
     test_long_banded();
     test_codepoints();
+    test_set_up_in_steps();
     return CHECK_SUMMARY();
 }
