@@ -201,6 +201,24 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
     assert length(Levenshtein.nearest("abc", index, limit: 3)) == 3
   end
 
+  test "a caller killed mid-query of a list split over nodes stops the remote job", %{a: a} do
+    # about a minute of work on a: 200 candidates of 100 kB against a
+    # 100 kB query, 0.3 s each here
+    query = random_bytes(100_000)
+    list = for _ <- 1..200, do: random_bytes(100_000)
+    live = fn -> :erpc.call(a, WellBehaved.Runtime, :stats, []).live_jobs end
+
+    caller =
+      spawn(fn ->
+        Levenshtein.distances(query, list, nodes: [a], schedule: :yielding, timeout: 300_000)
+      end)
+
+    eventually(fn -> live.() > 0 end, 30_000)
+    Process.exit(caller, :kill)
+    # gone within the bound, long before the work could have ended
+    eventually(fn -> live.() == 0 and remote_calls(a) == [] end, 20_000)
+  end
+
   test "shard holders outlive a brief disconnect, and the index serves again", %{b: b} do
     # a peer that lives on when its distribution connection is cut
     {_peer, a} = start_peer(%{connection: :standard_io})
