@@ -533,7 +533,22 @@ void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, si
 wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                           bool codepoints, size_t max_distance) {
     wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
-    set_up(s, a, b, UINT64_MAX);
+    if (!codepoints) {
+        /* bytes, all at once: the affixes in one scan, then what is left
+         * (the short pairs of a search cost tens of nanoseconds) */
+        size_t la, lb;
+        s->pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
+        s->suf = alen - s->pre - la;
+        settle_phase(s, a, b);
+        if (s->phase == PHASE_VECTORS) {
+            if (!alloc_vectors(s)) {
+                fail(s, WB_LEV_ENOMEM, 1);
+                return s->failed;
+            }
+            s->phase = PHASE_COLUMNS;
+        }
+    }
+    if (s->phase != PHASE_COLUMNS && !s->done) set_up(s, a, b, UINT64_MAX);
     return s->failed;
 }
 
