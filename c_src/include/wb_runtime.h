@@ -186,7 +186,8 @@ void wb_runtime_resident_bytes(int64_t delta);
  * block back to the system costs ~0.1 ms per MiB, more than a slice from a
  * few hundred KiB. release must not touch the job's state (it is gone by
  * then): hand it the blocks themselves. Counted in runtime_stats'
- * released_later once done. */
+ * released_later once done. (WellBehaved's own files are closed this way
+ * too: a close can block.) */
 void wb_release_later(void (*release)(void *arg), void *arg);
 
 /* free(block) (malloc'd), on the runtime's thread when bytes is at least

@@ -37,13 +37,15 @@
  * dirty I/O scheduler and flushes and closes there. The destructor and the
  * monitor run on whatever scheduler collects the handle or handles the
  * exit, so they never block: they hand the fd and the write buffer to this
- * library's closer thread, which flushes and closes them; and the monitor
+ * runtime's release thread (wb_release_later), which flushes and closes them; and the monitor
  * only tries the handle's mutex: when a call holds it, it leaves a flag
  * that the call acts on as it lets the mutex go.
  */
 #define _GNU_SOURCE /* strerrorname_np */
 #include "file_nif.h"
 #include "../file/line_reader.h"
+
+#include <wb_runtime.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -122,23 +124,14 @@ static void buffer_dtor(ErlNifEnv *env, void *obj) {
     free(((wb_file_buffer *)obj)->data);
 }
 
-/* --- the closer thread ------------------------------------------------------ */
+/* --- closing off the schedulers ------------------------------------------------ */
 
 /* an fd and the write buffer still to go out, handed over by a destructor
  * or monitor */
-typedef struct pending_close {
+typedef struct {
     int fd;
     wb_write_buffer writer;
-    struct pending_close *next;
 } pending_close;
-
-static struct {
-    ErlNifMutex *lock;
-    ErlNifCond *wake;
-    ErlNifTid thread;
-    bool running, stopping;
-    pending_close *head;
-} closer;
 
 /* flushes (when writing) and closes; 0 or an errno */
 static int flush_and_close(int fd, wb_write_buffer *writer) {
@@ -149,46 +142,24 @@ static int flush_and_close(int fd, wb_write_buffer *writer) {
     return err;
 }
 
-static void *closer_main(void *arg) {
-    (void)arg;
-    enif_mutex_lock(closer.lock);
-    for (;;) {
-        while (!closer.head && !closer.stopping)
-            enif_cond_wait(closer.wake, closer.lock);
-        pending_close *p = closer.head;
-        if (!p) break; /* stopping, and nothing left */
-        closer.head = p->next;
-        enif_mutex_unlock(closer.lock);
-        (void)flush_and_close(p->fd, &p->writer); /* nobody is left to tell */
-        free(p);
-        enif_mutex_lock(closer.lock);
-    }
-    enif_mutex_unlock(closer.lock);
-    return NULL;
+static void close_pending(void *arg) {
+    pending_close *p = arg;
+    (void)flush_and_close(p->fd, &p->writer); /* nobody is left to tell */
+    free(p);
 }
 
-/* Hands the fd and write buffer to the closer thread; closes here only when
- * it cannot (out of memory, or the library is being unloaded). */
+/* Hands the fd and write buffer to the runtime's release thread (which
+ * runs at once what it cannot queue: out of memory, library unloading). */
 static void close_later(int fd, wb_write_buffer *writer) {
     pending_close *p = malloc(sizeof *p);
-    if (p) {
-        p->fd = fd;
-        p->writer = *writer;
-        enif_mutex_lock(closer.lock);
-        bool queued = closer.running && !closer.stopping;
-        if (queued) {
-            p->next = closer.head;
-            closer.head = p;
-            enif_cond_signal(closer.wake);
-        }
-        enif_mutex_unlock(closer.lock);
-        if (queued) {
-            *writer = (wb_write_buffer){0};
-            return;
-        }
-        free(p);
+    if (!p) {
+        (void)flush_and_close(fd, writer);
+        return;
     }
-    (void)flush_and_close(fd, writer);
+    p->fd = fd;
+    p->writer = *writer;
+    *writer = (wb_write_buffer){0};
+    wb_release_later(close_pending, p);
 }
 
 /* --- closing ---------------------------------------------------------------- */
@@ -255,19 +226,6 @@ int wb_file_load(ErlNifEnv *env) {
     buffer_type =
         enif_open_resource_type(env, NULL, "wb_file_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
     if (!file_type || !buffer_type) return 1;
-    closer.stopping = false; /* a library loaded again after an unload */
-    closer.head = NULL;
-    closer.lock = enif_mutex_create("wb_file_closer");
-    closer.wake = enif_cond_create("wb_file_closer");
-    if (!closer.lock || !closer.wake ||
-        enif_thread_create("wb_file_closer", &closer.thread, closer_main, NULL, NULL) != 0) {
-        if (closer.wake) enif_cond_destroy(closer.wake);
-        if (closer.lock) enif_mutex_destroy(closer.lock);
-        closer.lock = NULL;
-        closer.wake = NULL;
-        return 1;
-    }
-    closer.running = true;
     a_ok = enif_make_atom(env, "ok");
     a_error = enif_make_atom(env, "error");
     a_eof = enif_make_atom(env, "eof");
@@ -278,22 +236,6 @@ int wb_file_load(ErlNifEnv *env) {
     a_enomem = enif_make_atom(env, "enomem");
     a_line_too_long = enif_make_atom(env, "line_too_long");
     return 0;
-}
-
-/* Lets the closer thread finish what is queued, and waits for it: no code of
- * this library runs after unload. */
-void wb_file_unload(void) {
-    if (!closer.running) return;
-    enif_mutex_lock(closer.lock);
-    closer.stopping = true;
-    enif_cond_signal(closer.wake);
-    enif_mutex_unlock(closer.lock);
-    enif_thread_join(closer.thread, NULL);
-    closer.running = false;
-    enif_cond_destroy(closer.wake);
-    enif_mutex_destroy(closer.lock);
-    closer.lock = NULL;
-    closer.wake = NULL;
 }
 
 /* --- open ----------------------------------------------------------------- */

@@ -6,8 +6,6 @@
 
 /* opens the handle resource type; 0 on success */
 int wb_file_load(ErlNifEnv *env);
-/* waits for the closer thread to finish what it was handed */
-void wb_file_unload(void);
 
 /* dirty IO: file_open(Path, Mode, Flags, BufferBytes, MaxLine) */
 ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);

@@ -26,18 +26,13 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     wb_levenshtein_load(env);
     if (wb_search_load(env)) return 1;
     if (wb_file_load(env)) return 1;
-    if (wb_runtime_load(env, types, info)) {
-        wb_file_unload();
-        return 1;
-    }
-    return 0;
+    return wb_runtime_load(env, types, info);
 }
 
 static void unload(ErlNifEnv *env, void *priv) {
     (void)env;
     (void)priv;
-    wb_runtime_unload();
-    wb_file_unload();
+    wb_runtime_unload(); /* waits for the files and memory it was given to release */
 }
 
 ERL_NIF_INIT(Elixir.WellBehaved.Native, nif_funcs, load, NULL, NULL, unload)

@@ -57,9 +57,9 @@ defmodule WellBehaved.Runtime do
   (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration, and
-  `released_later`: how many large blocks the runtime's own thread has
-  given back to the system for jobs and resources (so that no scheduler
-  spends milliseconds unmapping them).
+  `released_later`: how many clean-ups the runtime's own thread has done
+  for jobs and resources (large blocks given back to the system, files
+  closed), so that no scheduler spends milliseconds on them.
 
   The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
   comes from: `:erlang_turn`, derived from `erlang_turn_ns`, the time this
