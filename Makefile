@@ -94,6 +94,8 @@ test: system-deps format-check test-c fuzz-smoke test-elixir test-first-build te
 format-check:
 	mix format --check-formatted
 	clang-format --dry-run --Werror $(C_FILES)
+	@# no dependency cycle between the library's modules
+	mix xref graph --format cycles --fail-above 0
 
 test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS))

@@ -49,7 +49,6 @@ defmodule WellBehaved.External do
           | {:connections, pos_integer()}
           | {:timeout_ms, pos_integer()}
 
-  @defaults [connections: 4, timeout_ms: 60_000]
   @start "WellBehaved.External.start/1"
   @start_options [:servers, :connections, :timeout_ms]
 
@@ -79,9 +78,7 @@ defmodule WellBehaved.External do
       end
     end
 
-    opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
-
-    Service.ensure_started(WellBehaved.Supervisor, Pool, {Pool, opts})
+    Pool.ensure_started(opts)
   end
 
   @doc """
@@ -121,7 +118,8 @@ defmodule WellBehaved.External do
       when is_binary(a) and is_binary(b) and unit in [:byte, :codepoint] and
              (is_nil(max_distance) or (is_integer(max_distance) and max_distance >= 0)) do
     # never a bignum for the server to decode
-    max_distance = WellBehaved.Levenshtein.cutoff(a, b, max_distance)
+    max_distance =
+      WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
     case Pool.request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
       {:ok, reply} ->

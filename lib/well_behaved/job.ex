@@ -67,18 +67,8 @@ defmodule WellBehaved.Job do
     do: run(nif_function, args, :auto, false, nil, function)
 
   def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
-    case parse(opts, {:auto, false, :infinity}, opts, function) do
-      {:threaded, tiny, timeout} ->
-        ref = make_ref()
-
-        case run(nif_function, args, :threaded, tiny, ref, function) do
-          job when is_reference(job) -> await_job(nif_function, args, job, ref, timeout)
-          error -> error
-        end
-
-      {mode, tiny, _timeout} ->
-        run(nif_function, args, mode, tiny, nil, function)
-    end
+    {mode, tiny, timeout} = parse(opts, {:auto, false, :infinity}, opts, function)
+    checked(nif_function, args, mode, tiny, timeout, function)
   end
 
   def call(_nif_function, args, opts, function) when is_list(args),
@@ -86,6 +76,22 @@ defmodule WellBehaved.Job do
 
   def call(_nif_function, args, _opts, function),
     do: Options.invalid!(function, "args", args, "a list")
+
+  @doc false
+  # call/4 with its options already checked (by a caller that checks its
+  # own options once, such as WellBehaved.Levenshtein)
+  @spec checked(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) :: term()
+  def checked(nif_function, args, :threaded, tiny, timeout, function) do
+    ref = make_ref()
+
+    case run(nif_function, args, :threaded, tiny, ref, function) do
+      job when is_reference(job) -> await_job(nif_function, args, job, ref, timeout)
+      error -> error
+    end
+  end
+
+  def checked(nif_function, args, mode, tiny, _timeout, function),
+    do: run(nif_function, args, mode, tiny, nil, function)
 
   # a direct call for each arity the runtime allows (WB_MAX_JOB_ARGS, 8):
   # no list to build and no apply on the per-call path

@@ -16,9 +16,13 @@ defmodule WellBehaved.Levenshtein do
   """
 
   alias WellBehaved.{External, Job, Native, Options, Runtime}
+  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Index, Search}
 
   @distance "WellBehaved.Levenshtein.distance/3"
+  @distances "WellBehaved.Levenshtein.distances/3"
+  @nearest "WellBehaved.Levenshtein.nearest/3"
   @known [:unit, :max_distance, :schedule, :tiny_slices]
+  @search_known [:unit, :max_distance, :schedule, :tiny_slices, :nodes, :timeout, :partial]
 
   @type option ::
           {:unit, :byte | :codepoint}
@@ -64,12 +68,16 @@ defmodule WellBehaved.Levenshtein do
     do: unwrap(Job.call(&Native.levenshtein/7, [a, b, :byte, nil]))
 
   def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
-    {unit, max, mode, tiny} = parse(opts, {:byte, nil, :auto, false}, opts)
-    max = cutoff(a, b, max)
+    call = Call.options!(@distance, opts, @known, [:external])
+    max = Call.cutoff(call.max_distance, max(byte_size(a), byte_size(b)))
 
-    case mode do
-      :external -> external(a, b, unit, max)
-      _ -> Job.call(&Native.levenshtein/7, [a, b, unit, max], job_opts(mode, tiny), @distance)
+    case call.schedule do
+      :external ->
+        external(a, b, call.unit, max)
+
+      mode ->
+        args = [a, b, call.unit, max]
+        Job.checked(&Native.levenshtein/7, args, mode, call.tiny_slices, :infinity, @distance)
     end
     |> unwrap()
   end
@@ -81,40 +89,6 @@ defmodule WellBehaved.Levenshtein do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@distance, which, value, "a binary")
   end
-
-  # the scheduling options, already checked, for Job.call/4: none when they
-  # are the defaults
-  defp job_opts(:auto, false), do: []
-  defp job_opts(mode, false), do: [schedule: mode]
-  defp job_opts(mode, tiny), do: [schedule: mode, tiny_slices: tiny]
-
-  # a tail-recursive parser: no closures on the per-call path
-  defp parse([], acc, _all), do: acc
-
-  defp parse([{:schedule, :external} | rest], {u, k, _, t}, all),
-    do: parse(rest, {u, k, :external, t}, all)
-
-  defp parse([{:schedule, mode} | rest], {u, k, _, t}, all),
-    do: parse(rest, {u, k, Runtime.check_mode!(mode, @distance, [:external]), t}, all)
-
-  defp parse([{:unit, unit} | rest], {_, k, m, t}, all) when unit in [:byte, :codepoint],
-    do: parse(rest, {unit, k, m, t}, all)
-
-  defp parse([{:max_distance, k} | rest], {u, _, m, t}, all)
-       when (is_integer(k) and k >= 0) or is_nil(k),
-       do: parse(rest, {u, k, m, t}, all)
-
-  defp parse([{:tiny_slices, tiny} | rest], {u, k, m, _}, all),
-    do: parse(rest, {u, k, m, Runtime.check_tiny!(tiny, @distance)}, all)
-
-  defp parse([{:unit, unit} | _], _, _),
-    do: Options.invalid!(@distance, :unit, unit, ":byte or :codepoint")
-
-  defp parse([{:max_distance, k} | _], _, _),
-    do: Options.invalid!(@distance, :max_distance, k, "a non-negative integer or nil")
-
-  defp parse([other | _], _, all), do: Options.bad_option!(@distance, other, @known, all)
-  defp parse(_, _, all), do: Options.not_keyword!(@distance, all)
 
   @doc """
   The distance from `query` to each binary of `candidates` (a list, or a
@@ -139,8 +113,10 @@ defmodule WellBehaved.Levenshtein do
           [non_neg_integer()]
           | {:error, :enomem | {atom() | tuple(), node()}}
           | {:partial, [non_neg_integer()], [{node(), term()}]}
-  def distances(query, candidates, opts \\ []),
-    do: WellBehaved.Levenshtein.Search.distances(query, candidates, opts)
+  def distances(query, candidates, opts \\ []) do
+    call = Call.options!(@distances, opts, @search_known)
+    search(@distances, query, candidates, call, 0)
+  end
 
   @doc """
   The `limit:` (default 10) candidates nearest to `query`, as
@@ -182,17 +158,49 @@ defmodule WellBehaved.Levenshtein do
           [{binary(), non_neg_integer()}]
           | {:error, :enomem | {atom() | tuple(), node()}}
           | {:partial, [{binary(), non_neg_integer()}], [{node(), term()}]}
-  def nearest(query, candidates, opts \\ []),
-    do: WellBehaved.Levenshtein.Search.nearest(query, candidates, opts)
+  def nearest(query, candidates, opts \\ []) do
+    call = Call.options!(@nearest, opts, [:limit | @search_known])
+    search(@nearest, query, candidates, call, call.limit)
+  end
 
-  @doc false
-  # A cutoff at or above the longer input cuts nothing (in bytes, so also in
-  # codepoints): every mode and the external server then get nil, whatever
-  # the integer width they decode.
-  def cutoff(a, b, k) when is_integer(k),
-    do: if(k >= max(byte_size(a), byte_size(b)), do: nil, else: k)
+  # Here, or over shards: a distributed index's, or a list split over the
+  # nodes of `nodes:` for this call.
+  defp search(name, query, candidates, call, limit) do
+    Call.query!(name, query)
+    remote = if call.remote == [], do: nil, else: Distributed.options(name, call.remote)
 
-  def cutoff(_a, _b, k), do: k
+    case {candidates, remote} do
+      {%Index{shards: [_ | _] = shards, size: size}, settings}
+      when settings == nil or settings.nodes == nil ->
+        settings = settings || Distributed.options(name, [])
+        Distributed.search(name, query, {:shards, shards}, size, call, limit, settings)
+
+      {%Index{}, %{nodes: nodes}} when nodes != nil ->
+        Options.invalid!(name, :nodes, nodes, "a list of candidates: an index is split \
+        over nodes when made, by Index.new(candidates, nodes: nodes)")
+
+      {%Index{ref: ref, size: size}, _} ->
+        here(name, query, {:index, ref}, size, call, limit)
+
+      {list, %{nodes: [_ | _]} = settings} when is_list(list) ->
+        count = Call.count!(name, list)
+        Call.binaries!(name, list)
+        Distributed.search(name, query, {:list, list}, count, call, limit, settings)
+
+      {list, _} when is_list(list) ->
+        here(name, query, {:list, list}, Call.count!(name, list), call, limit)
+
+      {other, _} ->
+        Options.invalid!(name, "candidates", other, "a list of binaries or an index")
+    end
+  end
+
+  defp here(name, query, candidates, count, call, limit) do
+    case Search.run(query, candidates, count, call, limit, name) do
+      {:error, _} = error -> Errors.failed(name, error)
+      result -> result
+    end
+  end
 
   # the distance, or an error for unwrap/1 to raise
   defp external(a, b, unit, max) do
@@ -206,15 +214,8 @@ defmodule WellBehaved.Levenshtein do
 
   defp unwrap(distance) when is_integer(distance), do: distance
 
-  defp unwrap({:error, {:invalid_utf8, which}}) do
-    arg = if which == 1, do: "first", else: "second"
+  defp unwrap({:error, {:invalid_utf8, which}}),
+    do: Errors.raise!(@distance, {:invalid_utf8, {:argument, which}})
 
-    raise ArgumentError,
-          "#{@distance}: the #{arg} argument is not valid UTF-8 (required by unit: :codepoint)"
-  end
-
-  defp unwrap({:error, :enomem}), do: raise(RuntimeError, "#{@distance}: out of native memory")
-
-  defp unwrap({:error, reason}),
-    do: raise(ArgumentError, "#{@distance}: invalid arguments: #{inspect(reason)}")
+  defp unwrap({:error, reason}), do: Errors.raise!(@distance, reason)
 end

@@ -47,6 +47,17 @@ defmodule WellBehaved.External.Pool do
 
   def start_link(opts), do: GenServer.start_link(__MODULE__, opts, name: __MODULE__)
 
+  @defaults [connections: 4, timeout_ms: 60_000]
+
+  @doc """
+  Starts the pool under `WellBehaved.Supervisor` unless it runs: `opts`
+  (checked by `WellBehaved.External.start/1`) over the defaults.
+  """
+  def ensure_started(opts) do
+    opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
+    WellBehaved.Service.ensure_started(WellBehaved.Supervisor, __MODULE__, {__MODULE__, opts})
+  end
+
   # --- the caller's side ---------------------------------------------------------
 
   @doc "Sends one request payload, returns the reply payload."
@@ -72,7 +83,7 @@ defmodule WellBehaved.External.Pool do
   # The first caller starts the pool; callers that find it starting wait
   # for its init to finish (a call is handled only after init).
   defp start_and_meta do
-    with {:ok, pid} <- WellBehaved.External.start(),
+    with {:ok, pid} <- ensure_started([]),
          :ok <- GenServer.call(pid, :ready, :infinity),
          [meta] <- :ets.lookup(@table, :meta) do
       meta

@@ -19,27 +19,28 @@ defmodule WellBehaved.Levenshtein.Distributed do
   # nearest lists (each by distance, then order) with a stable sort by
   # distance keeps ties in input order.
 
-  alias WellBehaved.Levenshtein
-  alias WellBehaved.Levenshtein.{Index, Shard}
+  alias WellBehaved.Levenshtein.Shard
   alias WellBehaved.Options
 
   @default_timeout 5_000
-  @own [:nodes, :timeout, :partial]
 
-  @doc "Splits `opts` into this module's settings and the rest."
+  @typedoc "The distributed options of a call: `nodes: nil` for an index's own shards."
+  @type settings :: %{nodes: [node()] | nil, timeout: pos_integer(), partial: boolean()}
+
+  @doc "Checks the distributed options (`nodes:`, `timeout:`, `partial:`) of `opts`."
+  @spec options(String.t(), keyword()) :: settings()
   def options(name, opts) do
-    {own, rest} = Keyword.split(opts, @own)
-    timeout = Keyword.get(own, :timeout, @default_timeout)
+    timeout = Keyword.get(opts, :timeout, @default_timeout)
 
     if not (is_integer(timeout) and timeout > 0),
       do: Options.invalid!(name, :timeout, timeout, "a positive integer (milliseconds)")
 
-    partial = Options.boolean!(name, :partial, Keyword.get(own, :partial, false))
-    {%{nodes: nodes!(name, own), timeout: timeout, partial: partial}, rest}
+    partial = Options.boolean!(name, :partial, Keyword.get(opts, :partial, false))
+    %{nodes: nodes!(name, opts), timeout: timeout, partial: partial}
   end
 
-  defp nodes!(name, own) do
-    case Keyword.fetch(own, :nodes) do
+  defp nodes!(name, opts) do
+    case Keyword.fetch(opts, :nodes) do
       :error ->
         nil
 
@@ -53,16 +54,22 @@ defmodule WellBehaved.Levenshtein.Distributed do
     end
   end
 
-  @doc "An index whose shards are held on `nodes`."
-  def index(candidates, count, settings, opts) do
+  @doc """
+  Shards of `count` candidates held on `settings.nodes`: `{:ok, [{node,
+  holder, size}]}`, or `{:error, {reason, node}}`.
+  """
+  @spec index([binary()], non_neg_integer(), settings(), map()) ::
+          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
+  def index(candidates, count, settings, call) do
+    local = %{call | remote: []}
+
     calls =
       for {node, chunk} <- Enum.zip(settings.nodes, split(candidates, count, settings.nodes)),
-          do: {node, {Shard, :start, [self(), chunk, opts]}, length(chunk)}
+          do: {node, {Shard, :start, [self(), chunk, local]}, length(chunk)}
 
     case gather(calls, settings.timeout) do
       {answers, []} ->
-        shards = for {{node, _, size}, pid} <- Enum.zip(calls, answers), do: {node, pid, size}
-        %Index{ref: nil, size: count, shards: shards}
+        {:ok, for({{node, _, size}, pid} <- Enum.zip(calls, answers), do: {node, pid, size})}
 
       {answers, [{node, reason} | _]} ->
         # the holders that did start go with their index
@@ -74,39 +81,43 @@ defmodule WellBehaved.Levenshtein.Distributed do
     end
   end
 
-  @doc "nearest/3 over shards: an index's, or a list split over `nodes`."
-  def nearest(query, candidates, count, settings, opts) do
-    limit = Keyword.get(opts, :limit, 10)
+  # `call`: the Levenshtein.Call of the search (a map here, so that this
+  # module does not depend on the one that checks its options)
+  @doc """
+  The distances (`limit` 0) or the `limit` nearest over shards: an
+  index's (`{:shards, shards}`), or a list split over `settings.nodes`
+  (`{:list, list}`), merged as one search here would answer.
+  """
+  def search(name, query, target, count, call, limit, settings) do
+    local = %{call | remote: []}
 
-    run(:nearest, query, candidates, count, settings, opts, fn answers ->
-      for({answer, _size} <- answers, answer != :failed, do: answer)
-      |> Enum.concat()
-      |> Enum.sort_by(&elem(&1, 1))
-      |> Enum.take(limit)
-    end)
-  end
-
-  @doc "distances/3 over shards (nil for each candidate of a shard that failed)."
-  def distances(query, candidates, count, settings, opts) do
-    run(:distances, query, candidates, count, settings, opts, fn answers ->
-      Enum.flat_map(answers, fn
-        {:failed, size} -> List.duplicate(nil, size)
-        {answer, _size} -> answer
-      end)
-    end)
-  end
-
-  defp run(fun, query, %Index{shards: shards}, _count, settings, opts, merge) do
-    calls = for {node, pid, size} <- shards, do: {node, {Shard, fun, [pid, query, opts]}, size}
-    finish(calls, gather(calls, settings.timeout), settings, merge)
-  end
-
-  defp run(fun, query, list, count, settings, opts, merge) when is_list(list) do
     calls =
-      for {node, chunk} <- Enum.zip(settings.nodes, split(list, count, settings.nodes)),
-          do: {node, {Levenshtein, fun, [query, chunk, opts]}, length(chunk)}
+      case target do
+        {:shards, shards} ->
+          for {node, pid, size} <- shards,
+              do: {node, {Shard, :search, [pid, query, local, limit, name]}, size}
 
-    finish(calls, gather(calls, settings.timeout), settings, merge)
+        {:list, list} ->
+          for {node, chunk} <- Enum.zip(settings.nodes, split(list, count, settings.nodes)),
+              do: {node, {Shard, :search_list, [chunk, query, local, limit, name]}, length(chunk)}
+      end
+
+    finish(calls, gather(calls, settings.timeout), settings, &merge(limit, &1))
+  end
+
+  # distances: nil for each candidate of a shard that failed
+  defp merge(0, answers) do
+    Enum.flat_map(answers, fn
+      {:failed, size} -> List.duplicate(nil, size)
+      {answer, _size} -> answer
+    end)
+  end
+
+  defp merge(limit, answers) do
+    for({answer, _size} <- answers, answer != :failed, do: answer)
+    |> Enum.concat()
+    |> Enum.sort_by(&elem(&1, 1))
+    |> Enum.take(limit)
   end
 
   defp finish(calls, {answers, failed}, settings, merge) do

@@ -17,6 +17,11 @@ defmodule WellBehaved.Levenshtein.Index do
       [{"apple", 2}, {"apply", 2}]
   """
 
+  alias WellBehaved.Options
+  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search}
+
+  @new "WellBehaved.Levenshtein.Index.new/2"
+
   @enforce_keys [:ref, :size]
   defstruct [:ref, :size, shards: nil]
 
@@ -53,7 +58,32 @@ defmodule WellBehaved.Levenshtein.Index do
   its shard.
   """
   @spec new([binary()], keyword()) :: t() | {:error, :enomem | {atom() | tuple(), node()}}
-  def new(candidates, opts \\ []), do: WellBehaved.Levenshtein.Search.index(candidates, opts)
+  def new(candidates, opts \\ []) do
+    call = Call.options!(@new, opts, [:schedule, :tiny_slices, :nodes, :timeout])
+
+    if not is_list(candidates),
+      do: Options.invalid!(@new, "candidates", candidates, "a list of binaries")
+
+    count = Call.count!(@new, candidates)
+
+    remote = if call.remote == [], do: nil, else: Distributed.options(@new, call.remote)
+
+    case remote do
+      %{nodes: [_ | _]} = settings ->
+        Call.binaries!(@new, candidates)
+
+        case Distributed.index(candidates, count, settings, call) do
+          {:ok, shards} -> %__MODULE__{ref: nil, size: count, shards: shards}
+          {:error, _} = error -> error
+        end
+
+      _here ->
+        case Search.index(candidates, count, call, @new) do
+          {:ok, ref, size} -> %__MODULE__{ref: ref, size: size}
+          {:error, _} = error -> Errors.failed(@new, error)
+        end
+    end
+  end
 
   @doc "The number of candidates."
   @spec size(t()) :: non_neg_integer()

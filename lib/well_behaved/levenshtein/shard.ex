@@ -12,11 +12,13 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   use GenServer
 
-  alias WellBehaved.Levenshtein
+  alias WellBehaved.Levenshtein.{Errors, Search}
 
-  @doc "Starts a holder of `candidates` on this node for `owner`; its pid."
-  def start(owner, candidates, opts) do
-    case GenServer.start(__MODULE__, {owner, self(), candidates, opts}) do
+  @new "WellBehaved.Levenshtein.Index.new/2"
+
+  @doc "Starts a holder of an index of `candidates` on this node for `owner`; its pid."
+  def start(owner, candidates, call) do
+    case GenServer.start(__MODULE__, {owner, self(), candidates, call}) do
       {:ok, pid} -> pid
       {:error, {%{__exception__: true} = e, stack}} -> reraise e, stack
       {:error, reason} -> exit(reason)
@@ -60,21 +62,33 @@ defmodule WellBehaved.Levenshtein.Shard do
   @doc "The exit reason of a call stopped by `bounded/5` because nobody waits for it."
   def abandoned, do: {:shutdown, :abandoned}
 
-  @doc "Levenshtein.nearest/3 on the shard held by `holder` (on this node)."
-  def nearest(holder, query, opts),
-    do: Levenshtein.nearest(query, GenServer.call(holder, :index, :infinity), opts)
+  @doc """
+  The search of Levenshtein's `name` (distances for `limit` 0, else
+  nearest) on the shard held by `holder` (on this node).
+  """
+  def search(holder, query, call, limit, name) do
+    {ref, size} = GenServer.call(holder, :index, :infinity)
+    answer(name, Search.run(query, {:index, ref}, size, call, limit, name))
+  end
 
-  @doc "Levenshtein.distances/3 on the shard held by `holder` (on this node)."
-  def distances(holder, query, opts),
-    do: Levenshtein.distances(query, GenServer.call(holder, :index, :infinity), opts)
+  @doc "The same search on `list`, a slice of a list split over nodes for one call."
+  def search_list(list, query, call, limit, name),
+    do: answer(name, Search.run(query, {:list, list}, length(list), call, limit, name))
+
+  defp answer(name, {:error, _} = error), do: Errors.failed(name, error)
+  defp answer(_name, result), do: result
 
   @impl true
-  def init({owner, starter, candidates, opts}) do
+  def init({owner, starter, candidates, call}) do
     Process.monitor(owner)
     # the call starting this holder, stopped at its bound (while the index
     # was being made): nobody will have its pid
     Process.monitor(starter)
-    {:ok, {Levenshtein.Index.new(candidates, opts), starter, owner}}
+
+    case Search.index(candidates, length(candidates), call, @new) do
+      {:ok, ref, size} -> {:ok, {{ref, size}, starter, owner}}
+      {:error, _} = error -> {:stop, elem(Errors.failed(@new, error), 1)}
+    end
   end
 
   @impl true

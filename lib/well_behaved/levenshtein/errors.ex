@@ -1,0 +1,47 @@
+defmodule WellBehaved.Levenshtein.Errors do
+  @moduledoc false
+  # The one translation of what the native side (the NIF jobs, the
+  # external server) answers when it refuses a call: out of native memory
+  # is an expected failure, returned as {:error, :enomem} by the searches
+  # and raised by distance/3; every other reason is a bad argument, raised
+  # as ArgumentError naming the function and the argument.
+
+  @doc "Returns `{:error, :enomem}`; raises for any other native error."
+  @spec failed(String.t(), {:error, term()}) :: {:error, :enomem}
+  def failed(_name, {:error, :enomem} = error), do: error
+  def failed(name, {:error, reason}), do: raise!(name, reason)
+
+  @doc "Raises the exception that `reason` stands for."
+  @spec raise!(String.t(), term()) :: no_return()
+  def raise!(name, {:not_a_binary, :tail}),
+    do: raise(ArgumentError, "#{name}: the candidates are not a proper list")
+
+  def raise!(name, {:not_a_binary, at}),
+    do: raise(ArgumentError, "#{name}: the candidate at position #{at} is not a binary")
+
+  def raise!(name, {:invalid_utf8, :query}),
+    do: raise(ArgumentError, "#{name}: the query is #{not_utf8()}")
+
+  # distance/3's arguments, by number
+  def raise!(name, {:invalid_utf8, {:argument, which}}) do
+    arg = if which == 1, do: "first", else: "second"
+    raise ArgumentError, "#{name}: the #{arg} argument is #{not_utf8()}"
+  end
+
+  def raise!(name, {:invalid_utf8, at}),
+    do: raise(ArgumentError, "#{name}: the candidate at position #{at} is #{not_utf8()}")
+
+  def raise!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")
+
+  def raise!(name, :not_an_index_here) do
+    raise ArgumentError,
+          "#{name}: the index was not made on this node (#{node()}): an index is native " <>
+            "memory of the node that made it; for several nodes, make it with " <>
+            "Index.new(candidates, nodes: nodes)"
+  end
+
+  def raise!(name, reason),
+    do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
+
+  defp not_utf8, do: "not valid UTF-8 (required by unit: :codepoint)"
+end
