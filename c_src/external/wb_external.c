@@ -220,7 +220,7 @@ static bool decode_max_distance(const char *buf, size_t len, int *idx, size_t *m
     }
     EI_ULONGLONG k;
     if (ei_decode_ulonglong(buf, idx, &k) == 0) {
-        *max = k >= SIZE_MAX ? WB_LEV_NO_LIMIT : (size_t)k;
+        *max = wb_lev_cutoff(k);
         return true;
     }
     /* a positive bignum beyond 64 bits; the sign byte follows the length */
@@ -281,9 +281,9 @@ static int levenshtein(const char *req, size_t len, int idx, wb_ext_reply *reply
         (size_t)idx != len)
         return reply_error(reply, "badarg");
     bool codepoints;
-    if (strcmp(unit, "byte") == 0)
+    if (strcmp(unit, WB_LEV_UNIT_BYTE) == 0)
         codepoints = false;
-    else if (strcmp(unit, "codepoint") == 0)
+    else if (strcmp(unit, WB_LEV_UNIT_CODEPOINT) == 0)
         codepoints = true;
     else
         return reply_error(reply, "badarg");

@@ -24,6 +24,19 @@
 
 #define WB_LEV_NO_LIMIT SIZE_MAX
 
+/* The two units by the names the Elixir side gives them (the atoms of
+ * `unit:`), for every host that decodes them: the NIF jobs and the
+ * external server. */
+#define WB_LEV_UNIT_BYTE      "byte"
+#define WB_LEV_UNIT_CODEPOINT "codepoint"
+
+/* A cutoff decoded as an unsigned 64-bit integer: itself, or
+ * WB_LEV_NO_LIMIT when it cuts nothing a size_t can count (one below
+ * SIZE_MAX too, so that k + 1 never wraps). */
+static inline size_t wb_lev_cutoff(uint64_t k) {
+    return k < (uint64_t)SIZE_MAX - 1 ? (size_t)k : WB_LEV_NO_LIMIT;
+}
+
 typedef enum {
     WB_LEV_OK = 0,
     WB_LEV_ENOMEM,

@@ -8,6 +8,10 @@
 
 extern wb_job_type wb_levenshtein_job;
 void wb_levenshtein_load(ErlNifEnv *env);
+/* The arguments every Levenshtein job shares (levenshtein_job.c): the
+ * unit (byte | codepoint) and the cutoff (an integer, or nil for none). */
+bool wb_get_unit(ErlNifEnv *env, ERL_NIF_TERM term, bool *codepoints);
+bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance);
 /* search_job.c: one query against many candidates, and the index */
 extern wb_job_type wb_search_job;
 extern wb_job_type wb_search_index_job;

@@ -22,24 +22,33 @@ typedef struct {
     const uint8_t *a, *b;
 } lev_job;
 
-static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
-    lev_args *in = args;
-    ErlNifUInt64 k;
-    if (!enif_inspect_binary(env, argv[0], &in->a) || !enif_inspect_binary(env, argv[1], &in->b))
-        return false;
-    if (enif_is_identical(argv[2], atom_byte))
-        in->codepoints = false;
-    else if (enif_is_identical(argv[2], atom_codepoint))
-        in->codepoints = true;
-    else
-        return false;
-    if (enif_get_uint64(env, argv[3], &k))
-        in->max_distance = k < SIZE_MAX ? (size_t)k : SIZE_MAX;
-    else if (enif_is_atom(env, argv[3]))
-        in->max_distance = WB_LEV_NO_LIMIT;
+bool wb_get_unit(ErlNifEnv *env, ERL_NIF_TERM term, bool *codepoints) {
+    (void)env;
+    if (enif_is_identical(term, atom_byte))
+        *codepoints = false;
+    else if (enif_is_identical(term, atom_codepoint))
+        *codepoints = true;
     else
         return false;
     return true;
+}
+
+bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance) {
+    ErlNifUInt64 k;
+    if (enif_get_uint64(env, term, &k))
+        *max_distance = wb_lev_cutoff(k);
+    else if (enif_is_atom(env, term)) /* nil */
+        *max_distance = WB_LEV_NO_LIMIT;
+    else
+        return false;
+    return true;
+}
+
+static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    lev_args *in = args;
+    return enif_inspect_binary(env, argv[0], &in->a) && enif_inspect_binary(env, argv[1], &in->b) &&
+           wb_get_unit(env, argv[2], &in->codepoints) &&
+           wb_get_cutoff(env, argv[3], &in->max_distance);
 }
 
 static uint64_t lev_predict(const void *args) {
@@ -116,8 +125,8 @@ static void table_free(void *table, size_t bytes) {
 }
 
 void wb_levenshtein_load(ErlNifEnv *env) {
-    atom_byte = enif_make_atom(env, "byte");
-    atom_codepoint = enif_make_atom(env, "codepoint");
+    atom_byte = enif_make_atom(env, WB_LEV_UNIT_BYTE);
+    atom_codepoint = enif_make_atom(env, WB_LEV_UNIT_CODEPOINT);
     static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
     wb_lev_set_table_allocator(&vm_tables);
 }

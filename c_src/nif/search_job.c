@@ -24,7 +24,7 @@
 
 typedef struct {
     wb_search_owned_set packed;
-    wb_lanes_index lanes; /* its batches, made once */
+    wb_search_batches lanes; /* its batches, made once */
     /* while a list is being packed: candidates copied, bytes room, bytes
      * of the next candidate copied (a long one is copied over slices) */
     size_t filled, room, partial;
@@ -35,17 +35,17 @@ typedef struct {
 } search_index;
 
 static ErlNifResourceType *index_type, *hits_type;
-static ERL_NIF_TERM atom_byte, atom_codepoint, atom_not_a_binary, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_not_a_binary, atom_invalid_utf8, atom_query;
 
 /* A packed list's or an index's memory, once its resource is gone */
 typedef struct {
     wb_search_owned_set packed;
-    wb_lanes_index lanes;
+    wb_search_batches lanes;
 } index_memory;
 
 static void free_index_memory(void *arg) {
     index_memory *m = arg;
-    wb_lanes_index_free(&m->lanes);
+    wb_search_batches_free(&m->lanes);
     wb_search_set_free(&m->packed);
     free(m);
 }
@@ -54,10 +54,11 @@ static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
     /* owned_bytes is counted once sealed (0 before), lanes once built */
-    wb_runtime_resident_bytes(-(int64_t)(index->packed.owned_bytes + index->lanes.bytes));
+    wb_runtime_resident_bytes(
+        -(int64_t)(index->packed.owned_bytes + wb_search_batches_bytes(&index->lanes)));
     size_t bytes = index->room +
                    (index->packed.offsets ? index->packed.set.count + 1 : 0) * sizeof(uint64_t) +
-                   index->lanes.bytes;
+                   wb_search_batches_bytes(&index->lanes);
     index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
     if (m) { /* freed off the scheduler */
         m->packed = index->packed;
@@ -65,7 +66,7 @@ static void index_dtor(ErlNifEnv *env, void *obj) {
         wb_release_later(free_index_memory, m);
         return;
     }
-    wb_lanes_index_free(&index->lanes);
+    wb_search_batches_free(&index->lanes);
     wb_search_set_free(&index->packed);
 }
 
@@ -266,24 +267,15 @@ static bool get_count(ErlNifEnv *env, ERL_NIF_TERM term, size_t *count) {
 
 static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     search_args *in = args;
-    ErlNifUInt64 k, limit;
+    ErlNifUInt64 limit;
     memset(in, 0, sizeof *in);
     if (!enif_inspect_binary(env, argv[0], &in->query)) return false;
     if (!enif_get_resource(env, argv[1], index_type, (void **)&in->index) || !in->index->sealed)
         return false;
     if (!get_count(env, argv[2], &in->count) || in->count != in->index->packed.set.count)
         return false;
-    if (enif_is_identical(argv[3], atom_byte))
-        in->codepoints = false;
-    else if (enif_is_identical(argv[3], atom_codepoint))
-        in->codepoints = true;
-    else
-        return false;
-    if (enif_get_uint64(env, argv[4], &k))
-        in->max_distance = k < SIZE_MAX - 1 ? (size_t)k : WB_SEARCH_NO_LIMIT;
-    else if (enif_is_atom(env, argv[4]))
-        in->max_distance = WB_SEARCH_NO_LIMIT;
-    else
+    if (!wb_get_unit(env, argv[3], &in->codepoints) ||
+        !wb_get_cutoff(env, argv[4], &in->max_distance))
         return false;
     if (!enif_get_uint64(env, argv[5], &limit)) return false;
     in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
@@ -507,12 +499,11 @@ static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
         *reason = wb_atom(env, "badarg");
         return false;
     }
-    bool built = wb_lanes_index_build(&index->lanes, index->packed.bytes, index->packed.offsets,
-                                      index->packed.set.count);
+    bool built = wb_search_batches_build(&index->lanes, &index->packed.set);
     if (built) {
         index->packed.set.prepared = &index->lanes;
         index->indexed = true;
-        wb_runtime_resident_bytes((int64_t)index->lanes.bytes);
+        wb_runtime_resident_bytes((int64_t)wb_search_batches_bytes(&index->lanes));
     }
     atomic_store(&index->busy, false);
     if (!built) {
@@ -559,8 +550,6 @@ wb_job_type wb_search_index_job = {
 };
 
 int wb_search_load(ErlNifEnv *env) {
-    atom_byte = enif_make_atom(env, "byte");
-    atom_codepoint = enif_make_atom(env, "codepoint");
     atom_not_a_binary = enif_make_atom(env, "not_a_binary");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");

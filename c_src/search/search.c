@@ -31,6 +31,18 @@ void wb_search_set_free(wb_search_owned_set *s) {
     memset(s, 0, sizeof *s);
 }
 
+bool wb_search_batches_build(wb_search_batches *b, const wb_search_set *set) {
+    return wb_lanes_index_build(b, set->bytes, set->offsets, set->count);
+}
+
+void wb_search_batches_free(wb_search_batches *b) {
+    wb_lanes_index_free(b);
+}
+
+size_t wb_search_batches_bytes(const wb_search_batches *b) {
+    return b->bytes;
+}
+
 uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints,
                            bool prepared) {
     if (codepoints || qlen == 0) {

@@ -59,6 +59,16 @@ typedef struct {
     size_t owned_bytes;
 } wb_search_owned_set;
 
+/* A set's batches made once (an index): searches of a set whose
+ * `prepared` points at them skip making them. The NIF glue uses these,
+ * not lanes.h. */
+typedef wb_lanes_index wb_search_batches;
+/* false when out of memory (nothing left allocated) */
+bool wb_search_batches_build(wb_search_batches *b, const wb_search_set *set);
+void wb_search_batches_free(wb_search_batches *b);
+/* bytes they hold */
+size_t wb_search_batches_bytes(const wb_search_batches *b);
+
 /* Allocates room for `count` candidates of `total` bytes; false when out
  * of memory (nothing left allocated). The caller then writes
  * offsets[1..count] and the bytes. */
