@@ -41,6 +41,17 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
+  test "a :threaded job NIF called without a reference to tag its reply raises, and starts nothing" do
+    for ref <- [nil, :ref, "ref"] do
+      assert_raise ArgumentError, fn ->
+        WellBehaved.Native.levenshtein("kitten", "sitting", :byte, nil, :threaded, false, ref)
+      end
+    end
+
+    refute_receive {_, _}, 100
+    assert_no_live_jobs()
+  end
+
   @defaults [
     normal_max_us: :slice,
     yielding_max_us: :infinity,

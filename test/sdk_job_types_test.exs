@@ -70,21 +70,21 @@ defmodule WellBehaved.SDKJobTypesTest do
   end
 
   test "Job.call rejects bad options and a NIF of the wrong arity" do
-    assert_raise ArgumentError, ~r/Job.call\/3: invalid :schedule :fast, expected one of/, fn ->
+    assert_raise ArgumentError, ~r/Job.call\/4: invalid :schedule :fast, expected one of/, fn ->
       call(1, schedule: :fast)
     end
 
     assert_raise ArgumentError,
-                 ~r/Job.call\/3: invalid :tiny_slices 1, expected true or false/,
+                 ~r/Job.call\/4: invalid :tiny_slices 1, expected true or false/,
                  fn ->
                    call(1, tiny_slices: 1)
                  end
 
-    assert_raise ArgumentError, ~r/Job.call\/3: unknown option :unit/, fn ->
+    assert_raise ArgumentError, ~r/Job.call\/4: unknown option :unit/, fn ->
       call(1, unit: :byte)
     end
 
-    assert_raise ArgumentError, ~r/Job.call\/3: expected a keyword list/, fn -> call(1, %{}) end
+    assert_raise ArgumentError, ~r/Job.call\/4: expected a keyword list/, fn -> call(1, %{}) end
 
     assert_raise ArgumentError, ~r/MyApp.fold\/2: invalid :schedule nil/, fn ->
       Job.call(&SDKJobs.fold/4, [1], [schedule: nil], "MyApp.fold/2")

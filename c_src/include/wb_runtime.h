@@ -21,7 +21,7 @@
  * mode `collect` and the job in the reference's place for the result (made
  * in its own process), or with `cancel` (answering `cancelled`, or `done`
  * when the job's message is already on its way). A threaded job whose
- * caller dies is cancelled. On the Elixir side, WellBehaved.Job.call/3 adds
+ * caller dies is cancelled. On the Elixir side, WellBehaved.Job.call/4 adds
  * those arguments and does all of this.
  *
  * Every NIF library compiled with the runtime's sources has a runtime of its

@@ -795,6 +795,8 @@ static void *pool_worker(void *arg) {
 static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
                                    registered_type *learned, bool tiny, const ERL_NIF_TERM args[],
                                    ERL_NIF_TERM ref) {
+    /* the reply is tagged with it: without one, nobody could wait for it */
+    if (!enif_is_ref(env, ref)) return enif_make_badarg(env);
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
     job_prepare(job, type, learned, MODE_THREADED, tiny);

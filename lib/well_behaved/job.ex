@@ -6,7 +6,7 @@ defmodule WellBehaved.Job do
 
   A job NIF registered with `wb_run` takes the job's own arguments and then
   three more: the scheduling mode, the tiny-slices flag and a reference that
-  tags the reply of a `:threaded` job. `call/3` adds them from the caller's
+  tags the reply of a `:threaded` job. `call/4` adds them from the caller's
   options, waits for a threaded job's reply, and returns what the job
   answered: its result, or `{:error, reason}` when the job's `decode` or
   `init` refused the arguments (`{:error, :badarg}`, `{:error, :enomem}` or
@@ -23,7 +23,7 @@ defmodule WellBehaved.Job do
 
   alias WellBehaved.{Options, Runtime}
 
-  @call "WellBehaved.Job.call/3"
+  @call "WellBehaved.Job.call/4"
   @known [:schedule, :tiny_slices, :timeout]
 
   @type option ::

@@ -11,7 +11,7 @@ defmodule Checksum.Native do
   end
 
   # the job NIF: the job's argument, then mode, tiny slices and reference
-  # (added by WellBehaved.Job.call/3)
+  # (added by WellBehaved.Job.call/4)
   def adler32(_data, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
 
   # the SDK's NIFs, read and set by WellBehaved.Runtime.stats/1 and configure/2

@@ -25,7 +25,7 @@ defmodule WellBehaved.Lab.Spin do
   is the same in every mode.
 
   Options: `schedule:` (a `t:WellBehaved.Runtime.mode/0`, default `:auto`)
-  and `tiny_slices:` (for tests), as `WellBehaved.Job.call/3` takes them.
+  and `tiny_slices:` (for tests), as `WellBehaved.Job.call/4` takes them.
   Spin runs in the lab's own NIF library, whose runtime is
   `WellBehaved.Runtime.stats(WellBehaved.Lab.Native)`.
 
