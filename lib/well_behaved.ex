@@ -12,7 +12,7 @@ defmodule WellBehaved do
     * `WellBehaved.Probe` - measures how late a workload makes the VM's
       other processes.
     * `WellBehaved.SDK`, `WellBehaved.Job` and the `:well_behaved_make`
-      compiler - the runtime for NIF libraries of your own (see the README's
-      guide "Writing your own well-behaved NIF").
+      compiler - the runtime for NIF libraries of your own (see the
+      guide guides/sdk.md, "Writing your own well-behaved NIF").
   """
 end

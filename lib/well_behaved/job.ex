@@ -1,7 +1,7 @@
 defmodule WellBehaved.Job do
   @moduledoc """
   The Elixir side of a job NIF built with the runtime's C SDK (see
-  `WellBehaved.SDK` and the README's guide "Writing your own well-behaved
+  `WellBehaved.SDK` and the guide "Writing your own well-behaved
   NIF").
 
   A job NIF registered with `wb_run` takes the job's own arguments and then

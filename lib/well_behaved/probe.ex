@@ -483,7 +483,7 @@ defmodule WellBehaved.Probe do
       lost - alone > @lost_share_max and (f.dirty_turns > 0 or f.turns < 10) ->
         "\nThe work runs off the normal schedulers and the OS runs it in their place. Try " <>
           "schedule: :yielding, or start the VM with +sbwt none +sbwtdcpu none " <>
-          "+sbwtdio none (see the README)."
+          "+sbwtdio none (see guides/scheduling.md)."
 
       true ->
         "\nRun long native work in slices that give the scheduler back (schedule: " <>

@@ -118,7 +118,7 @@ defmodule WellBehaved.Runtime do
       `yielding_max_us` defaults to `:infinity`: on the lab's 2-core
       machine `:yielding` kept the VM as responsive as pure Erlang code at
       every work size measured, and `:yielding_dirty` did not (see the
-      README). `normal_max_us` may not exceed `yielding_max_us`.
+      lab guide, guides/lab.md). `normal_max_us` may not exceed `yielding_max_us`.
 
         iex> WellBehaved.Runtime.configure(slice_us: 50)
         :ok

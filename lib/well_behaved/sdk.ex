@@ -12,7 +12,7 @@ defmodule WellBehaved.SDK do
       CFLAGS += -I$(WB_INCLUDE_DIR) -I$(ERTS_INCLUDE_DIR)
       $(MIX_APP_PATH)/priv/my_nif.so: c_src/my_nif.c $(WB_SOURCES)
 
-  The README's guide "Writing your own well-behaved NIF" describes the job
+  The guide `guides/sdk.md` ("Writing your own well-behaved NIF") describes the job
   type's callbacks and a complete example.
   """
 

@@ -1,0 +1,10 @@
+defmodule WellBehaved.DocumentedExamplesRunTest do
+  # The iex> examples of the modules that NIF authors read first run as
+  # tests, as those of Levenshtein, File, External, Probe and Runtime do
+  # in their own test files.
+  use ExUnit.Case, async: true
+
+  doctest WellBehaved.Options
+  doctest WellBehaved.SDK
+  doctest WellBehaved.Job
+end
