@@ -1,5 +1,6 @@
 defmodule WellBehaved.DocumentedExamplesRunTest do
-  # The iex> examples of the modules that NIF authors read first run as
+  # The iex> examples of the modules that NIF authors read first (the
+  # testing kit's included) run as
   # tests, as those of Levenshtein, File, External, Probe and Runtime do
   # in their own test files.
   use ExUnit.Case, async: true
@@ -7,4 +8,5 @@ defmodule WellBehaved.DocumentedExamplesRunTest do
   doctest WellBehaved.Options
   doctest WellBehaved.SDK
   doctest WellBehaved.Job
+  doctest WellBehaved.Testing
 end

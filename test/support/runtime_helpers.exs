@@ -2,28 +2,8 @@ defmodule WellBehaved.Test.RuntimeHelpers do
   @moduledoc false
   import ExUnit.Assertions
 
-  @doc """
-  Polls `fun` until it returns a truthy value, and returns that value; fails
-  after `limit_ms` (a bound, not a timing claim).
-  """
-  def eventually(fun, limit_ms \\ 60_000) do
-    deadline = System.monotonic_time(:millisecond) + limit_ms
-    wait(fun, deadline)
-  end
-
-  defp wait(fun, deadline) do
-    cond do
-      result = fun.() ->
-        result
-
-      System.monotonic_time(:millisecond) > deadline ->
-        flunk("condition not reached within the bound")
-
-      true ->
-        Process.sleep(5)
-        wait(fun, deadline)
-    end
-  end
+  defdelegate eventually(fun), to: WellBehaved.Testing
+  defdelegate eventually(fun, limit_ms), to: WellBehaved.Testing
 
   @doc """
   Calls `echo` (a one-argument function that should return its argument)
@@ -46,16 +26,8 @@ defmodule WellBehaved.Test.RuntimeHelpers do
     |> assert()
   end
 
-  @doc """
-  Waits until the runtime of `native`'s NIF library (default: the
-  library's own) holds no live job and no native bytes.
-  """
-  def assert_no_live_jobs(native \\ WellBehaved.Native) do
-    eventually(fn ->
-      stats = WellBehaved.Runtime.stats(native)
-      stats.live_jobs == 0 and stats.live_bytes == 0 and stats.queued == 0
-    end)
-  end
+  defdelegate assert_no_live_jobs(), to: WellBehaved.Testing
+  defdelegate assert_no_live_jobs(native), to: WellBehaved.Testing
 
   @doc """
   Two binaries of `n` bytes with nothing in common, whose distance is `n`:

@@ -4,8 +4,7 @@ defmodule Checksum.KilledCallersFreeJobsTest do
   # library, and that runtime keeps working.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.Runtime
-  import Checksum.TestHelpers
+  import WellBehaved.Testing
 
   @moduletag timeout: 300_000
   @modes [:yielding, :yielding_dirty, :dirty_cpu, :threaded]
@@ -16,7 +15,7 @@ defmodule Checksum.KilledCallersFreeJobsTest do
   end
 
   setup do
-    assert_no_live_jobs()
+    assert_no_live_jobs(Checksum.Native)
   end
 
   test "killed before, during or after their job", %{data: data} do
@@ -26,17 +25,17 @@ defmodule Checksum.KilledCallersFreeJobsTest do
       kill(pid)
     end
 
-    assert_no_live_jobs()
+    assert_no_live_jobs(Checksum.Native)
     assert Checksum.adler32(data, schedule: :threaded) == :erlang.adler32(data)
   end
 
   test "killed while the job is surely running (one byte per slice)", %{data: data} do
     # 64 million slices: the job is live until its caller dies
     for mode <- @modes do
-      pid = spawn(fn -> Checksum.adler32(data, schedule: mode, tiny_slices: true) end)
-      eventually(fn -> Runtime.stats(Checksum.Native).live_jobs == 1 end)
-      kill(pid)
-      assert_no_live_jobs()
+      kill_mid_job(
+        fn -> Checksum.adler32(data, schedule: mode, tiny_slices: true) end,
+        Checksum.Native
+      )
     end
   end
 
