@@ -267,6 +267,24 @@ defmodule WellBehaved.FileTest do
       assert WFile.close(file) == :ok
     end
 
+    test "every mode and flag open/3 takes, each as the native side decodes it", %{tmp_dir: dir} do
+      # the modes and flags travel as atoms that file_nif.c decodes: each one
+      # must open, and do what it names
+      path = Path.join(dir, "flags")
+      assert {:error, :enoent} = WFile.open(path, :write, [:sync])
+
+      for flag <- [:sync, :dsync],
+          do: :ok = WFile.close(WFile.open!(path, :write, [:create, flag]))
+
+      assert {:error, :eexist} = WFile.open(path, :write, [:create, :exclusive])
+      File.write!(path, "0123456789")
+      file = WFile.open!(path, :write, [:truncate, :create, :truncate])
+      :ok = WFile.close(file)
+      assert File.read!(path) == ""
+      :ok = WFile.close(WFile.open!(path, :append, [:dsync]))
+      assert {:ok, _} = WFile.open(path, :read, [:sync, :dsync])
+    end
+
     test ":append appends, :write without :truncate overwrites in place", %{tmp_dir: dir} do
       path = write_file(dir, "app", "0123456789")
       file = WFile.open!(path, :append)

@@ -65,8 +65,15 @@
  * them): cheaper than a reference, and they do not keep the buffer alive */
 #define WB_FILE_HEAP_BINARY_MAX 64
 
-enum { MODE_READ = 0, MODE_WRITE = 1, MODE_APPEND = 2 };
-enum { F_CREATE = 1, F_EXCLUSIVE = 2, F_TRUNCATE = 4, F_SYNC = 8, F_DSYNC = 16 };
+/* open's mode and flags arrive as the atoms WellBehaved.File takes
+ * (decoded here, against atoms made once at load: no numbers to mirror) */
+enum { MODE_READ, MODE_WRITE, MODE_APPEND, MODE_COUNT };
+static const char *const mode_names[MODE_COUNT] = {"read", "write", "append"};
+enum { FLAG_CREATE, FLAG_EXCLUSIVE, FLAG_TRUNCATE, FLAG_SYNC, FLAG_DSYNC, FLAG_COUNT };
+static const char *const flag_names[FLAG_COUNT] = {"create", "exclusive", "truncate", "sync",
+                                                   "dsync"};
+static const int flag_oflags[FLAG_COUNT] = {O_CREAT, O_EXCL, O_TRUNC, O_SYNC, O_DSYNC};
+static ERL_NIF_TERM a_modes[MODE_COUNT], a_flags[FLAG_COUNT];
 
 /* the read buffer's owner: a resource, so that lines pointing into the
  * bytes keep them alive */
@@ -235,20 +242,46 @@ int wb_file_load(ErlNifEnv *env) {
     a_ebadf = enif_make_atom(env, "ebadf");
     a_enomem = enif_make_atom(env, "enomem");
     a_line_too_long = enif_make_atom(env, "line_too_long");
+    for (int m = 0; m < MODE_COUNT; m++)
+        a_modes[m] = enif_make_atom(env, mode_names[m]);
+    for (int f = 0; f < FLAG_COUNT; f++)
+        a_flags[f] = enif_make_atom(env, flag_names[f]);
     return 0;
 }
 
 /* --- open ----------------------------------------------------------------- */
 
+static bool get_mode(ERL_NIF_TERM term, int *mode) {
+    for (int m = 0; m < MODE_COUNT; m++)
+        if (enif_is_identical(term, a_modes[m])) {
+            *mode = m;
+            return true;
+        }
+    return false;
+}
+
+/* a list of flag atoms: their open(2) flags or'ed into *oflags */
+static bool get_flags(ErlNifEnv *env, ERL_NIF_TERM list, int *oflags) {
+    ERL_NIF_TERM head;
+    for (unsigned n = 0; enif_get_list_cell(env, list, &head, &list); n++) {
+        if (n >= 2 * FLAG_COUNT) return false; /* repeats are fine, a long list is not */
+        int f = 0;
+        while (f < FLAG_COUNT && !enif_is_identical(head, a_flags[f]))
+            f++;
+        if (f == FLAG_COUNT) return false;
+        *oflags |= flag_oflags[f];
+    }
+    return enif_is_empty_list(env, list);
+}
+
 ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     ErlNifBinary path;
-    int mode, flags;
+    int mode, oflags = O_CLOEXEC;
     ErlNifUInt64 buffer_bytes, max_line;
-    if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_int(env, argv[1], &mode) ||
-        mode < MODE_READ || mode > MODE_APPEND || !enif_get_int(env, argv[2], &flags) ||
-        !enif_get_uint64(env, argv[3], &buffer_bytes) || buffer_bytes == 0 ||
-        !enif_get_uint64(env, argv[4], &max_line))
+    if (!enif_inspect_binary(env, argv[0], &path) || !get_mode(argv[1], &mode) ||
+        !get_flags(env, argv[2], &oflags) || !enif_get_uint64(env, argv[3], &buffer_bytes) ||
+        buffer_bytes == 0 || !enif_get_uint64(env, argv[4], &max_line))
         return enif_make_badarg(env);
     if (memchr(path.data, 0, path.size)) return error_term(env, enif_make_atom(env, "einval"));
 
@@ -257,13 +290,8 @@ ERL_NIF_TERM wb_file_open(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     memcpy(cpath, path.data, path.size);
     cpath[path.size] = 0;
 
-    int oflags = O_CLOEXEC | (mode == MODE_READ ? O_RDONLY : O_WRONLY);
+    oflags |= mode == MODE_READ ? O_RDONLY : O_WRONLY;
     if (mode == MODE_APPEND) oflags |= O_APPEND;
-    if (flags & F_CREATE) oflags |= O_CREAT;
-    if (flags & F_EXCLUSIVE) oflags |= O_EXCL;
-    if (flags & F_TRUNCATE) oflags |= O_TRUNC;
-    if (flags & F_SYNC) oflags |= O_SYNC;
-    if (flags & F_DSYNC) oflags |= O_DSYNC;
     int fd;
     do
         fd = open(cpath, oflags, 0666);

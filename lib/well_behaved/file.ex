@@ -78,11 +78,12 @@ defmodule WellBehaved.File do
   @default_max_line 1024 * 1024
   # no file this machine can hold has a line or a read larger than this
   @max_count Bitwise.bsl(1, 48)
-  @flags %{create: 1, exclusive: 2, truncate: 4, sync: 8, dsync: 16}
-  @modes %{read: 0, write: 1, append: 2}
+  # passed to the NIF as these atoms, which file_nif.c decodes
+  @flags [:create, :exclusive, :truncate, :sync, :dsync]
+  @modes [:read, :write, :append]
   @open "WellBehaved.File.open/3"
   @stream "WellBehaved.File.stream!/2"
-  @known [:create, :exclusive, :truncate, :sync, :dsync, :buffer_bytes, :max_line_bytes]
+  @known @flags ++ [:buffer_bytes, :max_line_bytes]
   # lists up to this size are flattened here, so the write stays buffered
   @small_iolist 4096
 
@@ -131,17 +132,14 @@ defmodule WellBehaved.File do
   @spec open(Path.t(), mode(), [option()]) :: {:ok, t()} | {:error, reason()}
   def open(path, mode, opts \\ []) do
     path = check_path!(path, @open)
-    {flags, buffer, max_line} = parse(opts, {0, @default_buffer, @default_max_line}, opts, @open)
+    {flags, buffer, max_line} = parse(opts, {[], @default_buffer, @default_max_line}, opts, @open)
 
-    mode_int =
-      case @modes do
-        %{^mode => int} -> int
-        _ -> Options.invalid!(@open, "mode", mode, ":read, :write or :append")
-      end
+    if mode not in @modes,
+      do: Options.invalid!(@open, "mode", mode, ":read, :write or :append")
 
     check_flags!(mode, flags)
 
-    case Native.file_open(path, mode_int, flags, buffer, max_line) do
+    case Native.file_open(path, mode, flags, buffer, max_line) do
       {:ok, ref} -> {:ok, %__MODULE__{ref: ref}}
       {:error, _} = error -> error
     end
@@ -305,9 +303,9 @@ defmodule WellBehaved.File do
     path = check_path!(path, @stream)
     {append, opts} = stream_opts(opts)
     # validate now, not at the first use
-    {flags, _, _} = parse(opts, {0, @default_buffer, @default_max_line}, opts, @stream)
+    {flags, _, _} = parse(opts, {[], @default_buffer, @default_max_line}, opts, @stream)
 
-    if Bitwise.band(flags, @flags.create + @flags.exclusive + @flags.truncate) != 0 do
+    if Enum.any?([:create, :exclusive, :truncate], &(&1 in flags)) do
       raise ArgumentError,
             "#{@stream}: takes no :create, :exclusive or :truncate (it creates and truncates " <>
               "for writing; use :append to append)"
@@ -326,8 +324,8 @@ defmodule WellBehaved.File do
 
   defp parse([], acc, _all, _fun), do: acc
 
-  defp parse([flag | rest], {flags, b, m}, all, fun) when is_map_key(@flags, flag),
-    do: parse(rest, {Bitwise.bor(flags, Map.fetch!(@flags, flag)), b, m}, all, fun)
+  defp parse([flag | rest], {flags, b, m}, all, fun) when flag in @flags,
+    do: parse(rest, {if(flag in flags, do: flags, else: [flag | flags]), b, m}, all, fun)
 
   defp parse([{:buffer_bytes, b} | rest], {f, _, m}, all, fun),
     do: parse(rest, {f, Options.integer!(fun, :buffer_bytes, b, 1..@max_buffer), m}, all, fun)
@@ -342,7 +340,7 @@ defmodule WellBehaved.File do
   defp parse([{:max_line_bytes, m} | _], _, _, fun),
     do: Options.invalid!(fun, :max_line_bytes, m, "an integer in 1..2^48 or :infinity")
 
-  defp parse([{flag, value} | _], _, _, fun) when is_map_key(@flags, flag),
+  defp parse([{flag, value} | _], _, _, fun) when flag in @flags,
     do: Options.invalid!(fun, flag, value, "no value: #{inspect(flag)} is given alone")
 
   defp parse([other | _], _, all, fun), do: Options.bad_option!(fun, other, @known, all)
@@ -350,11 +348,11 @@ defmodule WellBehaved.File do
 
   defp check_flags!(mode, flags) do
     cond do
-      mode == :read and Bitwise.band(flags, @flags.create + @flags.truncate) != 0 ->
+      mode == :read and (:create in flags or :truncate in flags) ->
         raise ArgumentError,
               "#{@open}: :create and :truncate apply to :write and :append, not :read"
 
-      Bitwise.band(flags, @flags.exclusive) != 0 and Bitwise.band(flags, @flags.create) == 0 ->
+      :exclusive in flags and :create not in flags ->
         raise ArgumentError, "#{@open}: :exclusive requires :create"
 
       true ->
