@@ -152,7 +152,8 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
  * runtime_stats() -> #{live_jobs, live_bytes, resident_bytes, pool_threads, queued,
  * normal_max_us, yielding_max_us, slice_us, slice_ns, dirty_slice_us,
  * slice_source => erlang_turn | default | configured, erlang_turn_ns (nil
- * when load_info had none), calibrated_slice_ns, released_later,
+ * when load_info had none), calibrated_slice_ns, released_later, limits =>
+ * #{modes, max_job_args, slice_us_min, slice_us_max},
  * ps_per_unit => #{JobName => Picoseconds}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,

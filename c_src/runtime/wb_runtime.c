@@ -1114,6 +1114,25 @@ static ERL_NIF_TERM slice_source_atom(ErlNifEnv *env) {
     }
 }
 
+/* What the C side accepts, for the Elixir side to be checked against:
+ * the modes, the most job arguments, the slice settings' range in us. */
+static ERL_NIF_TERM limits_map(ErlNifEnv *env) {
+    ERL_NIF_TERM modes[] = {atom_auto,     atom_normal,         atom_dirty_cpu,
+                            atom_yielding, atom_yielding_dirty, atom_threaded};
+    ERL_NIF_TERM keys[] = {wb_atom(env, "modes"), wb_atom(env, "max_job_args"),
+                           wb_atom(env, "slice_us_min"), wb_atom(env, "slice_us_max")};
+    ERL_NIF_TERM values[] = {
+        enif_make_list_from_array(env, modes, sizeof modes / sizeof *modes),
+        enif_make_int(env, WB_MAX_JOB_ARGS),
+        enif_make_uint64(env, SLICE_NS_MIN / 1000),
+        enif_make_uint64(env, SLICE_NS_MAX / 1000),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return wb_atom(env, "nil");
+    return map;
+}
+
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     (void)argv;
@@ -1136,7 +1155,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         wb_atom(env, "ps_per_unit"),    wb_atom(env, "resident_bytes"),
         wb_atom(env, "slice_ns"),       wb_atom(env, "slice_source"),
         wb_atom(env, "erlang_turn_ns"), wb_atom(env, "calibrated_slice_ns"),
-        wb_atom(env, "released_later"),
+        wb_atom(env, "released_later"), wb_atom(env, "limits"),
     };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
@@ -1156,6 +1175,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         turn ? enif_make_uint64(env, turn) : wb_atom(env, "nil"),
         enif_make_uint64(env, atomic_load(&calibrated_ns)),
         enif_make_uint64(env, atomic_load(&released_later)),
+        limits_map(env),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))

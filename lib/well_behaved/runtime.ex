@@ -57,6 +57,9 @@ defmodule WellBehaved.Runtime do
   (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration, and
+  `limits`: what the C side accepts (its `modes`, `max_job_args`, and the
+  slice settings' range, `slice_us_min`..`slice_us_max`), against which
+  this module's own checks are tested; and
   `released_later`: how many clean-ups the runtime's own thread has done
   for jobs and resources (large blocks given back to the system, files
   closed), so that no scheduler spends milliseconds on them.
@@ -77,7 +80,7 @@ defmodule WellBehaved.Runtime do
       iex> WellBehaved.Runtime.stats().ps_per_unit |> Map.has_key?(:levenshtein)
       true
   """
-  @spec stats(module()) :: %{atom() => integer() | :infinity | %{atom() => pos_integer()}}
+  @spec stats(module()) :: %{atom() => term()}
   def stats(native \\ Native)
 
   def stats(native) when is_atom(native) do
