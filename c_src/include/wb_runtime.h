@@ -196,6 +196,32 @@ void wb_release_later(void (*release)(void *arg), void *arg);
 #define WB_RELEASE_LATER_FROM (128 * 1024)
 void wb_free_later(void *block, size_t bytes);
 
+/* The load, upgrade and unload callbacks of a library whose only state is
+ * the runtime's, and its ERL_NIF_INIT, in one line:
+ *
+ *     static wb_job_type *const types[] = {&adler32_job, NULL};
+ *     WB_NIF_INIT(Elixir.Checksum.Native, nif_funcs, types)
+ *
+ * (the Elixir side: `use WellBehaved.NIF`). A library with more to load
+ * writes its own callbacks around wb_runtime_load, wb_runtime_upgrade and
+ * wb_runtime_unload. */
+#define WB_NIF_INIT(MODULE, FUNCS, TYPES)                                                          \
+    static int wb_nif_load_(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {                      \
+        (void)priv;                                                                                \
+        return wb_runtime_load(env, TYPES, info);                                                  \
+    }                                                                                              \
+    static int wb_nif_upgrade_(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {  \
+        (void)priv;                                                                                \
+        (void)old_priv;                                                                            \
+        return wb_runtime_upgrade(env, TYPES, info);                                               \
+    }                                                                                              \
+    static void wb_nif_unload_(ErlNifEnv *env, void *priv) {                                       \
+        (void)env;                                                                                 \
+        (void)priv;                                                                                \
+        wb_runtime_unload();                                                                       \
+    }                                                                                              \
+    ERL_NIF_INIT(MODULE, FUNCS, wb_nif_load_, NULL, wb_nif_upgrade_, wb_nif_unload_)
+
 /* An atom by name (a lookup per call: make hot ones once, at load). */
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);
 /* {error, Reason} */

@@ -99,22 +99,6 @@ static ErlNifFunc nif_funcs[] = {
 
 static wb_job_type *const types[] = {&adler32_job, NULL};
 
-static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
-    (void)priv;
-    return wb_runtime_load(env, types, info);
-}
-
-/* a new version of Checksum.Native loading the library (hot upgrade) */
-static int upgrade(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {
-    (void)priv;
-    (void)old_priv;
-    return wb_runtime_upgrade(env, types, info);
-}
-
-static void unload(ErlNifEnv *env, void *priv) {
-    (void)env;
-    (void)priv;
-    wb_runtime_unload();
-}
-
-ERL_NIF_INIT(Elixir.Checksum.Native, nif_funcs, load, NULL, upgrade, unload)
+/* load, upgrade (a new version of Checksum.Native loading the library: a
+ * hot upgrade) and unload, all the runtime's */
+WB_NIF_INIT(Elixir.Checksum.Native, nif_funcs, types)

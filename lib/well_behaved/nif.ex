@@ -1,0 +1,78 @@
+defmodule WellBehaved.NIF do
+  @moduledoc """
+  The Elixir side of a NIF library built on the runtime's SDK, written for
+  you: `use WellBehaved.NIF` in the module the library loads with defines
+  its `@on_load` (loading `priv/<library>` of your application with
+  `WellBehaved.SDK.load_info/0`), a stub for each job NIF (the job's
+  arguments, then mode, tiny slices and reference, as
+  `WellBehaved.Job.call/4` passes them), and the runtime's
+  `runtime_stats/0` and `runtime_configure/4`.
+
+      defmodule Checksum.Native do
+        @moduledoc false
+        use WellBehaved.NIF, otp_app: :checksum, library: "checksum_nif", jobs: [adler32: 1]
+      end
+
+  Options:
+
+    * `otp_app:` (required) - the application whose `priv` holds the library;
+    * `library:` (required) - its file name without extension;
+    * `jobs:` - `name: argc` for each job NIF (`WB_JOB_NIF(name, type)`
+      with `type.argc == argc`);
+    * `nifs:` - `name: arity` for other NIFs of the library.
+
+  The C side's callbacks are one line too: `WB_NIF_INIT(Elixir.Checksum.Native,
+  nif_funcs, types)` (see `wb_runtime.h`).
+  """
+
+  @doc false
+  defmacro __using__(opts) do
+    otp_app = Keyword.fetch!(opts, :otp_app)
+    library = Keyword.fetch!(opts, :library)
+    jobs = Keyword.get(opts, :jobs, [])
+    nifs = Keyword.get(opts, :nifs, [])
+
+    if not is_atom(otp_app) or not is_binary(library) do
+      raise ArgumentError,
+            "use WellBehaved.NIF: expected otp_app: an atom and library: a string, got: " <>
+              inspect(opts)
+    end
+
+    stubs =
+      for {name, arity} <- Enum.map(jobs, fn {n, argc} -> {n, argc + 3} end) ++ nifs do
+        if not (is_atom(name) and is_integer(arity) and arity >= 0) do
+          raise ArgumentError,
+                "use WellBehaved.NIF: expected name: count pairs in jobs: and nifs:, got: " <>
+                  inspect({name, arity})
+        end
+
+        args = for i <- 1..arity//1, do: Macro.var(:"_arg#{i}", __MODULE__)
+
+        quote do
+          @doc false
+          def unquote(name)(unquote_splicing(args)), do: :erlang.nif_error(:nif_not_loaded)
+        end
+      end
+
+    quote do
+      @on_load :__load_nif__
+
+      @doc false
+      def __load_nif__ do
+        path =
+          :filename.join(:code.priv_dir(unquote(otp_app)), unquote(String.to_charlist(library)))
+
+        :erlang.load_nif(path, WellBehaved.SDK.load_info())
+      end
+
+      unquote_splicing(stubs)
+
+      @doc false
+      def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
+
+      @doc false
+      def runtime_configure(_normal, _yielding, _slice, _dirty_slice),
+        do: :erlang.nif_error(:nif_not_loaded)
+    end
+  end
+end
