@@ -177,7 +177,9 @@ defmodule WellBehaved.EchoPortProgramTest do
       assert result == i or match?({:error, {:exit_status, _}}, result)
     end
 
-    assert PortProgram.echo(:again) == :again
+    # a call may still reach the killed program's owner before it has taken
+    # the exit in (it answers the exit status): later ones are served
+    eventually(fn -> PortProgram.echo(:again) == :again end)
     eventually(fn -> not OSProcess.alive?(victim) end)
   end
 
