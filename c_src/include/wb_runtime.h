@@ -187,9 +187,13 @@ void wb_runtime_resident_bytes(int64_t delta);
  * block back to the system costs ~0.1 ms per MiB, more than a slice from a
  * few hundred KiB. release must not touch the job's state (it is gone by
  * then): hand it the blocks themselves. Counted in runtime_stats'
- * released_later once done. (WellBehaved's own files are closed this way
- * too: a close can block.) */
+ * released_later once done. */
 void wb_release_later(void (*release)(void *arg), void *arg);
+
+/* The same, on a thread of its own, for clean-ups that can block for long
+ * (flushing and closing a file on a stalled disk or pipe): the memory that
+ * wb_release_later gives back is not held up behind them. */
+void wb_release_later_blocking(void (*release)(void *arg), void *arg);
 
 /* free(block) (malloc'd), on the runtime's thread when bytes is at least
  * WB_RELEASE_LATER_FROM, at once otherwise; NULL is ignored. */

@@ -37,7 +37,8 @@
  * dirty I/O scheduler and flushes and closes there. The destructor and the
  * monitor run on whatever scheduler collects the handle or handles the
  * exit, so they never block: they hand the fd and the write buffer to this
- * runtime's release thread (wb_release_later), which flushes and closes them; and the monitor
+ * runtime's thread for blocking clean-ups (wb_release_later_blocking),
+ * which flushes and closes them; and the monitor
  * only tries the handle's mutex: when a call holds it, it leaves a flag
  * that the call acts on as it lets the mutex go.
  */
@@ -155,8 +156,9 @@ static void close_pending(void *arg) {
     free(p);
 }
 
-/* Hands the fd and write buffer to the runtime's release thread (which
- * runs at once what it cannot queue: out of memory, library unloading). */
+/* Hands the fd and write buffer to the runtime's thread for clean-ups
+ * that can block (it runs at once what it cannot queue: out of memory,
+ * library unloading). */
 static void close_later(int fd, wb_write_buffer *writer) {
     pending_close *p = malloc(sizeof *p);
     if (!p) {
@@ -166,7 +168,7 @@ static void close_later(int fd, wb_write_buffer *writer) {
     p->fd = fd;
     p->writer = *writer;
     *writer = (wb_write_buffer){0};
-    wb_release_later(close_pending, p);
+    wb_release_later_blocking(close_pending, p);
 }
 
 /* --- closing ---------------------------------------------------------------- */

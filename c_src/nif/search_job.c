@@ -31,10 +31,10 @@ typedef struct {
     bool sealed;      /* every candidate copied: searchable */
     atomic_bool busy; /* a pack_more call is at work on it */
     bool indexed;     /* made an index (lanes built) */
-    bool dropped;     /* packing failed: its memory is gone */
+    /* packing failed: its memory is gone (packed.offsets is NULL) */
 } search_index;
 
-static ErlNifResourceType *index_type, *hits_type;
+static ErlNifResourceType *index_type, *hits_type, *block_type;
 static ERL_NIF_TERM atom_not_a_binary, atom_invalid_utf8, atom_query;
 
 /* A packed list's or an index's memory, once its resource is gone */
@@ -50,24 +50,33 @@ static void free_index_memory(void *arg) {
     free(m);
 }
 
+/* Gives the packed list's and the batches' memory back, off the scheduler
+ * when it is large; the resource keeps nothing. */
+static void release_memory(search_index *index) {
+    size_t bytes = index->room +
+                   (index->packed.offsets ? index->packed.set.count + 1 : 0) * sizeof(uint64_t) +
+                   wb_search_batches_bytes(&index->lanes);
+    index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
+    if (m) {
+        m->packed = index->packed;
+        m->lanes = index->lanes;
+        wb_release_later(free_index_memory, m);
+    } else {
+        wb_search_batches_free(&index->lanes);
+        wb_search_set_free(&index->packed);
+    }
+    memset(&index->packed, 0, sizeof index->packed);
+    memset(&index->lanes, 0, sizeof index->lanes);
+    index->room = 0;
+}
+
 static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
     /* owned_bytes is counted once sealed (0 before), lanes once built */
     wb_runtime_resident_bytes(
         -(int64_t)(index->packed.owned_bytes + wb_search_batches_bytes(&index->lanes)));
-    size_t bytes = index->room +
-                   (index->packed.offsets ? index->packed.set.count + 1 : 0) * sizeof(uint64_t) +
-                   wb_search_batches_bytes(&index->lanes);
-    index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
-    if (m) { /* freed off the scheduler */
-        m->packed = index->packed;
-        m->lanes = index->lanes;
-        wb_release_later(free_index_memory, m);
-        return;
-    }
-    wb_search_batches_free(&index->lanes);
-    wb_search_set_free(&index->packed);
+    release_memory(index);
 }
 
 /* ---- pack_new(Count), pack_more(Packed, List) ----------------------------- */
@@ -120,12 +129,10 @@ ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
  * slice of the runtime has passed: {more, Tail}, done, or {error, Reason}
  * ({not_a_binary, Position}, {not_a_binary, tail}, badarg when the list
  * holds more or fewer than Count, enomem). */
-/* {error, _}: not a badarg exception (which is no term to look into) */
-static bool is_error(ErlNifEnv *env, ERL_NIF_TERM term) {
-    int arity;
-    const ERL_NIF_TERM *elements;
-    return !enif_is_exception(env, term) && enif_get_tuple(env, term, &arity, &elements) &&
-           arity == 2 && enif_is_identical(elements[0], wb_atom(env, "error"));
+/* A packing that cannot go on: {error, Reason}, noted in *failed. */
+static ERL_NIF_TERM pack_failed(ErlNifEnv *env, bool *failed, ERL_NIF_TERM reason) {
+    *failed = true;
+    return wb_error(env, reason);
 }
 
 ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -141,17 +148,19 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     wb_search_owned_set *p = &index->packed;
     int64_t start = now_ns(), slice = wb_slice_ns();
     size_t unchecked = 0; /* bytes copied since the clock was read */
+    bool failed = false;
     for (size_t steps = 1;; steps++) {
         at_head = tail;
-        if (index->sealed || index->dropped) {
+        if (index->sealed || !p->offsets) {
             out = enif_make_badarg(env);
             break;
         }
         if (!enif_get_list_cell(env, tail, &head, &tail)) {
             if (!enif_is_empty_list(env, tail))
-                out = wb_error(env, enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail")));
+                out = pack_failed(env, &failed,
+                                  enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail")));
             else if (index->filled != p->set.count)
-                out = wb_error(env, wb_atom(env, "badarg"));
+                out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             else {
                 size_t used = (size_t)p->offsets[p->set.count] + 1;
                 uint8_t *fit = realloc(p->bytes, used); /* shrinking: may stay */
@@ -169,12 +178,13 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             break;
         }
         if (!enif_inspect_binary(env, head, &bin)) {
-            out = wb_error(env, enif_make_tuple2(env, atom_not_a_binary,
-                                                 enif_make_uint64(env, index->filled)));
+            out = pack_failed(
+                env, &failed,
+                enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, index->filled)));
             break;
         }
         if (index->filled == p->set.count) {
-            out = wb_error(env, wb_atom(env, "badarg"));
+            out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             break;
         }
         size_t at = (size_t)p->offsets[index->filled];
@@ -183,20 +193,25 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
          * written pages costs milliseconds (~0.1 ms per MiB) */
         bool checkpoint = (index->filled & (index->filled - 1)) == 0 && index->filled >= 64;
         if (bin.size > index->room - 1 - at || (checkpoint && index->partial == 0)) {
-            size_t want = at + bin.size + 1, room = index->room;
+            size_t want = at + bin.size + 1, room = index->room, plain = index->room;
+            while (plain < want)
+                plain = plain > SIZE_MAX / 2 ? want : plain * 2;
             size_t guess = projected_room(at + bin.size, index->filled + 1, p->set.count);
-            if (guess > room && (want > room || guess / 2 > room)) room = guess;
-            while (room < want)
-                room = room > SIZE_MAX / 2 ? want : room * 2;
-            if (room != index->room) {
-                uint8_t *grown = realloc(p->bytes, room);
-                if (!grown) {
-                    out = wb_error(env, wb_atom(env, "enomem"));
-                    break;
-                }
-                p->bytes = grown;
-                index->room = room;
+            if (guess > plain && (want > room || guess / 2 > room)) room = guess;
+            if (room < plain) room = plain;
+            /* a guess that does not fit (early candidates longer than the
+             * rest) falls back to what this candidate needs */
+            uint8_t *grown = room == index->room ? p->bytes : realloc(p->bytes, room);
+            if (!grown && room > plain && plain > index->room) {
+                room = plain;
+                grown = realloc(p->bytes, room);
             }
+            if (!grown) {
+                out = pack_failed(env, &failed, wb_atom(env, "enomem"));
+                break;
+            }
+            p->bytes = grown;
+            index->room = room;
         }
         /* a long binary goes in pieces, the clock read between them */
         bool whole = true;
@@ -228,16 +243,9 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             }
         }
     }
-    if (is_error(env, out)) {
-        /* a list that cannot be packed: its memory goes now, not when the
-         * VM collects the resource */
-        wb_free_later(p->bytes, index->room);
-        wb_free_later(p->offsets, (p->set.count + 1) * sizeof(uint64_t));
-        p->bytes = NULL;
-        p->offsets = NULL;
-        index->room = 0;
-        index->dropped = true;
-    }
+    /* a list that cannot be packed: its memory goes now, not when the VM
+     * collects the resource */
+    if (failed) release_memory(index);
     atomic_store(&index->busy, false);
     return out;
 }
@@ -316,8 +324,10 @@ static bool search_step(void *state, uint64_t budget, uint64_t *used) {
 
 /* ---- a long list of hits, made a slice at a time -------------------------- */
 
-/* more hits than this are not made into a list in one call */
-#define HITS_AT_ONCE 4096
+/* more hits than this, or hits of more bytes than this, are not made into
+ * a list in one call */
+#define HITS_AT_ONCE      4096
+#define HIT_BYTES_AT_ONCE (256 * 1024)
 
 typedef struct {
     wb_search_hit *hits; /* taken from the finished search, by (distance, index) */
@@ -330,7 +340,7 @@ typedef struct {
 static void hits_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     hits_list *h = obj;
-    wb_free_later(h->hits, h->bytes);
+    wb_free_later(h->hits, h->bytes); /* NULL once every hit was made */
     if (h->set) enif_release_resource(h->set);
     wb_runtime_resident_bytes(-(int64_t)h->bytes);
 }
@@ -357,9 +367,36 @@ static ERL_NIF_TERM hits_resource(ErlNifEnv *env, search_job *job, size_t n) {
     return out;
 }
 
+/* Puts hits[0 .. *left) in front of *list, the last first, each as
+ * {Candidate, Distance}; with `slice` (ns) set, stops once it has passed
+ * since `start` (the clock read every 256 hits or PACK_PIECE bytes
+ * copied). False when out of memory. */
+static bool prepend_hits(ErlNifEnv *env, const wb_search_set *set, const wb_search_hit *hits,
+                         size_t *left, ERL_NIF_TERM *list, int64_t start, int64_t slice) {
+    size_t unchecked = 0;
+    for (size_t made = 1; *left > 0; made++) {
+        const wb_search_hit *hit = &hits[*left - 1];
+        size_t at = (size_t)hit->index;
+        size_t len = (size_t)(set->offsets[at + 1] - set->offsets[at]);
+        ERL_NIF_TERM word;
+        unsigned char *data = enif_make_new_binary(env, len, &word);
+        if (!data) return false;
+        if (len) memcpy(data, set->bytes + set->offsets[at], len);
+        *list = enif_make_list_cell(
+            env, enif_make_tuple2(env, word, enif_make_uint(env, hit->distance)), *list);
+        --*left;
+        unchecked += len;
+        if (slice && (made % 256 == 0 || unchecked >= PACK_PIECE)) {
+            unchecked = 0;
+            if (now_ns() - start >= slice) break;
+        }
+    }
+    return true;
+}
+
 /* hits_more(Hits, List): List with the hits before it put in front, the
  * last ones first, until a slice of the runtime has passed: {more, List}
- * or {done, List}. */
+ * or {done, List}. Once done, the hits and the candidates go. */
 ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     hits_list *h;
     (void)argc;
@@ -367,31 +404,58 @@ ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         return enif_make_badarg(env);
     bool idle = false;
     if (!atomic_compare_exchange_strong(&h->busy, &idle, true)) return enif_make_badarg(env);
-    const wb_search_set *set = &h->set->packed.set;
-    ERL_NIF_TERM list = argv[1], out = 0;
-    int64_t start = now_ns(), slice = wb_slice_ns();
-    for (size_t made = 1; h->left > 0; made++) {
-        const wb_search_hit *hit = &h->hits[h->left - 1];
-        size_t at = (size_t)hit->index;
-        size_t len = (size_t)(set->offsets[at + 1] - set->offsets[at]);
-        ERL_NIF_TERM word;
-        unsigned char *data = enif_make_new_binary(env, len, &word);
-        if (!data) {
-            out = wb_error(env, wb_atom(env, "enomem"));
-            break;
-        }
-        if (len) memcpy(data, set->bytes + set->offsets[at], len);
-        list = enif_make_list_cell(
-            env, enif_make_tuple2(env, word, enif_make_uint(env, hit->distance)), list);
-        h->left--;
-        if (made % 256 == 0 && h->left > 0 && now_ns() - start >= slice) {
-            enif_consume_timeslice(env, 100);
-            out = enif_make_tuple2(env, wb_atom(env, "more"), list);
-            break;
-        }
+    ERL_NIF_TERM list = argv[1], out;
+    if (!h->set) {
+        out = enif_make_tuple2(env, wb_atom(env, "done"), list);
+    } else if (!prepend_hits(env, &h->set->packed.set, h->hits, &h->left, &list, now_ns(),
+                             wb_slice_ns())) {
+        out = wb_error(env, wb_atom(env, "enomem"));
+    } else if (h->left > 0) {
+        enif_consume_timeslice(env, 100);
+        out = enif_make_tuple2(env, wb_atom(env, "more"), list);
+    } else {
+        out = enif_make_tuple2(env, wb_atom(env, "done"), list);
+        /* every hit made: their memory and the candidates' need not wait
+         * for the VM to collect this resource */
+        wb_runtime_resident_bytes(-(int64_t)h->bytes);
+        wb_free_later(h->hits, h->bytes);
+        enif_release_resource(h->set);
+        h->hits = NULL;
+        h->set = NULL;
+        h->bytes = 0;
     }
-    if (!out) out = enif_make_tuple2(env, wb_atom(env, "done"), list);
     atomic_store(&h->busy, false);
+    return out;
+}
+
+/* ---- distances handed over without a copy -------------------------------- */
+
+/* a finished search's distances, the bytes of the binary that answers */
+typedef struct {
+    uint32_t *data;
+    size_t bytes; /* counted in resident_bytes */
+} owned_block;
+
+static void block_dtor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    owned_block *b = obj;
+    wb_runtime_resident_bytes(-(int64_t)b->bytes);
+    wb_free_later(b->data, b->bytes);
+}
+
+/* The binary of every distance, over the job's own array (taken from its
+ * state, which is destroyed right after): copying it made one step of
+ * 4 bytes a candidate, 40 MB for 10 million. */
+static ERL_NIF_TERM distances_binary(ErlNifEnv *env, search_job *job) {
+    size_t bytes = job->search.set->count * sizeof(uint32_t);
+    owned_block *b = enif_alloc_resource(block_type, sizeof *b);
+    if (!b) return wb_error(env, wb_atom(env, "enomem"));
+    b->data = job->search.distances;
+    b->bytes = bytes;
+    job->search.distances = NULL;
+    wb_runtime_resident_bytes((int64_t)bytes);
+    ERL_NIF_TERM out = enif_make_resource_binary(env, b, b->data, bytes);
+    enif_release_resource(b);
     return out;
 }
 
@@ -408,28 +472,17 @@ static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
     default:
         return wb_error(env, wb_atom(env, "enomem"));
     }
-    if (s->limit == 0) {
-        ERL_NIF_TERM out;
-        size_t bytes = set->count * sizeof(uint32_t);
-        unsigned char *data = enif_make_new_binary(env, bytes, &out);
-        if (!data) return wb_error(env, wb_atom(env, "enomem"));
-        if (bytes) memcpy(data, s->distances, bytes);
-        return out;
-    }
+    if (s->limit == 0) return distances_binary(env, (search_job *)state);
     const wb_search_hit *hits;
-    size_t n = wb_search_hits(s, &hits);
-    if (n > HITS_AT_ONCE) return hits_resource(env, (search_job *)state, n);
+    size_t n = wb_search_hits(s, &hits), bytes = 0;
+    for (size_t i = 0; i < n && n <= HITS_AT_ONCE; i++)
+        bytes += (size_t)(set->offsets[hits[i].index + 1] - set->offsets[hits[i].index]);
+    if (n > HITS_AT_ONCE || bytes > HIT_BYTES_AT_ONCE)
+        return hits_resource(env, (search_job *)state, n);
     ERL_NIF_TERM list = enif_make_list(env, 0);
-    for (size_t i = n; i-- > 0;) {
-        size_t at = (size_t)hits[i].index;
-        size_t len = (size_t)(set->offsets[at + 1] - set->offsets[at]);
-        ERL_NIF_TERM word;
-        unsigned char *data = enif_make_new_binary(env, len, &word);
-        if (!data) return wb_error(env, wb_atom(env, "enomem"));
-        if (len) memcpy(data, set->bytes + set->offsets[at], len);
-        list = enif_make_list_cell(
-            env, enif_make_tuple2(env, word, enif_make_uint(env, hits[i].distance)), list);
-    }
+    size_t left = n;
+    if (!prepend_hits(env, set, hits, &left, &list, 0, 0))
+        return wb_error(env, wb_atom(env, "enomem"));
     return list;
 }
 
@@ -558,5 +611,8 @@ int wb_search_load(ErlNifEnv *env) {
     ErlNifResourceTypeInit hits_init = {.dtor = hits_dtor};
     hits_type =
         enif_open_resource_type_x(env, "wb_search_hits", &hits_init, ERL_NIF_RT_CREATE, NULL);
-    return index_type && hits_type ? 0 : 1;
+    ErlNifResourceTypeInit block_init = {.dtor = block_dtor};
+    block_type =
+        enif_open_resource_type_x(env, "wb_search_block", &block_init, ERL_NIF_RT_CREATE, NULL);
+    return index_type && hits_type && block_type ? 0 : 1;
 }

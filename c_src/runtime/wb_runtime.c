@@ -907,12 +907,14 @@ static bool pool_start(int nthreads) {
     return true;
 }
 
-/* ---- releasing memory off the schedulers -------------------------------------
+/* ---- clean-ups off the schedulers ---------------------------------------------
  *
  * Giving a large block back to the system takes time in proportion to its
  * pages (~0.1 ms per MiB here): more than a slice from a few hundred KiB.
- * Destructors and destroy callbacks hand such blocks to one thread of the
- * runtime's own, which frees them in order. */
+ * Destructors and destroy callbacks hand such blocks to a thread of the
+ * runtime's own, which frees them in order. Clean-ups that can block for
+ * long (flushing and closing a file on a stalled disk or pipe) have a
+ * thread of their own, so that memory keeps being given back meanwhile. */
 
 typedef struct release_task {
     void (*release)(void *arg);
@@ -920,56 +922,68 @@ typedef struct release_task {
     struct release_task *next;
 } release_task;
 
-static struct {
+typedef struct {
+    const char *name;
     ErlNifMutex *lock; /* made once, kept: destructors may run after unload */
     ErlNifCond *wake;
     ErlNifTid thread;
     bool running, stopping;
     release_task *head, *tail;
-} releaser;
-static _Atomic uint64_t released_later;
+    _Atomic uint64_t done;
+} release_queue;
+
+static release_queue releaser = {.name = "wb_releaser"};
+static release_queue closer = {.name = "wb_closer"};
 
 static void *release_worker(void *arg) {
-    (void)arg;
-    enif_mutex_lock(releaser.lock);
+    release_queue *q = arg;
+    enif_mutex_lock(q->lock);
     for (;;) {
-        while (!releaser.head && !releaser.stopping)
-            enif_cond_wait(releaser.wake, releaser.lock);
-        release_task *t = releaser.head;
+        while (!q->head && !q->stopping)
+            enif_cond_wait(q->wake, q->lock);
+        release_task *t = q->head;
         if (!t) break; /* stopping, and every task done */
-        releaser.head = t->next;
-        if (!releaser.head) releaser.tail = NULL;
-        enif_mutex_unlock(releaser.lock);
+        q->head = t->next;
+        if (!q->head) q->tail = NULL;
+        enif_mutex_unlock(q->lock);
         t->release(t->arg);
         free(t);
-        atomic_fetch_add_explicit(&released_later, 1, memory_order_relaxed);
-        enif_mutex_lock(releaser.lock);
+        atomic_fetch_add_explicit(&q->done, 1, memory_order_relaxed);
+        enif_mutex_lock(q->lock);
     }
-    enif_mutex_unlock(releaser.lock);
+    enif_mutex_unlock(q->lock);
     return NULL;
 }
 
-void wb_release_later(void (*release)(void *arg), void *arg) {
+static void queue_release(release_queue *q, void (*release)(void *arg), void *arg) {
     release_task *t = malloc(sizeof *t);
-    if (t && releaser.lock) {
+    if (t && q->lock) {
         t->release = release;
         t->arg = arg;
         t->next = NULL;
-        enif_mutex_lock(releaser.lock);
-        bool queued = releaser.running && !releaser.stopping;
+        enif_mutex_lock(q->lock);
+        bool queued = q->running && !q->stopping;
         if (queued) {
-            if (releaser.tail)
-                releaser.tail->next = t;
+            if (q->tail)
+                q->tail->next = t;
             else
-                releaser.head = t;
-            releaser.tail = t;
-            enif_cond_signal(releaser.wake);
+                q->head = t;
+            q->tail = t;
+            enif_cond_signal(q->wake);
         }
-        enif_mutex_unlock(releaser.lock);
+        enif_mutex_unlock(q->lock);
         if (queued) return;
     }
     free(t);
     release(arg); /* no thread to take it: at once */
+}
+
+void wb_release_later(void (*release)(void *arg), void *arg) {
+    queue_release(&releaser, release, arg);
+}
+
+void wb_release_later_blocking(void (*release)(void *arg), void *arg) {
+    queue_release(&closer, release, arg);
 }
 
 static void free_block(void *block) {
@@ -984,33 +998,44 @@ void wb_free_later(void *block, size_t bytes) {
         wb_release_later(free_block, block);
 }
 
-static bool releaser_start(void) {
-    if (!releaser.lock) releaser.lock = enif_mutex_create("wb_release_lock");
-    if (!releaser.wake) releaser.wake = enif_cond_create("wb_release_wake");
-    if (!releaser.lock || !releaser.wake) return false;
-    enif_mutex_lock(releaser.lock);
-    releaser.stopping = false;
-    enif_mutex_unlock(releaser.lock);
-    if (enif_thread_create("wb_releaser", &releaser.thread, release_worker, NULL, NULL) != 0)
-        return false;
-    enif_mutex_lock(releaser.lock);
-    releaser.running = true;
-    enif_mutex_unlock(releaser.lock);
+static bool queue_start(release_queue *q) {
+    if (!q->lock) q->lock = enif_mutex_create((char *)q->name);
+    if (!q->wake) q->wake = enif_cond_create((char *)q->name);
+    if (!q->lock || !q->wake) return false;
+    enif_mutex_lock(q->lock);
+    q->stopping = false;
+    enif_mutex_unlock(q->lock);
+    if (enif_thread_create((char *)q->name, &q->thread, release_worker, q, NULL) != 0) return false;
+    enif_mutex_lock(q->lock);
+    q->running = true;
+    enif_mutex_unlock(q->lock);
     return true;
 }
 
 /* Waits for every queued release; later ones run at once, where asked. */
-static void releaser_stop(void) {
-    if (!releaser.lock) return;
-    enif_mutex_lock(releaser.lock);
-    bool running = releaser.running;
-    releaser.stopping = true;
-    enif_cond_broadcast(releaser.wake);
-    enif_mutex_unlock(releaser.lock);
-    if (running) enif_thread_join(releaser.thread, NULL);
-    enif_mutex_lock(releaser.lock);
-    releaser.running = false;
-    enif_mutex_unlock(releaser.lock);
+static void queue_stop(release_queue *q) {
+    if (!q->lock) return;
+    enif_mutex_lock(q->lock);
+    bool running = q->running;
+    q->stopping = true;
+    enif_cond_broadcast(q->wake);
+    enif_mutex_unlock(q->lock);
+    if (running) enif_thread_join(q->thread, NULL);
+    enif_mutex_lock(q->lock);
+    q->running = false;
+    enif_mutex_unlock(q->lock);
+}
+
+static bool releasers_start(void) {
+    if (!queue_start(&releaser)) return false;
+    if (queue_start(&closer)) return true;
+    queue_stop(&releaser);
+    return false;
+}
+
+static void releasers_stop(void) {
+    queue_stop(&closer);
+    queue_stop(&releaser);
 }
 
 /* ---- entry, stats, configuration, load --------------------------------------- */
@@ -1174,7 +1199,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         slice_source_atom(env),
         turn ? enif_make_uint64(env, turn) : wb_atom(env, "nil"),
         enif_make_uint64(env, atomic_load(&calibrated_ns)),
-        enif_make_uint64(env, atomic_load(&released_later)),
+        enif_make_uint64(env, atomic_load(&releaser.done)),
         limits_map(env),
     };
     ERL_NIF_TERM map;
@@ -1343,7 +1368,7 @@ static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM
     enif_system_info(&info, sizeof info);
     int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;
     if (pool_start(threads)) {
-        if (releaser_start()) return 0;
+        if (releasers_start()) return 0;
         pool_stop();
     }
     loaded_instances--;
@@ -1365,6 +1390,6 @@ int wb_runtime_upgrade(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM 
 void wb_runtime_unload(void) {
     if (--loaded_instances > 0) return;
     pool_stop();
-    releaser_stop();
+    releasers_stop();
     job_type_count = 0;
 }

@@ -483,12 +483,12 @@ void wb_search_free(wb_search *s) {
     wb_search_free_with(s, free_block);
 }
 
-void wb_search_free_with(wb_search *s, void (*free_block)(void *block, size_t bytes)) {
+void wb_search_free_with(wb_search *s, void (*release)(void *block, size_t bytes)) {
     size_t count = s->set ? s->set->count : 0;
     size_t heap_room = s->limit < count ? s->limit : count;
     free(s->query);
-    free_block(s->distances, count * sizeof *s->distances);
-    free_block(s->heap, heap_room * sizeof *s->heap);
+    release(s->distances, count * sizeof *s->distances);
+    release(s->heap, heap_room * sizeof *s->heap);
     wb_lanes_query_free(&s->lanes);
     if (s->pair_running) wb_lev_free(&s->pair);
     s->pair_running = false;

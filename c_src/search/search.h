@@ -158,8 +158,8 @@ size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
  * in the pair core, held from one step to the next until it is done). */
 size_t wb_search_memory(const wb_search *s);
 void wb_search_free(wb_search *s);
-/* The same, its blocks of results given to free_block(block, bytes) (a
+/* The same, its blocks of results given to release(block, bytes) (a
  * host that frees large blocks elsewhere than where the search ran). */
-void wb_search_free_with(wb_search *s, void (*free_block)(void *block, size_t bytes));
+void wb_search_free_with(wb_search *s, void (*release)(void *block, size_t bytes));
 
 #endif

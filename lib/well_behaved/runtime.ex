@@ -60,9 +60,9 @@ defmodule WellBehaved.Runtime do
   `limits`: what the C side accepts (its `modes`, `max_job_args`, and the
   slice settings' range, `slice_us_min`..`slice_us_max`), against which
   this module's own checks are tested; and
-  `released_later`: how many clean-ups the runtime's own thread has done
-  for jobs and resources (large blocks given back to the system, files
-  closed), so that no scheduler spends milliseconds on them.
+  `released_later`: how many large blocks the runtime's own thread has
+  given back to the system for jobs and resources, so that no scheduler
+  spends milliseconds on them.
 
   The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
   comes from: `:erlang_turn`, derived from `erlang_turn_ns`, the time this
