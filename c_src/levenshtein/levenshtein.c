@@ -134,8 +134,9 @@ static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_
 
 #define EMPTY_KEY UINT32_MAX /* not a Unicode scalar value */
 
+/* Fibonacci hashing: the product's high bits, which every bit of cp moves */
 static uint32_t map_slot(const wb_lev *s, uint32_t cp) {
-    uint32_t i = (cp * UINT32_C(2654435761)) & s->map_mask;
+    uint32_t i = (cp * UINT32_C(2654435761)) >> s->map_shift; /* < 2^bits */
     while (s->map_keys[i] != EMPTY_KEY && s->map_keys[i] != cp)
         i = (i + 1) & s->map_mask;
     return i;
@@ -185,6 +186,7 @@ enum {
 #define COST_ITEM      8  /* a table or occurrence entry written */
 #define COST_HASH      16 /* a codepoint decoded and entered in the map */
 #define CLEAR_PER_ITEM 64 /* bytes cleared per COST_LINE */
+#define MAP_BITS_MOST  22 /* the codepoint map's slots: at most 2^22 */
 
 /* Items a phase may do with `left` units, at least one, so that every step
  * makes progress. */
@@ -199,6 +201,11 @@ static size_t allowance(uint64_t left, unsigned eighths) {
 static uint64_t charge(size_t items, unsigned eighths) {
     uint64_t units = ((uint64_t)items * eighths + 7) / 8;
     return units ? units : 1;
+}
+
+/* Items of `per_line` each for `lines` allowed lines (at most SIZE_MAX). */
+static size_t lines_of(size_t lines, size_t per_line) {
+    return lines > SIZE_MAX / per_line ? SIZE_MAX : lines * per_line;
 }
 
 /* The end of the next chunk from `from` towards `end`. */
@@ -304,10 +311,16 @@ static uint64_t settle_phase(wb_lev *s, const uint8_t *a, const uint8_t *b) {
     s->n = s->text_is_a ? la : lb;
     if (settle_trivial(s, s->max_distance)) return 1;
     if (s->codepoints) {
+        /* twice the symbols, which are at most the pattern's codepoints and
+         * at most all of Unicode's (1,112,064 < 2^21) */
         size_t cap = 2;
-        while (cap < 2 * s->m)
+        uint32_t bits = 1;
+        while (cap < 2 * s->m && bits < MAP_BITS_MOST) {
             cap *= 2;
+            bits++;
+        }
         s->map_mask = (uint32_t)(cap - 1);
+        s->map_shift = 32 - bits;
         s->map_keys = owned_malloc(s, ids_bytes(cap));
         s->map_ids = owned_malloc(s, ids_bytes(cap));
         s->pattern_ids = owned_malloc(s, ids_bytes(s->m));
@@ -378,7 +391,7 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
         return settle_phase(s, a, b);
     case PHASE_CLEAR_TABLE: {
         size_t bytes = 256 * s->nblocks * sizeof *s->peq;
-        end = chunk_end(from, bytes, allowance(left, COST_LINE) * CLEAR_PER_ITEM);
+        end = chunk_end(from, bytes, lines_of(allowance(left, COST_LINE), CLEAR_PER_ITEM));
         memset((char *)s->peq + from, 0, end - from);
         s->cursor = end;
         if (end == bytes) enter(s, PHASE_FILL_TABLE);
@@ -396,7 +409,7 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
     }
     case PHASE_CLEAR_MAP: {
         size_t cap = (size_t)s->map_mask + 1, per_line = CLEAR_PER_ITEM / sizeof(uint32_t);
-        end = chunk_end(from, cap, allowance(left, COST_LINE) * per_line);
+        end = chunk_end(from, cap, lines_of(allowance(left, COST_LINE), per_line));
         memset(s->map_keys + from, 0xFF, (end - from) * sizeof(uint32_t));
         s->cursor = end;
         if (end == cap) {
@@ -433,7 +446,7 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
     }
     case PHASE_CLEAR_IDS: {
         size_t ids = (size_t)s->sigma + 2, per_line = CLEAR_PER_ITEM / 8;
-        end = chunk_end(from, ids, allowance(left, COST_LINE) * per_line);
+        end = chunk_end(from, ids, lines_of(allowance(left, COST_LINE), per_line));
         for (size_t id = from; id < end; id++) {
             s->occ_start[id] = 0;
             if (id < s->sigma) s->seen_block[id] = UINT32_MAX;
@@ -535,7 +548,7 @@ wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_
     wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
     if (!codepoints) {
         /* bytes, all at once: the affixes in one scan, then what is left
-         * (the short pairs of a search cost tens of nanoseconds) */
+         * (a short pair of distance/3 costs tens of nanoseconds in all) */
         size_t la, lb;
         s->pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
         s->suf = alen - s->pre - la;

@@ -71,7 +71,7 @@ typedef struct wb_lev {
     /* codepoint mode: the pattern's codepoints get ids 0..sigma-1 (a hash
      * map, open addressing), the text's are looked up as the columns
      * decode them (absent_id = sigma when not in the pattern) */
-    uint32_t *map_keys, *map_ids, map_mask;
+    uint32_t *map_keys, *map_ids, map_mask, map_shift;
     uint32_t sigma, absent_id;
     size_t text_pos, text_len; /* next text byte, text bytes after stripping */
     uint32_t *occ_start;       /* occurrences of id s: occ[occ_start[s] .. occ_start[s+1]) */

@@ -283,6 +283,69 @@ static void test_set_up_in_steps(void) {
     free(pattern);
 }
 
+/* Abandoned after any number of one-unit steps, from the first phase of
+ * the set-up to the last column: nothing leaks (ASan) and the memory
+ * accounted goes back to 0. Codepoints: a map and occurrence lists over
+ * two blocks; bytes: a match table of five blocks. */
+static void test_abandoned_anywhere(void) {
+    uint32_t pattern_cps[100], text_cps[600];
+    for (size_t i = 0; i < 100; i++)
+        pattern_cps[i] = 0x10000 + (uint32_t)i;
+    for (size_t j = 0; j < 600; j++)
+        text_cps[j] = j % 3 ? 0xE9 : pattern_cps[(j * 7) % 100];
+    uint8_t a[400], b[2400];
+    size_t la = encode(pattern_cps, 100, a), lb = encode(text_cps, 600, b);
+    uint8_t x[300], y[400];
+    fill(x, sizeof x, 4);
+    fill(y, sizeof y, 4);
+    struct {
+        const uint8_t *a, *b;
+        size_t la, lb;
+        bool cp;
+    } cases[] = {{a, b, la, lb, true}, {x, y, sizeof x, sizeof y, false}};
+    for (size_t c = 0; c < 2; c++) {
+        uint64_t most;
+        size_t total;
+        wb_lev_status st;
+        stepped_counting(cases[c].a, cases[c].la, cases[c].b, cases[c].lb, cases[c].cp,
+                         WB_LEV_NO_LIMIT, 1, &st, &most, &total);
+        CHECK(st == WB_LEV_OK && total > 100, "case %zu: %zu steps", c, total);
+        for (size_t k = 0; k < total; k += 5) {
+            wb_lev s;
+            uint64_t used = 0;
+            wb_lev_start(&s, cases[c].a, cases[c].la, cases[c].b, cases[c].lb, cases[c].cp,
+                         WB_LEV_NO_LIMIT);
+            for (size_t i = 0; i < k; i++)
+                (void)wb_lev_step(&s, cases[c].a, cases[c].b, 1, &used);
+            wb_lev_free(&s);
+            CHECK(wb_lev_memory(&s) == 0, "case %zu abandoned after %zu steps: memory %zu", c, k,
+                  wb_lev_memory(&s));
+        }
+    }
+}
+
+/* Common prefixes and suffixes that end inside a codepoint: both ends go
+ * back to a codepoint boundary before anything is stripped. */
+static void test_affixes_inside_codepoints(void) {
+    const char *pairs[][2] = {
+        {"abc\xC3\xA9", "abc\xC3\xA8"},             /* e-acute, e-grave: a shared lead byte */
+        {"\xC3\xA9xyz", "\xC5\xA9xyz"},             /* a shared last byte, different leads */
+        {"\xC3\xA9", "\xC3\xA8\xC3\xA9"},           /* a suffix that the prefix limits */
+        {"\xF0\x9F\x98\x80!", "\xF0\x9F\x98\x81!"}, /* four-byte codepoints */
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        const uint8_t *p = (const uint8_t *)pairs[i][0], *q = (const uint8_t *)pairs[i][1];
+        size_t lp = strlen(pairs[i][0]), lq = strlen(pairs[i][1]);
+        uint32_t up[16], uq[16];
+        long np = wb_ref_decode_utf8(p, lp, up), nq = wb_ref_decode_utf8(q, lq, uq);
+        size_t want = wb_ref_distance(up, (size_t)np, uq, (size_t)nq);
+        CHECK(wb_lev_distance(p, lp, q, lq, true, WB_LEV_NO_LIMIT, NULL) == want,
+              "pair %zu in codepoints", i);
+        CHECK(stepped(p, lp, q, lq, true, WB_LEV_NO_LIMIT, 1) == want,
+              "pair %zu in codepoints, stepped", i);
+    }
+}
+
 int main(void) {
     test_fixed();
     test_boundaries();
@@ -290,5 +353,7 @@ int main(void) {
     test_long_banded();
     test_codepoints();
     test_set_up_in_steps();
+    test_abandoned_anywhere();
+    test_affixes_inside_codepoints();
     return CHECK_SUMMARY();
 }
