@@ -208,20 +208,25 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
   end
 
   test "a caller killed mid-query of a list split over nodes stops the remote job", %{a: a} do
-    # about a minute of work on a: 200 candidates of 100 kB against a
-    # 100 kB query, 0.3 s each here
-    query = random_bytes(100_000)
-    list = for _ <- 1..200, do: random_bytes(100_000)
+    # one unit of work per slice: 20 pairs of 10 kB, about 1.6 million
+    # slices each, cannot end within the bound on any machine
+    query = random_bytes(10_000)
+    list = for _ <- 1..20, do: random_bytes(10_000)
     live = fn -> :erpc.call(a, WellBehaved.Runtime, :stats, []).live_jobs end
 
     caller =
       spawn(fn ->
-        Levenshtein.distances(query, list, nodes: [a], schedule: :yielding, timeout: 300_000)
+        Levenshtein.distances(query, list,
+          nodes: [a],
+          schedule: :yielding,
+          tiny_slices: true,
+          timeout: 300_000
+        )
       end)
 
     eventually(fn -> live.() > 0 end, 30_000)
     Process.exit(caller, :kill)
-    # gone within the bound, long before the work could have ended
+    # gone within the bound, which the work could never have reached
     eventually(fn -> live.() == 0 and remote_calls(a) == [] end, 20_000)
   end
 

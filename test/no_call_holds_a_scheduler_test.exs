@@ -36,8 +36,11 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
     me = self()
     w = spawn(fn -> witness.(me) end)
     {pid, ref} = spawn_monitor(fn -> send(me, {:answer, f.()}) end)
-    answer = receive do {:answer, a} -> a end
-    receive do {:DOWN, ^ref, :process, ^pid, _} -> :ok end
+    # a call that raised answers how its process ended
+    answer = receive do
+      {:answer, a} -> receive do {:DOWN, ^ref, :process, ^pid, _} -> a end
+      {:DOWN, ^ref, :process, ^pid, reason} -> {:crashed, reason}
+    end
     send(w, :stop)
     {ticks, gap} = receive do {:witness, t, g} -> {t, g} end
     # reports come when the process is scheduled out

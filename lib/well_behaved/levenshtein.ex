@@ -141,8 +141,8 @@ defmodule WellBehaved.Levenshtein do
   is not loaded on that node); `:shard_lost` (the process holding an
   index's shard is gone: its node restarted, or the node of the process
   that made the index stayed out of reach for 30 s; a shorter disconnect
-  loses nothing); `{:exit, reason}` (the call on that node exited
-  otherwise). It never waits longer than the bound, and a search still
+  loses nothing); `:enomem` (native memory ran out on that node);
+  `{:exit, reason}` (the call on that node exited otherwise). It never waits longer than the bound, and a search still
   running on a node at the bound, or whose caller died, is stopped there
   (its native job freed). An index made without `nodes:` lives on the
   node that made it: used on another node (or forged), it raises

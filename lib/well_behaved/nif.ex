@@ -38,14 +38,16 @@ defmodule WellBehaved.NIF do
               inspect(opts)
     end
 
+    for pair <- jobs ++ nifs do
+      if not match?({name, count} when is_atom(name) and is_integer(count) and count >= 0, pair) do
+        raise ArgumentError,
+              "use WellBehaved.NIF: expected name: count pairs in jobs: and nifs:, got: " <>
+                inspect(pair)
+      end
+    end
+
     stubs =
       for {name, arity} <- Enum.map(jobs, fn {n, argc} -> {n, argc + 3} end) ++ nifs do
-        if not (is_atom(name) and is_integer(arity) and arity >= 0) do
-          raise ArgumentError,
-                "use WellBehaved.NIF: expected name: count pairs in jobs: and nifs:, got: " <>
-                  inspect({name, arity})
-        end
-
         args = for i <- 1..arity//1, do: Macro.var(:"_arg#{i}", __MODULE__)
 
         quote do

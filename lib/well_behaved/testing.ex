@@ -91,6 +91,8 @@ defmodule WellBehaved.Testing do
   def kill_mid_job(fun, native \\ WellBehaved.Native) do
     pid = spawn(fun)
     eventually(fn -> WellBehaved.Runtime.stats(native).live_jobs > 0 end)
+    # still at work: a job that already ended would prove nothing
+    assert Process.alive?(pid), "the function returned before it could be killed"
     ref = Process.monitor(pid)
     Process.exit(pid, :kill)
     assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000

@@ -39,25 +39,31 @@ defmodule WellBehaved.Levenshtein.Call do
   def options!(name, opts, known, modes \\ [])
 
   def options!(name, opts, known, modes) when is_list(opts) do
-    {call, remote} = parse(opts, %__MODULE__{}, [], {name, known, modes, opts})
-    %{call | remote: Enum.reverse(remote)}
+    keys!(opts, name, known, opts)
+
+    case parse(opts, %__MODULE__{}, [], {name, known, modes, opts}) do
+      {call, []} -> call
+      {call, remote} -> %{call | remote: Enum.reverse(remote)}
+    end
   end
 
   def options!(name, opts, _known, _modes), do: Options.not_keyword!(name, opts)
 
-  # one tail-recursive pass: the per-call path builds no closures
-  defp parse([], call, remote, _context), do: {call, remote}
+  # tail-recursive passes, first the keys, then the values: the per-call
+  # path builds no closures
+  defp keys!([], _name, _known, _all), do: :ok
 
-  defp parse([{key, value} = pair | rest], call, remote, {name, known, _, all} = context)
-       when is_atom(key) do
-    if key not in known, do: Options.bad_option!(name, pair, known, all)
-    parse(rest, put(call, key, value, context), remote_put(remote, key, value), context)
+  defp keys!([{key, _} | rest], name, known, all) when is_atom(key) do
+    if key in known, do: keys!(rest, name, known, all), else: Options.unknown!(name, key, known)
   end
 
-  defp parse([other | _], _call, _remote, {name, known, _, all}),
-    do: Options.bad_option!(name, other, known, all)
+  defp keys!([other | _], name, known, all), do: Options.bad_option!(name, other, known, all)
+  defp keys!(_, name, _known, all), do: Options.not_keyword!(name, all)
 
-  defp parse(_, _call, _remote, {name, _, _, all}), do: Options.not_keyword!(name, all)
+  defp parse([], call, remote, _context), do: {call, remote}
+
+  defp parse([{key, value} | rest], call, remote, context),
+    do: parse(rest, put(call, key, value, context), remote_put(remote, key, value), context)
 
   defp put(call, :unit, unit, _context) when unit in [:byte, :codepoint], do: %{call | unit: unit}
 
@@ -88,14 +94,6 @@ defmodule WellBehaved.Levenshtein.Call do
     do: [{key, value} | remote]
 
   defp remote_put(remote, _key, _value), do: remote
-
-  @doc "The scheduling options for `WellBehaved.Job.call/4`: none for the defaults."
-  @spec job_options(t()) :: keyword()
-  def job_options(%__MODULE__{schedule: :auto, tiny_slices: false}), do: []
-  def job_options(%__MODULE__{schedule: mode, tiny_slices: false}), do: [schedule: mode]
-
-  def job_options(%__MODULE__{schedule: mode, tiny_slices: tiny}),
-    do: [schedule: mode, tiny_slices: tiny]
 
   @doc """
   The cutoff the native side gets: nil when there is none, or when `k`

@@ -8,8 +8,9 @@ defmodule WellBehaved.Levenshtein.Distributed do
   # {:partial, result_of_the_others, [{node, reason}]}. The reasons:
   # :nodedown, :timeout, :shard_lost (the holder of an index's shard is
   # gone: its node restarted, or its owner's node stayed away longer than
-  # Shard.grace_ms/0), :no_library (WellBehaved is not loaded there) and
-  # {:exit, reason} (the call on that node exited otherwise).
+  # Shard.grace_ms/0), :no_library (WellBehaved is not loaded there),
+  # :enomem (native memory ran out there) and {:exit, reason} (the call on
+  # that node exited otherwise).
   #
   # Each remote call watches the local process that waits for it: when the
   # caller dies (the waiting task is linked to it) or its node goes away,
@@ -147,6 +148,8 @@ defmodule WellBehaved.Levenshtein.Distributed do
     outcomes =
       for {{node, _, _}, result} <- Enum.zip(calls, results) do
         case result do
+          # native memory ran out there (a search or the shard of an index)
+          {:ok, {:ok, {:error, :enomem}}} -> {:failed, {node, :enomem}}
           {:ok, {:ok, answer}} -> {:ok, answer}
           {:ok, {:raise, kind, reason, stack}} -> :erlang.raise(kind, reason, stack)
           {:ok, {:failed, reason}} -> {:failed, {node, reason}}

@@ -51,7 +51,8 @@ defmodule WellBehaved.Levenshtein.Index do
   distribution (`:erpc`) and merge the answers: the same result as one
   index holding every candidate. `timeout:` (milliseconds, default 5000)
   bounds each node's answer, here and in every search. Returns
-  `{:error, {reason, node}}` (`:nodedown`, `:timeout`, `:no_library`, as
+  `{:error, {reason, node}}` (`:nodedown`, `:timeout`, `:no_library`,
+  `:enomem`, as
   `WellBehaved.Levenshtein.nearest/3` lists them) when a node does not
   take its shard. The holders belong to the calling process, not to a
   connection: a node that disconnects and comes back within 30 s keeps

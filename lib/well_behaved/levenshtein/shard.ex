@@ -20,6 +20,8 @@ defmodule WellBehaved.Levenshtein.Shard do
   def start(owner, candidates, call) do
     case GenServer.start(__MODULE__, {owner, self(), candidates, call}) do
       {:ok, pid} -> pid
+      # native memory ran out making the index (init said so quietly)
+      :ignore -> {:error, :enomem}
       {:error, {%{__exception__: true} = e, stack}} -> reraise e, stack
       {:error, reason} -> exit(reason)
     end
@@ -86,8 +88,13 @@ defmodule WellBehaved.Levenshtein.Shard do
     Process.monitor(starter)
 
     case Search.index(candidates, length(candidates), call, @new) do
-      {:ok, ref, size} -> {:ok, {{ref, size}, starter, owner}}
-      {:error, _} = error -> {:stop, elem(Errors.failed(@new, error), 1)}
+      {:ok, ref, size} ->
+        {:ok, {{ref, size}, starter, owner}}
+
+      # raises for anything but running out of memory
+      {:error, _} = error ->
+        {:error, :enomem} = Errors.failed(@new, error)
+        :ignore
     end
   end
 
