@@ -175,10 +175,10 @@ defmodule WellBehaved.LabFileReadTest do
         machine: Report.machine()
       }
 
-      written = Report.write(dir, info, [{%{name: "file", module: FileRead}, result}])
+      written = Report.write(dir, info, [{%{name: "file_read", module: FileRead}, result}])
       assert written.problems == []
       assert written.markdown =~ "**crashed (exit 1)**"
-      assert File.read!(Path.join(dir, "csv/file_file_read.csv")) =~ "bound hit (1000 ms)"
+      assert File.read!(Path.join(dir, "csv/file_read_lines.csv")) =~ "bound hit (1000 ms)"
       assert is_binary(JSON.encode(result))
     end
   end

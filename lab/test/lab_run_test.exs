@@ -39,7 +39,7 @@ defmodule WellBehaved.LabRunTest do
 
     json = File.read!(Path.join(dir, "results.json"))
 
-    for suite <- ~w(lateness overhead http latency file search),
+    for suite <- ~w(lateness overhead http_load echo_latency file_read search),
         do: assert(json =~ ~s("#{suite}"))
 
     assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []

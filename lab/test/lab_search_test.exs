@@ -1,9 +1,9 @@
 defmodule WellBehaved.LabSearchTest do
-  # WellBehaved.Lab.SearchBench: its targets' verdicts and its rendering, on
+  # WellBehaved.Lab.Search: its targets' verdicts and its rendering, on
   # made-up results; one rough run of the suite itself (small sets).
   use ExUnit.Case, async: false
 
-  alias WellBehaved.Lab.{JSON, SearchBench}
+  alias WellBehaved.Lab.{JSON, Search}
 
   @methods [:nearest_index, :nearest_list, :distances_index, :distances_list, :enum_map]
 
@@ -34,35 +34,35 @@ defmodule WellBehaved.LabSearchTest do
     }
 
   test "targets: ns per candidate, the speed-up's interval and the lateness verdict" do
-    met = SearchBench.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:within, 1.1))
+    met = Search.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:within, 1.1))
     assert Enum.map(met, & &1.met) == [true, true, true]
 
-    missed = SearchBench.targets([set(100_000, 21.0, 12.0, 9.5)], lateness(:outside, 3.0))
+    missed = Search.targets([set(100_000, 21.0, 12.0, 9.5)], lateness(:outside, 3.0))
     assert Enum.map(missed, & &1.met) == [false, false, false]
 
     # a verdict that is not distinguishable is not met
     [_, _, late] =
-      SearchBench.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:not_distinguishable, 1.2))
+      Search.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:not_distinguishable, 1.2))
 
     refute late.met
 
     # no 100,000-candidate set (a rough run): nothing to judge
-    rough = SearchBench.targets([set(5_000, 10.0, 30.0, 20.0)], lateness(:not_measured, nil))
+    rough = Search.targets([set(5_000, 10.0, 30.0, 20.0)], lateness(:not_measured, nil))
     assert Enum.map(rough, & &1.measured) == ["-", "-", "-"]
     assert Enum.all?(rough, &(not &1.met))
   end
 
   test "a rough run renders as Markdown, charts, tables and JSON" do
-    result = SearchBench.run(quick: true, rounds_scale: 0.02)
+    result = Search.run(quick: true, rounds_scale: 0.02)
     assert [%{candidates: 2_000}] = result.sets
     assert result.lateness.windows != []
 
-    markdown = SearchBench.to_markdown(result)
+    markdown = Search.to_markdown(result)
     assert markdown =~ "## Fuzzy search"
     for m <- @methods, do: assert(markdown =~ "`#{m}`")
 
-    assert [%{name: "search_2000", series: [_, _]}] = SearchBench.charts(result)
-    [throughput, lateness] = SearchBench.tables(result)
+    assert [%{name: "search_2000", series: [_, _]}] = Search.charts(result)
+    [throughput, lateness] = Search.tables(result)
     assert length(throughput.rows) == 2 * length(@methods)
     assert length(lateness.rows) == length(result.lateness.windows)
     assert is_binary(IO.iodata_to_binary(JSON.encode(result)))

@@ -16,11 +16,14 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     * `--quick` (default) leaves out the slowest inputs; `--full` runs
       everything.
     * `--suites` - comma-separated suite names, default all, run in the
-      order given. Suites: `lateness` (`WellBehaved.Lab.Lateness`),
-      `overhead` (`WellBehaved.Lab.LevenshteinBench`, throughput of each
-      scheduling mode relative to `:normal`; it was called `levenshtein`),
-      `http` (`WellBehaved.Lab.HttpLoad`), `latency` (`WellBehaved.Lab.EchoLatency`),
-      `file` (`WellBehaved.Lab.FileRead`), `search` (`WellBehaved.Lab.SearchBench`).
+      order given. A suite's name is its module's, underscored:
+      `lateness` (`WellBehaved.Lab.Lateness`), `overhead`
+      (`WellBehaved.Lab.Overhead`, throughput of each scheduling mode
+      relative to `:normal`), `http_load` (`WellBehaved.Lab.HttpLoad`),
+      `echo_latency` (`WellBehaved.Lab.EchoLatency`), `file_read`
+      (`WellBehaved.Lab.FileRead`), `search` (`WellBehaved.Lab.Search`).
+      Former names (`levenshtein`, `http`, `latency`, `file`) are refused
+      with the new one.
     * `--rounds-scale X` - multiplies every suite's repetitions (default
       1.0); a small value gives a fast, rough run.
 
@@ -43,24 +46,28 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     FileRead,
     HttpLoad,
     Lateness,
-    LevenshteinBench,
+    Overhead,
     Noise,
     Report,
-    SearchBench
+    Search
   }
 
-  # module atoms only: a suite's functions are called through `suite.module`
-  @suites [
-    %{name: "lateness", module: Lateness},
-    %{name: "overhead", module: LevenshteinBench},
-    %{name: "http", module: HttpLoad},
-    %{name: "latency", module: EchoLatency},
-    %{name: "file", module: FileRead},
-    %{name: "search", module: SearchBench}
-  ]
+  # module atoms only: a suite's functions are called through `suite.module`;
+  # a suite's name is its module's last part, underscored
+  @suites (for module <- [Lateness, Overhead, HttpLoad, EchoLatency, FileRead, Search] do
+             %{
+               name: module |> Module.split() |> List.last() |> Macro.underscore(),
+               module: module
+             }
+           end)
 
   # former names, for a helpful error
-  @renamed %{"levenshtein" => "overhead"}
+  @renamed %{
+    "levenshtein" => "overhead",
+    "http" => "http_load",
+    "latency" => "echo_latency",
+    "file" => "file_read"
+  }
 
   @switches [out: :string, quick: :boolean, full: :boolean, suites: :string, rounds_scale: :float]
 

@@ -339,7 +339,7 @@ defmodule WellBehaved.Lab.EchoLatency do
           do: [r.method, t.callers, t.calls_per_s]
 
     [
-      %{name: "latency", columns: columns, rows: rows},
+      %{name: "echo_latency", columns: columns, rows: rows},
       %{name: "throughput", columns: ["method", "callers", "calls_per_s"], rows: throughput}
     ]
   end

@@ -539,7 +539,7 @@ defmodule WellBehaved.Lab.FileRead do
 
     [
       %{
-        name: "file_read",
+        name: "lines",
         columns:
           ~w(shape method buffer_bytes lines file_bytes ns_per_line mb_per_s rounds status),
         rows: rows

@@ -20,7 +20,7 @@ defmodule WellBehaved.Lab.Report do
   `write/3` returns) instead of stopping it.
   """
 
-  alias WellBehaved.Lab.{JSON, LevenshteinBench, Markdown, Noise, Plot}
+  alias WellBehaved.Lab.{JSON, Overhead, Markdown, Noise, Plot}
 
   @typedoc """
   The run: `started_at` (a `DateTime`), `quick` (boolean), `elapsed_s`,
@@ -49,14 +49,14 @@ defmodule WellBehaved.Lab.Report do
         }
 
   @doc """
-  The machine header: `WellBehaved.Lab.LevenshteinBench.machine/0` (OTP,
+  The machine header: `WellBehaved.Lab.Overhead.machine/0` (OTP,
   ERTS and Elixir versions, schedulers, CPU model and cores, OS, runtime
   counters, UTC time) plus `clock:`, the OS monotonic clock the VM reads
   and its resolution.
   """
   @spec machine() :: map()
   def machine do
-    Map.put(LevenshteinBench.machine(), :clock, clock())
+    Map.put(Overhead.machine(), :clock, clock())
   end
 
   defp clock do

@@ -1,4 +1,4 @@
-defmodule WellBehaved.Lab.LevenshteinBench do
+defmodule WellBehaved.Lab.Overhead do
   @moduledoc """
   The lab's Levenshtein suite: throughput of `WellBehaved.Levenshtein` in
   every scheduling mode, the cost of a tiny call, and `WellBehaved.Lab.Spin` as

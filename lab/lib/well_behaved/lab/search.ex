@@ -1,4 +1,4 @@
-defmodule WellBehaved.Lab.SearchBench do
+defmodule WellBehaved.Lab.Search do
   @moduledoc """
   The search suite: one query against many candidates with
   `WellBehaved.Levenshtein.nearest/3` and `distances/3`, against calling
