@@ -9,4 +9,5 @@ defmodule WellBehaved.DocumentedExamplesRunTest do
   doctest WellBehaved.SDK
   doctest WellBehaved.Job
   doctest WellBehaved.Testing
+  doctest WellBehaved.Stats
 end

@@ -6,7 +6,7 @@ defmodule WellBehaved.MisbehavingJobsNeverTakeTheVMDownTest do
   # hung scheduler there fails the test instead of the test run.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 300_000
 

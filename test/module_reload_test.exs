@@ -4,7 +4,7 @@ defmodule WellBehaved.ModuleReloadTest do
   # in a child VM: a crash there fails this test instead of the test run.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 120_000
 

@@ -11,7 +11,7 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
   # written on; sliced, a few milliseconds at worst.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 300_000
 

@@ -5,7 +5,7 @@ defmodule WellBehaved.NoInputAbortsTheVMTest do
   # instead of the test run.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 180_000
 

@@ -5,7 +5,7 @@ defmodule WellBehaved.OnlineSchedulerIdsTest do
   use ExUnit.Case, async: true
 
   alias WellBehaved.Probe
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   test "the dirty CPU ids start after all normal schedulers, online or not" do
     # 4 schedulers, 2 online; 4 dirty CPU schedulers, 1 online

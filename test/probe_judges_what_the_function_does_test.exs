@@ -1,5 +1,5 @@
 defmodule WellBehaved.ProbeJudgesWhatTheFunctionDoesTest do
-  # Probe.assert_well_behaved/2 and judge/2 judge how long the function
+  # WellBehaved.Testing.assert_well_behaved/2 and Probe.judge/2 judge how long the function
   # holds its scheduler (the CPU time of its turns, against pure Erlang
   # workers beside it) and whether the control loses its CPU with the
   # function running: not wall-clock maxima, which other work on the

@@ -24,7 +24,7 @@ defmodule WellBehaved.ProbeTest do
   test "assert_well_behaved flags a long :normal call" do
     error =
       assert_raise ExUnit.AssertionError, fn ->
-        Probe.assert_well_behaved(long_work(schedule: :normal), max_block_ms: 100)
+        WellBehaved.Testing.assert_well_behaved(long_work(schedule: :normal), max_block_ms: 100)
       end
 
     assert error.message =~ "less well behaved than pure Erlang code"
@@ -33,7 +33,9 @@ defmodule WellBehaved.ProbeTest do
   end
 
   test "assert_well_behaved passes the same work :yielding" do
-    judgement = Probe.assert_well_behaved(long_work(schedule: :yielding), max_block_ms: 100)
+    judgement =
+      WellBehaved.Testing.assert_well_behaved(long_work(schedule: :yielding), max_block_ms: 100)
+
     assert judgement.verdict == :pass
     assert length(judgement.rounds) == 3
 
@@ -206,7 +208,10 @@ defmodule WellBehaved.ProbeTest do
       Probe.measure(fn _ -> :ok end)
     end
 
-    error = assert_raise ArgumentError, fn -> Probe.assert_well_behaved(f, max_block: 5) end
+    error =
+      assert_raise ArgumentError, fn ->
+        WellBehaved.Testing.assert_well_behaved(f, max_block: 5)
+      end
 
     assert error.message =~ "assert_well_behaved/2: unknown option :max_block"
     assert error.message =~ ":max_block_ms"
@@ -214,24 +219,24 @@ defmodule WellBehaved.ProbeTest do
     assert_raise ArgumentError,
                  ~r/assert_well_behaved\/2: invalid :max_block_ms -1, expected a positive/,
                  fn ->
-                   Probe.assert_well_behaved(f, max_block_ms: -1)
+                   WellBehaved.Testing.assert_well_behaved(f, max_block_ms: -1)
                  end
 
     assert_raise ArgumentError, ~r/invalid :max_ratio 0.5, expected a number >= 1/, fn ->
-      Probe.assert_well_behaved(f, max_ratio: 0.5)
+      WellBehaved.Testing.assert_well_behaved(f, max_ratio: 0.5)
     end
 
     assert_raise ArgumentError, ~r/assert_well_behaved\/2: invalid :duration_ms/, fn ->
-      Probe.assert_well_behaved(f, duration_ms: 0)
+      WellBehaved.Testing.assert_well_behaved(f, duration_ms: 0)
     end
 
     assert_raise ArgumentError, ~r/assert_well_behaved\/2: invalid :rounds 0/, fn ->
-      Probe.assert_well_behaved(f, rounds: 0)
+      WellBehaved.Testing.assert_well_behaved(f, rounds: 0)
     end
 
     # measure/2's options are not the judgement's
     assert_raise ArgumentError, ~r/assert_well_behaved\/2: unknown option :calls/, fn ->
-      Probe.assert_well_behaved(f, calls: 1)
+      WellBehaved.Testing.assert_well_behaved(f, calls: 1)
     end
 
     assert_raise ArgumentError, ~r/turns\/2: invalid :warmup_ms -1/, fn ->

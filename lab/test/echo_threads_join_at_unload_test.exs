@@ -4,7 +4,7 @@ defmodule WellBehaved.Lab.EchoThreadsJoinAtUnloadTest do
   # fails this test instead of the test run.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 120_000
 

@@ -4,7 +4,7 @@ defmodule WellBehaved.LabFileReadTest do
   # report test needs gnuplot (Debian package gnuplot-nox).
   use ExUnit.Case, async: true
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{FileRead, JSON, Plot, Report}
 
   doctest FileRead

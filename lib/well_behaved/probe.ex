@@ -45,6 +45,7 @@ defmodule WellBehaved.Probe do
   import Bitwise
 
   alias WellBehaved.Probe.Tracer
+  alias WellBehaved.Stats
 
   @type ticker :: %{
           required(:period_ms) => pos_integer(),
@@ -202,88 +203,23 @@ defmodule WellBehaved.Probe do
     Map.put(report, :control, control)
   end
 
-  @doc """
-  Fails (raises `ExUnit.AssertionError`) when `fun` holds a scheduler
-  longer than pure Erlang code does, or takes the CPU from the schedulers;
-  returns the judgement otherwise. It judges what the function itself
-  does, measured with `turns/2`, so a busy machine neither fails a good
-  function nor passes a bad one:
-
-    * **holding**: the turns of the function that had more CPU time than
-      `max_ratio` (default 1.5) times the 99th percentile turn of the
-      pure-Erlang control workers, plus `max_block_ms` (default 1, the
-      erl_nif guideline). The thread's CPU time does not count what the
-      OS gave to other work, so a turn preempted inside the VM is not a
-      long one. But a thread's CPU clock is not exact at the millisecond:
-      on virtual machines without steal time it charges whatever thread
-      runs for the time the hypervisor took, and it can jump by a
-      millisecond or more at a context switch (seen on a 2-vCPU KVM guest
-      in a plain C loop). So long turns are counted against the control's,
-      in the same CPU time (each turn counted up to the limit): the
-      function fails when at least 3 of its turns, and 1% of them, were
-      long, more than 3 times as many as the control's rate (plus one)
-      predicts; or when one turn, closed or still running at the end of
-      the window (then with its wall time), was longer than the limit
-      plus 20 ms;
-    * **competing**: the share of their turns' wall time that the control
-      workers lost to the OS (wall time that was not their thread's CPU
-      time), with the function running beside them and without it,
-      windows taken alternately. Work off the normal schedulers (dirty,
-      threads) that the OS runs in their place raises it; a busy machine
-      raises both alike. It fails beyond 0.25 more, or when the control
-      hardly ran beside the function (fewer than 20 turns).
-
-  Each of `rounds:` (3) rounds measures both windows (`duration_ms:`, 200
-  each). A round whose control, alone, was disturbed even in CPU time (its
-  99th percentile turn over 4x its median) or hardly ran says nothing.
-  Off-scheduler work is judged by the second rule only: how late it makes
-  processes that sleep and wake (a scheduler whose thread the OS gave to
-  a dirty one) is what `measure/2` and the lab's lateness suite show. The function fails when it fails in most rounds that say
-  something; when none does, the verdict is `:inconclusive` and a warning
-  says so (no failure). Takes `workers:` and `warmup_ms:` too, as
-  `turns/2` does.
-
-      test "my NIF is well behaved" do
-        WellBehaved.Probe.assert_well_behaved(fn -> MyNif.work(input) end)
-      end
-
-  Returns `%{verdict: :pass | :inconclusive, rounds: [...]}`, each round
-  with its turns (`function`, `control`, `control_alone`: see
-  `t:turn_stats/0`), the limit in microseconds, the lost shares and its
-  own `result`.
-  """
-  @spec assert_well_behaved((() -> any()), keyword()) :: map()
-  def assert_well_behaved(fun, opts \\ []) do
-    judgement = judge(fun, opts, "assert_well_behaved/2")
-
-    case judgement.verdict do
-      :fail ->
-        raise ExUnit.AssertionError, message: judgement.message
-
-      :inconclusive ->
-        IO.warn(
-          "WellBehaved.Probe.assert_well_behaved/2: inconclusive: " <> judgement.message,
-          []
-        )
-
-        judgement
-
-      :pass ->
-        judgement
-    end
-  end
+  @doc false
+  @deprecated "Use WellBehaved.Testing.assert_well_behaved/2 (the testing kit) instead"
+  def assert_well_behaved(fun, opts \\ []), do: WellBehaved.Testing.assert_well_behaved(fun, opts)
 
   @doc """
-  The judgement of `assert_well_behaved/2`, without raising: `verdict` is
+  The judgement of `WellBehaved.Testing.assert_well_behaved/2`, without raising: `verdict` is
   `:pass`, `:fail` or `:inconclusive`, and `message` says why.
   """
   @spec judge((() -> any()), keyword()) :: map()
   def judge(fun, opts \\ []), do: judge(fun, opts, "judge/2")
 
-  defp judge(fun, opts, name) do
+  @doc false
+  # judge/2 for another public function, named in its errors
+  def judge(fun, opts, name) do
     unless is_function(fun, 0) do
       raise ArgumentError,
-            "WellBehaved.Probe.#{name}: expected a function of arity 0, got: #{inspect(fun)}"
+            "#{qualified(name)}: expected a function of arity 0, got: #{inspect(fun)}"
     end
 
     keyword!(opts, name)
@@ -748,10 +684,8 @@ defmodule WellBehaved.Probe do
   defp percentiles_us([]), do: %{p50: nil, p90: nil, p99: nil, max: nil}
 
   defp percentiles_us(ns) do
-    sorted = ns |> Enum.sort() |> List.to_tuple()
-    n = tuple_size(sorted)
-    rank = fn p -> elem(sorted, max(0, ceil(p * n) - 1)) / 1000 end
-    %{p50: rank.(0.5), p90: rank.(0.9), p99: rank.(0.99), max: rank.(1.0)}
+    [p50, p90, p99, max] = Stats.percentiles(ns, [0.5, 0.9, 0.99, 1])
+    %{p50: p50 / 1000, p90: p90 / 1000, p99: p99 / 1000, max: max / 1000}
   end
 
   @doc """
@@ -791,9 +725,13 @@ defmodule WellBehaved.Probe do
 
   # ---- options ----------------------------------------------------------------
 
+  # a Probe function ("turns/2") or another module's, named in full
+  defp qualified("WellBehaved." <> _ = name), do: name
+  defp qualified(name), do: "WellBehaved.Probe." <> name
+
   defp keyword!(opts, function) do
     unless is_list(opts) and Enum.all?(opts, &match?({key, _} when is_atom(key), &1)),
-      do: WellBehaved.Options.not_keyword!("WellBehaved.Probe.#{function}", opts)
+      do: WellBehaved.Options.not_keyword!(qualified(function), opts)
   end
 
   # Validates a keyword list against a spec of {default, check} and returns
@@ -806,14 +744,14 @@ defmodule WellBehaved.Probe do
         {:ok, {_default, check}} ->
           check!(check, value) ||
             WellBehaved.Options.invalid!(
-              "WellBehaved.Probe.#{function}",
+              qualified(function),
               key,
               value,
               describe(check)
             )
 
         :error ->
-          WellBehaved.Options.unknown!("WellBehaved.Probe.#{function}", key, accepted)
+          WellBehaved.Options.unknown!(qualified(function), key, accepted)
       end
     end)
 
@@ -1081,16 +1019,14 @@ defmodule WellBehaved.Probe do
   def percentiles([]), do: %{samples: 0, p50_ms: nil, p90_ms: nil, p99_ms: nil, max_ms: nil}
 
   def percentiles(samples_us) do
-    sorted = samples_us |> Enum.sort() |> List.to_tuple()
-    n = tuple_size(sorted)
-    rank = fn p -> elem(sorted, max(0, ceil(p * n) - 1)) / 1000 end
+    [p50, p90, p99, max] = Stats.percentiles(samples_us, [0.5, 0.9, 0.99, 1])
 
     %{
-      samples: n,
-      p50_ms: rank.(0.5),
-      p90_ms: rank.(0.9),
-      p99_ms: rank.(0.99),
-      max_ms: elem(sorted, n - 1) / 1000
+      samples: length(samples_us),
+      p50_ms: p50 / 1000,
+      p90_ms: p90 / 1000,
+      p99_ms: p99 / 1000,
+      max_ms: max / 1000
     }
   end
 

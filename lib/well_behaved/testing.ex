@@ -11,9 +11,21 @@ defmodule WellBehaved.Testing do
       iex> modes_agree(fn opts -> WellBehaved.Levenshtein.distance("kitten", "sitting", opts) end, 3)
       :ok
 
-  To judge how a function treats the schedulers, see
-  `WellBehaved.Probe.assert_well_behaved/2`; to run code that may abort or
-  hog a VM, `WellBehaved.ChildVM`.
+  The kit, for a NIF author's tests:
+
+    * `assert_well_behaved/2` - fails when a function holds a scheduler
+      longer than pure Erlang code does, or takes the CPU from the
+      schedulers (judged by `WellBehaved.Probe`, which measures without
+      ExUnit);
+    * `modes_agree/3` - a job's answer in every mode, with and without
+      one unit per slice, against a reference;
+    * `kill_mid_job/2` and `assert_no_live_jobs/2` - callers killed
+      mid-job, and the runtime's live jobs and bytes back to 0;
+    * `eventually/2` - a wait that is a bound, never a timing claim;
+    * `WellBehaved.Testing.ChildVM` - code that may abort or hog a VM,
+      run in a VM of its own bounded by SIGKILL;
+    * `WellBehaved.Stats` - the nearest-rank percentiles and medians the
+      Probe and the lab report.
   """
 
   import ExUnit.Assertions
@@ -98,5 +110,76 @@ defmodule WellBehaved.Testing do
     assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
     assert_no_live_jobs(native)
     :ok
+  end
+
+  @doc """
+  Fails the test (`ExUnit.AssertionError`) when `fun` holds a scheduler
+  longer than pure Erlang code does, or takes the CPU from the schedulers;
+  returns the judgement otherwise. It judges what the function itself
+  does, measured with `WellBehaved.Probe.turns/2`, so a busy machine neither fails a good
+  function nor passes a bad one:
+
+    * **holding**: the turns of the function that had more CPU time than
+      `max_ratio` (default 1.5) times the 99th percentile turn of the
+      pure-Erlang control workers, plus `max_block_ms` (default 1, the
+      erl_nif guideline). The thread's CPU time does not count what the
+      OS gave to other work, so a turn preempted inside the VM is not a
+      long one. But a thread's CPU clock is not exact at the millisecond:
+      on virtual machines without steal time it charges whatever thread
+      runs for the time the hypervisor took, and it can jump by a
+      millisecond or more at a context switch (seen on a 2-vCPU KVM guest
+      in a plain C loop). So long turns are counted against the control's,
+      in the same CPU time (each turn counted up to the limit): the
+      function fails when at least 3 of its turns, and 1% of them, were
+      long, more than 3 times as many as the control's rate (plus one)
+      predicts; or when one turn, closed or still running at the end of
+      the window (then with its wall time), was longer than the limit
+      plus 20 ms;
+    * **competing**: the share of their turns' wall time that the control
+      workers lost to the OS (wall time that was not their thread's CPU
+      time), with the function running beside them and without it,
+      windows taken alternately. Work off the normal schedulers (dirty,
+      threads) that the OS runs in their place raises it; a busy machine
+      raises both alike. It fails beyond 0.25 more, or when the control
+      hardly ran beside the function (fewer than 20 turns).
+
+  Each of `rounds:` (3) rounds measures both windows (`duration_ms:`, 200
+  each). A round whose control, alone, was disturbed even in CPU time (its
+  99th percentile turn over 4x its median) or hardly ran says nothing.
+  Off-scheduler work is judged by the second rule only: how late it makes
+  processes that sleep and wake (a scheduler whose thread the OS gave to
+  a dirty one) is what `WellBehaved.Probe.measure/2` and the lab's lateness suite show. The function fails when it fails in most rounds that say
+  something; when none does, the verdict is `:inconclusive` and a warning
+  says so (no failure). Takes `workers:` and `warmup_ms:` too, as
+  `WellBehaved.Probe.turns/2` does.
+
+      test "my NIF is well behaved" do
+        assert_well_behaved(fn -> MyNif.work(input) end)
+      end
+
+  Returns `%{verdict: :pass | :inconclusive, rounds: [...]}`, each round
+  with its turns (`function`, `control`, `control_alone`: see
+  `t:WellBehaved.Probe.turn_stats/0`), the limit in microseconds, the lost shares and its
+  own `result`.
+  """
+  @spec assert_well_behaved((() -> any()), keyword()) :: map()
+  def assert_well_behaved(fun, opts \\ []) do
+    judgement = WellBehaved.Probe.judge(fun, opts, "WellBehaved.Testing.assert_well_behaved/2")
+
+    case judgement.verdict do
+      :fail ->
+        flunk(judgement.message)
+
+      :inconclusive ->
+        IO.warn(
+          "WellBehaved.Testing.assert_well_behaved/2: inconclusive: " <> judgement.message,
+          []
+        )
+
+        judgement
+
+      :pass ->
+        judgement
+    end
   end
 end

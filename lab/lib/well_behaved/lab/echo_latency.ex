@@ -15,7 +15,7 @@ defmodule WellBehaved.Lab.EchoLatency do
 
   @behaviour WellBehaved.Lab.Suite
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Echo, Markdown, Suite}
 
   # Round-trip medians from "Latency of Native Functions" (2017, macOS, a
@@ -173,16 +173,15 @@ defmodule WellBehaved.Lab.EchoLatency do
   @doc false
   # nearest-rank percentiles of nanosecond samples, in microseconds
   def percentiles(samples_ns) do
-    sorted = samples_ns |> Enum.sort() |> List.to_tuple()
-    n = tuple_size(sorted)
-    at = fn p -> elem(sorted, max(0, ceil(p * n) - 1)) / 1000 end
+    [p50, p90, p99, p999, max] =
+      WellBehaved.Stats.percentiles(samples_ns, [0.5, 0.9, 0.99, 0.999, 1])
 
     %{
-      p50_us: at.(0.5),
-      p90_us: at.(0.9),
-      p99_us: at.(0.99),
-      p999_us: at.(0.999),
-      max_us: elem(sorted, n - 1) / 1000
+      p50_us: p50 / 1000,
+      p90_us: p90 / 1000,
+      p99_us: p99 / 1000,
+      p999_us: p999 / 1000,
+      max_us: max / 1000
     }
   end
 

@@ -40,7 +40,7 @@ defmodule WellBehaved.Lab.FileRead do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.File, as: WFile
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Markdown, Plot, Stats, Suite}
 
   @buffers [1024, 65_536, 1_048_576]
@@ -155,7 +155,7 @@ defmodule WellBehaved.Lab.FileRead do
 
   @doc """
   The result entry of one file shape (`name`, `kind`, `bytes`) from what
-  its child VM returned (`t:WellBehaved.ChildVM.result/0`).
+  its child VM returned (`t:WellBehaved.Testing.ChildVM.result/0`).
 
   A measured shape has `status: "ok"` and its `rows`. A child that hit its
   bound or crashed gives an entry with that status and no rows; a crashed

@@ -11,7 +11,7 @@ defmodule WellBehaved.Lab.HttpLoad do
 
   One case per scheduling mode, plus `:idle` (no background work) as the
   baseline. Every case runs in a fresh VM of its own
-  (`WellBehaved.ChildVM`, SIGKILLed at a bound), which:
+  (`WellBehaved.Testing.ChildVM`, SIGKILLed at a bound), which:
 
     1. starts OTP's `:inets` httpd on `127.0.0.1`, an ephemeral port, with
        one callback module (`WellBehaved.Lab.HttpLoad.Handler`) that answers
@@ -49,7 +49,8 @@ defmodule WellBehaved.Lab.HttpLoad do
 
   @behaviour WellBehaved.Lab.Suite
 
-  alias WellBehaved.{ChildVM, Runtime}
+  alias WellBehaved.Runtime
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Markdown, Spin, Stats}
   import Markdown, only: [table: 2, fmt: 2]
 

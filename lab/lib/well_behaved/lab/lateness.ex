@@ -22,7 +22,7 @@ defmodule WellBehaved.Lab.Lateness do
   ## Repeats, interleaving, verdicts
 
   Every cell is measured several times (3; 5 in `--full`). One child VM per
-  work size and repeat (`WellBehaved.ChildVM`, bounded by SIGKILL) runs
+  work size and repeat (`WellBehaved.Testing.ChildVM`, bounded by SIGKILL) runs
   its cells in an order shuffled anew for each repeat, so modes alternate in
   time and a drift of the machine hits them alike. Each repeat of a cell is
   paired with its baseline from the same VM: the ratio of their p99. A
@@ -69,7 +69,8 @@ defmodule WellBehaved.Lab.Lateness do
 
   @behaviour WellBehaved.Lab.Suite
 
-  alias WellBehaved.{ChildVM, Levenshtein, Probe, Runtime}
+  alias WellBehaved.{Levenshtein, Probe, Runtime}
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Markdown, Noise, Spin, Stats, Turns}
   import WellBehaved.Lab.Stats, only: [median_ns: 2]
 

@@ -18,31 +18,11 @@ defmodule WellBehaved.Lab.Stats do
     )
   end
 
-  @doc "The median of a non-empty list of numbers, as a float."
-  @spec median([number(), ...]) :: float()
-  def median(samples) do
-    sorted = Enum.sort(samples)
-    n = length(sorted)
-    mid = div(n, 2)
+  @doc "The median (`WellBehaved.Stats.median/1`, the library's one definition)."
+  defdelegate median(samples), to: WellBehaved.Stats
 
-    if rem(n, 2) == 1,
-      do: Enum.at(sorted, mid) * 1.0,
-      else: (Enum.at(sorted, mid - 1) + Enum.at(sorted, mid)) / 2
-  end
-
-  @doc """
-  The nearest-rank percentile `p` (0 < p <= 1) of a non-empty list of
-  numbers: the smallest sample with at least `p` of the samples at or
-  below it.
-
-      iex> WellBehaved.Lab.Stats.percentile(Enum.to_list(1..100), 0.99)
-      99
-  """
-  @spec percentile([number(), ...], number()) :: number()
-  def percentile([_ | _] = samples, p) when p > 0 and p <= 1 do
-    sorted = Enum.sort(samples)
-    Enum.at(sorted, max(0, ceil(p * length(sorted)) - 1))
-  end
+  @doc "The nearest-rank percentile (`WellBehaved.Stats.percentile/2`)."
+  defdelegate percentile(samples, p), to: WellBehaved.Stats
 
   @doc """
   A bootstrap percentile interval of `statistic` over `groups` (one element

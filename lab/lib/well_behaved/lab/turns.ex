@@ -17,7 +17,8 @@ defmodule WellBehaved.Lab.Turns do
   calls' dispatch, and the ones on dirty schedulers are counted apart.
   """
 
-  alias WellBehaved.{ChildVM, Probe, Runtime}
+  alias WellBehaved.{Probe, Runtime}
+  alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Markdown, Spin, Stats}
 
   @modes [:normal, :yielding, :auto, :yielding_dirty, :dirty_cpu, :threaded]

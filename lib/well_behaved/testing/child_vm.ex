@@ -1,4 +1,4 @@
-defmodule WellBehaved.ChildVM do
+defmodule WellBehaved.Testing.ChildVM do
   @moduledoc """
   Runs a function in a VM of its own (a separate OS process) with a hard
   time bound: for tests and benchmarks of native code that may hold a
@@ -65,7 +65,7 @@ defmodule WellBehaved.ChildVM do
       ["--signal=KILL", bound_s, erl, "-noshell", "-noinput"] ++
         Keyword.get(opts, :erl_flags, []) ++
         Enum.flat_map(code_paths(), &["-pa", &1]) ++
-        ["-eval", "'Elixir.WellBehaved.ChildVM':child_main()."]
+        ["-eval", "'Elixir.WellBehaved.Testing.ChildVM':child_main()."]
 
     # a crashed child reports through its output; no erl_crash.dump files
     env =

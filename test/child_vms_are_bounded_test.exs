@@ -1,7 +1,7 @@
-defmodule WellBehaved.ChildVMTest do
+defmodule WellBehaved.Testing.ChildVMTest do
   use ExUnit.Case, async: false
 
-  alias WellBehaved.ChildVM
+  alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 120_000
 
