@@ -29,7 +29,7 @@ defmodule WellBehaved.Lab.Overhead do
 
   alias WellBehaved.{Levenshtein, Native, Runtime}
   alias WellBehaved.Lab.Spin
-  alias WellBehaved.Lab.Stats
+  alias WellBehaved.Lab.{Machine, Stats}
   import WellBehaved.Lab.Markdown, only: [table: 2, fmt: 2]
 
   # Repetitions, tuned for a quick run of about 20 s (full: 40 s) on 2 cores.
@@ -88,7 +88,7 @@ defmodule WellBehaved.Lab.Overhead do
     {quick, scale, progress} = WellBehaved.Lab.Suite.options!(opts)
 
     started = :erlang.monotonic_time(:nanosecond)
-    machine = machine()
+    machine = Machine.describe()
     modes = modes()
 
     random =
@@ -135,44 +135,10 @@ defmodule WellBehaved.Lab.Overhead do
     Map.put(result, :targets, targets(result))
   end
 
-  @doc """
-  Facts about the machine and VM the suite ran on: OTP release, ERTS and
-  Elixir versions, schedulers, CPU model and logical cores, the runtime's
-  counters (thread pool, `:auto` thresholds), and the UTC time.
-  """
-  @spec machine() :: %{atom() => term()}
-  def machine do
-    %{
-      otp_release: List.to_string(:erlang.system_info(:otp_release)),
-      erts_version: List.to_string(:erlang.system_info(:version)),
-      elixir_version: System.version(),
-      schedulers: :erlang.system_info(:schedulers),
-      schedulers_online: :erlang.system_info(:schedulers_online),
-      dirty_cpu_schedulers: :erlang.system_info(:dirty_cpu_schedulers),
-      dirty_cpu_schedulers_online: :erlang.system_info(:dirty_cpu_schedulers_online),
-      dirty_io_schedulers: :erlang.system_info(:dirty_io_schedulers),
-      cpu_model: cpu_model(),
-      logical_cores: :erlang.system_info(:logical_processors),
-      logical_cores_available: :erlang.system_info(:logical_processors_available),
-      os: :os.type() |> Tuple.to_list() |> Enum.join("/"),
-      runtime: Runtime.stats(),
-      utc: DateTime.utc_now() |> DateTime.truncate(:second) |> DateTime.to_iso8601()
-    }
-  end
-
   # :normal first, as the reference; then every other mode, :auto last.
   defp modes, do: [:normal | Runtime.modes() -- [:normal, :auto]] ++ [:auto]
 
   defp scale(plan, scale), do: %{plan | rounds: max(1, round(plan.rounds * scale))}
-
-  defp cpu_model do
-    with {:ok, text} <- File.read("/proc/cpuinfo"),
-         [_, model] <- Regex.run(~r/^model name\s*:\s*(.+)$/m, text) do
-      String.trim(model)
-    else
-      _ -> "unknown"
-    end
-  end
 
   # ---- measurements -----------------------------------------------------------
 

@@ -20,7 +20,7 @@ defmodule WellBehaved.Lab.Report do
   `write/3` returns) instead of stopping it.
   """
 
-  alias WellBehaved.Lab.{JSON, Overhead, Markdown, Noise, Plot}
+  alias WellBehaved.Lab.{JSON, Markdown, Noise, Plot}
 
   @typedoc """
   The run: `started_at` (a `DateTime`), `quick` (boolean), `elapsed_s`,
@@ -48,29 +48,9 @@ defmodule WellBehaved.Lab.Report do
           problems: [String.t()]
         }
 
-  @doc """
-  The machine header: `WellBehaved.Lab.Overhead.machine/0` (OTP,
-  ERTS and Elixir versions, schedulers, CPU model and cores, OS, runtime
-  counters, UTC time) plus `clock:`, the OS monotonic clock the VM reads
-  and its resolution.
-  """
+  @doc "The machine header: `WellBehaved.Lab.Machine.describe/0`."
   @spec machine() :: map()
-  def machine do
-    Map.put(Overhead.machine(), :clock, clock())
-  end
-
-  defp clock do
-    source = Map.new(:erlang.system_info(:os_monotonic_time_source))
-    resolution = Map.get(source, :resolution)
-
-    %{
-      function: to_string(Map.get(source, :function, "unknown")),
-      clock_id: to_string(Map.get(source, :clock_id, "")),
-      resolution_per_s: resolution,
-      resolution_ns: if(is_integer(resolution) and resolution > 0, do: 1.0e9 / resolution),
-      native_units_per_s: :erlang.convert_time_unit(1, :second, :native)
-    }
-  end
+  defdelegate machine, to: WellBehaved.Lab.Machine, as: :describe
 
   @doc """
   Writes everything into `dir` (created if needed) and returns what it
