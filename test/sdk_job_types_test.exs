@@ -69,6 +69,37 @@ defmodule WellBehaved.SDKJobTypesTest do
     assert call("10", schedule: :threaded) == {:error, :badarg}
   end
 
+  # the bytes the job "owned" makes
+  defp owned(n), do: for(i <- 0..(n - 1)//1, into: <<>>, do: <<rem(i, 251)>>)
+
+  test "take_result hands the state's binary over: every mode, tiny slices, no leak" do
+    for n <- [0, 1, 250, 251, 100_000],
+        mode <- Runtime.modes(),
+        tiny <- [false, true],
+        not tiny or n <= 251 do
+      answer = Job.call(&SDKJobs.owned/4, [n], schedule: mode, tiny_slices: tiny)
+      assert answer == owned(n), "#{n} #{mode} #{tiny}"
+    end
+
+    # a binary over 64 bytes is a refc binary: the job's own, not a copy
+    big = Job.call(&SDKJobs.owned/4, [10_000_000], schedule: :threaded)
+    assert byte_size(big) == 10_000_000 and :binary.referenced_byte_size(big) == 10_000_000
+    assert binary_part(big, 9_999_990, 10) == binary_part(owned(10_000_000), 9_999_990, 10)
+
+    # killed callers: destroy frees the binary nobody took
+    for mode <- [:yielding, :yielding_dirty, :threaded] do
+      WellBehaved.Testing.kill_mid_job(
+        fn -> Job.call(&SDKJobs.owned/4, [1_000_000], schedule: mode, tiny_slices: true) end,
+        SDKJobs
+      )
+    end
+
+    # more than the system can give: init fails with the reason
+    assert Job.call(&SDKJobs.owned/4, [1 <<< 62], schedule: :yielding) == {:error, :enomem}
+    assert Job.call(&SDKJobs.owned/4, [1 <<< 62], schedule: :threaded) == {:error, :enomem}
+    assert_no_live_jobs(SDKJobs)
+  end
+
   test "Job.call rejects bad options and a NIF of the wrong arity" do
     assert_raise ArgumentError, ~r/Job.call\/4: invalid :schedule :fast, expected one of/, fn ->
       call(1, schedule: :fast)
@@ -126,6 +157,7 @@ defmodule WellBehaved.SDKJobTypesTest do
       def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
     end

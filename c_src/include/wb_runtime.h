@@ -63,19 +63,32 @@ extern "C" {
  * finished the steps, after decode and bind on the caller's arguments):
  * it may raise (enif_make_badarg), in every mode.
  *
- * Required: name, decode, predict, init, step, result. Optional (NULL):
- * setup, bind, memory, destroy. wb_runtime_load refuses a type that misses
- * a required one, with the reason on standard error.
+ * Required: name, decode, predict, init, step, and result or take_result.
+ * Optional (NULL): setup, bind, memory, destroy. wb_runtime_load refuses a
+ * type that misses a required one, with the reason on standard error.
+ *
+ * From C++, fill the type field by field in a value-initialised struct
+ * (designated initializers are C++20, and -Wextra warns about every
+ * member they leave out):
+ *
+ *     static wb_job_type make_type() {
+ *         wb_job_type t{};
+ *         t.name = "crc32_chunks";
+ *         ...
+ *         return t;
+ *     }
+ *     static wb_job_type crc_job = make_type();
  */
 typedef struct wb_job_type {
     const char *name; /* shown by the VM for rescheduled calls; a stats key */
     int argc;         /* the job's own arguments, before mode/tiny/ref */
     size_t args_size; /* <= WB_MAX_ARGS_SIZE */
     size_t state_size;
-    /* Reads the argument terms into *args; false if they are unusable (the
-     * call then answers {error, badarg}). Runs at the first call of the
-     * job, at every later one when the type has a bind, and once more on
-     * the pool thread of a threaded job. */
+    /* Reads the argument terms into *args; false if they are unusable: the
+     * call then answers {error, badarg}, or {error, Reason} when decode
+     * returns wb_reject(Reason) (a term made in env). Runs at the first
+     * call of the job, at every later one when the type has a bind, and
+     * once more on the pool thread of a threaded job. */
     bool (*decode)(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args);
     /* Units of work the job will take. Must be cheap: it runs on a normal
      * scheduler, before :auto chooses the mode (and before a threaded job
@@ -102,7 +115,10 @@ typedef struct wb_job_type {
      * cost between phases weighs them (count a costly unit as several), or
      * calls wb_slice_spent() between units and returns early. */
     bool (*step)(void *state, uint64_t budget, uint64_t *used);
-    /* The finished job's result, made in env. */
+    /* The finished job's result, made in env. It runs in one go, not
+     * sliced, in the caller's process: keep it to the cost of making the
+     * term (a binary the state already holds costs nothing, see
+     * take_result). destroy runs after it. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
     /* Heap bytes owned by the state, for runtime_stats, read once after
      * init (NULL: none); counted at most 2^47 per job. */
@@ -112,6 +128,14 @@ typedef struct wb_job_type {
     /* A typical cost of one unit in picoseconds, the start of the cost the
      * runtime learns (0: 1000). */
     uint64_t ps_per_unit;
+    /* Instead of result (a type sets exactly one of the two): the result,
+     * made in env from a state it may take from, so that what the state
+     * owns becomes the term without a copy. An ErlNifBinary the state
+     * allocated is handed over by enif_make_binary; a resource by
+     * enif_make_resource then enif_release_resource. destroy still runs
+     * after it: leave the state as destroy expects (a flag or NULL for
+     * what was taken). */
+    ERL_NIF_TERM (*take_result)(ErlNifEnv *env, void *state);
 } wb_job_type;
 
 /* Calls for the NIF library's load and unload callbacks. load registers
@@ -225,6 +249,13 @@ void wb_free_later(void *block, size_t bytes);
         wb_runtime_unload();                                                                       \
     }                                                                                              \
     ERL_NIF_INIT(MODULE, FUNCS, wb_nif_load_, NULL, wb_nif_upgrade_, wb_nif_unload_)
+
+/* For decode: returns false, and the call answers {error, Reason} instead
+ * of {error, badarg}. Reason is a term made in decode's env:
+ *
+ *     if (chunk == 0) return wb_reject(wb_atom(env, "zero_chunk"));
+ */
+bool wb_reject(ERL_NIF_TERM reason);
 
 /* An atom by name (a lookup per call: make hot ones once, at load). */
 ERL_NIF_TERM wb_atom(ErlNifEnv *env, const char *name);

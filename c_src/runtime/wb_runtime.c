@@ -211,6 +211,34 @@ static void job_prepare(wb_job *job, const wb_job_type *type, registered_type *l
     atomic_init(&job->phase, THREADED_RUNNING);
 }
 
+/* The reason a decode gave with wb_reject on this thread, if it did. */
+static _Thread_local bool decode_rejected;
+static _Thread_local ERL_NIF_TERM decode_reason;
+
+bool wb_reject(ERL_NIF_TERM reason) {
+    decode_reason = reason;
+    decode_rejected = true;
+    return false;
+}
+
+/* The type's decode; on failure *reason is what it gave wb_reject, or
+ * badarg. */
+static bool decode_args(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[],
+                        void *args, ERL_NIF_TERM *reason) {
+    decode_rejected = false;
+    if (type->decode(env, argv, args)) return true;
+    *reason = decode_rejected ? decode_reason : atom_badarg;
+    decode_rejected = false;
+    return false;
+}
+
+/* The finished job's result: take_result may move what the state owns
+ * into the term (destroy still runs after it). */
+static ERL_NIF_TERM job_result(ErlNifEnv *env, wb_job *job) {
+    return job->type->take_result ? job->type->take_result(env, job->state)
+                                  : job->type->result(env, job->state);
+}
+
 /* Sets up the job's state. A job on the C stack that owns no heap memory
  * cannot outlive its call, so it skips the shared counters (whose atomic
  * updates would be a large part of a short call's cost). */
@@ -451,11 +479,11 @@ static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool tim
             *outran = true;
             return 0;
         }
-        return job->type->result(env, job->state);
+        return job_result(env, job);
     }
     int64_t last = clock_ns();
     for (;;) {
-        if (timed_step(job, &last)) return job->type->result(env, job->state);
+        if (timed_step(job, &last)) return job_result(env, job);
         if (dirty && !enif_is_current_process_alive(env)) return atom_error;
         if (!dirty && job->work_units >= budget) {
             *outran = true;
@@ -486,7 +514,7 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, regist
 
 static ERL_NIF_TERM finish(ErlNifEnv *env, wb_job *job) {
     learn_small_sliced(job);
-    ERL_NIF_TERM out = job->type->result(env, job->state);
+    ERL_NIF_TERM out = job_result(env, job);
     job_release(job); /* free now rather than when the VM drops the resource */
     return out;
 }
@@ -582,15 +610,16 @@ static ERL_NIF_TERM run_slice(ErlNifEnv *env, wb_job *job, int argc, const ERL_N
 
 static ERL_NIF_TERM slice_continue(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     wb_job *job;
+    ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!(job = get_job(env, argv[0]))) return enif_make_badarg(env);
     /* a state that keeps no pointer into its arguments needs no decode */
     if (job->type->bind) {
         /* the same terms decoded at the first call: a type whose decode
          * refuses them now answers as it would have then */
-        if (!job->type->decode(env, argv + 1, args)) {
+        if (!decode_args(env, job->type, argv + 1, args, &reason)) {
             job_release(job);
-            return wb_error(env, atom_badarg);
+            return wb_error(env, reason);
         }
         job->type->bind(args, job->state);
     }
@@ -617,7 +646,7 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!(job = get_job(env, argv[0]))) return enif_make_badarg(env);
-    if (!job->type->decode(env, argv + 1, args)) return wb_error(env, atom_badarg);
+    if (!decode_args(env, job->type, argv + 1, args, &reason)) return wb_error(env, reason);
     if (!job_init(env, job, args, &reason)) return wb_error(env, reason);
     if (job->mode == MODE_YIELDING_DIRTY) return run_slice(env, job, argc, argv);
     /* a :yielding job whose set-up was too big for a normal scheduler */
@@ -739,8 +768,8 @@ static bool run_threaded(wb_job *job) {
     if (job_cancelled(job)) goto over;
     /* the job's env keeps its argument terms alive until it is freed */
     if (!job->initialized) {
-        if (!job->type->decode(env, job->args, args)) {
-            threaded_reply(job, wb_error(env, atom_badarg));
+        if (!decode_args(env, job->type, job->args, args, &reason)) {
+            threaded_reply(job, wb_error(env, reason));
             goto over;
         }
         if (!job_init(env, job, args, &reason)) {
@@ -749,8 +778,8 @@ static bool run_threaded(wb_job *job) {
         }
     } else if (job->type->bind) {
         /* resumed on this thread: bind the state to freshly decoded args */
-        if (!job->type->decode(env, job->args, args)) {
-            threaded_reply(job, wb_error(env, atom_badarg));
+        if (!decode_args(env, job->type, job->args, args, &reason)) {
+            threaded_reply(job, wb_error(env, reason));
             goto over;
         }
         job->type->bind(args, job->state);
@@ -846,18 +875,19 @@ static ERL_NIF_TERM threaded_collect(ErlNifEnv *env, const wb_job_type *type,
                                      const ERL_NIF_TERM argv[]) {
     wb_job *job = threaded_job(env, type, argv[type->argc + 2]);
     int done = THREADED_DONE;
+    ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!job || !atomic_compare_exchange_strong(&job->phase, &done, THREADED_COLLECTED))
         return enif_make_badarg(env);
     if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
     if (type->bind) {
-        if (!type->decode(env, argv, args)) {
+        if (!decode_args(env, type, argv, args, &reason)) {
             job_release(job);
-            return wb_error(env, atom_badarg);
+            return wb_error(env, reason);
         }
         type->bind(args, job->state);
     }
-    ERL_NIF_TERM out = type->result(env, job->state);
+    ERL_NIF_TERM out = job_result(env, job);
     job_release(job);
     return out;
 }
@@ -1092,7 +1122,8 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
     }
     bool tiny = enif_is_identical(argv[type->argc + 1], atom_true);
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
-    if (!type->decode(env, argv, args)) return wb_error(env, atom_badarg);
+    ERL_NIF_TERM reason;
+    if (!decode_args(env, type, argv, args, &reason)) return wb_error(env, reason);
     uint64_t units = 0;
     if (is_auto) {
         units = type->predict(args) + setup_units(type, args);
@@ -1296,7 +1327,8 @@ static const char *type_problem(const wb_job_type *type) {
     if (!type->predict) return "the required callback predict is NULL";
     if (!type->init) return "the required callback init is NULL";
     if (!type->step) return "the required callback step is NULL";
-    if (!type->result) return "the required callback result is NULL";
+    if (!type->result == !type->take_result)
+        return "exactly one of the callbacks result and take_result must be set";
     return NULL;
 }
 

@@ -26,7 +26,12 @@
  * finishes, each step folding its budget and asking for more); "raising" finishes at once and its
  * result raises badarg; "fickle" has a bind, and its decode refuses every K-th call in this VM
  * (counted across jobs: a rescheduled call or the pool thread's decode is refused, the first call
- * is not, with K = 2 and one job at a time); "huge" says it owns 2^64 - 1 bytes.
+ * is not, with K = 2 and one job at a time), giving the reason `fickle` (wb_reject); "huge" says
+ * it owns 2^64 - 1 bytes.
+ *
+ * The job "owned" makes a binary of N bytes (byte i is i mod 251) that the state allocates at
+ * init and take_result hands over as the result term, without a copy; N larger than the system
+ * can give answers {error, enomem}. Its destroy frees the binary only when it was not taken.
  *
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
  * whose job type has no step callback: the runtime must refuse the load. */
@@ -291,7 +296,7 @@ static _Atomic uint64_t fickle_calls;
 static bool fickle_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     ErlNifUInt64 k;
     if (!enif_get_uint64(env, argv[1], &k) || k == 0) return false;
-    if (atomic_fetch_add(&fickle_calls, 1) % k == k - 1) return false;
+    if (atomic_fetch_add(&fickle_calls, 1) % k == k - 1) return wb_reject(wb_atom(env, "fickle"));
     return fold_decode(env, argv, args);
 }
 
@@ -335,14 +340,73 @@ static wb_job_type huge_job = {
 
 WB_JOB_NIF(huge, huge_job)
 
+typedef struct {
+    ErlNifBinary bin;
+    bool owns; /* the binary, until take_result hands it over */
+    size_t next;
+} owned_state;
+
+static bool owned_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    owned_state *s = state;
+    uint64_t n = ((const fold_args *)args)->n;
+    if (n > SIZE_MAX || !enif_alloc_binary((size_t)n, &s->bin)) {
+        *reason = wb_atom(env, "enomem");
+        return false;
+    }
+    s->owns = true;
+    return true;
+}
+
+static bool owned_step(void *state, uint64_t budget, uint64_t *used) {
+    owned_state *s = state;
+    size_t left = s->bin.size - s->next;
+    size_t end = budget < left ? s->next + (size_t)budget : s->bin.size;
+    *used += end - s->next;
+    for (; s->next < end; s->next++)
+        s->bin.data[s->next] = (unsigned char)(s->next % 251);
+    return s->next == s->bin.size;
+}
+
+static ERL_NIF_TERM owned_take(ErlNifEnv *env, void *state) {
+    owned_state *s = state;
+    s->owns = false;
+    return enif_make_binary(env, &s->bin);
+}
+
+static size_t owned_memory(const void *state) {
+    return ((const owned_state *)state)->bin.size;
+}
+
+static void owned_destroy(void *state) {
+    owned_state *s = state;
+    if (s->owns) enif_release_binary(&s->bin);
+}
+
+static wb_job_type owned_job = {
+    .name = "owned",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(owned_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = owned_init,
+    .step = owned_step,
+    .memory = owned_memory,
+    .destroy = owned_destroy,
+    .take_result = owned_take,
+};
+
+WB_JOB_NIF(owned, owned_job)
+
 static ErlNifFunc nif_funcs[] = {
     {"fold", 4, fold, 0},     {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
     {"lumpy", 4, lumpy, 0},   {"liar", 4, liar, 0},     {"raising", 4, raising, 0},
-    {"fickle", 5, fickle, 0}, {"huge", 4, huge, 0},     WB_RUNTIME_NIFS,
+    {"fickle", 5, fickle, 0}, {"huge", 4, huge, 0},     {"owned", 4, owned, 0},
+    WB_RUNTIME_NIFS,
 };
 
 static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
-                                     &raising_job, &fickle_job, &huge_job, NULL};
+                                     &raising_job, &fickle_job, &huge_job, &owned_job, NULL};
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;

@@ -12,6 +12,7 @@ defmodule WellBehaved.Test.SDKJobs do
   def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
   def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 
