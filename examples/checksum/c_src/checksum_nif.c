@@ -7,6 +7,8 @@
  * the state points at them only for the current NIF call (bind). */
 #include <wb_runtime.h>
 
+#include "crc32_chunks.h"
+
 #define ADLER_MOD 65521u
 /* the most bytes whose sums fit in 32 bits before a reduction (zlib's NMAX):
  * 255 * n * (n + 1) / 2 + (n + 1) * (ADLER_MOD - 1) <= 2^32 - 1 */
@@ -91,13 +93,16 @@ static wb_job_type adler32_job = {
 
 /* adler32(Data, Mode, Tiny, Ref) */
 WB_JOB_NIF(adler32, adler32_job)
+/* crc32_chunks(Data, ChunkBytes, Mode, Tiny, Ref): the job type is C++'s */
+WB_JOB_NIF(crc32_chunks, crc32_chunks_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"adler32", 4, adler32, 0},
+    {"crc32_chunks", 5, crc32_chunks, 0},
     WB_RUNTIME_NIFS,
 };
 
-static wb_job_type *const types[] = {&adler32_job, NULL};
+static wb_job_type *const types[] = {&adler32_job, &crc32_chunks_job, NULL};
 
 /* load, upgrade (a new version of Checksum.Native loading the library: a
  * hot upgrade) and unload, all the runtime's */

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Runs the prod release built by `MIX_ENV=prod mix release` and checks that
-# both NIF libraries load in it: the project's own (Checksum.Native) and the
+# both NIF libraries load in it: the project's own (Checksum.Native, C and C++) and the
 # dependency's (WellBehaved.Native). `bin/checksum eval` starts no
 # application: the NIFs load with their modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 release=_build/prod/rel/checksum/bin/checksum
-expected='{300286872, 300286872, 300286872, 3}'
+expected='{300286872, 300286872, 300286872, true, 3}'
 
 if ! actual=$(timeout --signal=KILL 60 "$release" eval '
   IO.inspect({
     Checksum.adler32("Wikipedia"),
     Checksum.adler32("Wikipedia", schedule: :threaded),
     :erlang.adler32("Wikipedia"),
+    Checksum.crc32_chunks("Wikipedia", 4) ==
+      <<:erlang.crc32("Wiki")::32, :erlang.crc32("pedi")::32, :erlang.crc32("a")::32>>,
     WellBehaved.Levenshtein.distance("kitten", "sitting")
   })
 '); then

@@ -36,6 +36,12 @@ defmodule Checksum.KilledCallersFreeJobsTest do
         fn -> Checksum.adler32(data, schedule: mode, tiny_slices: true) end,
         Checksum.Native
       )
+
+      # the C++ job, whose answer is allocated at init
+      kill_mid_job(
+        fn -> Checksum.crc32_chunks(data, 16, schedule: mode, tiny_slices: true) end,
+        Checksum.Native
+      )
     end
   end
 

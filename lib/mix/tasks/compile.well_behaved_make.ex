@@ -26,9 +26,12 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
       (`WellBehaved.SDK.include_dir/0`).
     * `WB_SOURCES` - the runtime's C files to compile into the library
       (`WellBehaved.SDK.sources/0`), separated by spaces.
+    * `CC` and `CXX` - the C and C++ compilers: the environment's, or `cc`
+      and `c++`.
 
-  A missing `make`, C compiler (`CC`, default `cc`) or `erl_nif.h` stops
-  the build with a message naming what to install.
+  A missing `make`, C compiler or `erl_nif.h` stops the build with a
+  message naming what to install; so does a build that fails without the
+  C++ compiler (a library with C++ sources: see the SDK guide).
   """
   use Mix.Task.Compiler
 
@@ -36,10 +39,14 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
   def run(_args) do
     config = Mix.Project.config()
     make = find!(System.get_env("MAKE", "make"), "make", "make")
-    find!(System.get_env("CC", "cc"), "a C compiler", "gcc")
+    cc = System.get_env("CC", "cc")
+    cxx = System.get_env("CXX", "c++")
+    find!(cc, "a C compiler", "gcc")
     erts_include = erts_include_dir!()
 
     env = [
+      {"CC", cc},
+      {"CXX", cxx},
       {"MIX_APP_PATH", Mix.Project.app_path(config)},
       {"MIX_ENV", to_string(Mix.env())},
       {"ERTS_INCLUDE_DIR", erts_include},
@@ -61,6 +68,11 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
 
       {output, status} ->
         Mix.shell().error(output)
+
+        if output =~ cxx and !System.find_executable(cxx) do
+          find!(cxx, "a C++ compiler", "g++")
+        end
+
         Mix.raise("#{config[:app]}: make failed with exit status #{status}")
     end
   end
