@@ -148,7 +148,7 @@ defmodule WellBehaved.LabHttpLoadTest do
     |> Path.wildcard()
     |> Enum.filter(fn dir ->
       case File.read(Path.join(dir, "spec")) do
-        {:ok, bin} -> match?({HttpLoad, _, _}, :erlang.binary_to_term(bin))
+        {:ok, bin} -> match?({HttpLoad.Child, _, _}, :erlang.binary_to_term(bin))
         _ -> false
       end
     end)

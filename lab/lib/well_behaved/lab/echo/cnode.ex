@@ -9,7 +9,7 @@ defmodule WellBehaved.Lab.Echo.CNode do
     * if the VM is not distributed, this module starts distribution
       (`Node.start/2`, a long name on 127.0.0.1, listening on loopback only,
       a random cookie), and before that epmd (`epmd -daemon`) if none
-      answers on 127.0.0.1;
+      answers on 127.0.0.1 (`WellBehaved.Lab.Echo.CNode.Distribution`);
     * a server under `WellBehaved.Supervisor` starts the C node as a port
       program: it gets its name (`wb_cnode_<os pid>_<n>@<this VM's host>`),
       the VM's node name and, on its standard input, the cookie; it connects
@@ -34,15 +34,14 @@ defmodule WellBehaved.Lab.Echo.CNode do
 
   alias WellBehaved.Service
   alias WellBehaved.OSProcess
+  alias WellBehaved.Lab.Echo.CNode.Distribution
 
   @target_key {__MODULE__, :target}
-  @owned_key {__MODULE__, :owned}
   # the C node answers messages sent to any registered name
   @registered_name :wb_echo
   @default_timeout 5_000
   @start_timeout 20_000
   @nodeup_timeout 15_000
-  @loopback {127, 0, 0, 1}
 
   @doc """
   Returns `term` after a round trip through the C node, or
@@ -74,10 +73,7 @@ defmodule WellBehaved.Lab.Echo.CNode do
     Service.stop(WellBehaved.Lab.Supervisor, __MODULE__)
 
     # the server was not running (or was killed) but left things behind
-    case :persistent_term.get(@owned_key, nil) do
-      nil -> :ok
-      owned -> release_owned(owned)
-    end
+    Distribution.release(Distribution.leftover())
 
     :persistent_term.erase(@target_key)
     :ok
@@ -172,7 +168,7 @@ defmodule WellBehaved.Lab.Echo.CNode do
   def init(:ok) do
     Process.flag(:trap_exit, true)
 
-    case ensure_distribution() do
+    case Distribution.ensure() do
       {:ok, owned} -> {:ok, %{owned: owned, cnode: nil}}
       {:error, reason} -> {:stop, reason}
     end
@@ -217,7 +213,7 @@ defmodule WellBehaved.Lab.Echo.CNode do
   @impl true
   def terminate(_reason, state) do
     teardown(state)
-    release_owned(state.owned)
+    Distribution.release(state.owned)
   end
 
   # --- the C node program --------------------------------------------------------
@@ -311,172 +307,6 @@ defmodule WellBehaved.Lab.Echo.CNode do
       end
     else
       OSProcess.alive?(os_pid)
-    end
-  end
-
-  # --- distribution and epmd --------------------------------------------------------
-
-  defp ensure_distribution do
-    if Node.alive?() do
-      # ours if a previous server started it and could not clean up
-      {:ok, :persistent_term.get(@owned_key, nil)}
-    else
-      with {:ok, started_epmd?} <- ensure_epmd() do
-        start_distribution(started_epmd?)
-      end
-    end
-  end
-
-  defp start_distribution(started_epmd?) do
-    cookie_file = cookie_file()
-    cookie_file_existed? = cookie_file != nil and File.exists?(cookie_file)
-    set_interface? = Application.get_env(:kernel, :inet_dist_use_interface) == nil
-    if set_interface?, do: Application.put_env(:kernel, :inet_dist_use_interface, @loopback)
-    name = :"wb_echo_#{System.pid()}_#{System.unique_integer([:positive])}@127.0.0.1"
-
-    case Node.start(name, :longnames) do
-      {:ok, _} ->
-        # Node.start/2 reads (or creates) ~/.erlang.cookie: note if it created it
-        created_cookie =
-          if cookie_file != nil and not cookie_file_existed? and File.exists?(cookie_file),
-            do: {cookie_file, Atom.to_string(Node.get_cookie())}
-
-        Node.set_cookie(random_cookie())
-
-        owned = %{
-          distribution: true,
-          interface: set_interface?,
-          epmd: started_epmd?,
-          cookie_file: created_cookie
-        }
-
-        :persistent_term.put(@owned_key, owned)
-        {:ok, owned}
-
-      {:error, reason} ->
-        release_owned(%{
-          distribution: false,
-          interface: set_interface?,
-          epmd: started_epmd?,
-          cookie_file: nil
-        })
-
-        {:error, {:distribution_not_started, reason}}
-    end
-  end
-
-  defp random_cookie do
-    :crypto.strong_rand_bytes(24) |> Base.url_encode64(padding: false) |> String.to_atom()
-  end
-
-  defp cookie_file do
-    case :init.get_argument(:home) do
-      {:ok, [[home | _] | _]} -> Path.join(List.to_string(home), ".erlang.cookie")
-      _ -> nil
-    end
-  end
-
-  # {:ok, true} when this call started epmd
-  defp ensure_epmd do
-    case :erl_epmd.names(@loopback) do
-      {:ok, _} ->
-        {:ok, false}
-
-      {:error, _} ->
-        case System.cmd(epmd(), ["-daemon"], stderr_to_stdout: true) do
-          {_, 0} ->
-            if await_epmd(true, 5_000), do: {:ok, true}, else: {:error, :epmd_not_started}
-
-          {output, status} ->
-            {:error, {:epmd_not_started, status, output}}
-        end
-    end
-  end
-
-  defp epmd do
-    erts = Path.join([:code.root_dir(), "erts-#{:erlang.system_info(:version)}", "bin", "epmd"])
-    if File.exists?(erts), do: erts, else: System.find_executable("epmd") || "epmd"
-  end
-
-  # waits until epmd answers (up? true) or stops answering (up? false)
-  defp await_epmd(up?, timeout) do
-    deadline = System.monotonic_time(:millisecond) + timeout
-    await_epmd_until(up?, deadline)
-  end
-
-  defp await_epmd_until(up?, deadline) do
-    cond do
-      match?({:ok, _}, :erl_epmd.names(@loopback)) == up? ->
-        true
-
-      System.monotonic_time(:millisecond) >= deadline ->
-        false
-
-      true ->
-        Process.sleep(10)
-        await_epmd_until(up?, deadline)
-    end
-  end
-
-  defp release_owned(nil), do: :ok
-
-  defp release_owned(owned) do
-    name = node()
-
-    if owned.distribution and Node.alive?() do
-      Node.stop()
-    end
-
-    if owned.interface, do: Application.delete_env(:kernel, :inet_dist_use_interface)
-
-    case owned.cookie_file do
-      {path, cookie} ->
-        if match?({:ok, ^cookie}, File.read(path) |> trim_ok()), do: File.rm(path)
-
-      nil ->
-        :ok
-    end
-
-    if owned.epmd, do: stop_epmd(name)
-    :persistent_term.erase(@owned_key)
-    :ok
-  end
-
-  defp trim_ok({:ok, text}), do: {:ok, String.trim(text)}
-  defp trim_ok(error), do: error
-
-  # Kills the epmd this module started once our node has left it, unless
-  # another node is registered (epmd itself refuses then, too).
-  defp stop_epmd(our_node) do
-    [alive | _] = our_node |> Atom.to_string() |> String.split("@")
-    deadline = System.monotonic_time(:millisecond) + 5_000
-
-    case await_unregistered(String.to_charlist(alive), deadline) do
-      {:ok, []} ->
-        System.cmd(epmd(), ["-kill"], stderr_to_stdout: true)
-        await_epmd(false, 5_000)
-
-      _ ->
-        :ok
-    end
-  end
-
-  defp retry_unregistered(alive, deadline) do
-    Process.sleep(10)
-    await_unregistered(alive, deadline)
-  end
-
-  defp await_unregistered(alive, deadline) do
-    case :erl_epmd.names(@loopback) do
-      {:ok, names} = result ->
-        cond do
-          not List.keymember?(names, alive, 0) -> result
-          System.monotonic_time(:millisecond) >= deadline -> result
-          true -> retry_unregistered(alive, deadline)
-        end
-
-      error ->
-        error
     end
   end
 end

@@ -1,0 +1,113 @@
+defmodule WellBehaved.Lab.EchoLatency.Child do
+  @moduledoc """
+  One method of the latency suite, in its child VM: round trips timed one
+  by one or in batches, and calls per second with concurrent callers.
+  """
+
+  alias WellBehaved.Lab.Echo
+
+  @batch_target_ns 20_000
+
+  @doc """
+  Runs in the child VM: the percentiles of `iterations` timed round trips
+  of the default term (a tuple holding a 64 KiB binary) and of a small
+  one, and the calls per second of the default term with 1,
+  schedulers_online and 4 x schedulers_online callers over `window_ms`.
+  Stops the method's programs at the end.
+  """
+  @spec measure(%{method: Echo.method(), iterations: pos_integer(), window_ms: pos_integer()}) ::
+          map()
+  def measure(%{method: method, iterations: n, window_ms: window_ms}) do
+    default = {:crypto.strong_rand_bytes(65_536)}
+    small = {:ok, 42, "hello"}
+    schedulers = :erlang.system_info(:schedulers_online)
+
+    try do
+      %{
+        default: percentiles_of(method, default, n),
+        small: percentiles_of(method, small, n),
+        throughput:
+          for callers <- Enum.uniq([1, schedulers, 4 * schedulers]) do
+            %{callers: callers, calls_per_s: throughput(method, default, callers, window_ms)}
+          end
+      }
+    after
+      Echo.stop()
+    end
+  end
+
+  @doc """
+  Nearest-rank percentiles (`WellBehaved.Stats.percentiles/2`) of samples
+  in nanoseconds, in microseconds: p50, p90, p99, p99.9 and the maximum.
+  """
+  @spec percentiles([number(), ...]) :: %{atom() => float()}
+  def percentiles(samples_ns) do
+    [p50, p90, p99, p999, max] =
+      WellBehaved.Stats.percentiles(samples_ns, [0.5, 0.9, 0.99, 0.999, 1])
+
+    %{
+      p50_us: p50 / 1000,
+      p90_us: p90 / 1000,
+      p99_us: p99 / 1000,
+      p999_us: p999 / 1000,
+      max_us: max / 1000
+    }
+  end
+
+  defp percentiles_of(method, term, n) do
+    check!(method, term)
+    for _ <- 1..min(1000, div(n, 10) + 1), do: Echo.echo(term, method)
+    # time 200 calls to choose the batch size
+    {us, _} = :timer.tc(fn -> for _ <- 1..200, do: Echo.echo(term, method) end)
+    per_call_ns = us * 1000 / 200
+
+    batch =
+      if per_call_ns < 2000, do: max(1, round(@batch_target_ns / max(per_call_ns, 1))), else: 1
+
+    samples = max(1, div(n, batch))
+    per_call = for _ <- 1..samples, do: time_batch(method, term, batch) / batch
+
+    Map.merge(%{batch: batch, samples: samples}, percentiles(per_call))
+  end
+
+  defp check!(method, term) do
+    case Echo.echo(term, method) do
+      ^term -> :ok
+      other -> raise "#{method} returned #{inspect(other, limit: 5)}, not the term sent"
+    end
+  end
+
+  defp time_batch(method, term, batch) do
+    t0 = :erlang.monotonic_time(:nanosecond)
+    loop(method, term, batch)
+    :erlang.monotonic_time(:nanosecond) - t0
+  end
+
+  defp loop(_method, _term, 0), do: :ok
+
+  defp loop(method, term, n) do
+    _ = Echo.echo(term, method)
+    loop(method, term, n - 1)
+  end
+
+  defp throughput(method, term, callers, window_ms) do
+    parent = self()
+    deadline = System.monotonic_time(:millisecond) + window_ms
+
+    for _ <- 1..callers do
+      spawn_link(fn -> send(parent, {:calls, count_until(method, term, deadline, 0)}) end)
+    end
+
+    total = for(_ <- 1..callers, do: receive(do: ({:calls, n} -> n))) |> Enum.sum()
+    total * 1000 / window_ms
+  end
+
+  defp count_until(method, term, deadline, n) do
+    if System.monotonic_time(:millisecond) >= deadline do
+      n
+    else
+      _ = Echo.echo(term, method)
+      count_until(method, term, deadline, n + 1)
+    end
+  end
+end

@@ -1,0 +1,114 @@
+defmodule WellBehaved.Lab.EchoLatency do
+  @moduledoc """
+  The latency suite: the round-trip cost of every way of calling native
+  code (`WellBehaved.Lab.Echo`), measured properly.
+
+  Each method runs in its own child VM. The default term is a tuple holding
+  a 64 KiB binary, as in the 2017 measurements, and a small term is timed
+  too. After a warm-up, N round trips are timed (10,000 in quick runs,
+  100,000 in full ones); methods faster than about 2 µs are timed in
+  batches of ~20 µs, so that the clock's resolution cannot quantize them
+  (each sample is then a batch's mean per call, which narrows the tails).
+  Percentiles are exact, from all samples. Calls per second are measured
+  with 1, schedulers_online and 4 x schedulers_online concurrent callers.
+
+  ## Parts
+
+    * `WellBehaved.Lab.EchoLatency.Child` - one method, in its child VM;
+    * `WellBehaved.Lab.EchoLatency.Analysis` - the targets;
+    * `WellBehaved.Lab.EchoLatency.Render` - Markdown, charts, tables and
+      progress lines.
+  """
+
+  @behaviour WellBehaved.Lab.Suite
+
+  alias WellBehaved.Testing.ChildVM
+  alias WellBehaved.Lab.{Echo, Suite}
+  alias WellBehaved.Lab.EchoLatency.{Analysis, Child, Render}
+
+  @typedoc "A result map as returned by `run/1`."
+  @type result :: %{atom() => term()}
+
+  @doc """
+  Measures every method available in this build, each in a child VM of
+  its own, and returns the result map.
+
+  Options:
+
+    * `quick:` - `true` (default): 10,000 timed round trips per term and
+      500 ms throughput windows; `false`: 100,000 and 2000 ms.
+    * `rounds_scale:` - multiplies both (default `1.0`; at least 200 round
+      trips and 100 ms).
+    * `progress:` - a one-argument function called with a line of text per
+      method. Default: none.
+  """
+  @impl Suite
+  @spec run(keyword()) :: result()
+  def run(opts) do
+    {quick, scale, progress} = Suite.options!(opts)
+    iterations = max(200, round(if(quick, do: 10_000, else: 100_000) * scale))
+    window_ms = max(100, round(if(quick, do: 500, else: 2000) * scale))
+
+    rows =
+      for method <- Echo.methods() do
+        row = measure(method, iterations, window_ms)
+        progress.(Render.progress_line(row))
+        row
+      end
+
+    %{
+      config: %{
+        quick: quick,
+        iterations: iterations,
+        window_ms: window_ms,
+        schedulers: :erlang.system_info(:schedulers_online)
+      },
+      rows: rows,
+      targets: Analysis.targets(rows)
+    }
+  end
+
+  defp measure(method, iterations, window_ms) do
+    if Echo.available?(method) do
+      spec = %{method: method, iterations: iterations, window_ms: window_ms}
+
+      case ChildVM.run({Child, :measure, [spec]}, bound_ms: 120_000, start: [:well_behaved_lab]) do
+        {:ok, measured} ->
+          Map.merge(%{method: method, status: "ok"}, measured)
+
+        {:timeout, ms} ->
+          %{method: method, status: "bound hit (#{ms} ms)"}
+
+        {:crashed, code, out} ->
+          %{
+            method: method,
+            status: "crashed (exit #{code})",
+            output: String.slice(out, -400, 400)
+          }
+      end
+    else
+      %{method: method, status: "not available in this build"}
+    end
+  end
+
+  @doc """
+  Renders a result of `run/1` as Markdown: a row per method beside its
+  2017 median, and the targets.
+  """
+  @impl Suite
+  @spec to_markdown(result()) :: String.t()
+  defdelegate to_markdown(result), to: Render
+
+  @doc """
+  Two charts: round-trip percentiles per method and calls per second by
+  concurrent callers.
+  """
+  @impl Suite
+  @spec charts(result()) :: [Suite.chart()]
+  defdelegate charts(result), to: Render
+
+  @doc "The raw rows: per method, and per method and caller count."
+  @impl Suite
+  @spec tables(result()) :: [Suite.table()]
+  defdelegate tables(result), to: Render
+end

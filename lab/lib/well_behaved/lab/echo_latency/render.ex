@@ -1,0 +1,170 @@
+defmodule WellBehaved.Lab.EchoLatency.Render do
+  @moduledoc """
+  The latency suite's result as the report shows it: the Markdown section,
+  the charts, the raw tables and the progress lines, with the 2017
+  medians beside this run's.
+  """
+
+  alias WellBehaved.Lab.{EchoLatency, Markdown}
+
+  # Round-trip medians from "Latency of Native Functions" (2017, macOS, a
+  # 64 KiB binary in a tuple), in microseconds
+  @earlier %{
+    nif: 0.1,
+    yielding: 0.5,
+    dirty_cpu: 2.0,
+    dirty_io: 2.0,
+    threaded: 8.0,
+    thread_new: 50.0,
+    driver_call: 12.5,
+    driver_control: 12.5,
+    driver_outputv: 12.5,
+    port: 100.0,
+    cnode: 100.0,
+    external: 15.0
+  }
+
+  @doc "The progress line of a method's row."
+  @spec progress_line(map()) :: String.t()
+  def progress_line(row), do: "latency #{row.method}: #{summary(row)}"
+
+  defp summary(%{status: "ok", default: d}),
+    do: "p50 #{fmt(d.p50_us)} us, p99 #{fmt(d.p99_us)} us"
+
+  defp summary(row), do: row.status
+
+  @doc """
+  The Markdown section of a result: how it was measured, a row per method
+  and the targets table.
+  """
+  @spec to_markdown(EchoLatency.result()) :: String.t()
+  def to_markdown(result) do
+    s = result.config.schedulers
+    callers = Enum.uniq([1, s, 4 * s])
+
+    """
+    ## Latency of native calls
+
+    Round trip of a term through each method (`WellBehaved.Lab.Echo`), each method in its own \
+    child VM: #{result.config.iterations} timed round trips after a warm-up; methods under \
+    ~2 us timed in batches of ~20 us (the batch column), so a sample is a batch's mean per \
+    call. Default term: a tuple holding a 64 KiB binary (the 2017 measurement's); small term: \
+    `{:ok, 42, "hello"}`. Throughput: #{result.config.window_ms} ms windows with \
+    #{Enum.join(callers, ", ")} concurrent callers.
+
+    | method | 2017 (us) | p50 | p90 | p99 | p99.9 | max (us, 64 KiB) | batch | small p50 (us) | calls/s at #{Enum.join(callers, " / ")} callers |
+    | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+    #{Enum.map_join(result.rows, "\n", &row_md/1)}
+
+    ### Targets
+
+    #{Markdown.targets_table(result.targets)}
+    """
+  end
+
+  defp row_md(%{status: "ok"} = r) do
+    d = r.default
+
+    "| #{r.method} | #{fmt(@earlier[r.method])} | #{fmt(d.p50_us)} | #{fmt(d.p90_us)} | " <>
+      "#{fmt(d.p99_us)} | #{fmt(d.p999_us)} | #{fmt(d.max_us)} | #{d.batch} | " <>
+      "#{fmt(r.small.p50_us)} | " <>
+      Enum.map_join(r.throughput, " / ", &fmt_rate(&1.calls_per_s)) <> " |"
+  end
+
+  defp row_md(r),
+    do: "| #{r.method} | #{fmt(@earlier[r.method])} | **#{r.status}** | | | | | | | |"
+
+  @doc """
+  Two charts: the round-trip percentiles of the 64 KiB term per method
+  (`:lines`, log scale) and calls per second by concurrent callers
+  (`:bars`, log scale).
+  """
+  @spec charts(EchoLatency.result()) :: [WellBehaved.Lab.Suite.chart()]
+  def charts(result) do
+    ok = Enum.filter(result.rows, &(&1.status == "ok"))
+
+    [
+      %{
+        name: "latency_percentiles",
+        title: "Round trip of a 64 KiB binary, percentiles (batched methods: batch means)",
+        kind: :lines,
+        x_label: "percentile",
+        y_label: "microseconds",
+        log_y: true,
+        categories: ["p50", "p90", "p99", "p99.9", "max"],
+        series:
+          for r <- ok do
+            d = r.default
+
+            %{
+              label: Atom.to_string(r.method),
+              values: [d.p50_us, d.p90_us, d.p99_us, d.p999_us, d.max_us]
+            }
+          end
+      },
+      %{
+        name: "latency_throughput",
+        title: "Round trips per second, 64 KiB binary, by concurrent callers",
+        kind: :bars,
+        x_label: "method",
+        y_label: "calls/s",
+        log_y: true,
+        categories: Enum.map(ok, &Atom.to_string(&1.method)),
+        series:
+          case ok do
+            [] ->
+              []
+
+            [first | _] ->
+              for {%{callers: c}, i} <- Enum.with_index(first.throughput) do
+                %{
+                  label: "#{c} callers",
+                  values: Enum.map(ok, &Enum.at(&1.throughput, i).calls_per_s)
+                }
+              end
+          end
+      }
+    ]
+  end
+
+  @doc "The raw rows: one per method, and one per method and caller count."
+  @spec tables(EchoLatency.result()) :: [WellBehaved.Lab.Suite.table()]
+  def tables(result) do
+    columns =
+      ~w(method status earlier_us p50_us p90_us p99_us p999_us max_us batch samples small_p50_us)
+
+    rows =
+      for r <- result.rows do
+        d = Map.get(r, :default, %{})
+
+        [
+          r.method,
+          r.status,
+          @earlier[r.method],
+          d[:p50_us],
+          d[:p90_us],
+          d[:p99_us],
+          d[:p999_us],
+          d[:max_us],
+          d[:batch],
+          d[:samples],
+          get_in(r, [:small, :p50_us])
+        ]
+      end
+
+    throughput =
+      for r <- result.rows,
+          t <- Map.get(r, :throughput, []),
+          do: [r.method, t.callers, t.calls_per_s]
+
+    [
+      %{name: "echo_latency", columns: columns, rows: rows},
+      %{name: "throughput", columns: ["method", "callers", "calls_per_s"], rows: throughput}
+    ]
+  end
+
+  defp fmt(x), do: Markdown.fmt_auto(x, 3)
+
+  defp fmt_rate(x) when x >= 1000, do: "#{round(x / 1000)}k"
+  defp fmt_rate(x), do: "#{round(x)}"
+end
