@@ -8,6 +8,8 @@ defmodule WellBehaved.LabFileReadTest do
   alias WellBehaved.Lab.{FileRead, JSON, Plot, Report}
 
   doctest FileRead
+  doctest FileRead.Plan
+  doctest FileRead.Analysis
 
   @methods ~w(wb_read_line wb_read_lines erl_read_line erl_read_split c_memchr c_core)a
   @buffers [1024, 65_536, 1_048_576]

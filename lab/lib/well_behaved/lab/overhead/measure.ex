@@ -1,0 +1,269 @@
+defmodule WellBehaved.Lab.Overhead.Measure do
+  @moduledoc """
+  The overhead suite's timed work, all in the calling process, one call at
+  a time (many concurrent `:normal` calls could stall the VM).
+
+  Each function warms its work up once per mode (or variant), times the
+  modes interleaved round by round (`interleave/3`), hands the samples to
+  `WellBehaved.Lab.Overhead.Analysis` and reports each figure through
+  `progress`. Short calls are timed in batches, `:erlang.monotonic_time/1`
+  around a whole batch and never around one call.
+  """
+
+  alias WellBehaved.{Levenshtein, Native}
+  alias WellBehaved.Lab.{Spin, Stats, Suite}
+  alias WellBehaved.Lab.Overhead.Analysis
+  import WellBehaved.Lab.Markdown, only: [fmt: 2]
+  import WellBehaved.Lab.Overhead.Format, only: [compact: 1, fmt_ns: 1, plural: 2, size_label: 1]
+
+  @typedoc "Called with a line of text after each measurement."
+  @type progress :: (String.t() -> any())
+
+  @doc """
+  Times `Levenshtein.distance(a, b, schedule: mode)` in each of `modes`
+  (`:normal` first), `plan.batch` calls a sample, `plan.rounds` rounds.
+  Returns the case: `name`, `kind` (`"random"` or `"seed"`), sizes, the
+  `distance` and whether every mode gave it (`modes_agree`), and one
+  entry per mode (`WellBehaved.Lab.Overhead.Analysis.pair_entries/4`).
+  """
+  @spec pair(String.t(), String.t(), binary(), binary(), map(), [atom()], progress()) :: map()
+  def pair(name, kind, a, b, plan, modes, progress) do
+    %{bytes: bytes, batch: batch, rounds: rounds} = plan
+    cells = byte_size(a) * byte_size(b)
+
+    what =
+      if kind == "seed",
+        do: "levenshtein seed pair (#{bytes} bytes)",
+        else: "levenshtein #{bytes} bytes"
+
+    progress.("#{what}: #{rounds} rounds x #{length(modes)} modes x #{plural(batch, "call")} ...")
+
+    :erlang.garbage_collect()
+    # warm-up, and every mode must give the same distance
+    distances = Enum.map(modes, &Levenshtein.distance(a, b, schedule: &1))
+
+    samples = interleave(modes, rounds, fn mode -> time_lev(batch, a, b, schedule: mode) end)
+    entries = Analysis.pair_entries(samples, modes, batch, cells)
+
+    for e <- entries do
+      time = if kind == "seed", do: "#{fmt_ns(e.median_ns)}, ", else: ""
+      progress.("#{what}, #{e.mode}: #{time}#{fmt(e.gcells_per_s, 1)} Gcell/s")
+    end
+
+    %{
+      name: name,
+      kind: kind,
+      bytes: bytes,
+      cells: cells,
+      batch: batch,
+      rounds: rounds,
+      distance: hd(distances),
+      modes_agree: Enum.uniq(distances) |> length() == 1,
+      modes: entries
+    }
+  end
+
+  @doc """
+  The cost of one call on two `plan.bytes`-byte random strings, split by
+  five variants: the public API with default options and with
+  `schedule: :normal`, the NIF without its Elixir wrapper, a one-iteration
+  Spin and an empty loop (the timing loop's own cost).
+  """
+  @spec calls(map(), progress()) :: map()
+  def calls(plan, progress) do
+    %{bytes: bytes, batch: batch, rounds: rounds} = plan
+    a = :crypto.strong_rand_bytes(bytes)
+    b = :crypto.strong_rand_bytes(bytes)
+    progress.("call cost, #{bytes} bytes: #{rounds} rounds x 5 variants x #{batch} calls ...")
+
+    variants = [
+      {:default, "Levenshtein.distance(a, b)", &loop_default/3},
+      {:normal, "Levenshtein.distance(a, b, schedule: :normal)", &loop_normal/3},
+      {:raw_nif, "Native.levenshtein(a, b, :byte, nil, :normal, false, nil) (internal)",
+       &loop_raw/3},
+      {:spin_1, "Spin.run(1, schedule: :normal)", fn n, _, _ -> loop_spin(n) end},
+      {:empty, "empty loop (overhead of the timing loop)", &loop_empty/3}
+    ]
+
+    funs = Map.new(variants, fn {key, _, fun} -> {key, fun} end)
+    :erlang.garbage_collect()
+    Enum.each(variants, fn {_, _, fun} -> fun.(batch, a, b) end)
+
+    samples =
+      interleave(Enum.map(variants, &elem(&1, 0)), rounds, fn key ->
+        fun = funs[key]
+        t0 = :erlang.monotonic_time(:nanosecond)
+        fun.(batch, a, b)
+        :erlang.monotonic_time(:nanosecond) - t0
+      end)
+
+    entries =
+      Analysis.call_entries(samples, Enum.map(variants, fn {k, l, _} -> {k, l} end), batch)
+
+    for e <- entries do
+      progress.("call cost, #{bytes} bytes, #{e.label}: #{fmt(e.median_ns, 0)} ns")
+    end
+
+    %{bytes: bytes, batch: batch, rounds: rounds, variants: entries}
+  end
+
+  @doc """
+  Spin, `plan.iterations` per call, in each of `modes`: whether every mode
+  gave the same checksum and one entry per mode
+  (`WellBehaved.Lab.Overhead.Analysis.spin_entries/3`).
+  """
+  @spec spin(map(), [atom()], progress()) :: map()
+  def spin(plan, modes, progress) do
+    %{iterations: iterations, rounds: rounds} = plan
+    progress.("spin #{iterations} iterations: #{rounds} rounds x #{length(modes)} modes ...")
+    :erlang.garbage_collect()
+    checksums = Enum.map(modes, &Spin.run(iterations, schedule: &1))
+
+    samples =
+      interleave(modes, rounds, fn mode ->
+        t0 = :erlang.monotonic_time(:nanosecond)
+        Spin.run(iterations, schedule: mode)
+        :erlang.monotonic_time(:nanosecond) - t0
+      end)
+
+    entries = Analysis.spin_entries(samples, modes, iterations)
+
+    for e <- entries do
+      progress.(
+        "spin #{iterations} iterations, #{e.mode}: #{fmt_ns(e.median_ns)}, " <>
+          "ratio to normal #{fmt(e.ratio_to_normal, 3)}"
+      )
+    end
+
+    %{
+      iterations: iterations,
+      rounds: rounds,
+      modes_agree: Enum.uniq(checksums) |> length() == 1,
+      modes: entries
+    }
+  end
+
+  @doc """
+  `:yielding`'s throughput at each slice length, as a ratio to `:normal`,
+  for Spin and Levenshtein: one map per workload. The runtimes' slice is
+  set back to the calibrated one afterwards.
+  """
+  @spec slices(map(), progress()) :: [map()]
+  def slices(plan, progress) do
+    %{slices: slices, rounds: rounds, lev_bytes: bytes, lev_batch: batch} = plan
+    iterations = plan.spin_iterations
+    a = :crypto.strong_rand_bytes(bytes)
+    b = :crypto.strong_rand_bytes(bytes)
+    keys = [:normal | slices]
+
+    progress.(
+      "slices #{inspect(slices)} us: #{rounds} rounds of Spin #{compact(iterations)} " <>
+        "and #{batch} x #{size_label(bytes)} pairs ..."
+    )
+
+    try do
+      for {workload, work} <- [
+            spin: fn mode -> Spin.run(iterations, schedule: mode) end,
+            levenshtein: fn mode -> loop_lev(batch, a, b, schedule: mode) end
+          ] do
+        samples =
+          interleave(keys, rounds, fn key ->
+            mode = if key == :normal, do: :normal, else: :yielding
+            if key != :normal, do: Suite.configure_runtimes(slice_us: key)
+            t0 = :erlang.monotonic_time(:nanosecond)
+            work.(mode)
+            :erlang.monotonic_time(:nanosecond) - t0
+          end)
+
+        normal = Stats.median(samples[:normal])
+        entries = Analysis.slice_entries(samples, slices)
+
+        progress.(
+          "slices, #{workload}: " <>
+            Enum.map_join(entries, ", ", &"#{&1.slice_us} us #{fmt(&1.ratio_to_normal, 3)}x")
+        )
+
+        %{workload: workload, normal_median_ns: normal, slices: entries}
+      end
+    after
+      Suite.configure_runtimes(slice_us: :calibrated)
+    end
+  end
+
+  @doc """
+  Takes `rounds` samples of every key: `sample.(key)` returns one. Round
+  *r* times every key once, starting at key *r* (mod the number of keys).
+  Each timed sample follows one untimed run of the same key: switching
+  modes has a cost of its own (a different thread, cold caches), which
+  would otherwise be charged to whichever mode runs next. Returns a map of
+  key to its samples, the same round at the same position for every key.
+
+      iex> WellBehaved.Lab.Overhead.Measure.interleave([:a, :b], 2, fn key -> key end)
+      %{a: [:a, :a], b: [:b, :b]}
+  """
+  @spec interleave([term()], pos_integer(), (term() -> term())) :: %{term() => [term()]}
+  def interleave(keys, rounds, sample) do
+    n = length(keys)
+
+    Enum.reduce(0..(rounds - 1), Map.new(keys, &{&1, []}), fn r, acc ->
+      {front, back} = Enum.split(keys, rem(r, n))
+
+      Enum.reduce(back ++ front, acc, fn key, acc ->
+        _warm = sample.(key)
+        ns = sample.(key)
+        Map.update!(acc, key, &[ns | &1])
+      end)
+    end)
+  end
+
+  defp time_lev(batch, a, b, opts) do
+    t0 = :erlang.monotonic_time(:nanosecond)
+    loop_lev(batch, a, b, opts)
+    :erlang.monotonic_time(:nanosecond) - t0
+  end
+
+  defp loop_lev(0, _a, _b, _opts), do: :ok
+
+  defp loop_lev(n, a, b, opts) do
+    _ = Levenshtein.distance(a, b, opts)
+    loop_lev(n - 1, a, b, opts)
+  end
+
+  defp loop_default(0, _a, _b), do: :ok
+
+  defp loop_default(n, a, b) do
+    _ = Levenshtein.distance(a, b)
+    loop_default(n - 1, a, b)
+  end
+
+  defp loop_normal(0, _a, _b), do: :ok
+
+  defp loop_normal(n, a, b) do
+    _ = Levenshtein.distance(a, b, schedule: :normal)
+    loop_normal(n - 1, a, b)
+  end
+
+  # The NIF without the Elixir wrapper, to split the cost of a call.
+  defp loop_raw(0, _a, _b), do: :ok
+
+  defp loop_raw(n, a, b) do
+    _ = Native.levenshtein(a, b, :byte, nil, :normal, false, nil)
+    loop_raw(n - 1, a, b)
+  end
+
+  defp loop_spin(0), do: :ok
+
+  defp loop_spin(n) do
+    _ = Spin.run(1, schedule: :normal)
+    loop_spin(n - 1)
+  end
+
+  defp loop_empty(0, _a, _b), do: :ok
+
+  defp loop_empty(n, a, b) do
+    _ = nothing(a, b)
+    loop_empty(n - 1, a, b)
+  end
+
+  defp nothing(_a, _b), do: 0
+end
