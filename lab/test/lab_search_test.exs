@@ -52,6 +52,31 @@ defmodule WellBehaved.LabSearchTest do
     assert Enum.all?(rough, &(not &1.met))
   end
 
+  # a repeat of the lateness windows: :auto and pure Erlang p99 (ms)
+  defp windows(list) do
+    for {auto, erlang, noisy} <- list do
+      %{
+        auto: %{p99_ms: auto, noisy: noisy, calls: 1},
+        erlang: %{p99_ms: erlang, noisy: false, calls: 1},
+        normal: %{p99_ms: 9.0, noisy: false, calls: 1}
+      }
+    end
+  end
+
+  test "lateness: the lab's verdict rule, quiet repeats first" do
+    quiet = List.duplicate({1.0, 1.0, false}, 3)
+    j = WellBehaved.Lab.Search.Lateness.judge(windows(quiet ++ [{9.0, 1.0, true}]))
+    assert %{repeats_used: 3, ratio: 1.0, verdict: :within} = j
+
+    # too few quiet repeats: no verdict
+    j = WellBehaved.Lab.Search.Lateness.judge(windows(tl(quiet) ++ [{1.0, 1.0, true}]))
+    assert %{repeats_used: 3, verdict: :not_distinguishable} = j
+
+    # no ticker p99: nothing measured
+    assert %{verdict: :not_measured, ratio: nil, repeats_used: 0} =
+             WellBehaved.Lab.Search.Lateness.judge(windows([{nil, 1.0, false}]))
+  end
+
   test "a rough run renders as Markdown, charts, tables and JSON" do
     result = Search.run(quick: true, rounds_scale: 0.02)
     assert [%{candidates: 2_000}] = result.sets

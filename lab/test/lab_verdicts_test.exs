@@ -4,8 +4,10 @@ defmodule WellBehaved.LabVerdictsTest do
   use ExUnit.Case, async: true
 
   alias WellBehaved.Lab.{Lateness, Noise, Stats}
+  alias WellBehaved.Lab.Measure.{Verdict, Window}
 
   doctest WellBehaved.Lab.Stats
+  doctest WellBehaved.Lab.Measure.Verdict
 
   describe "Stats" do
     test "percentile is nearest-rank" do
@@ -47,6 +49,80 @@ defmodule WellBehaved.LabVerdictsTest do
       assert Stats.verdict({1.51, 3.0}, 1.5) == :outside
       assert Stats.verdict({1.0, 2.0}, 1.5) == :not_distinguishable
       assert Stats.verdict({1.0, 1.5}, 1.5) == :not_distinguishable
+    end
+  end
+
+  describe "Measure.Verdict" do
+    defp pairs(ratios, noisy \\ []),
+      do: for({r, i} <- Enum.with_index(ratios), do: %{ratio: r, noisy: i in noisy})
+
+    test "noisy repeats are left out while enough quiet ones remain" do
+      n = Verdict.min_repeats()
+      quiet = List.duplicate(0.8, n)
+      j = Verdict.judge(pairs(quiet ++ [9.0], [n]), 1.5)
+      assert j.ratios == quiet
+      assert j.verdict == :within
+      assert j.note == nil
+      assert j.disturbed
+    end
+
+    test "with one quiet repeat too few, every repeat is kept and there is no verdict" do
+      n = Verdict.min_repeats()
+      ratios = List.duplicate(0.8, n)
+      j = Verdict.judge(pairs(ratios, [0]), 1.5)
+      assert j.ratios == ratios
+      assert j.ratio == 0.8
+      assert j.verdict == :not_distinguishable
+      assert j.note == "fewer than #{n} quiet repeats"
+    end
+
+    test "too few repeats give figures but no verdict; none give nothing" do
+      n = Verdict.min_repeats()
+      j = Verdict.judge(pairs(List.duplicate(3.0, n - 1)), 1.5)
+      assert j.ratio == 3.0
+      assert j.verdict == :not_distinguishable
+      assert j.note == "fewer than #{n} repeats"
+      assert Verdict.judge([], 1.5) == nil
+    end
+
+    test "ratios taken together need as many repeats" do
+      n = Verdict.min_repeats()
+      assert Verdict.of_ratios(List.duplicate(0.5, n - 1), 1.5) == :not_distinguishable
+      assert Verdict.of_ratios(List.duplicate(0.5, n), 1.5) == :within
+      assert Verdict.of_ratios(List.duplicate(2.0, n), 1.5) == :outside
+    end
+  end
+
+  describe "Measure.Window" do
+    defp window_usage(stalls, foreign \\ 0.0) do
+      %{
+        seconds: 1.0,
+        busy_cores: 1.0,
+        own_cores: 1.0 - foreign,
+        foreign_cores: foreign,
+        steal_share: 0.0,
+        stalls: stalls
+      }
+    end
+
+    test "a window's ticks lose the stalls; a quiet window is not noisy" do
+      ticker = %{due_us: [0, 1_000, 2_000], samples_us: [50, 900, 30]}
+      w = Window.judge(ticker, window_usage([{1_100, 1_500}]), 100)
+      assert w.samples_us == [50, 500, 30]
+      assert_in_delta w.stalled_share, 0.004, 1.0e-9
+      refute w.noisy
+    end
+
+    test "a window stalled over 5% of it, or with other work, is noisy" do
+      ticker = %{due_us: [0], samples_us: [10]}
+      assert Window.judge(ticker, window_usage([{0, 6_000}]), 100).noisy
+      refute Window.judge(ticker, window_usage([{0, 4_000}]), 100).noisy
+      assert Window.judge(ticker, window_usage([], 0.5), 100).noisy
+    end
+
+    test "p99 in ms, nil without samples" do
+      assert Window.p99_ms([]) == nil
+      assert Window.p99_ms(Enum.to_list(1..1000)) == 0.99
     end
   end
 

@@ -1,7 +1,9 @@
 defmodule WellBehaved.Lab.Stats do
   @moduledoc """
   Summary statistics the lab's suites share: medians, percentiles,
-  bootstrap intervals over repeats, and verdicts against a bound.
+  bootstrap intervals over repeats, and verdicts against a bound. The
+  rule that turns a cell's repeats into a verdict (how many, which quiet
+  ones) is `WellBehaved.Lab.Measure.Verdict`.
   """
 
   @doc "Runs `fun` once to warm up, then `n` times: the median wall time in ns."

@@ -8,8 +8,10 @@ defmodule WellBehaved.Lab.Noise do
       whole machine kept busy, how many this VM used (every thread of it,
       from `/proc/self/stat`), the difference (other processes: the
       *foreign* load) and the share of time the hypervisor stole. The
-      lateness suite takes them around every measurement, inside the
-      measuring VM, so a cell measured while something else ran is marked.
+      measurement window (`WellBehaved.Lab.Measure.Window`) takes them
+      around every measurement, inside the measuring VM, through the
+      sampler (`start_sampler/0`), so a cell measured while something else
+      ran is marked.
     * `check/2`: taken by `mix well_behaved.lab` before the first suite and
       after each one: the load average, the foreign load and steal while a
       calibration loop runs, and that loop's spread (fixed native work timed
@@ -27,10 +29,11 @@ defmodule WellBehaved.Lab.Noise do
   """
 
   alias WellBehaved.Lab.Stats
+  alias WellBehaved.Lab.Measure.{Sampler, Window}
 
   @foreign_max 0.15
   @steal_max 0.05
-  @burst_ms 100
+  @burst_ms Sampler.burst_ms()
   @burst_foreign_max 0.5
   @burst_steal_max 0.25
   @wake_late_max_us 10_000
@@ -102,210 +105,35 @@ defmodule WellBehaved.Lab.Noise do
   end
 
   @doc """
-  Starts sampling the CPU counters every #{@burst_ms} ms, to catch a burst
-  of other work that a window's average would hide (a 40 ms burst is 0.07
-  cores over 600 ms, but 0.4 over #{@burst_ms} ms). The sampling is done by
-  `priv/wb_noise_watch`, a small C program that reads the two files
-  together and notes how late the OS woke it (in the VM, two file reads
-  are two hops through a dirty I/O scheduler, and a VM whose normal
-  schedulers are held can come back from the first only much later); if
-  it was not built, by a process in this VM. `stop_sampler/1` returns the
-  window's usage with `burst_foreign_cores` and `burst_steal_share`, the
-  worst sub-window's, and `wake_late_max_us`.
+  Starts the noise sampler for a window (`WellBehaved.Lab.Measure.Sampler.start/0`):
+  the CPU counters every #{@burst_ms} ms and the stalls outside the VM.
   """
-  @spec start_sampler() :: {:watch, port(), integer()} | {:vm, pid()}
-  def start_sampler do
-    watch = Path.join(:code.priv_dir(:well_behaved_lab), "wb_noise_watch")
-
-    if File.exists?(watch) do
-      # outside the VM: both files read together even while every
-      # scheduler is held by a normal NIF
-      port =
-        Port.open({:spawn_executable, watch}, [
-          :binary,
-          :exit_status,
-          {:line, 4096},
-          args: [System.pid(), Integer.to_string(@burst_ms)]
-        ])
-
-      {:watch, port, os_offset_us()}
-    else
-      parent = self()
-      {:vm, spawn_link(fn -> sample_loop(parent, [cpu_snapshot()]) end)}
-    end
-  end
-
-  @doc "Stops a sampler; see `start_sampler/0`."
-  @spec stop_sampler({:watch, port(), integer()} | {:vm, pid()}) :: map()
-  def stop_sampler({:watch, port, offset_us}) do
-    Port.command(port, "stop\n")
-    lines = collect_lines(port, [])
-    snapshots = Enum.flat_map(lines, &parse_watch_line/1)
-
-    stalls =
-      lines
-      |> Enum.flat_map(&parse_stall_line/1)
-      |> Enum.map(fn {from, to} -> {from + offset_us, to + offset_us} end)
-      |> merge_intervals()
-
-    usage =
-      case snapshots do
-        [_, _ | _] -> usage_of(snapshots)
-        _ -> usage_of([cpu_snapshot(), cpu_snapshot()])
-      end
-
-    # at normal priority a watcher is also delayed by the VM's own load:
-    # its stalls then say nothing about the machine
-    realtime = Enum.any?(lines, &(&1 =~ ~r/^watchers \d+ realtime 1$/))
-    Map.merge(usage, %{stalls: if(realtime, do: stalls, else: []), stalls_seen: realtime})
-  end
-
-  def stop_sampler({:vm, pid}) do
-    send(pid, {:stop, self()})
-
-    snapshots =
-      receive do
-        {:snapshots, ^pid, snapshots} -> Enum.reverse([cpu_snapshot() | snapshots])
-      end
-
-    Process.unlink(pid)
-    snapshots |> usage_of() |> Map.merge(%{stalls: [], stalls_seen: false})
-  end
-
-  # Erlang monotonic time minus the OS's CLOCK_MONOTONIC, in microseconds
-  defp os_offset_us do
-    source = :erlang.system_info(:os_monotonic_time_source)
-    os = Keyword.fetch!(source, :time)
-    erlang = :erlang.monotonic_time()
-    :erlang.convert_time_unit(erlang - os, :native, :microsecond)
-  end
-
-  @doc false
-  # sorted, disjoint intervals covering the same time
-  def merge_intervals(intervals) do
-    intervals
-    |> Enum.sort()
-    |> Enum.reduce([], fn
-      {from, to}, [{f, t} | rest] when from <= t -> [{f, max(t, to)} | rest]
-      interval, acc -> [interval | acc]
-    end)
-    |> Enum.reverse()
-  end
-
-  @doc false
-  # "stall <cpu> <due ns> <woken ns>" -> [{due_us, woken_us}] (OS clock)
-  def parse_stall_line("stall " <> rest) do
-    with [_cpu, due, woken] <- String.split(rest),
-         {due, ""} <- Integer.parse(due),
-         {woken, ""} <- Integer.parse(woken) do
-      [{div(due, 1000), div(woken, 1000)}]
-    else
-      _ -> []
-    end
-  end
-
-  def parse_stall_line(_), do: []
+  @spec start_sampler() :: Sampler.t()
+  defdelegate start_sampler(), to: Sampler, as: :start
 
   @doc """
-  The lateness of each of `ticks` (`{due_us, late_us}`, in the VM's
-  monotonic microseconds) without the time its wait overlapped a stall
-  (`{from_us, to_us}`, sorted and disjoint, as `stop_sampler/1` returns
-  them): while a CPU was held up outside the VM, a tick could not run
-  whatever the VM was doing. A tick held up 100 ms by a normal NIF keeps
-  nearly all of it; one held up 2 ms by a 2 ms stall keeps nearly none.
+  Stops a sampler: the window's usage and stalls
+  (`WellBehaved.Lab.Measure.Sampler.stop/1`).
+  """
+  @spec stop_sampler(Sampler.t()) :: map()
+  defdelegate stop_sampler(sampler), to: Sampler, as: :stop
+
+  @doc """
+  Each tick's lateness without the time its wait overlapped a stall
+  (`WellBehaved.Lab.Measure.Window.stall_corrected/2`).
   """
   @spec stall_corrected([{integer(), non_neg_integer()}], [{integer(), integer()}]) ::
           [non_neg_integer()]
-  def stall_corrected(ticks, []), do: Enum.map(ticks, &elem(&1, 1))
-
-  def stall_corrected(ticks, stalls) do
-    stalls = List.to_tuple(stalls)
-
-    Enum.map(ticks, fn {due, late} ->
-      i = first_ending_after(stalls, due, 0, tuple_size(stalls))
-      max(late - overlap(stalls, i, due, due + late, 0), 0)
-    end)
-  end
-
-  # time of the stalls from index i on that falls within [a, b]
-  defp overlap(stalls, i, a, b, acc) do
-    if i < tuple_size(stalls) and elem(elem(stalls, i), 0) <= b do
-      {from, to} = elem(stalls, i)
-      overlap(stalls, i + 1, a, b, acc + max(min(to, b) - max(from, a), 0))
-    else
-      acc
-    end
-  end
-
-  # binary search for the first stall ending at or after a
-  defp first_ending_after(_stalls, _a, lo, hi) when lo >= hi, do: lo
-
-  defp first_ending_after(stalls, a, lo, hi) do
-    mid = div(lo + hi, 2)
-
-    if elem(elem(stalls, mid), 1) < a,
-      do: first_ending_after(stalls, a, mid + 1, hi),
-      else: first_ending_after(stalls, a, lo, mid)
-  end
-
-  defp collect_lines(port, lines) do
-    receive do
-      {^port, {:data, {:eol, line}}} -> collect_lines(port, [line | lines])
-      {^port, {:data, {:noeol, _}}} -> collect_lines(port, lines)
-      {^port, {:exit_status, _}} -> Enum.reverse(lines)
-    after
-      10_000 ->
-        Port.close(port)
-        Enum.reverse(lines)
-    end
-  end
+  defdelegate stall_corrected(ticks, stalls), to: Window
 
   @doc false
-  # "<ns> <cpu fields...> own <ticks> late <ns>" -> [snapshot] ([] if not)
-  def parse_watch_line(line) do
-    with [head, rest] <- String.split(line, " own ", parts: 2),
-         [own, "late", late] <- String.split(rest),
-         [at | cpu] <- String.split(head),
-         {at_ns, ""} <- Integer.parse(at),
-         {own, ""} <- Integer.parse(own),
-         {late, ""} <- Integer.parse(late) do
-      [
-        %{
-          at_us: div(at_ns, 1000),
-          cpu: Enum.map(cpu, &String.to_integer/1),
-          own_ticks: own,
-          late_us: div(late, 1000)
-        }
-      ]
-    else
-      _ -> []
-    end
-  end
+  defdelegate merge_intervals(intervals), to: Sampler
 
-  defp usage_of(snapshots) do
-    window = cpu_usage(hd(snapshots), List.last(snapshots))
+  @doc false
+  defdelegate parse_stall_line(line), to: Sampler
 
-    bursts =
-      snapshots
-      |> Enum.chunk_every(2, 1, :discard)
-      |> Enum.map(fn [a, b] -> cpu_usage(a, b) end)
-      # a last sliver of a sub-window is too coarse for the tick counters
-      |> Enum.filter(&(&1.seconds >= @burst_ms / 2000))
-
-    Map.merge(window, %{
-      burst_foreign_cores: bursts |> Enum.map(& &1.foreign_cores) |> Enum.max(fn -> 0.0 end),
-      burst_steal_share: bursts |> Enum.map(& &1.steal_share) |> Enum.max(fn -> 0.0 end),
-      wake_late_max_us: snapshots |> Enum.map(&Map.get(&1, :late_us, 0)) |> Enum.max(fn -> 0 end)
-    })
-  end
-
-  defp sample_loop(parent, snapshots) do
-    receive do
-      {:stop, from} -> send(from, {:snapshots, self(), snapshots})
-    after
-      @burst_ms -> sample_loop(parent, [cpu_snapshot() | snapshots])
-    end
-  end
+  @doc false
+  defdelegate parse_watch_line(line), to: Sampler
 
   @doc """
   A noise check, labelled `label` (e.g. `"before lateness"`): the load

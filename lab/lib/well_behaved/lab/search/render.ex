@@ -1,0 +1,165 @@
+defmodule WellBehaved.Lab.Search.Render do
+  @moduledoc """
+  The search suite's result as text and data: its Markdown section, a bar
+  chart per candidate count and the CSV tables.
+  """
+
+  alias WellBehaved.Lab.{Markdown, Suite}
+  alias WellBehaved.Lab.Search.Plan
+  import WellBehaved.Lab.Markdown, only: [fmt: 2]
+  import WellBehaved.Lab.Search.Throughput, only: [row: 2]
+
+  @methods Plan.methods()
+  @query_bytes Plan.query_bytes()
+
+  @doc "The suite's section of the report."
+  @spec to_markdown(map()) :: String.t()
+  def to_markdown(result) do
+    sets =
+      for set <- result.sets do
+        """
+        ### #{set.candidates} candidates of #{result.candidate_bytes} bytes
+
+        ns per candidate, median over the rounds (range), #{@query_bytes}-byte queries:
+
+        #{throughput_table(set, result.queries)}
+
+        `nearest_index` over `enum_map`, round by round: one query
+        #{speedup(set.one_query)}; #{result.queries} queries #{speedup(set.many_queries)}.
+        """
+      end
+
+    l = result.lateness
+
+    lateness_rows =
+      for {w, i} <- Enum.with_index(l.windows, 1) do
+        [
+          Integer.to_string(i) <>
+            if(w.auto.noisy or w.erlang.noisy, do: " (disturbed)", else: ""),
+          ms(w.auto.p99_ms),
+          ms(w.erlang.p99_ms),
+          ms(w.normal.p99_ms),
+          Integer.to_string(w.auto.calls),
+          Integer.to_string(w.erlang.calls)
+        ]
+      end
+
+    """
+    ## Fuzzy search: one query, many candidates
+
+    One query against many candidates (`Levenshtein.nearest/3`, `distances/3`)
+    against `Enum.map(&distance/3)`, side by side in one run
+    (#{result.rounds_one} rounds of one query, #{result.rounds_many} of
+    #{result.queries}).
+
+    #{Enum.join(sets, "\n")}
+    ### Lateness while searching
+
+    #{l.workers} workers searching #{l.candidates} candidates with an index
+    (#{fmt(l.search_ms, 2)} ms per search in `:auto`), against pure Erlang work
+    of the same length per call (#{l.erlang_iterations} iterations); ticker p99
+    per #{l.window_ms} ms window, stalls outside the VM taken out:
+
+    #{Markdown.table(["repeat", "auto", "erlang", "normal (contrast)", "auto calls", "erlang calls"], lateness_rows)}
+
+    `:auto` over the baseline (#{l.repeats_used} repeats): #{if l.ratio, do: "#{fmt(l.ratio, 2)}x (#{fmt(l.ratio_low, 2)}-#{fmt(l.ratio_high, 2)})", else: "-"}, #{l.verdict}.
+
+    #{Markdown.targets_table(result.targets)}
+    """
+  end
+
+  defp throughput_table(set, queries) do
+    rows =
+      for method <- @methods do
+        one = row(set.one_query, method)
+        many = row(set.many_queries, method)
+
+        [
+          "`#{method}`",
+          "#{fmt(one.ns_per_candidate, 1)} (#{fmt(one.low, 1)}-#{fmt(one.high, 1)})",
+          "#{fmt(many.ns_per_candidate, 1)} (#{fmt(many.low, 1)}-#{fmt(many.high, 1)})"
+        ]
+      end
+
+    Markdown.table(["method", "one query", "#{queries} queries"], rows)
+  end
+
+  defp speedup(s),
+    do: "#{fmt(s.speedup, 1)}x (#{fmt(s.speedup_low, 1)}-#{fmt(s.speedup_high, 1)})"
+
+  @doc "One bar chart per candidate count: ns per candidate by method."
+  @spec charts(map()) :: [Suite.chart()]
+  def charts(result) do
+    for set <- result.sets do
+      %{
+        name: "search_#{set.candidates}",
+        title: "Search, #{set.candidates} candidates: ns per candidate",
+        kind: :bars,
+        x_label: "method",
+        y_label: "ns per candidate",
+        log_y: true,
+        categories: Enum.map(@methods, &Atom.to_string/1),
+        series: [
+          %{
+            label: "one query",
+            values: Enum.map(@methods, &row(set.one_query, &1).ns_per_candidate)
+          },
+          %{
+            label: "#{result.queries} queries",
+            values: Enum.map(@methods, &row(set.many_queries, &1).ns_per_candidate)
+          }
+        ]
+      }
+    end
+  end
+
+  @doc "The raw rows: throughput by count, queries and method; lateness by repeat."
+  @spec tables(map()) :: [Suite.table()]
+  def tables(result) do
+    throughput =
+      for set <- result.sets,
+          {queries, summary} <- [{1, set.one_query}, {result.queries, set.many_queries}],
+          r <- summary.rows do
+        [set.candidates, queries, r.method, r.ns_per_candidate, r.low, r.high]
+      end
+
+    lateness =
+      for {w, i} <- Enum.with_index(result.lateness.windows, 1) do
+        [i, w.auto.p99_ms, w.erlang.p99_ms, w.normal.p99_ms, w.auto.calls, w.erlang.calls]
+      end
+
+    [
+      %{
+        name: "search",
+        columns: ["candidates", "queries", "method", "ns_per_candidate", "low", "high"],
+        rows: throughput
+      },
+      %{
+        name: "search_lateness",
+        columns: [
+          "repeat",
+          "auto_p99_ms",
+          "erlang_p99_ms",
+          "normal_p99_ms",
+          "auto_calls",
+          "erlang_calls"
+        ],
+        rows: lateness
+      }
+    ]
+  end
+
+  @doc "A candidate set's throughput in a line, for the progress report."
+  @spec set_line(map()) :: String.t()
+  def set_line(set) do
+    one = set.one_query
+
+    Enum.map_join(one.rows, ", ", &"#{&1.method} #{fmt(&1.ns_per_candidate, 1)} ns") <>
+      "; nearest_index #{fmt(one.speedup, 1)}x enum_map"
+  end
+
+  @doc "A lateness in ms, or `-`."
+  @spec ms(number() | nil) :: String.t()
+  def ms(nil), do: "-"
+  def ms(x), do: "#{fmt(x, 2)} ms"
+end

@@ -1,0 +1,129 @@
+defmodule WellBehaved.Lab.Search do
+  alias WellBehaved.Lab.Measure.Verdict
+
+  @moduledoc """
+  The search suite: one query against many candidates with
+  `WellBehaved.Levenshtein.nearest/3` and `distances/3`, against calling
+  `distance/3` on every candidate (`Enum.map`), side by side in one run;
+  and how late the rest of the VM runs while searches go on in `:auto`.
+
+  ## Throughput
+
+  The candidates are random strings of 10-30 lowercase letters (a fixed
+  seed): 100,000, and 1,000,000 too in `--full`; the queries, random
+  strings of 20 letters. Each method runs on one query, and on 30 queries
+  (100 in `--full`) one after the other:
+
+    * `nearest_index` - `nearest/3` (limit 10) on a `Levenshtein.Index`
+      made once beforehand (its candidates batched for vector lanes once);
+    * `nearest_list` - `nearest/3` on the list (packed at every call);
+    * `distances_index`, `distances_list` - every distance;
+    * `enum_map` - `Enum.map(candidates, &Levenshtein.distance(query, &1))`.
+
+  Every call uses `schedule: :auto`, the default. A round runs every method
+  once, in an order shuffled anew for each round; the figure of a method is
+  its median over the rounds, in nanoseconds per candidate (wall time /
+  queries / candidates), with the range of the rounds. The speed-up of
+  `nearest_index` over `enum_map` is taken round by round (the same round's
+  two runs), with its median and a 95% bootstrap interval over the rounds
+  (`WellBehaved.Lab.Stats`).
+
+  ## Lateness
+
+  `WellBehaved.Probe` records a ticker that wants to run every millisecond
+  while one worker per scheduler searches 100,000 candidates with an index
+  in `:auto`, then while the same workers run `WellBehaved.Probe.erlang_work/1`
+  sized to take as long per call (pure Erlang that does not allocate): the
+  baseline. Windows of 1 s, 9 repeats (11 in `--full`), in an order
+  shuffled anew for each repeat. The windows and the verdict are the
+  lateness suite's: the time a CPU was stalled outside the VM is taken
+  out of each tick's lateness (`WellBehaved.Lab.Measure.Window`), and
+  repeats disturbed by other work are left out while
+  #{Verdict.min_repeats()} quiet ones remain; with fewer there is no
+  verdict (`WellBehaved.Lab.Measure.Verdict`). A repeat's figure is the
+  ratio of the two p99; the verdict against the 1.5x bound uses the 95%
+  bootstrap interval of the ratios' median. One `:normal` window per
+  repeat is shown beside them, for contrast only.
+
+  A `rounds_scale:` under 1 also shrinks the candidate sets (to 2,000 at
+  least), the lateness repeats and the windows (to 100 ms at least): a
+  rough run of the plumbing, whose size targets then read "-".
+  """
+
+  @behaviour WellBehaved.Lab.Suite
+
+  alias WellBehaved.Levenshtein
+  alias WellBehaved.Lab.Suite
+  alias WellBehaved.Lab.Search.{Analysis, Lateness, Plan, Render, Throughput}
+
+  @type result :: map()
+
+  @doc """
+  Runs the suite (options of `WellBehaved.Lab.Suite.options!/1`): the
+  throughput of each method per candidate count, the lateness repeats and
+  the targets.
+  """
+  @impl true
+  @spec run(keyword()) :: result()
+  def run(opts) do
+    {quick, scale, progress} = Suite.options!(opts)
+    plan = Plan.new(quick, scale)
+    :rand.seed(:exsss, {12, 2, 2026})
+    queries = for _ <- 1..plan.queries, do: Throughput.word(Plan.query_bytes())
+
+    # the first set (100,000 candidates, or fewer in a rough run) is also
+    # the one searched while the lateness is measured
+    {sets, [first_index | _]} =
+      plan.counts
+      |> Enum.map(fn count ->
+        candidates = for _ <- 1..count, do: Throughput.word(10 + :rand.uniform(21) - 1)
+        index = Levenshtein.Index.new(candidates)
+
+        set =
+          Throughput.measure_set(
+            candidates,
+            index,
+            queries,
+            plan.rounds_one,
+            plan.rounds_many,
+            progress
+          )
+
+        progress.("search #{count} candidates: #{Render.set_line(set)}")
+        {set, index}
+      end)
+      |> Enum.unzip()
+
+    lateness = Lateness.measure(first_index, hd(plan.counts), hd(queries), plan, progress)
+
+    %{
+      candidate_bytes: "10-30",
+      query_bytes: Plan.query_bytes(),
+      queries: length(queries),
+      rounds_one: plan.rounds_one,
+      rounds_many: plan.rounds_many,
+      sets: sets,
+      lateness: lateness,
+      targets: Analysis.targets(sets, lateness)
+    }
+  end
+
+  @doc "The suite's targets (`WellBehaved.Lab.Search.Analysis.targets/2`)."
+  @spec targets([map()], map()) :: [map()]
+  defdelegate targets(sets, lateness), to: Analysis
+
+  @doc "Renders a result of `run/1` as Markdown."
+  @impl true
+  @spec to_markdown(result()) :: String.t()
+  defdelegate to_markdown(result), to: Render
+
+  @doc "One bar chart per candidate count: ns per candidate by method."
+  @impl true
+  @spec charts(result()) :: [Suite.chart()]
+  defdelegate charts(result), to: Render
+
+  @doc "The raw rows: throughput by count, queries and method; lateness by repeat."
+  @impl true
+  @spec tables(result()) :: [Suite.table()]
+  defdelegate tables(result), to: Render
+end

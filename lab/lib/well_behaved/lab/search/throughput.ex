@@ -1,0 +1,90 @@
+defmodule WellBehaved.Lab.Search.Throughput do
+  @moduledoc """
+  The search suite's throughput: every method once per round, in an order
+  shuffled anew for each round, on one query and on many; a method's
+  figure is its median over the rounds in ns per candidate, and the
+  speed-up of `nearest_index` over `enum_map` is taken round by round.
+  """
+
+  alias WellBehaved.Levenshtein
+  alias WellBehaved.Lab.Stats
+  alias WellBehaved.Lab.Search.Plan
+
+  @methods Plan.methods()
+
+  @doc """
+  Measures one candidate set (`candidates` and their `index`): `rounds_one`
+  rounds of the first query, `rounds_many` of all `queries`.
+  """
+  @spec measure_set(
+          [String.t()],
+          term(),
+          [String.t()],
+          pos_integer(),
+          pos_integer(),
+          (String.t() ->
+             any())
+        ) ::
+          map()
+  def measure_set(candidates, index, queries, rounds_one, rounds_many, progress) do
+    count = length(candidates)
+    [first | _] = queries
+    progress.("search #{count} candidates: #{rounds_one} rounds of one query")
+    one = rounds([first], candidates, index, rounds_one)
+    progress.("search #{count} candidates: #{rounds_many} rounds of #{length(queries)} queries")
+    many = rounds(queries, candidates, index, rounds_many)
+
+    %{
+      candidates: count,
+      one_query: summarize(one, count, 1),
+      many_queries: summarize(many, count, length(queries))
+    }
+  end
+
+  # every method once per round, in a shuffled order: [%{method => ns}]
+  defp rounds(queries, candidates, index, rounds) do
+    for _ <- 1..rounds do
+      for method <- Enum.shuffle(@methods), into: %{} do
+        fun = method_fun(method, candidates, index)
+        t0 = System.monotonic_time(:nanosecond)
+        Enum.each(queries, fun)
+        {method, System.monotonic_time(:nanosecond) - t0}
+      end
+    end
+  end
+
+  defp method_fun(:nearest_index, _c, index), do: &Levenshtein.nearest(&1, index)
+  defp method_fun(:nearest_list, c, _index), do: &Levenshtein.nearest(&1, c)
+  defp method_fun(:distances_index, _c, index), do: &Levenshtein.distances(&1, index)
+  defp method_fun(:distances_list, c, _index), do: &Levenshtein.distances(&1, c)
+  defp method_fun(:enum_map, c, _index), do: fn q -> Enum.map(c, &Levenshtein.distance(q, &1)) end
+
+  # a set's figures from its rounds ([%{method => ns}])
+  defp summarize(rounds, count, queries) do
+    per = fn ns -> ns / queries / count end
+
+    rows =
+      for method <- @methods do
+        values = Enum.map(rounds, &per.(&1[method]))
+
+        %{
+          method: method,
+          ns_per_candidate: Stats.median(values),
+          low: Enum.min(values),
+          high: Enum.max(values)
+        }
+      end
+
+    speedups = Enum.map(rounds, &(&1.enum_map / &1.nearest_index))
+    {low, high} = Stats.bootstrap_interval(speedups, &Stats.median/1)
+    %{rows: rows, speedup: Stats.median(speedups), speedup_low: low, speedup_high: high}
+  end
+
+  @doc "A random string of `n` lowercase letters (`:rand`, seeded by the caller)."
+  @spec word(pos_integer()) :: String.t()
+  def word(n), do: for(_ <- 1..n, into: "", do: <<?a + :rand.uniform(26) - 1>>)
+
+  @doc "A method's row of a set's summary."
+  @spec row(map(), atom()) :: map() | nil
+  def row(summary, method), do: Enum.find(summary.rows, &(&1.method == method))
+end
