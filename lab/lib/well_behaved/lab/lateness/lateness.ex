@@ -57,10 +57,10 @@ defmodule WellBehaved.Lab.Lateness do
   #{inspect(Recommend.preference())}. The
   first one within the bound with 10x workers and not clearly outside with
   1x is recommended. When none is, the closest is still named, with its
-  figures and what would bring it within: among the modes whose median
-  ratios are within the bound, the one with the most confident verdicts
-  (then by preference); if there is none, the one whose worst median ratio
-  is the smallest. A mode far outside the bound is never named because its
+  figures and what would bring it within: the first mode, in the order of
+  preference, whose median ratios are all within the bound and which is
+  clearly outside at no number of workers; if there is none, the one whose
+  worst median ratio is the smallest. A mode far outside the bound is never named because its
   interval is wide. The choice depends on verdicts and on which side of the
   bound the medians fall, not on which of several good modes happened to be
   a little faster.
