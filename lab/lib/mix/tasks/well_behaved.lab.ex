@@ -52,6 +52,8 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     Search
   }
 
+  alias WellBehaved.Lab.Report.Recommendation
+
   # module atoms only: a suite's functions are called through `suite.module`;
   # a suite's name is its module's last part, underscored
   @suites (for module <- [Lateness, Overhead, HttpLoad, EchoLatency, FileRead, Search] do
@@ -109,9 +111,9 @@ defmodule Mix.Tasks.WellBehaved.Lab do
     checks = Noise.assess(checks)
     elapsed_s = (System.monotonic_time(:millisecond) - t0) / 1000
     info("== writing the report")
-    recommendation = recommendation_text(results)
-    previous = previous_recommendation(out, quick)
-    if recommendation, do: File.write!(Path.join(out, "recommendation.txt"), recommendation)
+    recommendation = Recommendation.text(results)
+    previous = Recommendation.previous(out, quick)
+    Recommendation.save(out, recommendation)
 
     written =
       Report.write(
@@ -198,88 +200,15 @@ defmodule Mix.Tasks.WellBehaved.Lab do
         []
       end
 
-    same =
-      case {recommendation, previous} do
-        {nil, _} ->
-          []
-
-        {_, nil} ->
-          info("recommendation: no earlier run of this kind to compare with")
-          []
-
-        {text, {dir, earlier}} ->
-          # the recommendation is the mode named for each size; how confident
-          # the evidence was is reported beside it
-          same = recommended_modes(text) == recommended_modes(earlier)
-          info("recommendation #{if same, do: "the same as", else: "DIFFERENT from"} #{dir}")
-
-          measured =
-            cond do
-              text == earlier -> "the same"
-              same -> "the same modes; its confidence was: " <> one_line(earlier)
-              true -> "was: " <> one_line(earlier)
-            end
-
-          [
-            %{
-              target: "the same recommendation as the previous run (#{Path.basename(dir)})",
-              measured: measured,
-              met: same
-            }
-          ]
-      end
+    {same, message} = Recommendation.compare(recommendation, previous)
+    if message, do: info(message)
 
     duration ++ same
   end
 
   @doc false
-  # "1 ms: yielding (closest, ...)" lines -> [{"1 ms", "yielding"}]
-  def recommended_modes(text) do
-    for line <- String.split(text, "\n", trim: true),
-        [size, rest] <- [String.split(line, ": ", parts: 2)],
-        do: {size, rest |> String.split(" ", parts: 2) |> hd()}
-  end
-
-  defp one_line(text), do: text |> String.trim() |> String.replace("\n", "; ")
-
-  # "1 ms: yielding" per line, from the lateness suite's result
-  defp recommendation_text(results) do
-    Enum.find_value(results, fn
-      {%{name: "lateness"}, %{recommendations: recs} = r} ->
-        "#{if r.config.quick, do: "quick", else: "full"}\n" <>
-          Enum.map_join(recs, "", fn rec ->
-            "#{rec.work_ms} ms: #{recommendation_word(rec)}\n"
-          end)
-
-      _ ->
-        nil
-    end)
-  end
-
-  defp recommendation_word(%{mode: nil}), do: "none measured"
-  defp recommendation_word(%{mode: mode, verdict: :within}), do: "#{mode}"
-  defp recommendation_word(%{mode: mode}), do: "#{mode} (closest, not confidently within)"
-
-  # The newest other run in the output folder's parent with a recommendation
-  # of the same kind: {dir, text}.
-  defp previous_recommendation(out, quick) do
-    kind = if quick, do: "quick", else: "full"
-    here = Path.expand(out)
-
-    out
-    |> Path.expand()
-    |> Path.dirname()
-    |> Path.join("*/recommendation.txt")
-    |> Path.wildcard()
-    |> Enum.reject(&(Path.dirname(&1) == here))
-    |> Enum.map(&{Path.dirname(&1), File.read!(&1), File.stat!(&1).mtime})
-    |> Enum.filter(fn {_, text, _} -> String.starts_with?(text, kind <> "\n") end)
-    |> Enum.max_by(fn {_, _, mtime} -> mtime end, fn -> nil end)
-    |> case do
-      nil -> nil
-      {dir, text, _} -> {dir, text}
-    end
-  end
+  # the lab's tests call it here; see Recommendation.modes/1
+  defdelegate recommended_modes(text), to: Recommendation, as: :modes
 
   defp parse_args(args) do
     case OptionParser.parse(args, strict: @switches) do
