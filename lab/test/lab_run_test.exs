@@ -22,7 +22,7 @@ defmodule WellBehaved.LabRunTest do
           "### Recommendation (measured)",
           "### Off-scheduler work and busy-waiting",
           "### `:yielding` slice length",
-          "## Levenshtein",
+          "## Overhead: each mode's throughput",
           "## HTTP under load",
           "## Latency of native calls",
           "## Reading lines from a file",

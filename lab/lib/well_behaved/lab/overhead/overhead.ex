@@ -93,7 +93,8 @@ defmodule WellBehaved.Lab.Overhead do
   end
 
   @doc """
-  Renders a result of `run/1` as Markdown: machine, throughput and ratio
+  Renders a result of `run/1` as Markdown (the machine is in the report's
+  header): throughput and ratio
   tables, call cost, Spin, and the targets with whether each was met.
   """
   @impl Suite

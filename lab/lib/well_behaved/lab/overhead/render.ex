@@ -14,8 +14,8 @@ defmodule WellBehaved.Lab.Overhead.Render do
     modes = result.config.modes
 
     [
-      "## Levenshtein\n\n",
-      machine_md(result.machine),
+      # the machine: the report's header (WellBehaved.Lab.Machine.describe/0)
+      "## Overhead: each mode's throughput against :normal\n\n",
       "Run: #{if result.config.quick, do: "quick (100 kB inputs in :normal and :yielding only)", else: "full"}, " <>
         "rounds_scale #{result.config.rounds_scale}, #{fmt(result.elapsed_s, 1)} s. " <>
         "Figures are medians; modes interleaved round by round.\n\n",
@@ -126,26 +126,6 @@ defmodule WellBehaved.Lab.Overhead.Render do
         end
       )
     ]
-  end
-
-  # The suite's own short machine table, above its figures; the report's
-  # header has the full one (both from WellBehaved.Lab.Machine.describe/0).
-  defp machine_md(m) do
-    rt = m.runtime
-
-    """
-    | machine | |
-    |---|---|
-    | OTP / ERTS / Elixir | #{m.otp_release} / #{m.erts_version} / #{m.elixir_version} |
-    | schedulers online | #{m.schedulers_online} of #{m.schedulers} |
-    | dirty CPU / dirty IO schedulers | #{m.dirty_cpu_schedulers_online} of #{m.dirty_cpu_schedulers} / #{m.dirty_io_schedulers} |
-    | CPU | #{m.cpu_model} |
-    | logical cores | #{m.logical_cores} (available: #{m.logical_cores_available}) |
-    | OS | #{m.os} |
-    | runtime | #{rt.pool_threads} pool threads; :auto is :normal under #{rt.normal_max_us} us, :yielding under #{rt.yielding_max_us} us |
-    | date (UTC) | #{m.utc} |
-
-    """
   end
 
   defp seed_md(result) do
