@@ -203,10 +203,6 @@ defmodule WellBehaved.Probe do
     Map.put(report, :control, control)
   end
 
-  @doc false
-  @deprecated "Use WellBehaved.Testing.assert_well_behaved/2 (the testing kit) instead"
-  def assert_well_behaved(fun, opts \\ []), do: WellBehaved.Testing.assert_well_behaved(fun, opts)
-
   @doc """
   The judgement of `WellBehaved.Testing.assert_well_behaved/2`, without raising: `verdict` is
   `:pass`, `:fail` or `:inconclusive`, and `message` says why.
