@@ -91,7 +91,8 @@ defmodule WellBehaved.SDKJobTypesTest do
     # killed callers: destroy frees the binary nobody took
     for mode <- [:yielding, :yielding_dirty, :threaded] do
       WellBehaved.Testing.kill_mid_job(
-        fn -> Job.call(&SDKJobs.owned/4, [1_000_000], schedule: mode, tiny_slices: true) end,
+        # seconds of work even on a pool thread, which runs its steps back to back
+        fn -> Job.call(&SDKJobs.owned/4, [200_000_000], schedule: mode, tiny_slices: true) end,
         SDKJobs
       )
     end
