@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../levenshtein/levenshtein.h"
 #include "wb_external.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -99,6 +100,7 @@ int main(int argc, char **argv) {
     const char *path = argv[1];
     sigset_t wait_mask;
     handle_signals(&wait_mask);
+    wb_lev_choose_path(); /* before any request, as the NIF library at load */
     if (ei_init() != 0) {
         fprintf(stderr, "wb_external: ei_init failed\n");
         return 1;

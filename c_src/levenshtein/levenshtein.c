@@ -1,7 +1,18 @@
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "levenshtein.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* GCC on x86-64: the four-column wavefront in SIMD lanes, compiled for
+ * each instruction set (GCC's vector extensions and target attributes) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
+#define WB_LEV_X86 1
+#else
+#define WB_LEV_X86 0
+#endif
 
 #define WORD_BITS 64
 #define TOP_BIT   (UINT64_C(1) << 63)
@@ -543,9 +554,23 @@ void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, si
     s->phase = codepoints ? PHASE_COUNT_A : PHASE_PREFIX;
 }
 
+static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t k,
+                        size_t *out);
+
+/* Pairs of up to this many bytes in all that short_bytes takes are
+ * computed whole by wb_lev_init: a few microseconds at most. */
+#define SHORT_PAIR_BYTES 512
+
 wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                           bool codepoints, size_t max_distance) {
     wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
+    size_t d;
+    if (!codepoints && alen + blen <= SHORT_PAIR_BYTES &&
+        short_bytes(a, alen, b, blen, max_distance, &d)) {
+        s->result = d;
+        s->done = true;
+        return WB_LEV_OK;
+    }
     if (!codepoints) {
         /* bytes, all at once: the affixes in one scan, then what is left
          * (a short pair of distance/3 costs tens of nanoseconds in all) */
@@ -641,12 +666,41 @@ static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
     return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
 }
 
+/* Myers' columns for a pattern of one word: bytes of `text` against the
+ * match table `peq` (byte mode), the vertical deltas and the score at the
+ * bottom row (`bottom`) in and out. */
+static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, size_t columns,
+                                      uint64_t *vp_io, uint64_t *vn_io, uint64_t score,
+                                      uint64_t bottom) {
+    uint64_t vp = *vp_io, vn = *vn_io;
+    for (size_t j = 0; j < columns; j++) {
+        uint64_t eq = peq[text[j]];
+        uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
+        uint64_t hp = vn | ~(d0 | vp);
+        uint64_t hn = d0 & vp;
+        score += ((hp & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
+        hp = (hp << 1) | 1;
+        hn <<= 1;
+        vp = hn | ~(d0 | hp);
+        vn = hp & d0;
+    }
+    *vp_io = vp;
+    *vn_io = vn;
+    return score;
+}
+
 /* The pattern fits one word, so the band is the whole column: the classic
  * Myers loop with the state in registers. */
 static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
+    if (!s->codepoints) {
+        s->last_score = one_word_bytes(s->peq, text + s->col, columns, &s->vp[0], &s->vn[0],
+                                       s->last_score, s->last_mask);
+        s->col += columns;
+        return;
+    }
     uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
     for (size_t j = s->col, end = s->col + columns; j < end; j++) {
-        uint64_t eq = s->codepoints ? one_block_mask(s, next_text_id(s, text)) : s->peq[text[j]];
+        uint64_t eq = one_block_mask(s, next_text_id(s, text));
         uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
         uint64_t hp = vn | ~(d0 | vp);
         uint64_t hn = d0 & vp;
@@ -672,9 +726,37 @@ static uint64_t step_column_bytes(wb_lev *s, uint8_t symbol) {
     return s->last - s->first + 1;
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
-#define WAVEFRONT_COLUMNS 4
+/* Several columns at once (a wavefront over the DP matrix), each path
+ * with its own number of columns; which one runs is chosen per process by
+ * measurement (wb_lev_choose_path), since the widest is not the fastest
+ * on every CPU. */
+typedef uint64_t (*wavefront_fn)(wb_lev *s, const uint8_t *symbols);
 
+/* Two columns at once, block by block. Within a column each block waits
+ * for the carry of the block above; interleaving two columns gives the CPU
+ * two such chains to overlap (a wavefront over the DP matrix). Two, not
+ * four: four columns' carries and pointers no longer fit x86-64's 16
+ * registers and the spills cost more than the overlap gains. */
+static uint64_t wavefront2(wb_lev *s, const uint8_t *symbols) {
+    const size_t nb = s->nblocks;
+    const uint64_t *restrict p0 = s->peq + (size_t)symbols[0] * nb;
+    const uint64_t *restrict p1 = s->peq + (size_t)symbols[1] * nb;
+    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
+    uint64_t hp0 = 1, hn0 = 0, hp1 = 1, hn1 = 0;
+    uint64_t f0p = 0, f0n = 0, f1p = 0, f1n = 0;
+    for (size_t b = s->first, last = s->last; b <= last; b++) {
+        uint64_t bvp = vp[b], bvn = vn[b];
+        ADVANCE_HELD(p0[b], hp0, hn0, f0p, f0n);
+        ADVANCE_HELD(p1[b], hp1, hn1, f1p, f1n);
+        vp[b] = bvp;
+        vn[b] = bvn;
+    }
+    add_bottom_delta(s, f0p, f0n);
+    add_bottom_delta(s, f1p, f1n);
+    return 2 * (s->last - s->first + 1);
+}
+
+#if WB_LEV_X86
 typedef uint64_t lanes __attribute__((vector_size(32)));
 
 /* Four columns as a wavefront across SIMD lanes. At iteration t, lane l
@@ -683,10 +765,9 @@ typedef uint64_t lanes __attribute__((vector_size(32)));
  * earlier), its carries from its own previous iteration (the block above),
  * lane 0 reads the block from memory and lane 3 writes it back. Lanes
  * outside the block range (the wavefront's ramps) compute nothing that is
- * kept. The compiler builds one copy per instruction set and the loader
- * picks the best one the CPU has. */
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static uint64_t
-step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
+ * kept. One body, compiled once per instruction set below. */
+static inline __attribute__((always_inline)) uint64_t wavefront4_body(wb_lev *s,
+                                                                      const uint8_t *symbols) {
     const size_t count = s->last - s->first + 1;
     const uint64_t *p0 = s->peq + (size_t)symbols[0] * s->nblocks + s->first;
     const uint64_t *p1 = s->peq + (size_t)symbols[1] * s->nblocks + s->first;
@@ -718,12 +799,12 @@ step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
         hn = hn_full >> 63;
         if (!steady) {
             /* lanes that have not reached the first block keep the +1 carry */
-            for (size_t l = t + 1; l < WAVEFRONT_COLUMNS; l++) {
+            for (size_t l = t + 1; l < 4; l++) {
                 hp[l] = 1;
                 hn[l] = 0;
             }
         }
-        if (t + 1 >= count && t + 1 - count < WAVEFRONT_COLUMNS) {
+        if (t + 1 >= count && t + 1 - count < 4) {
             size_t l = t + 1 - count; /* lane l finished the last block */
             add_bottom_delta(s, hp_full[l], hn_full[l]);
         }
@@ -736,35 +817,104 @@ step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
         bvp[0] = t + 1 < count ? vp[t + 1] : 0;
         bvn[0] = t + 1 < count ? vn[t + 1] : 0;
     }
-    return WAVEFRONT_COLUMNS * count;
+    return 4 * count;
 }
-#else
-#define WAVEFRONT_COLUMNS 2
 
-/* Two columns at once, block by block. Within a column each block waits
- * for the carry of the block above; interleaving two columns gives the CPU
- * two such chains to overlap (a wavefront over the DP matrix). Two, not
- * four: four columns' carries and pointers no longer fit x86-64's 16
- * registers and the spills cost more than the overlap gains. */
-static uint64_t step_wavefront_bytes(wb_lev *s, const uint8_t *symbols) {
-    const size_t nb = s->nblocks;
-    const uint64_t *restrict p0 = s->peq + (size_t)symbols[0] * nb;
-    const uint64_t *restrict p1 = s->peq + (size_t)symbols[1] * nb;
-    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
-    uint64_t hp0 = 1, hn0 = 0, hp1 = 1, hn1 = 0;
-    uint64_t f0p = 0, f0n = 0, f1p = 0, f1n = 0;
-    for (size_t b = s->first, last = s->last; b <= last; b++) {
-        uint64_t bvp = vp[b], bvn = vn[b];
-        ADVANCE_HELD(p0[b], hp0, hn0, f0p, f0n);
-        ADVANCE_HELD(p1[b], hp1, hn1, f1p, f1n);
-        vp[b] = bvp;
-        vn[b] = bvn;
-    }
-    add_bottom_delta(s, f0p, f0n);
-    add_bottom_delta(s, f1p, f1n);
-    return 2 * (s->last - s->first + 1);
+__attribute__((target("arch=x86-64-v4"))) static uint64_t
+wavefront4_avx512(wb_lev *s, const uint8_t *symbols) {
+    return wavefront4_body(s, symbols);
+}
+
+__attribute__((target("avx2"))) static uint64_t wavefront4_avx2(wb_lev *s, const uint8_t *symbols) {
+    return wavefront4_body(s, symbols);
+}
+
+static uint64_t wavefront4_baseline(wb_lev *s, const uint8_t *symbols) {
+    return wavefront4_body(s, symbols);
 }
 #endif
+
+static const struct {
+    wavefront_fn step;
+    size_t columns;
+    const char *name;
+} paths[WB_LEV_PATHS] = {
+    [WB_LEV_PATH_SCALAR] = {wavefront2, 2, "scalar"},
+#if WB_LEV_X86
+    [WB_LEV_PATH_SIMD] = {wavefront4_baseline, 4, "simd"},
+    [WB_LEV_PATH_AVX2] = {wavefront4_avx2, 4, "avx2"},
+    [WB_LEV_PATH_AVX512] = {wavefront4_avx512, 4, "avx512"},
+#else
+    [WB_LEV_PATH_SIMD] = {NULL, 0, "simd"},
+    [WB_LEV_PATH_AVX2] = {NULL, 0, "avx2"},
+    [WB_LEV_PATH_AVX512] = {NULL, 0, "avx512"},
+#endif
+};
+
+/* The path in use: the scalar one until wb_lev_choose_path measures. */
+static _Atomic int current_path = WB_LEV_PATH_SCALAR;
+
+bool wb_lev_path_supported(wb_lev_path path) {
+    if (path >= WB_LEV_PATHS || !paths[path].step) return false;
+#if WB_LEV_X86
+    __builtin_cpu_init();
+    if (path == WB_LEV_PATH_AVX2) return __builtin_cpu_supports("avx2");
+    if (path == WB_LEV_PATH_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#endif
+    return true;
+}
+
+bool wb_lev_force_path(wb_lev_path path) {
+    if (!wb_lev_path_supported(path)) return false;
+    atomic_store(&current_path, (int)path);
+    return true;
+}
+
+wb_lev_path wb_lev_current_path(void) {
+    return (wb_lev_path)atomic_load(&current_path);
+}
+
+const char *wb_lev_path_name(wb_lev_path path) {
+    return path < WB_LEV_PATHS ? paths[path].name : "unknown";
+}
+
+static int64_t monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+wb_lev_path wb_lev_choose_path(void) {
+    /* a 1000-byte pair (16 blocks), each path 5 times in turn: its
+     * fastest run counts (a run the OS interrupted is not its own) */
+    enum { LEN = 1000, ROUNDS = 5 };
+    static uint8_t a[LEN], b[LEN];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < LEN; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a[i] = (uint8_t)('a' + x % 26);
+        b[i] = (uint8_t)('a' + (x >> 32) % 26);
+    }
+    int64_t best[WB_LEV_PATHS];
+    for (int p = 0; p < WB_LEV_PATHS; p++)
+        best[p] = INT64_MAX;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int p = 0; p < WB_LEV_PATHS; p++) {
+            if (!wb_lev_force_path((wb_lev_path)p)) continue;
+            int64_t t0 = monotonic_ns();
+            (void)wb_lev_distance(a, LEN, b, LEN, false, WB_LEV_NO_LIMIT, NULL);
+            int64_t took = monotonic_ns() - t0;
+            if (took < best[p]) best[p] = took;
+        }
+    }
+    int chosen = WB_LEV_PATH_SCALAR;
+    for (int p = 0; p < WB_LEV_PATHS; p++)
+        if (best[p] < best[chosen]) chosen = p;
+    atomic_store(&current_path, chosen);
+    return (wb_lev_path)chosen;
+}
 
 static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
     const wb_lev_occurrence *e = s->occ + s->occ_start[id], *end = s->occ + s->occ_start[id + 1];
@@ -806,11 +956,14 @@ bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget,
         step_one_block(s, text, columns);
         spent += columns;
     } else {
+        int path = atomic_load_explicit(&current_path, memory_order_relaxed);
+        wavefront_fn wavefront = paths[path].step;
+        size_t columns = paths[path].columns;
         do {
-            if (!s->codepoints && s->n - s->col >= WAVEFRONT_COLUMNS) {
-                select_blocks(s, s->col + 1, s->col + WAVEFRONT_COLUMNS);
-                spent += step_wavefront_bytes(s, text + s->col);
-                s->col += WAVEFRONT_COLUMNS;
+            if (!s->codepoints && s->n - s->col >= columns) {
+                select_blocks(s, s->col + 1, s->col + columns);
+                spent += wavefront(s, text + s->col);
+                s->col += columns;
                 continue;
             }
             select_blocks(s, s->col + 1, s->col + 1);
@@ -883,8 +1036,51 @@ void wb_lev_free(wb_lev *s) {
     s->owned_bytes = 0;
 }
 
+/* Byte mode, when what is left after the common affixes has a side of at
+ * most one word: the whole computation at once, on the stack, without the
+ * resumable state (a short pair's set-up is most of its time). False when
+ * the pair is longer. */
+static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t k,
+                        size_t *out) {
+    size_t la, lb;
+    size_t pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
+    const uint8_t *p = a + pre, *t = b + pre;
+    size_t m = la, n = lb;
+    if (m > n) {
+        p = b + pre, t = a + pre;
+        m = lb, n = la;
+    }
+    if (m > WORD_BITS) return false;
+    k = min_size(k, n);
+    if (m == 0 || n - m > k) {
+        *out = n > k ? k + 1 : n;
+        return true;
+    }
+    uint64_t peq[256];
+    if (m + n < 128) {
+        /* clear just the entries the inputs can read */
+        for (size_t i = 0; i < m; i++)
+            peq[p[i]] = 0;
+        for (size_t j = 0; j < n; j++)
+            peq[t[j]] = 0;
+    } else {
+        memset(peq, 0, sizeof peq);
+    }
+    for (size_t i = 0; i < m; i++)
+        peq[p[i]] |= UINT64_C(1) << i;
+    uint64_t vp = ~UINT64_C(0), vn = 0;
+    uint64_t d = one_word_bytes(peq, t, n, &vp, &vn, m, UINT64_C(1) << (m - 1));
+    *out = d > k ? k + 1 : (size_t)d;
+    return true;
+}
+
 size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                        bool codepoints, size_t max_distance, wb_lev_status *status) {
+    size_t d;
+    if (!codepoints && short_bytes(a, alen, b, blen, max_distance, &d)) {
+        if (status) *status = WB_LEV_OK;
+        return d;
+    }
     wb_lev s;
     wb_lev_status st = wb_lev_init(&s, a, alen, b, blen, codepoints, max_distance);
     if (status) *status = st;
@@ -892,7 +1088,7 @@ size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t b
     uint64_t used = 0;
     while (!wb_lev_step(&s, a, b, UINT64_MAX, &used)) {
     }
-    size_t d = wb_lev_result(&s);
+    d = wb_lev_result(&s);
     wb_lev_free(&s);
     return d;
 }

@@ -129,6 +129,8 @@ void wb_levenshtein_load(ErlNifEnv *env) {
     atom_codepoint = enif_make_atom(env, WB_LEV_UNIT_CODEPOINT);
     static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
     wb_lev_set_table_allocator(&vm_tables);
+    /* the fastest way to compute long pairs' columns on this CPU */
+    wb_lev_choose_path();
 }
 
 wb_job_type wb_levenshtein_job = {

@@ -347,13 +347,25 @@ static void test_affixes_inside_codepoints(void) {
 }
 
 int main(void) {
-    test_fixed();
-    test_boundaries();
-    test_random();
-    test_long_banded();
-    test_codepoints();
-    test_set_up_in_steps();
-    test_abandoned_anywhere();
-    test_affixes_inside_codepoints();
+    /* every way of computing the columns this CPU can run, forced in turn */
+    for (int p = 0; p < WB_LEV_PATHS; p++) {
+        if (!wb_lev_force_path((wb_lev_path)p)) {
+            printf("path %s: not run (not in this build or not on this CPU)\n",
+                   wb_lev_path_name((wb_lev_path)p));
+            continue;
+        }
+        printf("path %s\n", wb_lev_path_name((wb_lev_path)p));
+        test_fixed();
+        test_boundaries();
+        test_random();
+        test_long_banded();
+        test_codepoints();
+        test_set_up_in_steps();
+        test_abandoned_anywhere();
+        test_affixes_inside_codepoints();
+    }
+    wb_lev_path chosen = wb_lev_choose_path();
+    CHECK(wb_lev_path_supported(chosen) && wb_lev_current_path() == chosen,
+          "the chosen path is one this CPU runs");
     return CHECK_SUMMARY();
 }
