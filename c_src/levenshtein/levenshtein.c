@@ -554,19 +554,11 @@ void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, si
     s->phase = codepoints ? PHASE_COUNT_A : PHASE_PREFIX;
 }
 
-static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t k,
-                        size_t *out);
-
-/* Pairs of up to this many bytes in all that short_bytes takes are
- * computed whole by wb_lev_init: a few microseconds at most. */
-#define SHORT_PAIR_BYTES 512
-
 wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                           bool codepoints, size_t max_distance) {
     wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
     size_t d;
-    if (!codepoints && alen + blen <= SHORT_PAIR_BYTES &&
-        short_bytes(a, alen, b, blen, max_distance, &d)) {
+    if (!codepoints && wb_lev_short(a, alen, b, blen, max_distance, &d)) {
         s->result = d;
         s->done = true;
         return WB_LEV_OK;
@@ -1038,8 +1030,7 @@ void wb_lev_free(wb_lev *s) {
 
 /* Byte mode, when what is left after the common affixes has a side of at
  * most one word: the whole computation at once, on the stack, without the
- * resumable state (a short pair's set-up is most of its time). False when
- * the pair is longer. */
+ * resumable state (a short pair's set-up is most of its time). */
 static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t k,
                         size_t *out) {
     size_t la, lb;
@@ -1072,6 +1063,12 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     uint64_t d = one_word_bytes(peq, t, n, &vp, &vn, m, UINT64_C(1) << (m - 1));
     *out = d > k ? k + 1 : (size_t)d;
     return true;
+}
+
+bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t max_distance,
+                  size_t *distance) {
+    return alen <= WB_LEV_SHORT_BYTES && blen <= WB_LEV_SHORT_BYTES - alen &&
+           short_bytes(a, alen, b, blen, max_distance, distance);
 }
 
 size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,

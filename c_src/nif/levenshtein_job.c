@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-static ERL_NIF_TERM atom_byte, atom_codepoint;
+static ERL_NIF_TERM atom_byte, atom_codepoint, atom_long;
 
 /* arguments: A, B, Unit (byte | codepoint), MaxDistance (integer | nil) */
 typedef struct {
@@ -42,6 +42,17 @@ bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance) {
     else
         return false;
     return true;
+}
+
+ERL_NIF_TERM wb_levenshtein_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    ErlNifBinary a, b;
+    size_t max_distance, d;
+    if (!enif_inspect_binary(env, argv[0], &a) || !enif_inspect_binary(env, argv[1], &b) ||
+        !wb_get_cutoff(env, argv[2], &max_distance))
+        return enif_make_badarg(env);
+    if (!wb_lev_short(a.data, a.size, b.data, b.size, max_distance, &d)) return atom_long;
+    return enif_make_uint64(env, d);
 }
 
 static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
@@ -127,6 +138,7 @@ static void table_free(void *table, size_t bytes) {
 void wb_levenshtein_load(ErlNifEnv *env) {
     atom_byte = enif_make_atom(env, WB_LEV_UNIT_BYTE);
     atom_codepoint = enif_make_atom(env, WB_LEV_UNIT_CODEPOINT);
+    atom_long = enif_make_atom(env, "long");
     static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
     wb_lev_set_table_allocator(&vm_tables);
     /* the fastest way to compute long pairs' columns on this CPU */

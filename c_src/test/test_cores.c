@@ -54,8 +54,28 @@ static void fill(uint8_t *buf, size_t len, unsigned alphabet) {
         buf[i] = (uint8_t)(check_random() % alphabet);
 }
 
+/* wb_lev_short takes the pair exactly when it is at most WB_LEV_SHORT_BYTES
+ * in all and its shorter side, without the common prefix and suffix, is at
+ * most 64 bytes; then with the exact (capped) distance. */
+static void check_short(const uint8_t *a, size_t n, const uint8_t *b, size_t m, size_t want,
+                        size_t k) {
+    size_t pre = 0, suf = 0, shortest = n < m ? n : m;
+    while (pre < shortest && a[pre] == b[pre])
+        pre++;
+    while (suf < shortest - pre && a[n - 1 - suf] == b[m - 1 - suf])
+        suf++;
+    bool should = n + m <= WB_LEV_SHORT_BYTES && shortest - pre - suf <= 64;
+    size_t got = SIZE_MAX;
+    bool took = wb_lev_short(a, n, b, m, k, &got);
+    CHECK(took == should, "short %zu x %zu: taken %d, should be %d", n, m, took, should);
+    if (took)
+        CHECK(got == capped(want, k), "short %zu x %zu k=%zu: got %zu want %zu", n, m, k, got,
+              capped(want, k));
+}
+
 static void check_pair(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
     size_t want = wb_ref_distance_bytes(a, n, b, m);
+    check_short(a, n, b, m, want, WB_LEV_NO_LIMIT);
     size_t got = wb_lev_distance(a, n, b, m, false, WB_LEV_NO_LIMIT, NULL);
     CHECK(got == want, "bytes %zu x %zu: got %zu want %zu", n, m, got, want);
     got = stepped(a, n, b, m, false, WB_LEV_NO_LIMIT, 1);
@@ -65,6 +85,7 @@ static void check_pair(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {
         got = wb_lev_distance(a, n, b, m, false, ks[i], NULL);
         CHECK(got == capped(want, ks[i]), "bytes %zu x %zu k=%zu: got %zu want %zu", n, m, ks[i],
               got, capped(want, ks[i]));
+        check_short(a, n, b, m, want, ks[i]);
         got = stepped(a, n, b, m, false, ks[i], 3);
         CHECK(got == capped(want, ks[i]), "bytes %zu x %zu k=%zu stepped: got %zu want %zu", n, m,
               ks[i], got, capped(want, ks[i]));

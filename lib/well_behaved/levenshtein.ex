@@ -64,20 +64,31 @@ defmodule WellBehaved.Levenshtein do
   @spec distance(binary(), binary(), [option()]) :: non_neg_integer()
   def distance(a, b, opts \\ [])
 
-  def distance(a, b, []) when is_binary(a) and is_binary(b),
-    do: unwrap(Job.call(&Native.levenshtein/7, [a, b, :byte, nil]))
+  # a short pair in bytes, under :auto, is computed in the NIF call itself
+  # (no job: it takes less than a slice); any other pair runs as a job
+  def distance(a, b, []) when is_binary(a) and is_binary(b) do
+    case Native.levenshtein_short(a, b, nil) do
+      :long -> unwrap(Job.call(&Native.levenshtein/7, [a, b, :byte, nil]))
+      distance -> distance
+    end
+  end
 
   def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
     call = Call.options!(@distance, opts, @known, [:external])
     max = Call.cutoff(call.max_distance, max(byte_size(a), byte_size(b)))
 
-    case call.schedule do
-      :external ->
+    case call do
+      %{schedule: :auto, unit: :byte, tiny_slices: false} ->
+        case Native.levenshtein_short(a, b, max) do
+          :long -> job_distance(a, b, call, max)
+          distance -> distance
+        end
+
+      %{schedule: :external} ->
         external(a, b, call.unit, max)
 
-      mode ->
-        args = [a, b, call.unit, max]
-        Job.checked(&Native.levenshtein/7, args, mode, call.tiny_slices, :infinity, @distance)
+      _ ->
+        job_distance(a, b, call, max)
     end
     |> unwrap()
   end
@@ -88,6 +99,19 @@ defmodule WellBehaved.Levenshtein do
   def distance(a, b, _opts) do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@distance, which, value, "a binary")
+  end
+
+  defp job_distance(a, b, call, max) do
+    args = [a, b, call.unit, max]
+
+    Job.checked(
+      &Native.levenshtein/7,
+      args,
+      call.schedule,
+      call.tiny_slices,
+      :infinity,
+      @distance
+    )
   end
 
   @doc """
