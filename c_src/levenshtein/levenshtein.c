@@ -268,6 +268,14 @@ static uint64_t validate_phase(wb_lev *s, const uint8_t *in, size_t len, wb_lev_
     size_t items = allowance(left, COST_DECODE), done = 0;
     uint32_t cp;
     while (s->cursor < len && done < items) {
+        /* eight ASCII bytes at a time: eight codepoints */
+        uint64_t word;
+        if (len - s->cursor >= 8 && items - done >= 8 &&
+            (memcpy(&word, in + s->cursor, 8), (word & UINT64_C(0x8080808080808080)) == 0)) {
+            s->cursor += 8;
+            done += 8;
+            continue;
+        }
         size_t step = utf8_sequence(in + s->cursor, len - s->cursor, &cp);
         if (step == 0) return fail(s, invalid, charge(done, COST_DECODE));
         s->cursor += step;
@@ -382,6 +390,9 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
         spent = validate_phase(s, b, s->blen, WB_LEV_EUTF8_B, left);
         if (!s->done && s->cursor == s->blen) {
             s->lb = s->count;
+            /* valid UTF-8 with as many codepoints as bytes is ASCII, whose
+             * codepoint distance is the byte distance: byte mode from here */
+            if (s->la == s->alen && s->lb == s->blen) s->codepoints = false;
             enter(s, PHASE_PREFIX);
         }
         return spent;
@@ -558,7 +569,7 @@ wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_
                           bool codepoints, size_t max_distance) {
     wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
     size_t d;
-    if (!codepoints && wb_lev_short(a, alen, b, blen, max_distance, &d)) {
+    if (wb_lev_short(a, alen, b, blen, codepoints, max_distance, &d)) {
         s->result = d;
         s->done = true;
         return WB_LEV_OK;
@@ -1065,16 +1076,25 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     return true;
 }
 
-bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t max_distance,
-                  size_t *distance) {
+static bool ascii(const uint8_t *in, size_t len) {
+    uint8_t any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= in[i];
+    return any < 0x80;
+}
+
+bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool codepoints,
+                  size_t max_distance, size_t *distance) {
     return alen <= WB_LEV_SHORT_BYTES && blen <= WB_LEV_SHORT_BYTES - alen &&
+           (!codepoints || (ascii(a, alen) && ascii(b, blen))) &&
            short_bytes(a, alen, b, blen, max_distance, distance);
 }
 
 size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                        bool codepoints, size_t max_distance, wb_lev_status *status) {
     size_t d;
-    if (!codepoints && short_bytes(a, alen, b, blen, max_distance, &d)) {
+    if (codepoints ? wb_lev_short(a, alen, b, blen, true, max_distance, &d)
+                   : short_bytes(a, alen, b, blen, max_distance, &d)) {
         if (status) *status = WB_LEV_OK;
         return d;
     }

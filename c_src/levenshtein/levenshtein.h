@@ -172,14 +172,16 @@ size_t wb_lev_memory(const wb_lev *s);
 
 void wb_lev_free(wb_lev *s);
 
-/* Byte mode, a pair of at most WB_LEV_SHORT_BYTES bytes in all whose
- * shorter side, once the common prefix and suffix are gone, is at most 64
- * bytes: stores the distance (or max_distance + 1) in *distance and
- * returns true, having allocated nothing (under 2 us); false for any other
- * pair. wb_lev_init and wb_lev_distance take this way when they can. */
+/* A pair of at most WB_LEV_SHORT_BYTES bytes in all whose shorter side,
+ * once the common prefix and suffix are gone, is at most 64 bytes (and in
+ * codepoint mode both ASCII, where codepoints are bytes): stores the
+ * distance (or max_distance + 1) in *distance and returns true, having
+ * allocated nothing (under 2 us); false for any other pair. wb_lev_init
+ * takes this way when it can. (In codepoint mode, inputs found to be ASCII
+ * while the set-up validates them are computed in byte mode too.) */
 #define WB_LEV_SHORT_BYTES 512
-bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t max_distance,
-                  size_t *distance);
+bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool codepoints,
+                  size_t max_distance, size_t *distance);
 
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
  * error and stores the status in *status when status is not NULL. */

@@ -8,9 +8,10 @@
 
 extern wb_job_type wb_levenshtein_job;
 void wb_levenshtein_load(ErlNifEnv *env);
-/* levenshtein_short(A, B, MaxDistance): the byte distance of a short pair
- * (wb_lev_short: at most 512 bytes in all, under 2 us), computed in the
- * call itself, with no job; `long` for any other pair, for the job. */
+/* levenshtein_short(A, B, Unit, MaxDistance): the distance of a short pair
+ * (wb_lev_short: at most 512 bytes in all, ASCII for codepoints, under
+ * 2 us), computed in the call itself, with no job; `long` for any other
+ * pair, for the job. */
 ERL_NIF_TERM wb_levenshtein_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* The arguments every Levenshtein job shares (levenshtein_job.c): the
  * unit (byte | codepoint) and the cutoff (an integer, or nil for none). */

@@ -47,11 +47,13 @@ bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance) {
 ERL_NIF_TERM wb_levenshtein_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     ErlNifBinary a, b;
+    bool codepoints;
     size_t max_distance, d;
     if (!enif_inspect_binary(env, argv[0], &a) || !enif_inspect_binary(env, argv[1], &b) ||
-        !wb_get_cutoff(env, argv[2], &max_distance))
+        !wb_get_unit(env, argv[2], &codepoints) || !wb_get_cutoff(env, argv[3], &max_distance))
         return enif_make_badarg(env);
-    if (!wb_lev_short(a.data, a.size, b.data, b.size, max_distance, &d)) return atom_long;
+    if (!wb_lev_short(a.data, a.size, b.data, b.size, codepoints, max_distance, &d))
+        return atom_long;
     return enif_make_uint64(env, d);
 }
 

@@ -66,11 +66,29 @@ static void check_short(const uint8_t *a, size_t n, const uint8_t *b, size_t m, 
         suf++;
     bool should = n + m <= WB_LEV_SHORT_BYTES && shortest - pre - suf <= 64;
     size_t got = SIZE_MAX;
-    bool took = wb_lev_short(a, n, b, m, k, &got);
+    bool took = wb_lev_short(a, n, b, m, false, k, &got);
     CHECK(took == should, "short %zu x %zu: taken %d, should be %d", n, m, took, should);
     if (took)
         CHECK(got == capped(want, k), "short %zu x %zu k=%zu: got %zu want %zu", n, m, k, got,
               capped(want, k));
+    /* in codepoints: only ASCII pairs, with the same answer */
+    bool all_ascii = true;
+    for (size_t i = 0; i < n; i++)
+        all_ascii = all_ascii && a[i] < 0x80;
+    for (size_t j = 0; j < m; j++)
+        all_ascii = all_ascii && b[j] < 0x80;
+    got = SIZE_MAX;
+    took = wb_lev_short(a, n, b, m, true, k, &got);
+    CHECK(took == (should && all_ascii), "short %zu x %zu in codepoints: taken %d", n, m, took);
+    if (took)
+        CHECK(got == capped(want, k), "short %zu x %zu k=%zu in codepoints: got %zu", n, m, k, got);
+    /* the long way in codepoints: ASCII found while validating goes on in
+     * byte mode, one unit per step */
+    if (all_ascii) {
+        got = stepped(a, n, b, m, true, k, 1);
+        CHECK(got == capped(want, k), "ASCII %zu x %zu k=%zu in codepoints, stepped: got %zu", n, m,
+              k, got);
+    }
 }
 
 static void check_pair(const uint8_t *a, size_t n, const uint8_t *b, size_t m) {

@@ -64,10 +64,11 @@ defmodule WellBehaved.Levenshtein do
   @spec distance(binary(), binary(), [option()]) :: non_neg_integer()
   def distance(a, b, opts \\ [])
 
-  # a short pair in bytes, under :auto, is computed in the NIF call itself
-  # (no job: it takes less than a slice); any other pair runs as a job
+  # a short pair (in codepoints, ASCII), under :auto, is computed in the
+  # NIF call itself (no job: it takes less than a slice); any other pair
+  # runs as a job
   def distance(a, b, []) when is_binary(a) and is_binary(b) do
-    case Native.levenshtein_short(a, b, nil) do
+    case Native.levenshtein_short(a, b, :byte, nil) do
       :long -> unwrap(Job.call(&Native.levenshtein/7, [a, b, :byte, nil]))
       distance -> distance
     end
@@ -78,8 +79,8 @@ defmodule WellBehaved.Levenshtein do
     max = Call.cutoff(call.max_distance, max(byte_size(a), byte_size(b)))
 
     case call do
-      %{schedule: :auto, unit: :byte, tiny_slices: false} ->
-        case Native.levenshtein_short(a, b, max) do
+      %{schedule: :auto, tiny_slices: false} ->
+        case Native.levenshtein_short(a, b, call.unit, max) do
           :long -> job_distance(a, b, call, max)
           distance -> distance
         end

@@ -24,10 +24,10 @@ defmodule WellBehaved.Native do
   end
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
-  # the byte distance of a pair of at most 512 bytes in all whose shorter
-  # side fits a word once common affixes go, computed in the call (under
-  # 2 us); :long for any other pair, which then runs as a job
-  def levenshtein_short(_a, _b, _max_distance), do: stub()
+  # the distance of a pair of at most 512 bytes in all whose shorter side
+  # fits a word once common affixes go (ASCII for :codepoint), computed in
+  # the call (under 2 us); :long for any other pair, which then runs as a job
+  def levenshtein_short(_a, _b, _unit, _max_distance), do: stub()
   def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
   def search_index(_packed, _count, _mode, _tiny, _ref), do: stub()
   # a list of binaries copied into native memory, a slice of it per call
