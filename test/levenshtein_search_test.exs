@@ -61,6 +61,23 @@ defmodule WellBehaved.LevenshteinSearchTest do
     end
   end
 
+  test "a long answer of distances, made a slice at a time, equals distance/3 in order" do
+    # over 2,048 candidates the list is made from a binary by
+    # Native.distances_more, several NIF calls for 300,000
+    list = for i <- 1..300_000, do: word(rem(i * 7, 23), ~c"abcd")
+    query = word(12, ~c"abcd")
+    want = Enum.map(list, &Levenshtein.distance(query, &1))
+    assert Levenshtein.distances(query, list) == want
+    assert Levenshtein.distances(query, Index.new(list), schedule: :threaded) == want
+
+    # every count of what is left, to the binary's end, and no further
+    bin = for d <- [5, 6, 7], into: <<>>, do: <<d::32-native>>
+    assert WellBehaved.Native.distances_more(bin, 3, [:tail]) == {:done, [5, 6, 7, :tail]}
+    assert WellBehaved.Native.distances_more(bin, 1, []) == {:done, [5]}
+    assert WellBehaved.Native.distances_more(bin, 0, []) == {:done, []}
+    assert_raise ArgumentError, fn -> WellBehaved.Native.distances_more(bin, 4, []) end
+  end
+
   test "codepoints: multibyte text against distance/3" do
     alphabet = [~c"é", ~c"ß", ~c"a", ~c"中", ~c"😀"] |> Enum.map(&List.to_string/1)
     text = fn n -> Enum.map_join(1..n//1, fn _ -> Enum.random(alphabet) end) end

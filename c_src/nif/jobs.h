@@ -27,5 +27,8 @@ ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* hits_more(Hits, List): a long result of nearest made a slice at a time */
 ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* distances_more(Distances, Count, List): the list of a long distances
+ * result (a binary of native 32-bit words) made a slice at a time */
+ERL_NIF_TERM wb_distances_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 
 #endif

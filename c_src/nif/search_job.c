@@ -328,6 +328,8 @@ static bool search_step(void *state, uint64_t budget, uint64_t *used) {
  * a list in one call */
 #define HITS_AT_ONCE      4096
 #define HIT_BYTES_AT_ONCE (256 * 1024)
+/* distances made into the list by result itself (a few us); more: distances_more */
+#define DISTANCES_AT_ONCE 2048
 
 typedef struct {
     wb_search_hit *hits; /* taken from the finished search, by (distance, index) */
@@ -428,6 +430,34 @@ ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     return out;
 }
 
+/* distances_more(Distances, Count, List): List with the first Count of the
+ * distances in the binary (native 32-bit words) put in front, the last
+ * first, until a slice of the runtime has passed: {more, Left, List}, or
+ * {done, List}. Making the list here costs a few ns an element; an Elixir
+ * binary comprehension over the same binary cost 5-34 ns at 1,000-100,000
+ * elements (measured). */
+ERL_NIF_TERM wb_distances_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    ErlNifBinary bin;
+    ErlNifUInt64 left;
+    (void)argc;
+    if (!enif_inspect_binary(env, argv[0], &bin) || !enif_get_uint64(env, argv[1], &left) ||
+        left > bin.size / sizeof(uint32_t) || !enif_is_list(env, argv[2]))
+        return enif_make_badarg(env);
+    ERL_NIF_TERM list = argv[2];
+    int64_t start = now_ns(), slice = wb_slice_ns();
+    while (left > 0) {
+        uint32_t d;
+        memcpy(&d, bin.data + (left - 1) * sizeof d, sizeof d);
+        list = enif_make_list_cell(env, enif_make_uint(env, d), list);
+        left--;
+        if (left % 1024 == 0 && left > 0 && now_ns() - start >= slice) {
+            enif_consume_timeslice(env, 100);
+            return enif_make_tuple3(env, wb_atom(env, "more"), enif_make_uint64(env, left), list);
+        }
+    }
+    return enif_make_tuple2(env, wb_atom(env, "done"), list);
+}
+
 /* ---- distances handed over without a copy -------------------------------- */
 
 /* a finished search's distances, the bytes of the binary that answers */
@@ -472,7 +502,15 @@ static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
     default:
         return wb_error(env, wb_atom(env, "enomem"));
     }
-    if (s->limit == 0) return distances_binary(env, (search_job *)state);
+    if (s->limit == 0) {
+        /* a short list at once; a long one is made from the binary a
+         * slice at a time (distances_more) */
+        if (set->count > DISTANCES_AT_ONCE) return distances_binary(env, (search_job *)state);
+        ERL_NIF_TERM list = enif_make_list(env, 0);
+        for (size_t i = set->count; i > 0; i--)
+            list = enif_make_list_cell(env, enif_make_uint(env, s->distances[i - 1]), list);
+        return list;
+    }
     const wb_search_hit *hits;
     size_t n = wb_search_hits(s, &hits), bytes = 0;
     for (size_t i = 0; i < n && n <= HITS_AT_ONCE; i++)

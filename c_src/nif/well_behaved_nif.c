@@ -16,6 +16,7 @@ static ErlNifFunc nif_funcs[] = {
     {"pack_new", 1, wb_pack_new, 0},
     {"pack_more", 2, wb_pack_more, 0},
     {"hits_more", 2, wb_hits_more, 0},
+    {"distances_more", 3, wb_distances_more, 0},
     WB_RUNTIME_NIFS,
     WB_FILE_NIFS,
 };

@@ -36,6 +36,10 @@ defmodule WellBehaved.Native do
   # a long result of nearest: {:hits, hits, n} from search, made into the
   # list a slice at a time
   def hits_more(_hits, _list), do: stub()
+  # a long result of distances (a binary of native 32-bit words): its first
+  # count made into the list a slice at a time, {:more, left, list} or
+  # {:done, list}
+  def distances_more(_distances, _count, _list), do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

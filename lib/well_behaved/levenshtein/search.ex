@@ -27,11 +27,20 @@ defmodule WellBehaved.Levenshtein.Search do
 
       case Job.checked(&Native.search/9, args, call.schedule, call.tiny_slices, :infinity, name) do
         # every other argument was checked: the index is not this node's
-        {:error, :badarg} when elem(candidates, 0) == :index -> {:error, :not_an_index_here}
-        {:error, _} = error -> error
-        {:hits, hits, _count} -> hits_list(hits, [])
-        distances when is_binary(distances) -> for <<d::32-native <- distances>>, do: d
-        hits -> hits
+        {:error, :badarg} when elem(candidates, 0) == :index ->
+          {:error, :not_an_index_here}
+
+        {:error, _} = error ->
+          error
+
+        {:hits, hits, _count} ->
+          hits_list(hits, [])
+
+        distances when is_binary(distances) ->
+          distances_list(distances, div(byte_size(distances), 4), [])
+
+        hits ->
+          hits
       end
     end
   end
@@ -66,6 +75,14 @@ defmodule WellBehaved.Levenshtein.Search do
       {:done, list} -> list
       {:more, list} -> hits_list(hits, list)
       {:error, :enomem} = error -> error
+    end
+  end
+
+  # A long result of distances, made a slice at a time, from its end.
+  defp distances_list(distances, count, list) do
+    case Native.distances_more(distances, count, list) do
+      {:done, list} -> list
+      {:more, left, list} -> distances_list(distances, left, list)
     end
   end
 
