@@ -4,8 +4,10 @@
  * programming reference with its own UTF-8 decoder (c_src/test/reference.h).
  *
  * Input: a flags byte (bit 0: codepoints; bit 1: a cutoff; bit 2: larger
- * budgets; bit 3: the set-up in steps too), the cutoff, the
- * step budget, the split point, then the bytes of a and b.
+ * budgets; bit 3: the set-up in steps too; bits 4-5: the way long pairs'
+ * columns are computed, wb_lev_path, forced when this CPU runs it, else
+ * the scalar one), the cutoff, the step budget, the split point, then the
+ * bytes of a and b.
  */
 #include "../levenshtein/levenshtein.h"
 #include "../test/reference.h"
@@ -17,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wb_fuzz_input in = {data, size};
     uint8_t flags = wb_fuzz_byte(&in);
     bool codepoints = flags & 1;
+    if (!wb_lev_force_path((wb_lev_path)((flags >> 4) & 3))) wb_lev_force_path(WB_LEV_PATH_SCALAR);
     size_t k = (flags & 2) ? wb_fuzz_byte(&in) : WB_LEV_NO_LIMIT;
     uint64_t budget = 1 + wb_fuzz_byte(&in) * (uint64_t)((flags & 4) ? 64 : 1);
     size_t split = in.size ? wb_fuzz_byte(&in) % (in.size + 1) : 0;

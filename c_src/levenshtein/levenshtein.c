@@ -6,9 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-/* GCC on x86-64: the four-column wavefront in SIMD lanes, compiled for
- * each instruction set (GCC's vector extensions and target attributes) */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
+/* GCC or clang on x86-64: the four-column wavefront in SIMD lanes,
+ * compiled for each instruction set (vector extensions and target
+ * attributes) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
 #define WB_LEV_X86 1
 #else
 #define WB_LEV_X86 0
@@ -769,6 +770,13 @@ typedef uint64_t lanes __attribute__((vector_size(32)));
  * lane 0 reads the block from memory and lane 3 writes it back. Lanes
  * outside the block range (the wavefront's ramps) compute nothing that is
  * kept. One body, compiled once per instruction set below. */
+/* lane l takes lane l-1 (lane 0 keeps its own, replaced right after) */
+#ifdef __clang__
+#define SHIFT_UP(v) __builtin_shufflevector((v), (v), 0, 0, 1, 2)
+#else
+#define SHIFT_UP(v) __builtin_shuffle((v), (lanes){0, 0, 1, 2})
+#endif
+
 static inline __attribute__((always_inline)) uint64_t wavefront4_body(wb_lev *s,
                                                                       const uint8_t *symbols) {
     const size_t count = s->last - s->first + 1;
@@ -777,7 +785,6 @@ static inline __attribute__((always_inline)) uint64_t wavefront4_body(wb_lev *s,
     const uint64_t *p2 = s->peq + (size_t)symbols[2] * s->nblocks + s->first;
     const uint64_t *p3 = s->peq + (size_t)symbols[3] * s->nblocks + s->first;
     uint64_t *vp = s->vp + s->first, *vn = s->vn + s->first;
-    const lanes shift_up = {0, 0, 1, 2};
     lanes bvp = {vp[0], 0, 0, 0}, bvn = {vn[0], 0, 0, 0};
     lanes hp = {1, 1, 1, 1}, hn = {0, 0, 0, 0};
     for (size_t t = 0; t < count + 3; t++) {
@@ -815,8 +822,8 @@ static inline __attribute__((always_inline)) uint64_t wavefront4_body(wb_lev *s,
             vp[t - 3] = out_vp[3];
             vn[t - 3] = out_vn[3];
         }
-        bvp = __builtin_shuffle(out_vp, shift_up);
-        bvn = __builtin_shuffle(out_vn, shift_up);
+        bvp = SHIFT_UP(out_vp);
+        bvn = SHIFT_UP(out_vn);
         bvp[0] = t + 1 < count ? vp[t + 1] : 0;
         bvn[0] = t + 1 < count ? vn[t + 1] : 0;
     }
