@@ -670,24 +670,29 @@ static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
     return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
 }
 
-/* Myers' columns for a pattern of one word: bytes of `text` against the
- * match table `peq` (byte mode), the vertical deltas and the score at the
- * bottom row (`bottom`) in and out. */
+/* One column of Myers' algorithm for a pattern of one word: the vertical
+ * deltas move on with the column's match mask; returns the change of the
+ * score at the bottom row (`bottom`, as a wrapping uint64_t). */
+static inline uint64_t myers_column(uint64_t eq, uint64_t *vp, uint64_t *vn, uint64_t bottom) {
+    uint64_t d0 = (((eq & *vp) + *vp) ^ *vp) | eq | *vn;
+    uint64_t hp = *vn | ~(d0 | *vp);
+    uint64_t hn = d0 & *vp;
+    uint64_t delta = ((hp & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
+    hp = (hp << 1) | 1;
+    hn <<= 1;
+    *vp = hn | ~(d0 | hp);
+    *vn = hp & d0;
+    return delta;
+}
+
+/* Byte mode, one word: `columns` bytes of `text` against the match table
+ * `peq`; the vertical deltas in and out, the bottom row's score returned. */
 static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, size_t columns,
                                       uint64_t *vp_io, uint64_t *vn_io, uint64_t score,
                                       uint64_t bottom) {
     uint64_t vp = *vp_io, vn = *vn_io;
-    for (size_t j = 0; j < columns; j++) {
-        uint64_t eq = peq[text[j]];
-        uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
-        uint64_t hp = vn | ~(d0 | vp);
-        uint64_t hn = d0 & vp;
-        score += ((hp & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp = hn | ~(d0 | hp);
-        vn = hp & d0;
-    }
+    for (size_t j = 0; j < columns; j++)
+        score += myers_column(peq[text[j]], &vp, &vn, bottom);
     *vp_io = vp;
     *vn_io = vn;
     return score;
@@ -703,17 +708,8 @@ static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
         return;
     }
     uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
-    for (size_t j = s->col, end = s->col + columns; j < end; j++) {
-        uint64_t eq = one_block_mask(s, next_text_id(s, text));
-        uint64_t d0 = (((eq & vp) + vp) ^ vp) | eq | vn;
-        uint64_t hp = vn | ~(d0 | vp);
-        uint64_t hn = d0 & vp;
-        score += ((hp & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp = hn | ~(d0 | hp);
-        vn = hp & d0;
-    }
+    for (size_t j = 0; j < columns; j++)
+        score += myers_column(one_block_mask(s, next_text_id(s, text)), &vp, &vn, bottom);
     s->vp[0] = vp;
     s->vn[0] = vn;
     s->last_score = score;
