@@ -11,7 +11,11 @@ defmodule WellBehaved.Levenshtein do
   computed.
 
   Scheduling is the runtime's (see `WellBehaved.Runtime`): by default short
-  calls run directly and long ones yield. `schedule: :external` runs the same
+  calls run directly and long ones yield. Under `:auto`, a pair of at most
+  512 bytes in all whose shorter side is at most 64 units once the common
+  prefix and suffix go (ASCII, for codepoints) is computed in the NIF call
+  itself, with no job: it takes under 2 µs. Text that is all ASCII runs at
+  byte speed under `unit: :codepoint`. `schedule: :external` runs the same
   core in a separate OS process instead (see `WellBehaved.External`).
   """
 
