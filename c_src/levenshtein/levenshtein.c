@@ -566,16 +566,11 @@ void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, si
     s->phase = codepoints ? PHASE_COUNT_A : PHASE_PREFIX;
 }
 
-wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
-                          bool codepoints, size_t max_distance) {
-    wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
-    size_t d;
-    if (wb_lev_short(a, alen, b, blen, codepoints, max_distance, &d)) {
-        s->result = d;
-        s->done = true;
-        return WB_LEV_OK;
-    }
-    if (!codepoints) {
+/* The whole set-up of a started computation, for a pair the short path
+ * did not take. */
+static wb_lev_status set_up_at_once(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b,
+                                    size_t blen) {
+    if (!s->codepoints) {
         /* bytes, all at once: the affixes in one scan, then what is left
          * (a short pair of distance/3 costs tens of nanoseconds in all) */
         size_t la, lb;
@@ -592,6 +587,18 @@ wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_
     }
     if (s->phase != PHASE_COLUMNS && !s->done) set_up(s, a, b, UINT64_MAX);
     return s->failed;
+}
+
+wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                          bool codepoints, size_t max_distance) {
+    wb_lev_start(s, a, alen, b, blen, codepoints, max_distance);
+    size_t d;
+    if (wb_lev_short(a, alen, b, blen, codepoints, max_distance, &d)) {
+        s->result = d;
+        s->done = true;
+        return WB_LEV_OK;
+    }
+    return set_up_at_once(s, a, alen, b, blen);
 }
 
 wb_lev_status wb_lev_error(const wb_lev *s) {
@@ -1101,8 +1108,10 @@ size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t b
         if (status) *status = WB_LEV_OK;
         return d;
     }
+    /* the short path said no: the set-up without asking it again */
     wb_lev s;
-    wb_lev_status st = wb_lev_init(&s, a, alen, b, blen, codepoints, max_distance);
+    wb_lev_start(&s, a, alen, b, blen, codepoints, max_distance);
+    wb_lev_status st = set_up_at_once(&s, a, alen, b, blen);
     if (status) *status = st;
     if (st != WB_LEV_OK) return SIZE_MAX;
     uint64_t used = 0;
