@@ -7,7 +7,8 @@
  * budgets; bit 3: the set-up in steps too; bits 4-5: the way long pairs'
  * columns are computed, wb_lev_path, forced when this CPU runs it, else
  * the scalar one), the cutoff, the step budget, the split point, then the
- * bytes of a and b.
+ * bytes of a and b. In byte mode also: the small-cutoff path for every
+ * cutoff up to its most, and a as a pattern whose table is made once.
  */
 #include "../levenshtein/levenshtein.h"
 #include "../test/reference.h"
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         WB_FUZZ_CHECK(st == WB_LEV_OK);
         size_t got = wb_lev_result(&s);
         wb_lev_free(&s);
-        size_t want = wb_ref_distance(ua, (size_t)na, ub, (size_t)nb);
+        size_t exact = wb_ref_distance(ua, (size_t)na, ub, (size_t)nb), want = exact;
         if (k != WB_LEV_NO_LIMIT && want > k) want = k + 1;
         if (got != want) {
             fprintf(stderr, "distance %zu, reference %zu (k %zu, codepoints %d)\n", got, want, k,
@@ -77,6 +78,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         /* the one-shot entry agrees */
         WB_FUZZ_CHECK(wb_lev_distance(a, alen, b, blen, codepoints, k, NULL) == got);
+        if (!codepoints) {
+            /* small cutoffs without a table */
+            for (size_t small = 0; small <= WB_LEV_MBLEVEN_MOST; small++)
+                WB_FUZZ_CHECK(wb_lev_mbleven(a, alen, b, blen, small) ==
+                              (exact > small ? small + 1 : exact));
+            /* a as a pattern made once, b the text, in the same steps */
+            wb_lev_pattern p;
+            if (wb_lev_pattern_init(&p, a, alen)) {
+                wb_lev_start_with(&s, &p, b, blen, k);
+                steps = 0;
+                while (!wb_lev_step(&s, a, b, budget, &used))
+                    WB_FUZZ_CHECK(++steps <= most_steps);
+                WB_FUZZ_CHECK(wb_lev_error(&s) == WB_LEV_OK && wb_lev_result(&s) == want);
+                wb_lev_free(&s);
+                wb_lev_pattern_free(&p);
+            }
+        }
     }
     free(ua);
     free(ub);

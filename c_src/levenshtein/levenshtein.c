@@ -16,7 +16,9 @@
 #endif
 
 #define WORD_BITS 64
-#define TOP_BIT   (UINT64_C(1) << 63)
+/* columns between two looks at whether the band can still end under k */
+#define BAND_CHECK_COLUMNS 8
+#define TOP_BIT            (UINT64_C(1) << 63)
 /* wb_lev_predict strips prefix and suffix only for bigger problems, and
  * looks this many bytes into each end at most */
 #define WB_LEV_PREDICT_EXACT_FROM 4096
@@ -90,15 +92,20 @@ static size_t utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
 
 /* ---- set-up shared by both modes ----------------------------------------- */
 
-/* Decides the trivial cases; returns true when the result is already known. */
+/* Decides the trivial cases; returns true when the result is already known.
+ * The pattern is the shorter side, except for a borrowed pattern
+ * (wb_lev_start_with), which may be either. */
 static bool settle_trivial(wb_lev *s, size_t max_distance) {
-    s->k = min_size(max_distance, s->n);
-    if (s->m == 0 || s->n - s->m > s->k) {
-        size_t d = s->n; /* m == 0: n inserts; else a lower bound above k */
+    size_t longer = s->m > s->n ? s->m : s->n, diff = longer - min_size(s->m, s->n);
+    s->k = min_size(max_distance, longer);
+    if (s->m == 0 || s->n == 0 || diff > s->k) {
+        /* an empty side: the other's length; else a lower bound above k */
+        size_t d = s->m == 0 || s->n == 0 ? longer : diff;
         s->result = d > s->k ? s->k + 1 : d;
         s->done = true;
         return true;
     }
+    s->next_check = s->k < longer ? BAND_CHECK_COLUMNS : SIZE_MAX;
     s->nblocks = ceil_blocks(s->m);
     size_t tail = s->m % WORD_BITS;
     s->last_mask = tail ? UINT64_C(1) << (tail - 1) : TOP_BIT;
@@ -107,6 +114,14 @@ static bool settle_trivial(wb_lev *s, size_t max_distance) {
 
 static uint64_t rows_in_block(const wb_lev *s, size_t b) {
     return b + 1 == s->nblocks ? s->m - b * WORD_BITS : WORD_BITS;
+}
+
+/* Column 0: D[i][0] = i, so every vertical delta is +1. */
+static void first_column(wb_lev *s) {
+    s->first = s->last = 0;
+    s->vp[0] = ~UINT64_C(0);
+    s->vn[0] = 0;
+    s->last_score = rows_in_block(s, 0);
 }
 
 static bool alloc_vectors(wb_lev *s) {
@@ -120,11 +135,7 @@ static bool alloc_vectors(wb_lev *s) {
         s->vp = v;
         s->vn = v + s->nblocks;
     }
-    /* column 0: D[i][0] = i, so every vertical delta is +1 */
-    s->first = s->last = 0;
-    s->vp[0] = ~UINT64_C(0);
-    s->vn[0] = 0;
-    s->last_score = rows_in_block(s, 0);
+    first_column(s);
     return true;
 }
 
@@ -647,7 +658,15 @@ static void add_bottom_delta(wb_lev *s, uint64_t hp_full, uint64_t hn_full) {
  * over-estimate cells outside the band and leave cells inside it exact, so
  * computing a few blocks more than a column needs is harmless. */
 static void select_blocks(wb_lev *s, size_t j0, size_t j1) {
-    size_t below = (s->k + (s->n - s->m)) / 2, above = (s->k - (s->n - s->m)) / 2;
+    /* (a borrowed pattern may be the longer side: the same band, mirrored) */
+    size_t below, above;
+    if (s->n >= s->m) {
+        below = (s->k + (s->n - s->m)) / 2;
+        above = (s->k - (s->n - s->m)) / 2;
+    } else {
+        below = (s->k - (s->m - s->n)) / 2;
+        above = (s->k + (s->m - s->n)) / 2;
+    }
     size_t lo = j0 > below ? j0 - below : 1;
     size_t hi = min_size(s->m, j1 + above);
     s->first = (lo - 1) / WORD_BITS;
@@ -952,6 +971,33 @@ static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
     return s->last - s->first + 1;
 }
 
+/* Whether, after s->col columns, no computed cell can still lie on a path
+ * of cost <= k, so the distance is above k. Every path to (m, n) crosses
+ * this column; from cell (i, j) it costs at least D[i][j] plus
+ * |(m - i) - (n - j)|. Within a block, D[i] >= D[bottom] - (bottom - i)
+ * (a column's values grow by at most one a row), which bounds each block
+ * by its bottom score; the bottoms come from the last block's, the
+ * vertical deltas summed block by block upwards. Computed values are the
+ * costs of real paths (at least the true ones) and exact for every cell
+ * that can matter, so the bound holds for those; cells outside the blocks
+ * computed cannot matter (the band). */
+static bool band_hopeless(const wb_lev *s) {
+    int64_t c = (int64_t)s->col + (int64_t)s->m - (int64_t)s->n, k = (int64_t)s->k;
+    int64_t score = (int64_t)s->last_score;
+    for (size_t b = s->last + 1; b-- > s->first;) {
+        bool final = b + 1 == s->nblocks;
+        int64_t bottom = final ? (int64_t)s->m : (int64_t)((b + 1) * WORD_BITS);
+        int64_t top = (int64_t)(b * WORD_BITS) + 1;
+        /* min over rows i of the block of i + |i - c| */
+        int64_t least = c >= top ? c : 2 * top - c;
+        if (score - bottom + least <= k) return false;
+        uint64_t rows = final ? (s->last_mask << 1) - 1 : ~UINT64_C(0);
+        score -= (int64_t)__builtin_popcountll(s->vp[b] & rows) -
+                 (int64_t)__builtin_popcountll(s->vn[b] & rows);
+    }
+    return true;
+}
+
 bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
     uint64_t spent = 0;
@@ -977,12 +1023,22 @@ bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget,
                 select_blocks(s, s->col + 1, s->col + columns);
                 spent += wavefront(s, text + s->col);
                 s->col += columns;
-                continue;
+            } else {
+                select_blocks(s, s->col + 1, s->col + 1);
+                spent += s->codepoints ? step_column_codepoints(s, next_text_id(s, text))
+                                       : step_column_bytes(s, text[s->col]);
+                s->col++;
             }
-            select_blocks(s, s->col + 1, s->col + 1);
-            spent += s->codepoints ? step_column_codepoints(s, next_text_id(s, text))
-                                   : step_column_bytes(s, text[s->col]);
-            s->col++;
+            if (s->col >= s->next_check && s->col < s->n) {
+                /* a cutoff below the longer length: stop once it is out of reach */
+                s->next_check = s->col + BAND_CHECK_COLUMNS;
+                if (band_hopeless(s)) {
+                    *used += spent + (s->last - s->first + 1) / 4 + 1;
+                    s->result = s->k + 1;
+                    s->done = true;
+                    return true;
+                }
+            }
         } while (s->col < s->n && spent < budget);
     }
     *used += spent;
@@ -1000,6 +1056,11 @@ size_t wb_lev_result(const wb_lev *s) {
 /* Units for an m x n problem (m <= n) with cutoff k <= n: per column the
  * band's k + 1 rows, plus a block of misalignment, at most every block. */
 static uint64_t units_for(size_t m, size_t n, size_t k) {
+    if (m > n) { /* a borrowed pattern longer than the text */
+        size_t t = m;
+        m = n;
+        n = t;
+    }
     if (m == 0 || n - m > k) return 1;
     size_t per_column = min_size(ceil_blocks(m), ceil_blocks(k + 1) + 1);
     return (uint64_t)per_column * n;
@@ -1035,6 +1096,10 @@ size_t wb_lev_memory(const wb_lev *s) {
 
 void wb_lev_free(wb_lev *s) {
     release_set_up(s);
+    if (s->borrowed) { /* the pattern's table and vectors */
+        s->peq = NULL;
+        s->vp = s->vn = NULL;
+    }
     if (s->peq && s->peq != s->one_peq)
         table_allocator.free(s->peq, 256 * s->nblocks * sizeof *s->peq);
     if (s->vp != &s->one_vp) free(s->vp);
@@ -1047,6 +1112,124 @@ void wb_lev_free(wb_lev *s) {
     s->map_keys = s->map_ids = s->occ_start = NULL;
     s->occ = NULL;
     s->owned_bytes = 0;
+}
+
+/* ---- one pattern, many texts --------------------------------------------------- */
+
+bool wb_lev_pattern_init(wb_lev_pattern *p, const uint8_t *pattern, size_t m) {
+    memset(p, 0, sizeof *p);
+    size_t nblocks = ceil_blocks(m ? m : 1);
+    if (nblocks > SIZE_MAX / (258 * sizeof(uint64_t))) return false;
+    p->peq = calloc(256 * nblocks, sizeof *p->peq);
+    p->vectors = malloc(2 * nblocks * sizeof *p->vectors);
+    if (!p->peq || !p->vectors) {
+        wb_lev_pattern_free(p);
+        return false;
+    }
+    p->m = m;
+    p->nblocks = nblocks;
+    p->bytes = 258 * nblocks * sizeof(uint64_t);
+    for (size_t i = 0; i < m; i++)
+        p->peq[(size_t)pattern[i] * nblocks + i / WORD_BITS] |= UINT64_C(1) << (i % WORD_BITS);
+    return true;
+}
+
+void wb_lev_pattern_free(wb_lev_pattern *p) {
+    free(p->peq);
+    free(p->vectors);
+    memset(p, 0, sizeof *p);
+}
+
+void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, const uint8_t *text, size_t n,
+                       size_t max_distance) {
+    (void)text;
+    memset(s, 0, offsetof(wb_lev, one_peq));
+    s->alen = p->m;
+    s->blen = n;
+    s->max_distance = max_distance;
+    s->m = p->m;
+    s->n = n;
+    s->text_len = n;
+    s->borrowed = true;
+    if (settle_trivial(s, max_distance)) return;
+    s->peq = p->peq;
+    s->vp = p->vectors;
+    s->vn = p->vectors + p->nblocks;
+    first_column(s);
+    s->phase = PHASE_COLUMNS;
+}
+
+/* ---- small cutoffs: every way of spending k <= 3 edits ------------------------ *
+ *
+ * With a cutoff of at most 3 the distance is found without a table by
+ * trying each order in which the k edits can be spent (the mbleven idea):
+ * walk both inputs, equal bytes advance both sides, and at each difference
+ * the model's next edit advances the longer side (a deletion), the shorter
+ * (an insertion) or both (a substitution). A model's cost is its edits
+ * spent plus whatever is left of either side when its edits run out. The
+ * models are the sequences of k edits whose deletions minus insertions is
+ * the length difference (shorter ones are their prefixes). Two bits per
+ * edit, the first in the low bits: 1 delete, 2 insert, 3 substitute. */
+#define MB_D         1u
+#define MB_I         2u
+#define MB_S         3u
+#define MB2(x, y)    ((x) | (y) << 2)
+#define MB3(x, y, z) ((x) | (y) << 2 | (z) << 4)
+
+static const uint8_t mbleven_models[WB_LEV_MBLEVEN_MOST + 1][WB_LEV_MBLEVEN_MOST + 1][8] = {
+    [1] = {[0] = {MB_S}, [1] = {MB_D}},
+    [2] = {[0] = {MB2(MB_S, MB_S), MB2(MB_D, MB_I), MB2(MB_I, MB_D)},
+           [1] = {MB2(MB_D, MB_S), MB2(MB_S, MB_D)},
+           [2] = {MB2(MB_D, MB_D)}},
+    [3] = {[0] = {MB3(MB_S, MB_S, MB_S), MB3(MB_S, MB_D, MB_I), MB3(MB_S, MB_I, MB_D),
+                  MB3(MB_D, MB_S, MB_I), MB3(MB_D, MB_I, MB_S), MB3(MB_I, MB_S, MB_D),
+                  MB3(MB_I, MB_D, MB_S)},
+           [1] = {MB3(MB_D, MB_S, MB_S), MB3(MB_S, MB_D, MB_S), MB3(MB_S, MB_S, MB_D),
+                  MB3(MB_D, MB_D, MB_I), MB3(MB_D, MB_I, MB_D), MB3(MB_I, MB_D, MB_D)},
+           [2] = {MB3(MB_D, MB_D, MB_S), MB3(MB_D, MB_S, MB_D), MB3(MB_S, MB_D, MB_D)},
+           [3] = {MB3(MB_D, MB_D, MB_D)}},
+};
+
+/* One model: `lo` the longer side, `sh` the shorter. */
+static size_t mbleven_cost(const uint8_t *lo, size_t ln, const uint8_t *sh, size_t sn,
+                           unsigned edits) {
+    size_t i = 0, j = 0, cost = 0;
+    while (i < ln && j < sn) {
+        if (lo[i] == sh[j]) {
+            i++, j++;
+            continue;
+        }
+        if (!edits) break;
+        cost++;
+        i += edits & 1;
+        j += edits >> 1 & 1;
+        edits >>= 2;
+    }
+    return cost + (ln - i) + (sn - j);
+}
+
+/* The pair without its common affixes, the longer side first, k <= 3. */
+static size_t mbleven_stripped(const uint8_t *lo, size_t ln, const uint8_t *sh, size_t sn,
+                               size_t k) {
+    size_t diff = ln - sn;
+    if (diff > k) return k + 1;
+    if (sn == 0) return diff; /* ln == diff <= k */
+    if (k == 0) return 1;     /* something is left after the affixes */
+    size_t best = k + 1;
+    const uint8_t *models = mbleven_models[k][diff];
+    for (size_t m = 0; m < sizeof mbleven_models[k][diff] && models[m]; m++) {
+        size_t cost = mbleven_cost(lo, ln, sh, sn, models[m]);
+        if (cost < best) best = cost;
+    }
+    return best;
+}
+
+size_t wb_lev_mbleven(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, size_t k) {
+    if (k > WB_LEV_MBLEVEN_MOST) k = WB_LEV_MBLEVEN_MOST; /* misuse: still a lower cutoff */
+    size_t la, lb;
+    size_t pre = strip_bytes(a, alen, b, blen, SIZE_MAX, &la, &lb);
+    return la >= lb ? mbleven_stripped(a + pre, la, b + pre, lb, k)
+                    : mbleven_stripped(b + pre, lb, a + pre, la, k);
 }
 
 /* Byte mode, when what is left after the common affixes has a side of at
@@ -1062,7 +1245,11 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
         p = b + pre, t = a + pre;
         m = lb, n = la;
     }
-    if (m > WORD_BITS) return false;
+    if (m > WORD_BITS) {
+        if (k > WB_LEV_MBLEVEN_MOST) return false;
+        *out = mbleven_stripped(t, n, p, m, k);
+        return true;
+    }
     k = min_size(k, n);
     if (m == 0 || n - m > k) {
         *out = n > k ? k + 1 : n;

@@ -63,6 +63,8 @@ typedef struct wb_lev {
     size_t col;         /* next text column to process */
     size_t first, last; /* block range computed for the current column */
     uint64_t last_mask; /* bit of row m inside the last block */
+    size_t next_check;  /* the column after which to look whether k is out of reach */
+    bool borrowed;      /* the match table and vectors are a wb_lev_pattern's */
     bool done;
     size_t result;
 
@@ -173,8 +175,9 @@ size_t wb_lev_memory(const wb_lev *s);
 void wb_lev_free(wb_lev *s);
 
 /* A pair of at most WB_LEV_SHORT_BYTES bytes in all whose shorter side,
- * once the common prefix and suffix are gone, is at most 64 bytes (and in
- * codepoint mode both ASCII, where codepoints are bytes): stores the
+ * once the common prefix and suffix are gone, is at most 64 bytes, or
+ * whose cutoff is at most WB_LEV_MBLEVEN_MOST (and in codepoint mode both
+ * ASCII, where codepoints are bytes): stores the
  * distance (or max_distance + 1) in *distance and returns true, having
  * allocated nothing (under 2 us); false for any other pair. wb_lev_init
  * takes this way when it can. (In codepoint mode, inputs found to be ASCII
@@ -182,6 +185,37 @@ void wb_lev_free(wb_lev *s);
 #define WB_LEV_SHORT_BYTES 512
 bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool codepoints,
                   size_t max_distance, size_t *distance);
+
+/* One input compared with many (a search's query), in byte mode: its match
+ * table built once, and room for one computation's vectors. */
+typedef struct {
+    size_t m, nblocks;
+    uint64_t *peq;     /* peq[symbol * nblocks + block] */
+    uint64_t *vectors; /* vp then vn, nblocks each */
+    size_t bytes;
+} wb_lev_pattern;
+
+/* false when out of memory (nothing left allocated). */
+bool wb_lev_pattern_init(wb_lev_pattern *p, const uint8_t *pattern, size_t m);
+void wb_lev_pattern_free(wb_lev_pattern *p);
+
+/* Begins the byte-mode distance from the pattern to `text` (n bytes), with
+ * the pattern's table and vectors instead of its own: nothing is
+ * allocated or built, and nothing fails. The pattern may be the longer
+ * side; no common prefix or suffix is stripped. Go on with wb_lev_step
+ * (its `b` is the text, `a` unused) and end with wb_lev_free; one
+ * computation at a time per pattern. */
+void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, const uint8_t *text, size_t n,
+                       size_t max_distance);
+
+/* Byte mode with a cutoff max_distance <= WB_LEV_MBLEVEN_MOST: the distance,
+ * or max_distance + 1, by trying each order of spending the edits
+ * (mbleven), without allocating. Time: a few passes over the inputs, each
+ * stopping at its edits' last difference (the whole input only for pairs
+ * within the cutoff). A larger max_distance is taken as the most. */
+#define WB_LEV_MBLEVEN_MOST 3
+size_t wb_lev_mbleven(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+                      size_t max_distance);
 
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
  * error and stores the status in *status when status is not NULL. */

@@ -10,6 +10,11 @@
 /* the longest candidate taken in one go against a query of one word: past
  * it, the resumable pair core (a slice is never longer than its budget) */
 #define WB_SEARCH_WORD_LONGEST 4096
+/* byte mode: a query of up to this many bytes has its match table built
+ * once (64 KiB: a 2 MiB table), used for every candidate of up to as many
+ * bytes that takes the pair core; past it, the pair core builds the table
+ * of the shorter side per candidate, after stripping the common affixes */
+#define WB_SEARCH_PATTERN_LONGEST 65536
 
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
@@ -97,6 +102,13 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
     if (s->fast)
         for (size_t i = 0; i < qlen; i++)
             s->peq[query[i]] |= UINT64_C(1) << i;
+    if (!codepoints && qlen > 0 && qlen <= WB_SEARCH_PATTERN_LONGEST) {
+        if (!wb_lev_pattern_init(&s->pattern, query, qlen)) {
+            wb_search_free(s);
+            return WB_SEARCH_ENOMEM;
+        }
+        s->owned_bytes += s->pattern.bytes;
+    }
     s->kernel = codepoints || qlen == 0 ? WB_LANES_OFF : wb_lanes_current();
     if (s->kernel != WB_LANES_OFF) {
         if (!wb_lanes_query_init(&s->lanes, query, qlen)) {
@@ -294,6 +306,11 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
             return 1 + n / 2;
         }
+        if (bound <= WB_LEV_MBLEVEN_MOST && n <= WB_SEARCH_WORD_LONGEST) {
+            /* a few passes, each ending at its edits' last difference */
+            record(s, i, wb_lev_mbleven(s->query, s->qlen, t, n, bound));
+            return n / 2 + 1;
+        }
         if (s->fast && n <= WB_SEARCH_WORD_LONGEST) {
             record(s, i, myers_word(s->peq, s->qlen, t, n, bound));
             return n + 1;
@@ -301,7 +318,10 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     }
     /* the pair core, resumable, its set-up included: run_pair goes on */
     size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
-    wb_lev_start(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
+    if (s->pattern.peq && n <= WB_SEARCH_PATTERN_LONGEST)
+        wb_lev_start_with(&s->pair, &s->pattern, t, n, k); /* the query's table */
+    else
+        wb_lev_start(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
     s->pair_running = true;
     s->pair_index = i;
     return 1;
@@ -331,6 +351,9 @@ static inline void prefetch_row(const unsigned char *row) {
     for (size_t at = 0; at < WB_LANES_BYTES; at += 64)
         __builtin_prefetch(row + at);
 }
+
+/* candidates outside the batches whose bytes are asked for ahead */
+#define REST_AHEAD 8
 
 /* With batches made once: the next batch, or the next other candidate.
  * They come out of input order, so every cutoff lets a tie with the worst
@@ -390,8 +413,21 @@ static uint64_t take_prepared(wb_search *s) {
         s->running = true;
         return 1;
     }
-    if (s->next_rest < x->rest_count)
+    if (s->next_rest < x->rest_count) {
+        /* the bytes of a candidate a few ahead, if its length lets it be
+         * read at all: fetched from memory while these are done */
+        if (s->next_rest + REST_AHEAD < x->rest_count) {
+            size_t ahead = (size_t)x->rest[s->next_rest + REST_AHEAD];
+            const uint64_t *off = s->set->offsets;
+            size_t n = (size_t)(off[ahead + 1] - off[ahead]);
+            size_t diff = n > s->qlen ? n - s->qlen : s->qlen - n;
+            if (diff <= batch_bound(s) && n) {
+                __builtin_prefetch(s->set->bytes + off[ahead]);
+                __builtin_prefetch(s->set->bytes + off[ahead + 1] - 1);
+            }
+        }
         return take(s, (size_t)x->rest[s->next_rest++], batch_bound(s));
+    }
     return UINT64_MAX;
 }
 
@@ -491,6 +527,7 @@ void wb_search_free_with(wb_search *s, void (*release)(void *block, size_t bytes
     release(s->heap, heap_room * sizeof *s->heap);
     wb_lanes_query_free(&s->lanes);
     if (s->pair_running) wb_lev_free(&s->pair);
+    wb_lev_pattern_free(&s->pattern);
     s->pair_running = false;
     s->running = false;
     s->query = NULL;

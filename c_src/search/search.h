@@ -118,6 +118,8 @@ typedef struct {
     bool pair_running;
     size_t pair_index;
     wb_lev pair;
+    /* byte mode: the query's match table for the pair core, built once */
+    wb_lev_pattern pattern;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
     /* nearest: a max-heap of the best hits so far, by (distance, index);

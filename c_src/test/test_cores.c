@@ -56,7 +56,8 @@ static void fill(uint8_t *buf, size_t len, unsigned alphabet) {
 
 /* wb_lev_short takes the pair exactly when it is at most WB_LEV_SHORT_BYTES
  * in all and its shorter side, without the common prefix and suffix, is at
- * most 64 bytes; then with the exact (capped) distance. */
+ * most 64 bytes or its cutoff at most WB_LEV_MBLEVEN_MOST; then with the
+ * exact (capped) distance. */
 static void check_short(const uint8_t *a, size_t n, const uint8_t *b, size_t m, size_t want,
                         size_t k) {
     size_t pre = 0, suf = 0, shortest = n < m ? n : m;
@@ -64,7 +65,8 @@ static void check_short(const uint8_t *a, size_t n, const uint8_t *b, size_t m, 
         pre++;
     while (suf < shortest - pre && a[n - 1 - suf] == b[m - 1 - suf])
         suf++;
-    bool should = n + m <= WB_LEV_SHORT_BYTES && shortest - pre - suf <= 64;
+    bool should =
+        n + m <= WB_LEV_SHORT_BYTES && (shortest - pre - suf <= 64 || k <= WB_LEV_MBLEVEN_MOST);
     size_t got = SIZE_MAX;
     bool took = wb_lev_short(a, n, b, m, false, k, &got);
     CHECK(took == should, "short %zu x %zu: taken %d, should be %d", n, m, took, should);
@@ -185,6 +187,66 @@ static void test_long_banded(void) {
     CHECK(wb_lev_distance(a, n, b, n + 1, false, WB_LEV_NO_LIMIT, NULL) == 3, "edited copy full");
     free(a);
     free(b);
+}
+
+/* b: a copy of a with up to `edits` random insertions, deletions and
+ * substitutions; returns its length */
+static size_t mutate(const uint8_t *a, size_t n, uint8_t *b, int edits, unsigned alphabet) {
+    memcpy(b, a, n);
+    size_t m = n;
+    for (int e = 0; e < edits; e++) {
+        size_t at = m ? check_random() % (m + 1) : 0;
+        switch (check_random() % 3) {
+        case 0: /* insert */
+            memmove(b + at + 1, b + at, m - at);
+            b[at] = (uint8_t)(check_random() % alphabet);
+            m++;
+            break;
+        case 1: /* delete */
+            if (at < m) {
+                memmove(b + at, b + at + 1, m - at - 1);
+                m--;
+            }
+            break;
+        default:
+            if (at < m) b[at] = (uint8_t)(check_random() % alphabet);
+        }
+    }
+    return m;
+}
+
+/* cutoffs of 0..3 without a table: against the reference on random and
+ * near pairs, periodic inputs (where greedy matching is most tempting) and
+ * every length difference around the cutoff */
+static void test_mbleven(void) {
+    uint8_t a[600], b[620];
+    for (int t = 0; t < 20000; t++) {
+        unsigned alpha = (unsigned[]){2, 3, 4, 26, 256}[t % 5];
+        size_t n = check_random() % (t % 7 == 0 ? 500 : 40);
+        size_t m;
+        if (t % 11 == 0) { /* periodic: ab ab ab ... against a shifted copy */
+            size_t period = 1 + check_random() % 4;
+            for (size_t i = 0; i < n; i++)
+                a[i] = (uint8_t)(i % period);
+            m = mutate(a, n, b, (int)(check_random() % 5), 2);
+        } else if (t % 2 == 0) {
+            fill(a, n, alpha);
+            m = mutate(a, n, b, (int)(check_random() % 6), alpha);
+        } else {
+            fill(a, n, alpha);
+            m = check_random() % 40;
+            fill(b, m, alpha);
+        }
+        size_t want = wb_ref_distance_bytes(a, n, b, m);
+        for (size_t k = 0; k <= WB_LEV_MBLEVEN_MOST; k++) {
+            size_t got = wb_lev_mbleven(a, n, b, m, k);
+            CHECK(got == capped(want, k), "mbleven %zu x %zu k=%zu: got %zu want %zu", n, m, k, got,
+                  capped(want, k));
+            got = wb_lev_mbleven(b, m, a, n, k);
+            CHECK(got == capped(want, k), "mbleven swapped %zu x %zu k=%zu: got %zu want %zu", m, n,
+                  k, got, capped(want, k));
+        }
+    }
 }
 
 /* encodes codepoints as UTF-8 */
@@ -386,6 +448,7 @@ static void test_affixes_inside_codepoints(void) {
 }
 
 int main(void) {
+    test_mbleven();
     /* every way of computing the columns this CPU can run, forced in turn */
     for (int p = 0; p < WB_LEV_PATHS; p++) {
         if (!wb_lev_force_path((wb_lev_path)p)) {

@@ -98,8 +98,10 @@ static void test_random(void) {
         unsigned alphabets[] = {2, 4, 26, 256};
         unsigned alphabet = alphabets[round % 4];
         /* long candidates, or enough short ones to fill batches of every width */
-        size_t max_lens[] = {80, 10, 34};
-        random_set(&set, 1 + check_random() % 260, max_lens[(round / 3) % 3], alphabet);
+        /* 400: longer than every query, which is then the pattern of the
+         * pair core with its table made once, on either side */
+        size_t max_lens[] = {80, 10, 34, 400};
+        random_set(&set, 1 + check_random() % 260, max_lens[(round / 3) % 4], alphabet);
         uint8_t q[300];
         /* 300: past what an 8-bit lane can count */
         size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90, 300};
@@ -274,7 +276,11 @@ int main(void) {
             printf("lane kernel %s: not on this CPU, skipped\n", wb_lanes_name((wb_lanes_kernel)k));
             continue;
         }
-        printf("lane kernel %s\n", wb_lanes_name((wb_lanes_kernel)k));
+        /* and the pair core's ways of computing columns, each in turn */
+        wb_lev_path path = (wb_lev_path)(k % WB_LEV_PATHS);
+        if (!wb_lev_force_path(path)) wb_lev_force_path(path = WB_LEV_PATH_SCALAR);
+        printf("lane kernel %s, pair core path %s\n", wb_lanes_name((wb_lanes_kernel)k),
+               wb_lev_path_name(path));
         test_random();
         test_every_byte();
         test_narrow_batches();
