@@ -11,6 +11,9 @@
 
 typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
                          size_t, size_t);
+typedef size_t (*run2_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, wb_lanes *,
+                          const wb_lanes_table, const uint8_t *, const uint8_t *, size_t, size_t,
+                          size_t);
 
 /* A batch at its first query byte: every vertical delta +1 (bits past a
  * lane's candidate never reach it); `of_index`: see wb_lanes. */
@@ -61,6 +64,13 @@ static const run_fn kernels[WB_LANES_KERNELS][4] = {
 #if WB_LANES_X86
     [WB_LANES_AVX2] = {run_8_avx2, run_16_avx2, run_32_avx2, run_64_avx2},
     [WB_LANES_AVX512] = {run_8_avx512, run_16_avx512, run_32_avx512, run_64_avx512},
+#endif
+};
+static const run2_fn kernels2[WB_LANES_KERNELS][4] = {
+    [WB_LANES_BASELINE] = {run2_8_base, run2_16_base, run2_32_base, run2_64_base},
+#if WB_LANES_X86
+    [WB_LANES_AVX2] = {run2_8_avx2, run2_16_avx2, run2_32_avx2, run2_64_avx2},
+    [WB_LANES_AVX512] = {run2_8_avx512, run2_16_avx512, run2_32_avx512, run2_64_avx512},
 #endif
 };
 
@@ -117,6 +127,16 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
     return kernels[kernel][wb_lanes_slot(b->width)](b, table, rows, query, qlen, bound, max_steps);
+}
+
+size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
+                     const uint8_t *rows, wb_lanes *c, const wb_lanes_table other_table,
+                     const uint8_t *other_rows, const uint8_t *query, size_t qlen, size_t bound,
+                     size_t max_steps) {
+    b->bound = c->bound = bound;
+    if (max_steps == 0) max_steps = 1;
+    return kernels2[kernel][wb_lanes_slot(b->width)](b, table, rows, c, other_table, other_rows,
+                                                     query, qlen, bound, max_steps);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

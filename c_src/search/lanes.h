@@ -144,6 +144,14 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
                     const uint8_t *rows, const uint8_t *query, size_t qlen, size_t bound,
                     size_t max_steps);
 
+/* Two batches of the same width at the same query byte (c with its own
+ * table and rows), stepped together: up to max_steps bytes in both; stops
+ * once either is hopeless, the same steps done in both. */
+size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
+                     const uint8_t *rows, wb_lanes *c, const wb_lanes_table other_table,
+                     const uint8_t *other_rows, const uint8_t *query, size_t qlen, size_t bound,
+                     size_t max_steps);
+
 /* A finished batch's distance in a lane (meaningful unless hopeless). */
 static inline uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {
     const unsigned char *at = b->score + (size_t)lane * (b->width / 8);

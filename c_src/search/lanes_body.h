@@ -15,48 +15,62 @@
 
 typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 
-/* The vectors of part k (machine vector k of the 64 bytes) in variables
- * of their own, so that the compiler keeps them in registers. */
-#define WB_PART_DECLARE(k) WB_V vp##k, vn##k;
-#define WB_PART_LOAD(k)                                                                            \
-    memcpy(&vp##k, b->vp + (k)*WB_NB, WB_NB);                                                      \
-    memcpy(&vn##k, b->vn + (k)*WB_NB, WB_NB);
-#define WB_PART_STORE(k)                                                                           \
-    memcpy(b->vp + (k)*WB_NB, &vp##k, WB_NB);                                                      \
-    memcpy(b->vn + (k)*WB_NB, &vn##k, WB_NB);
+/* The vectors of part k (machine vector k of the 64 bytes) of batch b in
+ * variables of their own (vp<k>, vn<k>; a second batch in flight: wp<k>,
+ * wn<k>), so that the compiler keeps them in registers. */
+#define WB_ON_DECLARE(P, N, k) WB_V P##k, N##k;
+#define WB_ON_LOAD(b, P, N, k)                                                                     \
+    memcpy(&P##k, (b)->vp + (k)*WB_NB, WB_NB);                                                     \
+    memcpy(&N##k, (b)->vn + (k)*WB_NB, WB_NB);
+#define WB_ON_STORE(b, P, N, k)                                                                    \
+    memcpy((b)->vp + (k)*WB_NB, &P##k, WB_NB);                                                     \
+    memcpy((b)->vn + (k)*WB_NB, &N##k, WB_NB);
 /* One step of part k: the column of the next query byte (Hyyro's form,
  * with the horizontal +1 deltas kept complemented, hpc, so that every NOT
  * folds into an and-not). */
-#define WB_PART_STEP(k)                                                                            \
+#define WB_ON_STEP(row, P, N, k)                                                                   \
     {                                                                                              \
-        WB_V eq = *(const WB_V *)(row + (k)*WB_NB);                                                \
-        WB_V x = eq | vn##k;                                                                       \
-        WB_V d0 = (((x & vp##k) + vp##k) ^ vp##k) | x;                                             \
-        WB_V hpc = ~vn##k & (d0 | vp##k);                                                          \
-        WB_V hn = d0 & vp##k;                                                                      \
+        WB_V eq = *(const WB_V *)((row) + (k)*WB_NB);                                              \
+        WB_V x = eq | N##k;                                                                        \
+        WB_V d0 = (((x & P##k) + P##k) ^ P##k) | x;                                                \
+        WB_V hpc = ~N##k & (d0 | P##k);                                                            \
+        WB_V hn = d0 & P##k;                                                                       \
         hpc = hpc + hpc; /* the row above the first: a +1 delta */                                 \
         hn = hn + hn;                                                                              \
-        vp##k = hn | (~d0 & hpc);                                                                  \
-        vn##k = d0 & ~hpc;                                                                         \
+        P##k = hn | (~d0 & hpc);                                                                   \
+        N##k = d0 & ~hpc;                                                                          \
     }
 /* d<k>: each lane's distance to the query bytes done (j of them), modulo
  * 2^W (the lane width is chosen so that it is below). */
-#define WB_PART_DISTANCE(k)                                                                        \
+#define WB_ON_DISTANCE(b, P, N, k)                                                                 \
     WB_V mask##k, d##k;                                                                            \
-    memcpy(&mask##k, b->mask + (k)*WB_NB, WB_NB);                                                  \
-    d##k = jv + WB_POPCOUNT(vp##k & mask##k) - WB_POPCOUNT(vn##k & mask##k);
+    memcpy(&mask##k, (b)->mask + (k)*WB_NB, WB_NB);                                                \
+    d##k = jv + WB_POPCOUNT(P##k & mask##k) - WB_POPCOUNT(N##k & mask##k);
 /* alive: the lanes holding a candidate that can still end at or under
  * the bound */
-#define WB_PART_ALIVE(k)                                                                           \
+#define WB_ON_ALIVE(b, P, N, k)                                                                    \
     {                                                                                              \
-        WB_PART_DISTANCE(k)                                                                        \
+        WB_ON_DISTANCE(b, P, N, k)                                                                 \
         alive |= (WB_V)(d##k <= limit) & (WB_V)(mask##k != 0);                                     \
     }
-#define WB_PART_SCORE(k)                                                                           \
+#define WB_ON_SCORE(b, P, N, k)                                                                    \
     {                                                                                              \
-        WB_PART_DISTANCE(k)                                                                        \
-        memcpy(b->score + (k)*WB_NB, &d##k, WB_NB);                                                \
+        WB_ON_DISTANCE(b, P, N, k)                                                                 \
+        memcpy((b)->score + (k)*WB_NB, &d##k, WB_NB);                                              \
     }
+/* the same, on batch b (vp, vn) and on a second one in flight, c (wp, wn) */
+#define WB_PART_DECLARE(k)  WB_ON_DECLARE(vp, vn, k)
+#define WB_PART_LOAD(k)     WB_ON_LOAD(b, vp, vn, k)
+#define WB_PART_STORE(k)    WB_ON_STORE(b, vp, vn, k)
+#define WB_PART_STEP(k)     WB_ON_STEP(row, vp, vn, k)
+#define WB_PART_ALIVE(k)    WB_ON_ALIVE(b, vp, vn, k)
+#define WB_PART_SCORE(k)    WB_ON_SCORE(b, vp, vn, k)
+#define WB_OTHER_DECLARE(k) WB_ON_DECLARE(wp, wn, k)
+#define WB_OTHER_LOAD(k)    WB_ON_LOAD(c, wp, wn, k)
+#define WB_OTHER_STORE(k)   WB_ON_STORE(c, wp, wn, k)
+#define WB_OTHER_STEP(k)    WB_ON_STEP(other_row, wp, wn, k)
+#define WB_OTHER_ALIVE(k)   WB_ON_ALIVE(c, wp, wn, k)
+#define WB_OTHER_SCORE(k)   WB_ON_SCORE(c, wp, wn, k)
 #if WB_LANES_BYTES / WB_NB == 1
 #define WB_PARTS(m) m(0)
 #elif WB_LANES_BYTES / WB_NB == 2
@@ -127,6 +141,81 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
     return done;
 }
 
+/* Any lane set in a comparison's result. */
+WB_TARGET static inline bool WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(WB_V alive) {
+    uint64_t any[WB_NB / 8];
+    memcpy(any, &alive, WB_NB);
+    uint64_t some = 0;
+    for (size_t k = 0; k < WB_NB / 8; k++)
+        some |= any[k];
+    return some != 0;
+}
+
+/* Two batches of this width at the same query byte, stepped together: two
+ * independent chains of vector operations for the processor to overlap,
+ * where one batch alone waits on each step's result. Stops, with the same
+ * steps done in both, once either is hopeless. */
+WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run2_, WB_W), _),
+                               WB_ISA)(wb_lanes *b, const wb_lanes_table table, const uint8_t *rows,
+                                       wb_lanes *c, const wb_lanes_table other_table,
+                                       const uint8_t *other_rows, const uint8_t *query, size_t qlen,
+                                       size_t bound, size_t max_steps) {
+    const WB_T top = (WB_T) ~(WB_T)0;
+    const WB_V zero = {0};
+    WB_PARTS(WB_PART_DECLARE)
+    WB_PARTS(WB_OTHER_DECLARE)
+    WB_PARTS(WB_PART_LOAD)
+    WB_PARTS(WB_OTHER_LOAD)
+    size_t j = b->pos, end = qlen - j > max_steps ? j + max_steps : qlen;
+    while (j < end) {
+        size_t stop = end - j > 16 ? j + 16 : end;
+        for (; j < stop; j++) {
+            const unsigned char *row = table[rows[query[j]]];
+            const unsigned char *other_row = other_table[other_rows[query[j]]];
+            WB_PARTS(WB_PART_STEP)
+            WB_PARTS(WB_OTHER_STEP)
+        }
+        size_t left = qlen - j;
+        if (left && bound < top && left < (size_t)top - bound) {
+            WB_V jv = zero + (WB_T)j, alive = zero;
+            WB_T limit = (WB_T)(bound + left);
+            WB_PARTS(WB_PART_ALIVE)
+            b->hopeless = !WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive);
+            alive = zero;
+            WB_PARTS(WB_OTHER_ALIVE)
+            c->hopeless = !WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive);
+            if (b->hopeless || c->hopeless) break;
+        }
+    }
+    size_t done = j - b->pos;
+    if (j == qlen) {
+        WB_V jv = zero + (WB_T)j;
+        if (!b->hopeless) {
+            WB_PARTS(WB_PART_SCORE)
+        }
+        if (!c->hopeless) {
+            WB_PARTS(WB_OTHER_SCORE)
+        }
+    }
+    WB_PARTS(WB_PART_STORE)
+    WB_PARTS(WB_OTHER_STORE)
+    b->pos = c->pos = j;
+    return done;
+}
+
+#undef WB_ON_DECLARE
+#undef WB_ON_LOAD
+#undef WB_ON_STORE
+#undef WB_ON_STEP
+#undef WB_ON_DISTANCE
+#undef WB_ON_ALIVE
+#undef WB_ON_SCORE
+#undef WB_OTHER_DECLARE
+#undef WB_OTHER_LOAD
+#undef WB_OTHER_STORE
+#undef WB_OTHER_STEP
+#undef WB_OTHER_ALIVE
+#undef WB_OTHER_SCORE
 #undef WB_PART_DECLARE
 #undef WB_PART_LOAD
 #undef WB_PART_STORE

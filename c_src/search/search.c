@@ -249,12 +249,38 @@ static void start_batch(wb_search *s, unsigned slot) {
 }
 
 /* Records the lanes of a finished batch. */
-static void finish_batch(wb_search *s) {
-    const wb_lanes *b = &s->batch;
+/* distances: lane l's score (type T, lanes of its width) capped at `cap`
+ * into the candidate's place */
+#define STORE_LANES(T)                                                                             \
+    for (unsigned l = 0; l < b->used; l++) {                                                       \
+        T d;                                                                                       \
+        memcpy(&d, b->score + (size_t)l * sizeof d, sizeof d);                                     \
+        s->distances[index[l]] = d > cap ? cap : (uint32_t)d;                                      \
+    }
+
+static void finish_batch(wb_search *s, const wb_lanes *b) {
     if (s->limit == 0) { /* distances: the caller's cutoff is the only bound */
-        for (unsigned l = 0; l < b->used; l++)
-            store_distance(s, (size_t)wb_lanes_candidate(b, l),
-                           b->hopeless ? b->bound + 1 : (size_t)wb_lanes_score(b, l));
+        if (b->hopeless) {
+            for (unsigned l = 0; l < b->used; l++)
+                store_distance(s, (size_t)wb_lanes_candidate(b, l), b->bound + 1);
+            return;
+        }
+        /* the lanes by their width, not through a switch per lane */
+        const uint64_t *index = b->of_index ? b->of_index : b->index;
+        uint32_t cap = s->max_distance < UINT32_MAX ? (uint32_t)s->max_distance + 1 : UINT32_MAX;
+        switch (b->width) {
+        case 8:
+            STORE_LANES(uint8_t)
+            break;
+        case 16:
+            STORE_LANES(uint16_t)
+            break;
+        case 32:
+            STORE_LANES(uint32_t)
+            break;
+        default:
+            STORE_LANES(uint64_t)
+        }
         return;
     }
     /* nearest: with every hit kept, a lane over the bound changes nothing */
@@ -267,17 +293,47 @@ static void finish_batch(wb_search *s) {
     }
 }
 
+/* Advances the two batches in flight; returns the units. Once one ends,
+ * the other goes on alone as the batch under way. */
+static uint64_t run_pair_of_batches(wb_search *s, size_t bound, size_t max_steps) {
+    wb_lanes *b = &s->batch, *c = &s->batch2;
+    size_t steps =
+        wb_lanes_run2(s->kernel, b, s->batch_table, s->batch_rows, c, s->batch2_table,
+                      s->batch2_rows, s->query, s->qlen, bound, max_steps / 2 ? max_steps / 2 : 1);
+    uint64_t units = 2 * WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
+    bool b_done = b->pos == s->qlen || b->hopeless, c_done = c->pos == s->qlen || c->hopeless;
+    if (c_done) {
+        finish_batch(s, c);
+        units += c->used / 2;
+        s->paired = false;
+    }
+    if (b_done) {
+        finish_batch(s, b);
+        units += b->used / 2;
+        if (c_done) {
+            s->running = false;
+        } else {
+            s->batch = *c;
+            s->batch_table = s->batch2_table;
+            s->batch_rows = s->batch2_rows;
+            s->paired = false;
+        }
+    }
+    return units;
+}
+
 /* Advances the batch under way by about `budget` units; returns the units. */
 static uint64_t run_batch(wb_search *s, uint64_t budget) {
     wb_lanes *b = &s->batch;
     size_t bound = batch_bound(s);
-    size_t steps =
-        wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen, bound,
-                     budget / WB_SEARCH_STEP_UNITS ? (size_t)(budget / WB_SEARCH_STEP_UNITS) : 1);
+    size_t max_steps = budget / WB_SEARCH_STEP_UNITS ? (size_t)(budget / WB_SEARCH_STEP_UNITS) : 1;
+    if (s->paired) return run_pair_of_batches(s, bound, max_steps);
+    size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
+                                bound, max_steps);
     uint64_t units = WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
     if (b->pos == s->qlen || b->hopeless) {
         s->running = false;
-        finish_batch(s);
+        finish_batch(s, b);
         units += b->used / 2;
     }
     return units;
@@ -391,26 +447,44 @@ static uint64_t take_prepared(wb_search *s) {
             return units;
         }
         s->next_batch++;
-        /* the rows of the next batch that the query reads, in no predictable
-         * order: fetched from memory while this batch runs (with the map of
-         * the batch after, which tells the rows to fetch then) */
+        wb_lanes_start(&s->batch, x, batch);
+        s->batch_table = x->rows + batch->first_row;
+        s->batch_rows = batch->map;
+        s->running = true;
+        /* the next batch in flight beside it when it can be: the same lane
+         * width, at this query's, and lengths within reach */
+        s->paired = false;
         if (s->next_batch < x->count) {
             const wb_lanes_batch *next = &x->batches[s->next_batch];
+            size_t next_near = next->max_len < s->qlen   ? s->qlen - next->max_len
+                               : next->min_len > s->qlen ? next->min_len - s->qlen
+                                                         : 0;
+            if (next->width == batch->width && next_near <= bound &&
+                wb_lanes_width(next->max_len, s->qlen) == next->width) {
+                wb_lanes_start(&s->batch2, x, next);
+                s->batch2_table = x->rows + next->first_row;
+                s->batch2_rows = next->map;
+                s->paired = true;
+                s->next_batch++;
+            }
+        }
+        /* the rows of the next batch that the query reads, in no predictable
+         * order: fetched from memory while these run (with the map of the
+         * batch after, which tells the rows to fetch then) */
+        size_t ahead = s->paired ? 2 : 1; /* the batches the next start takes */
+        for (size_t n = s->next_batch; n < s->next_batch + ahead && n < x->count; n++) {
+            const wb_lanes_batch *next = &x->batches[n];
             for (size_t k = 0; k < s->lanes.distinct; k++) {
                 uint8_t row = next->map[s->lanes.bytes_of_rows[k]];
                 if (row) prefetch_row(x->rows[next->first_row + row]);
             }
             prefetch_row(x->rows[next->first_row + next->rows]); /* its masks */
-            if (s->next_batch + 1 < x->count) {
-                const uint8_t *map = x->batches[s->next_batch + 1].map;
+            if (n + ahead < x->count) {
+                const uint8_t *map = x->batches[n + ahead].map;
                 for (size_t at = 0; at < sizeof x->batches->map; at += 64)
                     __builtin_prefetch(map + at);
             }
         }
-        wb_lanes_start(&s->batch, x, batch);
-        s->batch_table = x->rows + batch->first_row;
-        s->batch_rows = batch->map;
-        s->running = true;
         return 1;
     }
     if (s->next_rest < x->rest_count) {

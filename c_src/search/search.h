@@ -111,6 +111,12 @@ typedef struct {
     /* the batch's table and rows: the query's, or a prepared batch's */
     wb_lanes_table batch_table;
     const uint8_t *batch_rows;
+    /* with a prepared set: a second batch in flight beside it, at the same
+     * query byte (two chains of vector steps for the processor to overlap) */
+    bool paired;
+    wb_lanes batch2;
+    wb_lanes_table batch2_table;
+    const uint8_t *batch2_rows;
     /* with a prepared set: the next batch, the next other candidate, and
      * in a batch whose lanes are too narrow for the query, its next lane */
     size_t next_batch, next_rest, next_lane;
