@@ -94,6 +94,25 @@ defmodule WellBehaved.LevenshteinSearchTest do
     end
   end
 
+  test "codepoints on ASCII text: the byte answers; one non-ASCII candidate or query keeps codepoints" do
+    # an ASCII list or index is searched in byte mode under unit: :codepoint
+    # (the native side marks it while packing); one multibyte character
+    # anywhere takes the codepoint path again
+    ascii = for _ <- 1..500, do: word(Enum.random(0..40), ~c"abcdefg")
+    query = word(15, ~c"abcdefg")
+    accented = List.replace_at(ascii, 250, "ab\u00e9cd")
+
+    for list <- [ascii, accented], query <- [query, "ab\u00e9" <> query], max <- [nil, 4] do
+      opts = [unit: :codepoint, max_distance: max]
+      want = Enum.map(list, &Levenshtein.distance(query, &1, opts))
+      assert Levenshtein.distances(query, list, opts) == want
+      assert Levenshtein.distances(query, Index.new(list), opts) == want
+
+      assert Levenshtein.nearest(query, Index.new(list), opts ++ [limit: 7]) ==
+               expected_nearest(query, list, opts ++ [limit: 7])
+    end
+  end
+
   test "ties are kept in input order" do
     list = ["xbc", "abc", "abd", "abc", "abx"]
     want = [{"abc", 0}, {"abc", 0}, {"xbc", 1}, {"abd", 1}]

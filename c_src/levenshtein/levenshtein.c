@@ -1273,17 +1273,21 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     return true;
 }
 
-static bool ascii(const uint8_t *in, size_t len) {
+uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len) {
     uint8_t any = 0;
     for (size_t i = 0; i < len; i++)
         any |= in[i];
-    return any < 0x80;
+    return any;
+}
+
+bool wb_lev_ascii(const uint8_t *in, size_t len) {
+    return wb_lev_or_bytes(in, len) < 0x80;
 }
 
 bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool codepoints,
                   size_t max_distance, size_t *distance) {
     return alen <= WB_LEV_SHORT_BYTES && blen <= WB_LEV_SHORT_BYTES - alen &&
-           (!codepoints || (ascii(a, alen) && ascii(b, blen))) &&
+           (!codepoints || (wb_lev_ascii(a, alen) && wb_lev_ascii(b, blen))) &&
            short_bytes(a, alen, b, blen, max_distance, distance);
 }
 

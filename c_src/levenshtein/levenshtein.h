@@ -217,6 +217,11 @@ void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, const uint8_t *text, size_t
 size_t wb_lev_mbleven(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                       size_t max_distance);
 
+/* Every byte of in[0..len) OR-ed together (a value below 0x80: ASCII),
+ * and whether they are all ASCII, where codepoints are bytes. */
+uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len);
+bool wb_lev_ascii(const uint8_t *in, size_t len);
+
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
  * error and stores the status in *status when status is not NULL. */
 size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,

@@ -31,6 +31,7 @@ typedef struct {
     bool sealed;      /* every candidate copied: searchable */
     atomic_bool busy; /* a pack_more call is at work on it */
     bool indexed;     /* made an index (lanes built) */
+    uint8_t high;     /* every byte copied so far OR-ed: below 0x80, all ASCII */
     /* packing failed: its memory is gone (packed.offsets is NULL) */
 } search_index;
 
@@ -172,6 +173,7 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
                 p->owned_bytes = (p->set.count + 1) * sizeof(uint64_t) + index->room;
                 p->set.bytes = p->bytes;
                 p->set.offsets = p->offsets;
+                p->set.ascii = index->high < 0x80;
                 wb_runtime_resident_bytes((int64_t)p->owned_bytes);
                 out = wb_atom(env, "done");
             }
@@ -219,6 +221,7 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             size_t piece = bin.size - index->partial;
             if (piece > PACK_PIECE) piece = PACK_PIECE;
             memcpy(p->bytes + at + index->partial, bin.data + index->partial, piece);
+            index->high |= wb_lev_or_bytes(bin.data + index->partial, piece);
             index->partial += piece;
             unchecked += piece;
             if (index->partial < bin.size && now_ns() - start >= slice) {
@@ -290,11 +293,18 @@ static bool search_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args)
     return true;
 }
 
+/* query bytes a prediction looks at, at most */
+#define PREDICT_LOOKS_AT 4096
+
 static uint64_t search_predict(const void *args) {
     const search_args *in = args;
     const wb_search_set *set = &in->index->packed.set;
     size_t hits = in->limit < set->count ? in->limit : set->count;
-    return wb_search_predict(set->count, set->offsets[set->count], in->query.size, in->codepoints,
+    /* an ASCII query in an ASCII set is searched in byte mode (a long
+     * query is not looked at here: predictions stay cheap) */
+    bool codepoints = in->codepoints && !wb_search_bytes_suffice(set, in->query.data,
+                                                                 in->query.size, PREDICT_LOOKS_AT);
+    return wb_search_predict(set->count, set->offsets[set->count], in->query.size, codepoints,
                              set->prepared != NULL) +
            wb_search_sort_units(hits);
 }

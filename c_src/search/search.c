@@ -61,9 +61,15 @@ uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codep
     return count / 2 + (prepared ? 0 : count + bytes / 2) + steps * WB_SEARCH_STEP_UNITS * qlen;
 }
 
+bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
+                             size_t most) {
+    return set->ascii && qlen <= most && wb_lev_ascii(query, qlen);
+}
+
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
                                 size_t qlen, bool codepoints, size_t max_distance, size_t limit) {
     memset(s, 0, sizeof *s);
+    if (codepoints && wb_search_bytes_suffice(set, query, qlen, SIZE_MAX)) codepoints = false;
     s->set = set;
     s->qlen = qlen;
     s->codepoints = codepoints;

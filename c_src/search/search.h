@@ -49,6 +49,9 @@ typedef struct {
     const uint64_t *offsets; /* count + 1 entries, offsets[0] == 0 */
     /* the batches made once for this set (an index), or NULL */
     const wb_lanes_index *prepared;
+    /* every byte is ASCII (below 0x80), as its maker found while writing
+     * them (false when unknown): codepoints are then bytes */
+    bool ascii;
 } wb_search_set;
 
 /* A set that owns its arrays (built by the caller, freed here). */
@@ -143,13 +146,20 @@ typedef struct {
 /* Prepares a search of `query` (copied) in `set` (which must outlive the
  * search). limit 0 computes every distance; limit > 0 keeps the `limit`
  * nearest candidates within max_distance. Distances above max_distance
- * are max_distance + 1. */
+ * are max_distance + 1. In codepoint mode, an ASCII query in an ASCII set
+ * is searched in byte mode (the same distances, the byte kernels). */
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
                                 size_t qlen, bool codepoints, size_t max_distance, size_t limit);
 
 /* Does about `budget` units (at least one candidate), adds them to *used;
  * true when finished (or stopped by an error, see s->status). */
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
+
+/* Whether a search in codepoint mode of `query` in `set` is the same in
+ * byte mode: an ASCII set and an ASCII query. Looks at most `most` query
+ * bytes (a longer query: false). */
+bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
+                             size_t most);
 
 /* Units a search of `count` candidates of `bytes` bytes in all will take,
  * estimated without looking at them; `prepared`: with batches made once. */

@@ -269,6 +269,57 @@ static void test_codepoints(void) {
     wb_search_set_free(&set);
 }
 
+/* An ASCII set (as its maker marks it) and an ASCII query in codepoint
+ * mode: searched in byte mode, with the byte distances; a query that is
+ * not ASCII, or a set not marked, keeps the codepoint path. */
+static void test_ascii_in_codepoints(void) {
+    wb_search_owned_set set;
+    random_set(&set, 300, 40, 26);
+    wb_lanes_index prepared;
+    CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, set.set.count), "build");
+    uint8_t q[30];
+    for (size_t j = 0; j < sizeof q; j++)
+        q[j] = (uint8_t)('a' + check_random() % 26);
+    size_t *exact = exact_distances(&set.set, q, sizeof q);
+    for (int marked = 0; marked <= 1; marked++)
+        for (int indexed = 0; indexed <= 1; indexed++) {
+            wb_search_set view = set.set;
+            view.ascii = marked;
+            view.prepared = indexed ? &prepared : NULL;
+            CHECK(wb_search_bytes_suffice(&view, q, sizeof q, SIZE_MAX) == (bool)marked,
+                  "bytes suffice when marked");
+            CHECK(!wb_search_bytes_suffice(&view, q, sizeof q, sizeof q - 1),
+                  "a query longer than looked at: not known");
+            wb_search s;
+            CHECK(wb_search_init(&s, &view, q, sizeof q, true, WB_SEARCH_NO_LIMIT, 0) ==
+                      WB_SEARCH_OK,
+                  "init");
+            CHECK(s.codepoints == !marked, "byte mode exactly when marked (marked %d)", marked);
+            run(&s, 7);
+            for (size_t i = 0; i < view.count; i++)
+                CHECK(s.distances[i] == exact[i], "candidate %zu: %u, want %zu (marked %d)", i,
+                      s.distances[i], exact[i], marked);
+            wb_search_free(&s);
+            /* a query that is not ASCII: codepoints, marked or not */
+            const uint8_t *accented = (const uint8_t *)"\xC3\xA9t\xC3\xA9";
+            CHECK(!wb_search_bytes_suffice(&view, accented, 5, SIZE_MAX), "not ASCII");
+            CHECK(wb_search_init(&s, &view, accented, 5, true, 2, 0) == WB_SEARCH_OK, "init");
+            CHECK(s.codepoints, "a query that is not ASCII stays in codepoints");
+            run(&s, UINT64_MAX);
+            for (size_t i = 0; i < view.count; i++) {
+                size_t n = (size_t)(view.offsets[i + 1] - view.offsets[i]);
+                size_t want =
+                    wb_lev_distance(accented, 5, view.bytes + view.offsets[i], n, true, 2, NULL);
+                CHECK(s.distances[i] == want, "accented, candidate %zu: %u, want %zu", i,
+                      s.distances[i], want);
+            }
+            wb_search_free(&s);
+        }
+    free(exact);
+    wb_lanes_index_free(&prepared);
+    wb_search_set_free(&set);
+}
+
 int main(void) {
     /* every kernel this CPU has, and none */
     for (int k = WB_LANES_OFF; k < WB_LANES_KERNELS; k++) {
@@ -286,6 +337,7 @@ int main(void) {
         test_narrow_batches();
         test_long_candidates();
         test_codepoints();
+        test_ascii_in_codepoints();
     }
     wb_lanes_force(WB_LANES_KERNELS);
     return CHECK_SUMMARY();
