@@ -11,6 +11,13 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
 
   alias WellBehaved.{Levenshtein, Native}
 
+  defp hits_list(hits, acc) do
+    case Native.hits_more(hits, acc) do
+      {:done, list} -> list
+      {:more, list} -> hits_list(hits, list)
+    end
+  end
+
   # every pack_more call: the tails it answered, then :done
   defp pack_calls(packed, list, acc \\ []) do
     case Native.pack_more(packed, list) do
@@ -67,6 +74,50 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
              {:error, :badarg}
 
     assert_raise ArgumentError, fn -> Native.pack_new(-1) end
+  end
+
+  test "a list searched for the last time gives its memory back; an index, or one still read, keeps it" do
+    # Search.run releases a list's packed copy as soon as its answer is
+    # made (its blocks then serve the next list), not when the VM collects
+    # the resource: a released set has nothing left to search
+    list = for i <- 1..10_000, do: Integer.to_string(i)
+
+    search = fn set, limit ->
+      Native.search("12", set, 10_000, :byte, nil, limit, :normal, false, nil)
+    end
+
+    packed = Native.pack_new(10_000)
+    assert {:done, _} = pack_calls(packed, list)
+    assert [{"12", 0} | _] = search.(packed, 3)
+    assert Native.pack_release(packed) == :ok
+    assert search.(packed, 3) == {:error, :badarg}
+    assert Native.pack_release(packed) == :ok
+
+    # more hits than one call makes into a list: the result reads the
+    # candidates' bytes, so the set stays until it is done
+    packed = Native.pack_new(10_000)
+    assert {:done, _} = pack_calls(packed, list)
+    assert {:hits, hits, 10_000} = search.(packed, 10_000)
+    assert Native.pack_release(packed) == :ok
+    assert [{"12", 0} | _] = search.(packed, 3)
+    all = hits_list(hits, [])
+    assert [{"12", 0} | _] = all
+    assert length(all) == 10_000
+    assert Native.pack_release(packed) == :ok
+    assert search.(packed, 3) == {:error, :badarg}
+
+    # an index keeps its memory
+    index = Levenshtein.Index.new(list)
+    assert Native.pack_release(index.ref) == :ok
+    assert Levenshtein.nearest("12", index, limit: 1) == [{"12", 0}]
+
+    # the public searches, one list after another (reusing the blocks)
+    for n <- [10, 10_000, 3, 20_000] do
+      words = Enum.take(Stream.cycle(list), n)
+
+      assert Levenshtein.distances("12", words) ==
+               Enum.map(words, &Levenshtein.distance("12", &1))
+    end
   end
 
   test "the public functions name a bad element as before" do

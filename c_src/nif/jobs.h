@@ -6,12 +6,28 @@
 
 #include <string.h>
 
+/* Large blocks of the NIF glue (match tables, packed lists): from the VM's
+ * allocators up to WB_BLOCK_VM_MOST, which keep freed memory for reuse
+ * (fresh memory costs a page fault per 4 KiB, some microseconds each on a
+ * virtual machine, on every call); from the C library's beyond (the VM's
+ * would keep such blocks). Each is freed with its size. */
+#define WB_BLOCK_VM_MOST (64u << 20)
+
+void *wb_block_alloc(size_t bytes);
+/* Here and now. */
+void wb_block_free_now(void *block, size_t bytes);
+/* Off the scheduler from WB_RELEASE_LATER_FROM on. */
+void wb_block_free(void *block, size_t bytes);
+/* NULL when out of memory (the block is then left as it was). */
+void *wb_block_realloc(void *block, size_t old, size_t bytes);
+
 extern wb_job_type wb_levenshtein_job;
 void wb_levenshtein_load(ErlNifEnv *env);
 /* levenshtein_short(A, B, Unit, MaxDistance): the distance of a short pair
- * (wb_lev_short: at most 512 bytes in all, ASCII for codepoints, under
- * 2 us), computed in the call itself, with no job; `long` for any other
- * pair, for the job. */
+ * (wb_lev_short: at most 512 bytes in all, one side a word once the common
+ * affixes go or a cutoff of at most 3, ASCII for codepoints, under 2 us),
+ * computed in the call itself, with no job; `long` for any other pair, for
+ * the job. */
 ERL_NIF_TERM wb_levenshtein_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* The arguments every Levenshtein job shares (levenshtein_job.c): the
  * unit (byte | codepoint) and the cutoff (an integer, or nil for none). */
@@ -25,6 +41,11 @@ int wb_search_load(ErlNifEnv *env);
  * native memory a slice at a time, for search and search_index */
 ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* pack_release(Packed): a packed list searched for the last time gives its
+ * memory back now, kept for the next list packed */
+ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* frees what the search glue keeps between calls, after the runtime's unload */
+void wb_search_unload(void);
 /* hits_more(Hits, List): a long result of nearest made a slice at a time */
 ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* distances_more(Distances, Count, List): the list of a long distances

@@ -118,23 +118,14 @@ static void lev_destroy(void *state) {
     wb_lev_free(&((lev_job *)state)->core);
 }
 
-/* Match tables from the VM's allocators, which keep freed memory for reuse:
- * fresh memory costs a page fault per 4 KiB on every call. Beyond 64 MiB,
- * the C library's (the VM's would keep such blocks). Large ones are freed
- * off the scheduler. */
-#define ENIF_TABLE_MAX (64u << 20)
-
+/* Match tables: blocks from the VM's allocators (see wb_block_alloc);
+ * large ones are freed off the scheduler. */
 static void *table_alloc(size_t bytes) {
-    return bytes > ENIF_TABLE_MAX ? malloc(bytes) : enif_alloc(bytes);
+    return wb_block_alloc(bytes);
 }
 
 static void table_free(void *table, size_t bytes) {
-    if (bytes > ENIF_TABLE_MAX)
-        wb_free_later(table, bytes);
-    else if (bytes >= WB_RELEASE_LATER_FROM)
-        wb_release_later(enif_free, table);
-    else
-        enif_free(table);
+    wb_block_free(table, bytes);
 }
 
 void wb_levenshtein_load(ErlNifEnv *env) {

@@ -28,10 +28,12 @@ typedef struct {
     /* while a list is being packed: candidates copied, bytes room, bytes
      * of the next candidate copied (a long one is copied over slices) */
     size_t filled, room, partial;
-    bool sealed;      /* every candidate copied: searchable */
-    atomic_bool busy; /* a pack_more call is at work on it */
-    bool indexed;     /* made an index (lanes built) */
-    uint8_t high;     /* every byte copied so far OR-ed: below 0x80, all ASCII */
+    bool sealed;         /* every candidate copied: searchable */
+    atomic_bool busy;    /* a pack_more call is at work on it */
+    bool indexed;        /* made an index (lanes built) */
+    uint8_t high;        /* every byte copied so far OR-ed: below 0x80, all ASCII */
+    size_t offsets_room; /* bytes of packed.offsets (a reused block may be larger) */
+    atomic_int users;    /* jobs and results reading it (use_index, drop_index) */
     /* packing failed: its memory is gone (packed.offsets is NULL) */
 } search_index;
 
@@ -41,14 +43,98 @@ static ERL_NIF_TERM atom_not_a_binary, atom_invalid_utf8, atom_query;
 /* A packed list's or an index's memory, once its resource is gone */
 typedef struct {
     wb_search_owned_set packed;
+    size_t room, offsets_room;
     wb_search_batches lanes;
 } index_memory;
+
+/* The packed bytes (`room` of them) and offsets: blocks from the VM's
+ * allocators (wb_block_alloc). */
+static void free_packed_now(wb_search_owned_set *packed, size_t room, size_t offsets_room) {
+    wb_block_free_now(packed->bytes, room);
+    wb_block_free_now(packed->offsets, offsets_room);
+    memset(packed, 0, sizeof *packed);
+}
 
 static void free_index_memory(void *arg) {
     index_memory *m = arg;
     wb_search_batches_free(&m->lanes);
-    wb_search_set_free(&m->packed);
+    free_packed_now(&m->packed, m->room, m->offsets_room);
     free(m);
+}
+
+/* ---- the blocks of the last list searched, kept for the next ------------------ *
+ *
+ * A search of a list packs it anew each time, and writing fresh memory
+ * costs a page fault per 4 KiB (on a virtual machine some microseconds
+ * each: more than the search itself). The blocks of a packed list given
+ * back by pack_release wait here for the next pack_new, already mapped, up
+ * to SPARE_MOST bytes each. */
+#define SPARE_MOST (32u << 20)
+
+static struct {
+    ErlNifMutex *lock;
+    uint8_t *bytes;
+    size_t room;
+    uint64_t *offsets;
+    size_t offsets_room;
+} spare;
+
+/* Takes the spare blocks (NULL ones when none). */
+static void take_spare(uint8_t **bytes, size_t *room, uint64_t **offsets, size_t *offsets_room) {
+    enif_mutex_lock(spare.lock);
+    *bytes = spare.bytes;
+    *room = spare.room;
+    *offsets = spare.offsets;
+    *offsets_room = spare.offsets_room;
+    spare.bytes = NULL;
+    spare.offsets = NULL;
+    spare.room = spare.offsets_room = 0;
+    enif_mutex_unlock(spare.lock);
+}
+
+/* Keeps a packed list's blocks for the next (each if small enough), and
+ * frees what they replace, or what is too large. */
+static void give_spare(uint8_t *bytes, size_t room, uint64_t *offsets, size_t offsets_room) {
+    if (room > SPARE_MOST) {
+        wb_block_free(bytes, room);
+        bytes = NULL;
+        room = 0;
+    }
+    if (offsets_room > SPARE_MOST) {
+        wb_block_free(offsets, offsets_room);
+        offsets = NULL;
+        offsets_room = 0;
+    }
+    enif_mutex_lock(spare.lock);
+    uint8_t *old_bytes = NULL;
+    uint64_t *old_offsets = NULL;
+    size_t old_room = 0, old_offsets_room = 0;
+    if (bytes) {
+        old_bytes = spare.bytes;
+        old_room = spare.room;
+        spare.bytes = bytes;
+        spare.room = room;
+    }
+    if (offsets) {
+        old_offsets = spare.offsets;
+        old_offsets_room = spare.offsets_room;
+        spare.offsets = offsets;
+        spare.offsets_room = offsets_room;
+    }
+    enif_mutex_unlock(spare.lock);
+    wb_block_free(old_bytes, old_room);
+    wb_block_free(old_offsets, old_offsets_room);
+}
+
+/* A job or a result reads the index until drop_index. */
+static void use_index(search_index *index) {
+    enif_keep_resource(index);
+    atomic_fetch_add(&index->users, 1);
+}
+
+static void drop_index(search_index *index) {
+    atomic_fetch_sub(&index->users, 1);
+    enif_release_resource(index);
 }
 
 /* Gives the packed list's and the batches' memory back, off the scheduler
@@ -60,15 +146,17 @@ static void release_memory(search_index *index) {
     index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
     if (m) {
         m->packed = index->packed;
+        m->room = index->room;
+        m->offsets_room = index->offsets_room;
         m->lanes = index->lanes;
         wb_release_later(free_index_memory, m);
     } else {
         wb_search_batches_free(&index->lanes);
-        wb_search_set_free(&index->packed);
+        free_packed_now(&index->packed, index->room, index->offsets_room);
     }
     memset(&index->packed, 0, sizeof index->packed);
     memset(&index->lanes, 0, sizeof index->lanes);
-    index->room = 0;
+    index->room = index->offsets_room = 0;
 }
 
 static void index_dtor(ErlNifEnv *env, void *obj) {
@@ -112,14 +200,31 @@ ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     /* room for 32 bytes a candidate to start with (only what is written
      * is ever touched); it doubles as needed, and shrinks to fit at the end */
     size_t room = count < (SIZE_MAX - 4096) / 32 ? count * 32 + 4096 : count;
-    index->packed.offsets = calloc(count + 1, sizeof(uint64_t));
-    index->packed.bytes = malloc(room);
-    if (!index->packed.offsets || !index->packed.bytes) {
-        wb_search_set_free(&index->packed);
+    /* offsets[i + 1] is written as candidate i is copied; the blocks of
+     * the last list searched serve again when they can (already mapped) */
+    size_t offsets_room = (count + 1) * sizeof(uint64_t), spare_room, spare_offsets_room;
+    uint8_t *bytes;
+    uint64_t *offsets;
+    take_spare(&bytes, &spare_room, &offsets, &spare_offsets_room);
+    if (bytes) room = spare_room; /* it grows as needed, like any */
+    if (offsets && spare_offsets_room >= offsets_room) {
+        offsets_room = spare_offsets_room;
+    } else {
+        wb_block_free(offsets, spare_offsets_room);
+        offsets = wb_block_alloc(offsets_room);
+    }
+    if (!bytes) bytes = wb_block_alloc(room);
+    index->packed.set.count = count;
+    index->packed.offsets = offsets;
+    index->packed.bytes = bytes;
+    if (!offsets || !bytes) {
+        free_packed_now(&index->packed, room, offsets_room);
         enif_release_resource(index);
         return wb_error(env, wb_atom(env, "enomem"));
     }
+    index->packed.offsets[0] = 0;
     index->room = room;
+    index->offsets_room = offsets_room;
     index->packed.set.count = count;
     ERL_NIF_TERM out = enif_make_resource(env, index);
     enif_release_resource(index);
@@ -164,13 +269,13 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
                 out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             else {
                 size_t used = (size_t)p->offsets[p->set.count] + 1;
-                uint8_t *fit = realloc(p->bytes, used); /* shrinking: may stay */
+                uint8_t *fit = wb_block_realloc(p->bytes, index->room, used); /* may stay */
                 if (fit) {
                     p->bytes = fit;
                     index->room = used;
                 }
                 index->sealed = true;
-                p->owned_bytes = (p->set.count + 1) * sizeof(uint64_t) + index->room;
+                p->owned_bytes = index->offsets_room + index->room;
                 p->set.bytes = p->bytes;
                 p->set.offsets = p->offsets;
                 p->set.ascii = index->high < 0x80;
@@ -203,10 +308,11 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             if (room < plain) room = plain;
             /* a guess that does not fit (early candidates longer than the
              * rest) falls back to what this candidate needs */
-            uint8_t *grown = room == index->room ? p->bytes : realloc(p->bytes, room);
+            uint8_t *grown =
+                room == index->room ? p->bytes : wb_block_realloc(p->bytes, index->room, room);
             if (!grown && room > plain && plain > index->room) {
                 room = plain;
-                grown = realloc(p->bytes, room);
+                grown = wb_block_realloc(p->bytes, index->room, room);
             }
             if (!grown) {
                 out = pack_failed(env, &failed, wb_atom(env, "enomem"));
@@ -251,6 +357,28 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     if (failed) release_memory(index);
     atomic_store(&index->busy, false);
     return out;
+}
+
+/* pack_release(Packed): a packed list searched for the last time gives its
+ * memory back at once, its blocks kept for the next list (see spare);
+ * nothing is done while a job or a result still reads it, or for an
+ * index. Always ok. */
+ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return wb_atom(env, "ok");
+    if (index->sealed && !index->indexed && atomic_load(&index->users) == 0 &&
+        index->packed.offsets) {
+        wb_runtime_resident_bytes(-(int64_t)index->packed.owned_bytes);
+        give_spare(index->packed.bytes, index->room, index->packed.offsets, index->offsets_room);
+        memset(&index->packed, 0, sizeof index->packed);
+        index->room = index->offsets_room = 0;
+        index->sealed = false; /* nothing left to search */
+    }
+    atomic_store(&index->busy, false);
+    return wb_atom(env, "ok");
 }
 
 /* ---- search(Query, Candidates, Unit, MaxDistance, Limit) ------------------------ */
@@ -323,7 +451,7 @@ static bool search_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_T
         *reason = wb_atom(env, "enomem");
         return false;
     }
-    enif_keep_resource(in->index);
+    use_index(in->index);
     job->index = in->index;
     return true;
 }
@@ -353,7 +481,7 @@ static void hits_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     hits_list *h = obj;
     wb_free_later(h->hits, h->bytes); /* NULL once every hit was made */
-    if (h->set) enif_release_resource(h->set);
+    if (h->set) drop_index(h->set);
     wb_runtime_resident_bytes(-(int64_t)h->bytes);
 }
 
@@ -371,7 +499,7 @@ static ERL_NIF_TERM hits_resource(ErlNifEnv *env, search_job *job, size_t n) {
     job->search.heap = NULL;
     job->search.heap_len = 0;
     h->set = job->index;
-    enif_keep_resource(h->set);
+    use_index(h->set);
     wb_runtime_resident_bytes((int64_t)h->bytes);
     ERL_NIF_TERM out = enif_make_tuple3(env, wb_atom(env, "hits"), enif_make_resource(env, h),
                                         enif_make_uint64(env, n));
@@ -431,7 +559,7 @@ ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
          * for the VM to collect this resource */
         wb_runtime_resident_bytes(-(int64_t)h->bytes);
         wb_free_later(h->hits, h->bytes);
-        enif_release_resource(h->set);
+        drop_index(h->set);
         h->hits = NULL;
         h->set = NULL;
         h->bytes = 0;
@@ -541,7 +669,7 @@ static size_t search_memory(const void *state) {
 static void search_destroy(void *state) {
     search_job *job = state;
     wb_search_free_with(&job->search, wb_free_later);
-    if (job->index) enif_release_resource(job->index);
+    if (job->index) drop_index(job->index);
     job->index = NULL;
 }
 
@@ -611,7 +739,7 @@ static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
         *reason = wb_atom(env, "enomem");
         return false;
     }
-    enif_keep_resource(index);
+    use_index(index);
     job->index = index;
     return true;
 }
@@ -631,7 +759,7 @@ static ERL_NIF_TERM index_result(ErlNifEnv *env, const void *state) {
 
 static void index_destroy(void *state) {
     index_job *job = state;
-    if (job->index) enif_release_resource(job->index);
+    if (job->index) drop_index(job->index);
     job->index = NULL;
 }
 
@@ -651,6 +779,8 @@ wb_job_type wb_search_index_job = {
 };
 
 int wb_search_load(ErlNifEnv *env) {
+    spare.lock = enif_mutex_create("wb_search_spare");
+    if (!spare.lock) return 1;
     atom_not_a_binary = enif_make_atom(env, "not_a_binary");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");
@@ -663,4 +793,14 @@ int wb_search_load(ErlNifEnv *env) {
     block_type =
         enif_open_resource_type_x(env, "wb_search_block", &block_init, ERL_NIF_RT_CREATE, NULL);
     return index_type && hits_type && block_type ? 0 : 1;
+}
+
+void wb_search_unload(void) {
+    if (!spare.lock) return;
+    wb_block_free_now(spare.bytes, spare.room);
+    wb_block_free_now(spare.offsets, spare.offsets_room);
+    spare.bytes = NULL;
+    spare.offsets = NULL;
+    enif_mutex_destroy(spare.lock);
+    spare.lock = NULL;
 }

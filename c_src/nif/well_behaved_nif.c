@@ -4,6 +4,8 @@
 #include "file_nif.h"
 #include "jobs.h"
 
+#include <stdlib.h>
+
 WB_JOB_NIF(levenshtein, wb_levenshtein_job)
 WB_JOB_NIF(search, wb_search_job)
 WB_JOB_NIF(search_index, wb_search_index_job)
@@ -15,11 +17,55 @@ static ErlNifFunc nif_funcs[] = {
     {"search_index", 5, search_index, 0},
     {"pack_new", 1, wb_pack_new, 0},
     {"pack_more", 2, wb_pack_more, 0},
+    {"pack_release", 1, wb_pack_release, 0},
     {"hits_more", 2, wb_hits_more, 0},
     {"distances_more", 3, wb_distances_more, 0},
     WB_RUNTIME_NIFS,
     WB_FILE_NIFS,
 };
+
+/* ---- large blocks (jobs.h) ------------------------------------------------------ */
+
+void *wb_block_alloc(size_t bytes) {
+    return bytes > WB_BLOCK_VM_MOST ? malloc(bytes) : enif_alloc(bytes);
+}
+
+/* Here and now. */
+void wb_block_free_now(void *block, size_t bytes) {
+    if (!block) return;
+    if (bytes > WB_BLOCK_VM_MOST)
+        free(block);
+    else
+        enif_free(block);
+}
+
+/* Off the scheduler from WB_RELEASE_LATER_FROM on. */
+void wb_block_free(void *block, size_t bytes) {
+    if (!block) return;
+    if (bytes > WB_BLOCK_VM_MOST)
+        wb_free_later(block, bytes);
+    else if (bytes >= WB_RELEASE_LATER_FROM)
+        wb_release_later(enif_free, block);
+    else
+        enif_free(block);
+}
+
+/* NULL when out of memory (the block is then left as it was). */
+/* realloc out of line: GCC's -Wmismatched-dealloc otherwise takes the
+ * enif_free of the branch that moves a block for one after realloc */
+static __attribute__((noinline)) void *libc_realloc(void *block, size_t bytes) {
+    return realloc(block, bytes);
+}
+
+void *wb_block_realloc(void *block, size_t old, size_t bytes) {
+    if (old <= WB_BLOCK_VM_MOST && bytes <= WB_BLOCK_VM_MOST) return enif_realloc(block, bytes);
+    if (old > WB_BLOCK_VM_MOST && bytes > WB_BLOCK_VM_MOST) return libc_realloc(block, bytes);
+    void *moved = wb_block_alloc(bytes);
+    if (!moved) return NULL;
+    memcpy(moved, block, old < bytes ? old : bytes);
+    wb_block_free_now(block, old);
+    return moved;
+}
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
@@ -35,6 +81,7 @@ static void unload(ErlNifEnv *env, void *priv) {
     (void)env;
     (void)priv;
     wb_runtime_unload(); /* waits for the files and memory it was given to release */
+    wb_search_unload();
 }
 
 ERL_NIF_INIT(Elixir.WellBehaved.Native, nif_funcs, load, NULL, NULL, unload)

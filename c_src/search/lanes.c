@@ -4,6 +4,10 @@
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define WB_LANES_X86 1
 #else
 #define WB_LANES_X86 0
@@ -95,8 +99,20 @@ void wb_lanes_query_free(wb_lanes_query *q) {
     q->table = NULL;
 }
 
-void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                   const uint64_t *offsets) {
+typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, const uint8_t *, const uint64_t *);
+
+/* How a batch's table is filled, by kernel, then by width: bit by bit
+ * (portable), or by byte compares (SSE2, AVX-512) */
+static const fill_fn fills[WB_LANES_KERNELS][4] = {
+    [WB_LANES_BASELINE] = {load_8, load_16, load_32, load_64},
+#if WB_LANES_X86
+    [WB_LANES_AVX2] = {fill_sse2_8, fill_sse2_16, fill_sse2_32, fill_sse2_64},
+    [WB_LANES_AVX512] = {fill_avx512_8, fill_avx512_16, fill_avx512_32, fill_avx512_64},
+#endif
+};
+
+void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
+                   const uint8_t *bytes, const uint64_t *offsets) {
     begin(b, NULL);
     uint8_t len[WB_LANES_MAX];
     for (unsigned l = 0; l < b->used; l++)
@@ -104,21 +120,19 @@ void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
     switch (b->width) {
     case 8:
         start_8(b, len);
-        load_8(b, q, bytes, offsets);
         break;
     case 16:
         start_16(b, len);
-        load_16(b, q, bytes, offsets);
         break;
     case 32:
         start_32(b, len);
-        load_32(b, q, bytes, offsets);
         break;
     default:
         start_64(b, len);
-        load_64(b, q, bytes, offsets);
         break;
     }
+    fill_fn fill = fills[kernel][wb_lanes_slot(b->width)];
+    (fill ? fill : fills[WB_LANES_BASELINE][wb_lanes_slot(b->width)])(b, q, bytes, offsets);
 }
 
 size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,

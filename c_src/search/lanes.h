@@ -134,9 +134,11 @@ void wb_lanes_index_free(wb_lanes_index *x);
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
 /* Fills the table for b->index[0 .. b->used) (candidate i being
- * bytes[offsets[i] .. offsets[i + 1])) and starts the batch. */
-void wb_lanes_load(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                   const uint64_t *offsets);
+ * bytes[offsets[i] .. offsets[i + 1])) and starts the batch: bit by bit
+ * with the baseline kernel (the portable way), by byte compares with the
+ * AVX2 (SSE2 compares) and AVX-512 ones. */
+void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
+                   const uint8_t *bytes, const uint64_t *offsets);
 
 /* Up to max_steps query bytes (row of byte c: table[rows[c]]) (at least one unless done); returns
  * how many. Stops early, with b->hopeless, once no lane can end at or under bound. */

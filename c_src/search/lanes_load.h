@@ -36,6 +36,55 @@ static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint
     }
 }
 
+#if WB_LANES_X86
+/* The same table by byte compares: for each lane, each query byte compared
+ * with all the candidate's bytes at once, its mask written whole (no
+ * read-modify-write of a cell per candidate byte). */
+#define WB_CHUNKS ((WB_W + 15) / 16) /* 16-byte pieces of a lane's candidate */
+
+static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
+                                     const uint64_t *offsets) {
+    unsigned char *restrict table = q->table[0];
+    memset(table, 0, q->bytes);
+    for (unsigned l = 0; l < b->used; l++) {
+        const uint8_t *t = bytes + offsets[b->index[l]];
+        size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
+        uint8_t padded[16 * WB_CHUNKS] = {0};
+        memcpy(padded, t, n);
+        __m128i piece[WB_CHUNKS];
+        for (int c = 0; c < WB_CHUNKS; c++)
+            piece[c] = _mm_loadu_si128((const __m128i *)(padded + 16 * c));
+        uint64_t keep = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+        for (size_t r = 0; r < q->distinct; r++) {
+            __m128i byte = _mm_set1_epi8((char)q->bytes_of_rows[r]);
+            uint64_t m = 0;
+            for (int c = 0; c < WB_CHUNKS; c++)
+                m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(piece[c], byte))
+                     << (16 * c);
+            ((WB_A *)table)[r * (WB_LANES_BYTES / sizeof(WB_T)) + l] = (WB_T)(m & keep);
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
+                           const uint64_t *offsets) {
+    unsigned char *restrict table = q->table[0];
+    memset(table, 0, q->bytes);
+    for (unsigned l = 0; l < b->used; l++) {
+        const uint8_t *t = bytes + offsets[b->index[l]];
+        size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
+        uint64_t keep = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+        __m512i v = _mm512_maskz_loadu_epi8(keep, t); /* its n bytes, no more */
+        for (size_t r = 0; r < q->distinct; r++) {
+            uint64_t m = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)q->bytes_of_rows[r]));
+            ((WB_A *)table)[r * (WB_LANES_BYTES / sizeof(WB_T)) + l] = (WB_T)(m & keep);
+        }
+    }
+}
+#undef WB_CHUNKS
+#endif
+
 #undef WB_CAT2
 #undef WB_CAT
 #undef WB_T

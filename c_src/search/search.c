@@ -248,7 +248,7 @@ static void start_batch(wb_search *s, unsigned slot) {
     b->used = (unsigned)s->waiting_len[slot];
     memcpy(b->index, s->waiting[slot], b->used * sizeof b->index[0]);
     s->waiting_len[slot] = 0;
-    wb_lanes_load(b, &s->lanes, s->set->bytes, s->set->offsets);
+    wb_lanes_load(s->kernel, b, &s->lanes, s->set->bytes, s->set->offsets);
     s->batch_table = s->lanes.table;
     s->batch_rows = s->lanes.rows;
     s->running = true;

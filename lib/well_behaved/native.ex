@@ -25,14 +25,18 @@ defmodule WellBehaved.Native do
 
   def levenshtein(_a, _b, _unit, _max_distance, _mode, _tiny, _ref), do: stub()
   # the distance of a pair of at most 512 bytes in all whose shorter side
-  # fits a word once common affixes go (ASCII for :codepoint), computed in
-  # the call (under 2 us); :long for any other pair, which then runs as a job
+  # fits a word once common affixes go, or whose cutoff is at most 3 (ASCII
+  # for :codepoint), computed in the call (under 2 us); :long for any other
+  # pair, which then runs as a job
   def levenshtein_short(_a, _b, _unit, _max_distance), do: stub()
   def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
   def search_index(_packed, _count, _mode, _tiny, _ref), do: stub()
   # a list of binaries copied into native memory, a slice of it per call
   def pack_new(_count), do: stub()
   def pack_more(_packed, _list), do: stub()
+  # a packed list searched for the last time: its memory back now, kept
+  # for the next list packed (:ok; nothing while a job or result reads it)
+  def pack_release(_packed), do: stub()
   # a long result of nearest: {:hits, hits, n} from search, made into the
   # list a slice at a time
   def hits_more(_hits, _list), do: stub()

@@ -25,22 +25,28 @@ defmodule WellBehaved.Levenshtein.Search do
     with {:ok, set} <- native_set(candidates, count) do
       args = [query, set, count, call.unit, max, limit]
 
-      case Job.checked(&Native.search/9, args, call.schedule, call.tiny_slices, :infinity, name) do
-        # every other argument was checked: the index is not this node's
-        {:error, :badarg} when elem(candidates, 0) == :index ->
-          {:error, :not_an_index_here}
+      try do
+        case Job.checked(&Native.search/9, args, call.schedule, call.tiny_slices, :infinity, name) do
+          # every other argument was checked: the index is not this node's
+          {:error, :badarg} when elem(candidates, 0) == :index ->
+            {:error, :not_an_index_here}
 
-        {:error, _} = error ->
-          error
+          {:error, _} = error ->
+            error
 
-        {:hits, hits, _count} ->
-          hits_list(hits, [])
+          {:hits, hits, _count} ->
+            hits_list(hits, [])
 
-        distances when is_binary(distances) ->
-          distances_list(distances, div(byte_size(distances), 4), [])
+          distances when is_binary(distances) ->
+            distances_list(distances, div(byte_size(distances), 4), [])
 
-        hits ->
-          hits
+          hits ->
+            hits
+        end
+      after
+        # a list packed for this search: its memory now, for the next list
+        # (not when the VM collects the resource)
+        if elem(candidates, 0) == :list, do: Native.pack_release(set)
       end
     end
   end
