@@ -88,6 +88,9 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
     assert Levenshtein.distances("abca", shards) == Levenshtein.distances("abca", local)
 
+    assert Levenshtein.distances("abca", shards, as: :binary) ==
+             Levenshtein.distances("abca", local, as: :binary)
+
     assert Levenshtein.distances("abca", shards, max_distance: 1, unit: :codepoint) ==
              Levenshtein.distances("abca", cands, max_distance: 1)
   end
@@ -151,6 +154,13 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
     assert Enum.drop(distances, 250) == List.duplicate(nil, 250)
     assert Enum.take(distances, 250) == Levenshtein.distances("abc", Enum.take(cands, 250))
+
+    # as a binary: 0xFFFFFFFF for each of them
+    assert {:partial, <<here::binary-size(1000), there::binary>>, [{^b, :timeout}]} =
+             Levenshtein.distances("abc", index, timeout: 2_000, partial: true, as: :binary)
+
+    assert here == Levenshtein.distances("abc", Enum.take(cands, 250), as: :binary)
+    assert there == :binary.copy(<<0xFFFF_FFFF::32-native>>, 250)
 
     :ok = :erpc.call(b, :sys, :resume, [holder_b])
     assert length(Levenshtein.nearest("abc", index, limit: 3)) == 3

@@ -113,6 +113,34 @@ defmodule WellBehaved.LevenshteinSearchTest do
     end
   end
 
+  test "as: :binary answers the distances as native 32-bit integers, short answers and long alike" do
+    for n <- [0, 1, 2048, 2049, 30_000], max <- [nil, 2] do
+      list = for _ <- 1..n//1, do: word(Enum.random(0..12), ~c"abc")
+
+      want =
+        for d <- Levenshtein.distances("abcab", list, max_distance: max),
+            into: <<>>,
+            do: <<d::32-native>>
+
+      assert Levenshtein.distances("abcab", list, max_distance: max, as: :binary) == want
+
+      assert Levenshtein.distances("abcab", Index.new(list), max_distance: max, as: :binary) ==
+               want
+
+      assert Levenshtein.distances("abcab", list, max_distance: max, as: :list) ==
+               Levenshtein.distances("abcab", list, max_distance: max)
+    end
+
+    assert_raise ArgumentError, ~r/distances\/3.*:as.*:list or :binary/s, fn ->
+      Levenshtein.distances("a", ["b"], as: :map)
+    end
+
+    # nearest has no such option
+    assert_raise ArgumentError, ~r/nearest\/3.*:as/s, fn ->
+      Levenshtein.nearest("a", ["b"], as: :binary)
+    end
+  end
+
   test "ties are kept in input order" do
     list = ["xbc", "abc", "abd", "abc", "abx"]
     want = [{"abc", 0}, {"abc", 0}, {"xbc", 1}, {"abd", 1}]

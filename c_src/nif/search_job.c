@@ -480,7 +480,7 @@ typedef struct {
 static void hits_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     hits_list *h = obj;
-    wb_free_later(h->hits, h->bytes); /* NULL once every hit was made */
+    wb_block_free(h->hits, h->bytes); /* NULL once every hit was made */
     if (h->set) drop_index(h->set);
     wb_runtime_resident_bytes(-(int64_t)h->bytes);
 }
@@ -558,7 +558,7 @@ ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         /* every hit made: their memory and the candidates' need not wait
          * for the VM to collect this resource */
         wb_runtime_resident_bytes(-(int64_t)h->bytes);
-        wb_free_later(h->hits, h->bytes);
+        wb_block_free(h->hits, h->bytes);
         drop_index(h->set);
         h->hits = NULL;
         h->set = NULL;
@@ -608,7 +608,7 @@ static void block_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     owned_block *b = obj;
     wb_runtime_resident_bytes(-(int64_t)b->bytes);
-    wb_free_later(b->data, b->bytes);
+    wb_block_free(b->data, b->bytes);
 }
 
 /* The binary of every distance, over the job's own array (taken from its
@@ -668,7 +668,7 @@ static size_t search_memory(const void *state) {
 
 static void search_destroy(void *state) {
     search_job *job = state;
-    wb_search_free_with(&job->search, wb_free_later);
+    wb_search_free_with(&job->search, wb_block_free);
     if (job->index) drop_index(job->index);
     job->index = NULL;
 }
@@ -781,6 +781,9 @@ wb_job_type wb_search_index_job = {
 int wb_search_load(ErlNifEnv *env) {
     spare.lock = enif_mutex_create("wb_search_spare");
     if (!spare.lock) return 1;
+    /* the results' blocks from the VM's allocators, like the tables */
+    static const wb_search_block_allocator vm_blocks = {wb_block_alloc, wb_block_free_now};
+    wb_search_set_block_allocator(&vm_blocks);
     atom_not_a_binary = enif_make_atom(env, "not_a_binary");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");

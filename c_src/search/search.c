@@ -16,6 +16,21 @@
  * of the shorter side per candidate, after stripping the common affixes */
 #define WB_SEARCH_PATTERN_LONGEST 65536
 
+static void *malloc_block(size_t bytes) {
+    return malloc(bytes);
+}
+
+static void free_block(void *block, size_t bytes) {
+    (void)bytes;
+    free(block);
+}
+
+static wb_search_block_allocator blocks = {malloc_block, free_block};
+
+void wb_search_set_block_allocator(const wb_search_block_allocator *allocator) {
+    blocks = *allocator;
+}
+
 bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
     memset(s, 0, sizeof *s);
     if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total == SIZE_MAX) return false;
@@ -89,7 +104,7 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
         }
     }
     if (limit == 0) {
-        s->distances = malloc(set->count ? set->count * sizeof(uint32_t) : 1);
+        s->distances = blocks.alloc(set->count ? set->count * sizeof(uint32_t) : 1);
         if (!s->distances) {
             wb_search_free(s);
             return WB_SEARCH_ENOMEM;
@@ -97,7 +112,7 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
         s->owned_bytes += set->count * sizeof(uint32_t);
     } else {
         size_t n = limit < set->count ? limit : set->count;
-        s->heap = malloc(n ? n * sizeof(wb_search_hit) : 1);
+        s->heap = blocks.alloc(n ? n * sizeof(wb_search_hit) : 1);
         if (!s->heap) {
             wb_search_free(s);
             return WB_SEARCH_ENOMEM;
@@ -590,13 +605,8 @@ size_t wb_search_memory(const wb_search *s) {
     return s->owned_bytes;
 }
 
-static void free_block(void *block, size_t bytes) {
-    (void)bytes;
-    free(block);
-}
-
 void wb_search_free(wb_search *s) {
-    wb_search_free_with(s, free_block);
+    wb_search_free_with(s, blocks.free);
 }
 
 void wb_search_free_with(wb_search *s, void (*release)(void *block, size_t bytes)) {

@@ -143,6 +143,18 @@ typedef struct {
     size_t owned_bytes;
 } wb_search;
 
+/* Where the blocks of results come from (every distance, the nearest
+ * hits): malloc/free unless set; set once, before any search. A host
+ * whose allocator keeps freed memory avoids a page fault per 4 KiB of a
+ * fresh block on every search. wb_search_free gives them to its free;
+ * wb_search_free_with to the release it is given, which must match. */
+typedef struct {
+    void *(*alloc)(size_t bytes);
+    void (*free)(void *block, size_t bytes);
+} wb_search_block_allocator;
+
+void wb_search_set_block_allocator(const wb_search_block_allocator *allocator);
+
 /* Prepares a search of `query` (copied) in `set` (which must outlive the
  * search). limit 0 computes every distance; limit > 0 keeps the `limit`
  * nearest candidates within max_distance. Distances above max_distance

@@ -14,6 +14,7 @@ defmodule WellBehaved.Levenshtein.Call do
             limit: 10,
             schedule: :auto,
             tiny_slices: false,
+            as: :list,
             remote: []
 
   @type t :: %__MODULE__{
@@ -22,6 +23,7 @@ defmodule WellBehaved.Levenshtein.Call do
           limit: pos_integer(),
           schedule: Runtime.mode() | :external,
           tiny_slices: boolean(),
+          as: :list | :binary,
           remote: keyword()
         }
 
@@ -87,6 +89,11 @@ defmodule WellBehaved.Levenshtein.Call do
 
   defp put(call, :tiny_slices, tiny, {name, _, _, _}),
     do: %{call | tiny_slices: Runtime.check_tiny!(tiny, name)}
+
+  defp put(call, :as, as, _context) when as in [:list, :binary], do: %{call | as: as}
+
+  defp put(_call, :as, as, {name, _, _, _}),
+    do: Options.invalid!(name, :as, as, ":list or :binary")
 
   defp put(call, _distributed, _value, _context), do: call
 

@@ -103,18 +103,25 @@ defmodule WellBehaved.Levenshtein.Distributed do
               do: {node, {Shard, :search_list, [chunk, query, local, limit, name]}, length(chunk)}
       end
 
-    finish(calls, gather(calls, settings.timeout), settings, &merge(limit, &1))
+    finish(calls, gather(calls, settings.timeout), settings, &merge(limit, call.as, &1))
   end
 
-  # distances: nil for each candidate of a shard that failed
-  defp merge(0, answers) do
+  # distances: nil for each candidate of a shard that failed (as: :binary,
+  # the binaries one after another, 0xFFFFFFFF for such a candidate)
+  defp merge(0, :binary, answers) do
+    for {answer, size} <- answers, into: <<>> do
+      if answer == :failed, do: :binary.copy(<<0xFFFF_FFFF::32-native>>, size), else: answer
+    end
+  end
+
+  defp merge(0, _as, answers) do
     Enum.flat_map(answers, fn
       {:failed, size} -> List.duplicate(nil, size)
       {answer, _size} -> answer
     end)
   end
 
-  defp merge(limit, answers) do
+  defp merge(limit, _as, answers) do
     for({answer, _size} <- answers, answer != :failed, do: answer)
     |> Enum.concat()
     |> Enum.sort_by(&elem(&1, 1))

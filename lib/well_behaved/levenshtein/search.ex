@@ -37,8 +37,15 @@ defmodule WellBehaved.Levenshtein.Search do
           {:hits, hits, _count} ->
             hits_list(hits, [])
 
+          distances when is_binary(distances) and call.as == :binary ->
+            distances
+
           distances when is_binary(distances) ->
             distances_list(distances, div(byte_size(distances), 4), [])
+
+          # a short answer of distances comes as the list itself
+          distances when limit == 0 and call.as == :binary ->
+            for d <- distances, into: <<>>, do: <<d::32-native>>
 
           hits ->
             hits
