@@ -29,6 +29,9 @@ void wb_levenshtein_load(ErlNifEnv *env);
  * computed in the call itself, with no job; `long` for any other pair, for
  * the job. */
 ERL_NIF_TERM wb_levenshtein_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* levenshtein_paths(): {PairColumns, Lanes}, the ways this CPU computes
+ * (wb_lev_path_name, wb_search_lanes_name) as atoms */
+ERL_NIF_TERM wb_levenshtein_paths(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* The arguments every Levenshtein job shares (levenshtein_job.c): the
  * unit (byte | codepoint) and the cutoff (an integer, or nil for none). */
 bool wb_get_unit(ErlNifEnv *env, ERL_NIF_TERM term, bool *codepoints);

@@ -359,6 +359,13 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     return out;
 }
 
+ERL_NIF_TERM wb_levenshtein_paths(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    return enif_make_tuple2(env, wb_atom(env, wb_lev_path_name(wb_lev_current_path())),
+                            wb_atom(env, wb_search_lanes_name()));
+}
+
 /* pack_release(Packed): a packed list searched for the last time gives its
  * memory back at once, its blocks kept for the next list (see spare);
  * nothing is done while a job or a result still reads it, or for an

@@ -13,6 +13,7 @@ WB_JOB_NIF(search_index, wb_search_index_job)
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
     {"levenshtein_short", 4, wb_levenshtein_short, 0},
+    {"levenshtein_paths", 0, wb_levenshtein_paths, 0},
     {"search", 9, search, 0},
     {"search_index", 5, search_index, 0},
     {"pack_new", 1, wb_pack_new, 0},

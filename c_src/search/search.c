@@ -76,6 +76,10 @@ uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codep
     return count / 2 + (prepared ? 0 : count + bytes / 2) + steps * WB_SEARCH_STEP_UNITS * qlen;
 }
 
+const char *wb_search_lanes_name(void) {
+    return wb_lanes_name(wb_lanes_current());
+}
+
 bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
                              size_t most) {
     return set->ascii && qlen <= most && wb_lev_ascii(query, qlen);

@@ -167,6 +167,10 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
  * true when finished (or stopped by an error, see s->status). */
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
 
+/* The instruction set of the batches of short candidates that searches
+ * use on this CPU ("baseline", "avx2", "avx512", or "off"). */
+const char *wb_search_lanes_name(void);
+
 /* Whether a search in codepoint mode of `query` in `set` is the same in
  * byte mode: an ASCII set and an ASCII query. Looks at most `most` query
  * bytes (a longer query: false). */

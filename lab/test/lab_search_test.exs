@@ -5,12 +5,19 @@ defmodule WellBehaved.LabSearchTest do
 
   alias WellBehaved.Lab.{JSON, Search}
 
-  @methods [:nearest_index, :nearest_list, :distances_index, :distances_list, :enum_map]
+  @methods WellBehaved.Lab.Search.Plan.methods()
 
-  defp summary(index_ns, speedup, low) do
+  # codepoint: nearest_index_codepoint's time over nearest_index's
+  defp summary(index_ns, speedup, low, codepoint) do
     rows =
       for m <- @methods do
-        ns = if m == :nearest_index, do: index_ns, else: index_ns * 10
+        ns =
+          case m do
+            :nearest_index -> index_ns
+            :nearest_index_codepoint -> index_ns * codepoint
+            _ -> index_ns * 10
+          end
+
         %{method: m, ns_per_candidate: ns, low: ns * 0.9, high: ns * 1.1}
       end
 
@@ -26,29 +33,39 @@ defmodule WellBehaved.LabSearchTest do
     }
   end
 
-  defp set(count, index_ns, speedup, low),
+  defp set(count, index_ns, speedup, low, codepoint \\ 1.1),
     do: %{
       candidates: count,
-      one_query: summary(index_ns, speedup, low),
-      many_queries: summary(index_ns, speedup, low)
+      one_query: summary(index_ns, speedup, low, codepoint),
+      many_queries: summary(index_ns, speedup, low, codepoint)
     }
 
-  test "targets: ns per candidate, the speed-up's interval and the lateness verdict" do
+  test "targets: ns per candidate, the speed-up's interval, codepoints and the lateness verdict" do
     met = Search.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:within, 1.1))
-    assert Enum.map(met, & &1.met) == [true, true, true]
+    assert Enum.map(met, & &1.met) == [true, true, true, true]
+    assert Enum.at(met, 2).measured == "1.10x"
 
-    missed = Search.targets([set(100_000, 21.0, 12.0, 9.5)], lateness(:outside, 3.0))
-    assert Enum.map(missed, & &1.met) == [false, false, false]
+    missed = Search.targets([set(100_000, 21.0, 12.0, 9.5, 1.5)], lateness(:outside, 3.0))
+    assert Enum.map(missed, & &1.met) == [false, false, false, false]
 
     # a verdict that is not distinguishable is not met
-    [_, _, late] =
+    [_, _, _, late] =
       Search.targets([set(100_000, 18.0, 25.0, 12.0)], lateness(:not_distinguishable, 1.2))
 
     refute late.met
 
+    # the long candidates' set of the same count is not the one judged
+    long = Map.put(set(100_000, 99.0, 2.0, 1.0, 9.0), :candidate_bytes, "100-200")
+
+    assert Enum.map(
+             Search.targets([long, set(100_000, 18.0, 25.0, 12.0)], lateness(:within, 1.1)),
+             & &1.met
+           ) ==
+             [true, true, true, true]
+
     # no 100,000-candidate set (a rough run): nothing to judge
     rough = Search.targets([set(5_000, 10.0, 30.0, 20.0)], lateness(:not_measured, nil))
-    assert Enum.map(rough, & &1.measured) == ["-", "-", "-"]
+    assert Enum.map(rough, & &1.measured) == ["-", "-", "-", "-"]
     assert Enum.all?(rough, &(not &1.met))
   end
 
@@ -79,16 +96,24 @@ defmodule WellBehaved.LabSearchTest do
 
   test "a rough run renders as Markdown, charts, tables and JSON" do
     result = Search.run(quick: true, rounds_scale: 0.02)
-    assert [%{candidates: 2_000}] = result.sets
+    # short candidates, then long ones past a machine word
+    assert [%{candidates: 2_000, candidate_bytes: "10-30"}, %{candidate_bytes: "100-200"} = long] =
+             result.sets
+
     assert result.lateness.windows != []
 
     markdown = Search.to_markdown(result)
     assert markdown =~ "## Fuzzy search"
-    for m <- @methods, do: assert(markdown =~ "`#{m}`")
+    assert markdown =~ "of 100-200 bytes" and markdown =~ "150-byte queries"
+    for m <- @methods ++ long.methods, do: assert(markdown =~ "`#{m}`")
+    # no earlier figures for a rough run's sizes
+    refute markdown =~ "before (one query)"
 
-    assert [%{name: "search_2000", series: [_, _]}] = Search.charts(result)
+    assert [%{name: "search_2000", series: [_, _]}, %{name: "search_2000_100_200"}] =
+             Search.charts(result)
+
     [throughput, lateness] = Search.tables(result)
-    assert length(throughput.rows) == 2 * length(@methods)
+    assert length(throughput.rows) == 2 * (length(@methods) + length(long.methods))
     assert length(lateness.rows) == length(result.lateness.windows)
     assert is_binary(IO.iodata_to_binary(JSON.encode(result)))
   end

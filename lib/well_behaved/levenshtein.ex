@@ -8,13 +8,18 @@ defmodule WellBehaved.Levenshtein do
   than 64 units, after stripping the common prefix and suffix. Memory is a
   match table of 256 words per 64 units of the shorter input, never the
   n×m matrix. With `max_distance: k` only a diagonal band of width O(k) is
-  computed.
+  computed, and the computation stops once no cell of it can end within
+  `k`; a cutoff of at most 3 takes no table at all (each order of spending
+  the edits is tried, as mbleven does). Long pairs compute two columns at
+  a time in scalar code or four in SIMD lanes, whichever this CPU runs
+  fastest, measured when the library loads (`native_paths/0`).
 
   Scheduling is the runtime's (see `WellBehaved.Runtime`): by default short
   calls run directly and long ones yield. Under `:auto`, a pair of at most
   512 bytes in all whose shorter side is at most 64 units once the common
-  prefix and suffix go (ASCII, for codepoints) is computed in the NIF call
-  itself, with no job: it takes under 2 µs. Text that is all ASCII runs at
+  prefix and suffix go, or whose cutoff is at most 3 (ASCII, for
+  codepoints), is computed in the NIF call itself, with no job: it takes
+  under 2 µs. Text that is all ASCII runs at
   byte speed under `unit: :codepoint`. `schedule: :external` runs the same
   core in a separate OS process instead (see `WellBehaved.External`).
   """
@@ -117,6 +122,24 @@ defmodule WellBehaved.Levenshtein do
       :infinity,
       @distance
     )
+  end
+
+  @doc """
+  How this machine computes: `pair_columns`, the way the columns of a long
+  pair (or a long candidate) are computed, chosen when the library loaded
+  by timing each one this CPU runs (`:scalar`, two columns at a time, or
+  four in the SIMD lanes of `:simd` (SSE2), `:avx2` or `:avx512`); and
+  `lanes`, the instruction set of the batches of short candidates in a
+  search (`:baseline`, `:avx2` or `:avx512`, the widest the CPU has).
+
+      iex> paths = WellBehaved.Levenshtein.native_paths()
+      iex> paths.pair_columns in [:scalar, :simd, :avx2, :avx512]
+      true
+  """
+  @spec native_paths() :: %{pair_columns: atom(), lanes: atom()}
+  def native_paths do
+    {pair, lanes} = Native.levenshtein_paths()
+    %{pair_columns: pair, lanes: lanes}
   end
 
   @doc """

@@ -29,6 +29,8 @@ defmodule WellBehaved.Native do
   # for :codepoint), computed in the call (under 2 us); :long for any other
   # pair, which then runs as a job
   def levenshtein_short(_a, _b, _unit, _max_distance), do: stub()
+  # {pair_columns, lanes}: the paths this CPU computes with (atoms)
+  def levenshtein_paths, do: stub()
   def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
   def search_index(_packed, _count, _mode, _tiny, _ref), do: stub()
   # a list of binaries copied into native memory, a slice of it per call

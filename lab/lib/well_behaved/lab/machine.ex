@@ -9,7 +9,8 @@ defmodule WellBehaved.Lab.Machine do
   @doc """
   OTP release, ERTS and Elixir versions, schedulers (normal and dirty),
   CPU model and logical cores, OS, the library runtime's counters (thread
-  pool, slice, `:auto` thresholds), the OS monotonic clock the VM reads and
+  pool, slice, `:auto` thresholds), the ways the Levenshtein cores compute
+  on this CPU (`WellBehaved.Levenshtein.native_paths/0`), the OS monotonic clock the VM reads and
   its resolution (`clock:`), and the UTC time.
   """
   @spec describe() :: %{atom() => term()}
@@ -28,6 +29,7 @@ defmodule WellBehaved.Lab.Machine do
       logical_cores_available: :erlang.system_info(:logical_processors_available),
       os: :os.type() |> Tuple.to_list() |> Enum.join("/"),
       runtime: Runtime.stats(),
+      levenshtein_paths: WellBehaved.Levenshtein.native_paths(),
       clock: clock(),
       utc: DateTime.utc_now() |> DateTime.truncate(:second) |> DateTime.to_iso8601()
     }

@@ -52,6 +52,7 @@ defmodule WellBehaved.Lab.Report.Document do
     | OTP / ERTS / Elixir | #{get(m, :otp_release)} / #{get(m, :erts_version)} / #{get(m, :elixir_version)} |
     | schedulers: normal / dirty CPU / dirty IO | #{online(m, :schedulers)} / #{online(m, :dirty_cpu_schedulers)} / #{get(m, :dirty_io_schedulers)} |
     | CPU | #{get(m, :cpu_model)} |
+    | Levenshtein paths (long pairs' columns / short candidates' lanes) | #{paths_md(Map.get(m, :levenshtein_paths))} |
     | logical cores | #{get(m, :logical_cores)} (available: #{get(m, :logical_cores_available)}) |
     | OS | #{get(m, :os)} |
     | monotonic clock | #{clock_md(Map.get(m, :clock))} |
@@ -60,6 +61,9 @@ defmodule WellBehaved.Lab.Report.Document do
     #{Noise.markdown(checks)}
     """
   end
+
+  defp paths_md(%{pair_columns: pair, lanes: lanes}), do: "#{pair} / #{lanes}"
+  defp paths_md(_), do: "-"
 
   defp top_charts_md([]), do: ""
 

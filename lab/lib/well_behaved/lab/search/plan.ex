@@ -5,16 +5,72 @@ defmodule WellBehaved.Lab.Search.Plan do
   `rounds_scale`.
   """
 
-  @methods [:nearest_index, :nearest_list, :distances_index, :distances_list, :enum_map]
+  @methods [
+    :nearest_index,
+    :nearest_index_codepoint,
+    :nearest_list,
+    :distances_index,
+    :distances_index_binary,
+    :distances_list,
+    :enum_map
+  ]
+  @long_methods [
+    :nearest_index,
+    :within_3_index,
+    :distances_index_binary,
+    :nearest_list,
+    :enum_map
+  ]
   @query_bytes 20
+  # candidates past one machine word: the pair core with the query's table
+  # made once, and its cutoffs (mbleven for k <= 3, the band's early stop)
+  @shapes [
+    %{shape: "10-30", shortest: 10, longest: 30, query_bytes: @query_bytes, methods: @methods},
+    %{shape: "100-200", shortest: 100, longest: 200, query_bytes: 150, methods: @long_methods}
+  ]
+  # the long shape's "many queries": its Enum.map takes ~0.1 s a query
+  @long_queries 10
+  # figures of an earlier run, shown beside the new ones: one query, ns per
+  # candidate, median over the rounds
+  @before_source "the lab's quick run of 2026-11-26 00:41 UTC on a 2 vCPU AMD EPYC " <>
+                   "(AVX-512, KVM, shared), before the cutoffs that stop early, the " <>
+                   "batches in flight, the cheap lists and the binary distances"
+  @before %{
+    {"10-30", 100_000} => %{
+      nearest_index: 8.2,
+      nearest_list: 138.7,
+      distances_index: 119.2,
+      distances_list: 262.6,
+      enum_map: 324.1
+    }
+  }
   @queries 100
   @quick_queries 30
   @bound 1.5
   @window_ms 1000
 
-  @doc "The methods compared, in the order of the tables."
+  @doc "The methods compared on short candidates, in the order of the tables."
   @spec methods() :: [atom()]
   def methods, do: @methods
+
+  @doc """
+  The candidate shapes: their lengths, the query's and the methods
+  compared on them.
+  """
+  @spec shapes() :: [map()]
+  def shapes, do: @shapes
+
+  @doc "How many of the queries the long shape times one after the other."
+  @spec long_queries() :: pos_integer()
+  def long_queries, do: @long_queries
+
+  @doc "An earlier run's figure per method for a shape and count (`%{}` when none)."
+  @spec before(String.t(), pos_integer()) :: %{atom() => float()}
+  def before(shape, count), do: Map.get(@before, {shape, count}, %{})
+
+  @doc "Where the earlier figures come from."
+  @spec before_source() :: String.t()
+  def before_source, do: @before_source
 
   @doc "The length of a query, in bytes."
   @spec query_bytes() :: pos_integer()

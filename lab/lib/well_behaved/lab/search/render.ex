@@ -9,25 +9,37 @@ defmodule WellBehaved.Lab.Search.Render do
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
   import WellBehaved.Lab.Search.Throughput, only: [row: 2]
 
-  @methods Plan.methods()
   @query_bytes Plan.query_bytes()
+
+  # what a set measured (results of earlier runs have no shapes)
+  defp methods(set), do: Map.get(set, :methods, Plan.methods())
+  defp bytes(set, result), do: Map.get(set, :candidate_bytes, result.candidate_bytes)
+  defp queries(set, result), do: Map.get(set, :queries, result.queries)
 
   @doc "The suite's section of the report."
   @spec to_markdown(map()) :: String.t()
   def to_markdown(result) do
     sets =
       for set <- result.sets do
+        queries = queries(set, result)
+
         """
-        ### #{set.candidates} candidates of #{result.candidate_bytes} bytes
+        ### #{set.candidates} candidates of #{bytes(set, result)} bytes
 
-        ns per candidate, median over the rounds (range), #{@query_bytes}-byte queries:
+        ns per candidate, median over the rounds (range), \
+        #{Map.get(set, :query_bytes, @query_bytes)}-byte queries:
 
-        #{throughput_table(set, result.queries)}
+        #{throughput_table(set, queries)}
 
         `nearest_index` over `enum_map`, round by round: one query
-        #{speedup(set.one_query)}; #{result.queries} queries #{speedup(set.many_queries)}.
+        #{speedup(set.one_query)}; #{queries} queries #{speedup(set.many_queries)}.
         """
       end
+
+    before =
+      if Enum.any?(result.sets, &(Map.get(&1, :before, %{}) != %{})),
+        do: "\"before\": #{Plan.before_source()}.\n",
+        else: ""
 
     l = result.lateness
 
@@ -53,6 +65,7 @@ defmodule WellBehaved.Lab.Search.Render do
     #{result.queries}).
 
     #{Enum.join(sets, "\n")}
+    #{before}
     ### Lateness while searching
 
     #{l.workers} workers searching #{l.candidates} candidates with an index
@@ -69,8 +82,10 @@ defmodule WellBehaved.Lab.Search.Render do
   end
 
   defp throughput_table(set, queries) do
+    before = Map.get(set, :before, %{})
+
     rows =
-      for method <- @methods do
+      for method <- methods(set) do
         one = row(set.one_query, method)
         many = row(set.many_queries, method)
 
@@ -78,10 +93,19 @@ defmodule WellBehaved.Lab.Search.Render do
           "`#{method}`",
           "#{fmt(one.ns_per_candidate, 1)} (#{fmt(one.low, 1)}-#{fmt(one.high, 1)})",
           "#{fmt(many.ns_per_candidate, 1)} (#{fmt(many.low, 1)}-#{fmt(many.high, 1)})"
-        ]
+        ] ++ if(before == %{}, do: [], else: [before_cell(before, method)])
       end
 
-    Markdown.table(["method", "one query", "#{queries} queries"], rows)
+    heads = ["method", "one query", "#{queries} queries"]
+    Markdown.table(if(before == %{}, do: heads, else: heads ++ ["before (one query)"]), rows)
+  end
+
+  # keys of a result read back from JSON may be strings
+  defp before_cell(before, method) do
+    case Map.get(before, method, Map.get(before, Atom.to_string(method))) do
+      nil -> "-"
+      ns -> fmt(ns, 1)
+    end
   end
 
   defp speedup(s),
@@ -91,22 +115,28 @@ defmodule WellBehaved.Lab.Search.Render do
   @spec charts(map()) :: [Suite.chart()]
   def charts(result) do
     for set <- result.sets do
+      methods = methods(set)
+      bytes = bytes(set, result)
+
+      suffix =
+        if bytes == result.candidate_bytes, do: "", else: "_#{String.replace(bytes, "-", "_")}"
+
       %{
-        name: "search_#{set.candidates}",
-        title: "Search, #{set.candidates} candidates: ns per candidate",
+        name: "search_#{set.candidates}#{suffix}",
+        title: "Search, #{set.candidates} candidates of #{bytes} bytes: ns per candidate",
         kind: :bars,
         x_label: "method",
         y_label: "ns per candidate",
         log_y: true,
-        categories: Enum.map(@methods, &Atom.to_string/1),
+        categories: Enum.map(methods, &Atom.to_string/1),
         series: [
           %{
             label: "one query",
-            values: Enum.map(@methods, &row(set.one_query, &1).ns_per_candidate)
+            values: Enum.map(methods, &row(set.one_query, &1).ns_per_candidate)
           },
           %{
-            label: "#{result.queries} queries",
-            values: Enum.map(@methods, &row(set.many_queries, &1).ns_per_candidate)
+            label: "#{queries(set, result)} queries",
+            values: Enum.map(methods, &row(set.many_queries, &1).ns_per_candidate)
           }
         ]
       }
@@ -118,9 +148,9 @@ defmodule WellBehaved.Lab.Search.Render do
   def tables(result) do
     throughput =
       for set <- result.sets,
-          {queries, summary} <- [{1, set.one_query}, {result.queries, set.many_queries}],
+          {queries, summary} <- [{1, set.one_query}, {queries(set, result), set.many_queries}],
           r <- summary.rows do
-        [set.candidates, queries, r.method, r.ns_per_candidate, r.low, r.high]
+        [set.candidates, bytes(set, result), queries, r.method, r.ns_per_candidate, r.low, r.high]
       end
 
     lateness =
@@ -131,7 +161,15 @@ defmodule WellBehaved.Lab.Search.Render do
     [
       %{
         name: "search",
-        columns: ["candidates", "queries", "method", "ns_per_candidate", "low", "high"],
+        columns: [
+          "candidates",
+          "candidate_bytes",
+          "queries",
+          "method",
+          "ns_per_candidate",
+          "low",
+          "high"
+        ],
         rows: throughput
       },
       %{

@@ -16,9 +16,20 @@ defmodule WellBehaved.Lab.Search do
 
     * `nearest_index` - `nearest/3` (limit 10) on a `Levenshtein.Index`
       made once beforehand (its candidates batched for vector lanes once);
+    * `nearest_index_codepoint` - the same with `unit: :codepoint` (ASCII
+      candidates: byte speed is the aim);
     * `nearest_list` - `nearest/3` on the list (packed at every call);
-    * `distances_index`, `distances_list` - every distance;
+    * `distances_index`, `distances_list` - every distance, as a list;
+    * `distances_index_binary` - every distance, `as: :binary`;
     * `enum_map` - `Enum.map(candidates, &Levenshtein.distance(query, &1))`.
+
+  Then 100,000 candidates of 100-200 letters against queries of 150, past
+  one machine word (the pair core, with the query's table made once per
+  search), on one query and on #{WellBehaved.Lab.Search.Plan.long_queries()}: `nearest_index`,
+  `within_3_index` (`distances/3` with `max_distance: 3`, as a binary:
+  mbleven and the length filter), `distances_index_binary`, `nearest_list`
+  and `enum_map`. Figures of an earlier run, where the same method was
+  measured, stand beside the new ones (`WellBehaved.Lab.Search.Plan.before_source/0`).
 
   Every call uses `schedule: :auto`, the default. A round runs every method
   once, in an order shuffled anew for each round; the figure of a method is
@@ -71,27 +82,46 @@ defmodule WellBehaved.Lab.Search do
     :rand.seed(:exsss, {12, 2, 2026})
     queries = for _ <- 1..plan.queries, do: Throughput.word(Plan.query_bytes())
 
-    # the first set (100,000 candidates, or fewer in a rough run) is also
-    # the one searched while the lateness is measured
+    # the first set (100,000 short candidates, or fewer in a rough run) is
+    # also the one searched while the lateness is measured
     {sets, [first_index | _]} =
-      plan.counts
-      |> Enum.map(fn count ->
-        candidates = for _ <- 1..count, do: Throughput.word(10 + :rand.uniform(21) - 1)
+      for shape <- Plan.shapes(), count <- counts(plan, shape) do
+        span = shape.longest - shape.shortest + 1
+
+        candidates =
+          for _ <- 1..count, do: Throughput.word(shape.shortest + :rand.uniform(span) - 1)
+
         index = Levenshtein.Index.new(candidates)
 
+        queries =
+          if shape.query_bytes == Plan.query_bytes(),
+            do: queries,
+            else:
+              for(
+                _ <- 1..min(plan.queries, Plan.long_queries()),
+                do: Throughput.word(shape.query_bytes)
+              )
+
         set =
-          Throughput.measure_set(
-            candidates,
+          candidates
+          |> Throughput.measure_set(
             index,
             queries,
             plan.rounds_one,
             plan.rounds_many,
-            progress
+            progress,
+            shape.methods
           )
+          |> Map.merge(%{
+            candidate_bytes: shape.shape,
+            query_bytes: shape.query_bytes,
+            queries: length(queries),
+            before: Plan.before(shape.shape, count)
+          })
 
-        progress.("search #{count} candidates: #{Render.set_line(set)}")
+        progress.("search #{count} candidates of #{shape.shape} bytes: #{Render.set_line(set)}")
         {set, index}
-      end)
+      end
       |> Enum.unzip()
 
     lateness = Lateness.measure(first_index, hd(plan.counts), hd(queries), plan, progress)
@@ -107,6 +137,10 @@ defmodule WellBehaved.Lab.Search do
       targets: Analysis.targets(sets, lateness)
     }
   end
+
+  # the long shape: the first count only (its Enum.map is ten times slower)
+  defp counts(plan, %{shape: "10-30"}), do: plan.counts
+  defp counts(plan, _shape), do: [hd(plan.counts)]
 
   @doc "The suite's targets (`WellBehaved.Lab.Search.Analysis.targets/2`)."
   @spec targets([map()], map()) :: [map()]

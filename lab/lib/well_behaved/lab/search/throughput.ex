@@ -10,11 +10,10 @@ defmodule WellBehaved.Lab.Search.Throughput do
   alias WellBehaved.Lab.Stats
   alias WellBehaved.Lab.Search.Plan
 
-  @methods Plan.methods()
-
   @doc """
   Measures one candidate set (`candidates` and their `index`): `rounds_one`
-  rounds of the first query, `rounds_many` of all `queries`.
+  rounds of the first query, `rounds_many` of all `queries`, each method of
+  `methods` once a round.
   """
   @spec measure_set(
           [String.t()],
@@ -23,28 +22,38 @@ defmodule WellBehaved.Lab.Search.Throughput do
           pos_integer(),
           pos_integer(),
           (String.t() ->
-             any())
+             any()),
+          [atom()]
         ) ::
           map()
-  def measure_set(candidates, index, queries, rounds_one, rounds_many, progress) do
+  def measure_set(
+        candidates,
+        index,
+        queries,
+        rounds_one,
+        rounds_many,
+        progress,
+        methods \\ Plan.methods()
+      ) do
     count = length(candidates)
     [first | _] = queries
     progress.("search #{count} candidates: #{rounds_one} rounds of one query")
-    one = rounds([first], candidates, index, rounds_one)
+    one = rounds([first], candidates, index, rounds_one, methods)
     progress.("search #{count} candidates: #{rounds_many} rounds of #{length(queries)} queries")
-    many = rounds(queries, candidates, index, rounds_many)
+    many = rounds(queries, candidates, index, rounds_many, methods)
 
     %{
       candidates: count,
-      one_query: summarize(one, count, 1),
-      many_queries: summarize(many, count, length(queries))
+      methods: methods,
+      one_query: summarize(one, count, 1, methods),
+      many_queries: summarize(many, count, length(queries), methods)
     }
   end
 
   # every method once per round, in a shuffled order: [%{method => ns}]
-  defp rounds(queries, candidates, index, rounds) do
+  defp rounds(queries, candidates, index, rounds, methods) do
     for _ <- 1..rounds do
-      for method <- Enum.shuffle(@methods), into: %{} do
+      for method <- Enum.shuffle(methods), into: %{} do
         fun = method_fun(method, candidates, index)
         t0 = System.monotonic_time(:nanosecond)
         Enum.each(queries, fun)
@@ -54,17 +63,27 @@ defmodule WellBehaved.Lab.Search.Throughput do
   end
 
   defp method_fun(:nearest_index, _c, index), do: &Levenshtein.nearest(&1, index)
+
+  defp method_fun(:nearest_index_codepoint, _c, index),
+    do: &Levenshtein.nearest(&1, index, unit: :codepoint)
+
+  defp method_fun(:distances_index_binary, _c, index),
+    do: &Levenshtein.distances(&1, index, as: :binary)
+
+  defp method_fun(:within_3_index, _c, index),
+    do: &Levenshtein.distances(&1, index, max_distance: 3, as: :binary)
+
   defp method_fun(:nearest_list, c, _index), do: &Levenshtein.nearest(&1, c)
   defp method_fun(:distances_index, _c, index), do: &Levenshtein.distances(&1, index)
   defp method_fun(:distances_list, c, _index), do: &Levenshtein.distances(&1, c)
   defp method_fun(:enum_map, c, _index), do: fn q -> Enum.map(c, &Levenshtein.distance(q, &1)) end
 
   # a set's figures from its rounds ([%{method => ns}])
-  defp summarize(rounds, count, queries) do
+  defp summarize(rounds, count, queries, methods) do
     per = fn ns -> ns / queries / count end
 
     rows =
-      for method <- @methods do
+      for method <- methods do
         values = Enum.map(rounds, &per.(&1[method]))
 
         %{
