@@ -1274,9 +1274,18 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
 }
 
 uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len) {
+    /* eight bytes a word, then the rest */
+    uint64_t words = 0, word;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&word, in + i, 8);
+        words |= word;
+    }
     uint8_t any = 0;
-    for (size_t i = 0; i < len; i++)
+    for (; i < len; i++)
         any |= in[i];
+    for (int shift = 0; shift < 64; shift += 8)
+        any |= (uint8_t)(words >> shift);
     return any;
 }
 

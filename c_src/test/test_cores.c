@@ -249,6 +249,23 @@ static void test_mbleven(void) {
     }
 }
 
+/* the OR of a buffer's bytes, word by word and the rest, against a plain
+ * loop; ASCII exactly when no byte has its high bit, wherever it is */
+static void test_or_bytes(void) {
+    uint8_t buf[80];
+    for (size_t len = 0; len <= sizeof buf; len++)
+        for (int t = 0; t < 40; t++) {
+            fill(buf, len, 128);
+            bool high = len > 0 && t % 2 == 0;
+            if (high) buf[check_random() % len] |= 0x80;
+            uint8_t want = 0;
+            for (size_t i = 0; i < len; i++)
+                want |= buf[i];
+            CHECK(wb_lev_or_bytes(buf, len) == want, "or of %zu bytes", len);
+            CHECK(wb_lev_ascii(buf, len) == !high, "ascii of %zu bytes (high %d)", len, high);
+        }
+}
+
 /* encodes codepoints as UTF-8 */
 static size_t encode(const uint32_t *cps, size_t n, uint8_t *out) {
     size_t o = 0;
@@ -449,6 +466,7 @@ static void test_affixes_inside_codepoints(void) {
 
 int main(void) {
     test_mbleven();
+    test_or_bytes();
     /* every way of computing the columns this CPU can run, forced in turn */
     for (int p = 0; p < WB_LEV_PATHS; p++) {
         if (!wb_lev_force_path((wb_lev_path)p)) {
