@@ -29,6 +29,18 @@ static void begin(wb_lanes *b, const uint64_t *of_index) {
     memset(b->vn, 0, sizeof b->vn);
 }
 
+/* Lane l's candidate in a batch being filled, and its length (1..64). */
+static inline const uint8_t *lane_candidate(const wb_lanes *b, const uint8_t *bytes,
+                                            const uint64_t *offsets, unsigned l, size_t *n) {
+    *n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]);
+    return bytes + offsets[b->index[l]];
+}
+
+/* The n (1..64) low bits. */
+static inline uint64_t low_bits(size_t n) {
+    return n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
 #define WB_TEMPLATE "lanes_load.h"
 #include "lanes_widths.h"
 #undef WB_TEMPLATE
@@ -238,7 +250,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
             }
             /* the lane's mask: its len low bits */
             size_t n = x->lane_len[b->first_lane + l];
-            uint64_t mask = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+            uint64_t mask = low_bits(n);
             memcpy(table[b->rows] + (size_t)l * (b->width / 8), &mask, b->width / 8);
         }
     }

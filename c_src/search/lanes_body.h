@@ -98,6 +98,16 @@ WB_TARGET static inline WB_V WB_POPCOUNT(WB_V x) {
     return x & (WB_T)0x7f;
 }
 
+/* Any lane set in a comparison's result. */
+WB_TARGET static inline bool WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(WB_V alive) {
+    uint64_t any[WB_NB / 8];
+    memcpy(any, &alive, WB_NB);
+    uint64_t some = 0;
+    for (size_t k = 0; k < WB_NB / 8; k++)
+        some |= any[k];
+    return some != 0;
+}
+
 WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
                                WB_ISA)(wb_lanes *b, const wb_lanes_table table, const uint8_t *rows,
                                        const uint8_t *query, size_t qlen, size_t bound,
@@ -120,12 +130,7 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
             WB_V jv = zero + (WB_T)j, alive = zero;
             WB_T limit = (WB_T)(bound + left);
             WB_PARTS(WB_PART_ALIVE)
-            uint64_t any[WB_NB / 8];
-            memcpy(any, &alive, WB_NB);
-            uint64_t some = 0;
-            for (size_t k = 0; k < WB_NB / 8; k++)
-                some |= any[k];
-            if (!some) {
+            if (!WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive)) {
                 b->hopeless = true;
                 break;
             }
@@ -139,16 +144,6 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
     WB_PARTS(WB_PART_STORE)
     b->pos = j;
     return done;
-}
-
-/* Any lane set in a comparison's result. */
-WB_TARGET static inline bool WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(WB_V alive) {
-    uint64_t any[WB_NB / 8];
-    memcpy(any, &alive, WB_NB);
-    uint64_t some = 0;
-    for (size_t k = 0; k < WB_NB / 8; k++)
-        some |= any[k];
-    return some != 0;
 }
 
 /* Two batches of this width at the same query byte, stepped together: two

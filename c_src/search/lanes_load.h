@@ -28,8 +28,8 @@ static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint
     memcpy(rows, q->rows, sizeof rows);
     memset(table, 0, q->bytes);
     for (unsigned l = 0; l < b->used; l++) {
-        const uint8_t *t = bytes + offsets[b->index[l]];
-        size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
+        size_t n;
+        const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
         WB_A *lane = (WB_A *)table + l;
         for (size_t i = 0; i < n; i++)
             lane[(size_t)rows[t[i]] * (WB_LANES_BYTES / sizeof(WB_T))] |= (WB_T)((WB_T)1 << i);
@@ -47,14 +47,14 @@ static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const
     unsigned char *restrict table = q->table[0];
     memset(table, 0, q->bytes);
     for (unsigned l = 0; l < b->used; l++) {
-        const uint8_t *t = bytes + offsets[b->index[l]];
-        size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
+        size_t n;
+        const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
         uint8_t padded[16 * WB_CHUNKS] = {0};
         memcpy(padded, t, n);
         __m128i piece[WB_CHUNKS];
         for (int c = 0; c < WB_CHUNKS; c++)
             piece[c] = _mm_loadu_si128((const __m128i *)(padded + 16 * c));
-        uint64_t keep = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+        uint64_t keep = low_bits(n);
         for (size_t r = 0; r < q->distinct; r++) {
             __m128i byte = _mm_set1_epi8((char)q->bytes_of_rows[r]);
             uint64_t m = 0;
@@ -72,9 +72,9 @@ WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *
     unsigned char *restrict table = q->table[0];
     memset(table, 0, q->bytes);
     for (unsigned l = 0; l < b->used; l++) {
-        const uint8_t *t = bytes + offsets[b->index[l]];
-        size_t n = (size_t)(offsets[b->index[l] + 1] - offsets[b->index[l]]); /* 1..WB_W */
-        uint64_t keep = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+        size_t n;
+        const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
+        uint64_t keep = low_bits(n);
         __m512i v = _mm512_maskz_loadu_epi8(keep, t); /* its n bytes, no more */
         for (size_t r = 0; r < q->distinct; r++) {
             uint64_t m = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)q->bytes_of_rows[r]));
