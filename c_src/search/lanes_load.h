@@ -42,10 +42,20 @@ static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint
  * read-modify-write of a cell per candidate byte). */
 #define WB_CHUNKS ((WB_W + 15) / 16) /* 16-byte pieces of a lane's candidate */
 
+/* Every cell of a used lane in a row the query reads is written whole, so
+ * only the lanes past b->used are cleared (the row of the bytes the query
+ * lacks is never read). */
+static void WB_CAT(clear_unused_, WB_W)(const wb_lanes *b, const wb_lanes_query *q) {
+    size_t from = (size_t)b->used * sizeof(WB_T);
+    if (from == WB_LANES_BYTES) return;
+    for (size_t r = 0; r < q->distinct; r++)
+        memset(q->table[r] + from, 0, WB_LANES_BYTES - from);
+}
+
 static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                                      const uint64_t *offsets) {
     unsigned char *restrict table = q->table[0];
-    memset(table, 0, q->bytes);
+    WB_CAT(clear_unused_, WB_W)(b, q);
     for (unsigned l = 0; l < b->used; l++) {
         size_t n;
         const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
@@ -70,7 +80,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) static void
 WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
                            const uint64_t *offsets) {
     unsigned char *restrict table = q->table[0];
-    memset(table, 0, q->bytes);
+    WB_CAT(clear_unused_, WB_W)(b, q);
     for (unsigned l = 0; l < b->used; l++) {
         size_t n;
         const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
