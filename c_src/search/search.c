@@ -564,20 +564,25 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
             }
             done += units;
         } else if (!prepared && s->next < s->set->count) {
-            bool none;
-            size_t bound = current_bound(s, &none);
-            if (none) { /* nothing after the hits kept can enter */
-                done += s->set->count - s->next;
-                s->next = s->set->count;
-                continue;
-            }
-            units = take(s, s->next, bound);
-            if (units == 0) {
-                *used += done + 1;
-                return true;
-            }
-            done += units;
-            s->next++;
+            /* candidates one after another until one starts a batch or the
+             * pair core, or the budget is spent (the bound moves as hits
+             * are kept) */
+            do {
+                bool none;
+                size_t bound = current_bound(s, &none);
+                if (none) { /* nothing after the hits kept can enter */
+                    done += s->set->count - s->next;
+                    s->next = s->set->count;
+                    break;
+                }
+                units = take(s, s->next, bound);
+                if (units == 0) {
+                    *used += done + 1;
+                    return true;
+                }
+                done += units;
+                s->next++;
+            } while (s->next < s->set->count && !s->running && !s->pair_running && done < budget);
         } else {
             /* every candidate taken: the partial batches, narrowest first */
             unsigned slot = 0;
