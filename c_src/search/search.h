@@ -14,10 +14,15 @@
  * query of at most 64 bytes, take one bit-parallel step per byte
  * (Myers/Hyyro, one machine word, the query's match table built once per
  * search) and stop as soon as they cannot come under the cutoff. A length
- * difference beyond the cutoff costs nothing. Anything else (a longer
- * query with a longer candidate, a longer candidate still, codepoint
- * mode) goes through the pair core (levenshtein.h), resumable: a step can
- * end inside a candidate, so no step is much longer than its budget.
+ * difference beyond the cutoff costs nothing, and a cutoff of at most 3
+ * takes no table (mbleven). Anything else (a longer query with a longer
+ * candidate, a longer candidate still, codepoint mode) goes through the
+ * pair core (levenshtein.h), resumable: a step can end inside a
+ * candidate, so no step is much longer than its budget; in byte mode with
+ * the query's table made once per search (wb_lev_pattern).
+ *
+ * In codepoint mode, an ASCII query in a set marked ASCII is searched in
+ * byte mode. An index search steps two batches of one lane width at once.
  *
  * A set can come with its batches made once (wb_lanes_index_build, for an
  * index): then nothing is built per search, and a batch whose lengths are
