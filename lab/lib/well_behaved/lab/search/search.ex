@@ -27,8 +27,7 @@ defmodule WellBehaved.Lab.Search do
   one machine word (the pair core, with the query's table made once per
   search), on one query and on #{WellBehaved.Lab.Search.Plan.long_queries()}: `nearest_index`,
   `within_3_index` (`distances/3` with `max_distance: 3`, as a binary:
-  mbleven and the length filter), `distances_index_binary`, `nearest_list`
-  and `enum_map`. Figures of an earlier run, where the same method was
+  mbleven and the length filter), `distances_index_binary` and `enum_map`. Figures of an earlier run, where the same method was
   measured, stand beside the new ones (`WellBehaved.Lab.Search.Plan.before_source/0`).
 
   Every call uses `schedule: :auto`, the default. A round runs every method
