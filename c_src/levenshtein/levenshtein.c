@@ -139,6 +139,14 @@ static bool alloc_vectors(wb_lev *s) {
     return true;
 }
 
+/* Sets the bits of pattern[from .. end) in a byte-mode match table of
+ * nblocks words per symbol (peq[symbol * nblocks + block]). */
+static void fill_match_table(uint64_t *peq, size_t nblocks, const uint8_t *pattern, size_t from,
+                             size_t end) {
+    for (size_t i = from; i < end; i++)
+        peq[(size_t)pattern[i] * nblocks + i / WORD_BITS] |= UINT64_C(1) << (i % WORD_BITS);
+}
+
 /* Common prefix length, and the lengths left once prefix and suffix go;
  * each scan stops after `limit` bytes. */
 static size_t strip_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
@@ -434,9 +442,7 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
     case PHASE_FILL_TABLE: {
         const uint8_t *pattern = pattern_bytes(s, a, b);
         end = chunk_end(from, s->m, allowance(left, COST_ITEM));
-        for (size_t i = from; i < end; i++)
-            s->peq[(size_t)pattern[i] * s->nblocks + i / WORD_BITS] |= UINT64_C(1)
-                                                                       << (i % WORD_BITS);
+        fill_match_table(s->peq, s->nblocks, pattern, from, end);
         s->cursor = end;
         if (end == s->m) enter(s, PHASE_VECTORS);
         return charge(end - from, COST_ITEM);
@@ -1132,8 +1138,7 @@ bool wb_lev_pattern_init(wb_lev_pattern *p, const uint8_t *pattern, size_t m) {
     p->m = m;
     p->nblocks = nblocks;
     p->bytes = 258 * nblocks * sizeof(uint64_t);
-    for (size_t i = 0; i < m; i++)
-        p->peq[(size_t)pattern[i] * nblocks + i / WORD_BITS] |= UINT64_C(1) << (i % WORD_BITS);
+    fill_match_table(p->peq, nblocks, pattern, 0, m);
     return true;
 }
 

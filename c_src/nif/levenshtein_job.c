@@ -118,21 +118,13 @@ static void lev_destroy(void *state) {
     wb_lev_free(&((lev_job *)state)->core);
 }
 
-/* Match tables: blocks from the VM's allocators (see wb_block_alloc);
- * large ones are freed off the scheduler. */
-static void *table_alloc(size_t bytes) {
-    return wb_block_alloc(bytes);
-}
-
-static void table_free(void *table, size_t bytes) {
-    wb_block_free(table, bytes);
-}
-
 void wb_levenshtein_load(ErlNifEnv *env) {
     atom_byte = enif_make_atom(env, WB_LEV_UNIT_BYTE);
     atom_codepoint = enif_make_atom(env, WB_LEV_UNIT_CODEPOINT);
     atom_long = enif_make_atom(env, "long");
-    static const wb_lev_table_allocator vm_tables = {table_alloc, table_free};
+    /* match tables: blocks from the VM's allocators, large ones freed off
+     * the scheduler */
+    static const wb_lev_table_allocator vm_tables = {wb_block_alloc, wb_block_free};
     wb_lev_set_table_allocator(&vm_tables);
     /* the fastest way to compute long pairs' columns on this CPU */
     wb_lev_choose_path();

@@ -225,7 +225,6 @@ ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     index->packed.offsets[0] = 0;
     index->room = room;
     index->offsets_room = offsets_room;
-    index->packed.set.count = count;
     ERL_NIF_TERM out = enif_make_resource(env, index);
     enif_release_resource(index);
     return out;

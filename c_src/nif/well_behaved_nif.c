@@ -31,7 +31,6 @@ void *wb_block_alloc(size_t bytes) {
     return bytes > WB_BLOCK_VM_MOST ? malloc(bytes) : enif_alloc(bytes);
 }
 
-/* Here and now. */
 void wb_block_free_now(void *block, size_t bytes) {
     if (!block) return;
     if (bytes > WB_BLOCK_VM_MOST)
@@ -40,7 +39,6 @@ void wb_block_free_now(void *block, size_t bytes) {
         enif_free(block);
 }
 
-/* Off the scheduler from WB_RELEASE_LATER_FROM on. */
 void wb_block_free(void *block, size_t bytes) {
     if (!block) return;
     if (bytes > WB_BLOCK_VM_MOST)
@@ -51,7 +49,6 @@ void wb_block_free(void *block, size_t bytes) {
         enif_free(block);
 }
 
-/* NULL when out of memory (the block is then left as it was). */
 /* realloc out of line: GCC's -Wmismatched-dealloc otherwise takes the
  * enif_free of the branch that moves a block for one after realloc */
 static __attribute__((noinline)) void *libc_realloc(void *block, size_t bytes) {

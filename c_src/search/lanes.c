@@ -5,9 +5,6 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#endif
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define WB_LANES_X86 1
 #else
 #define WB_LANES_X86 0

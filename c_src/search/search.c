@@ -127,13 +127,6 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
     if (s->fast)
         for (size_t i = 0; i < qlen; i++)
             s->peq[query[i]] |= UINT64_C(1) << i;
-    if (!codepoints && qlen > 0 && qlen <= WB_SEARCH_PATTERN_LONGEST) {
-        if (!wb_lev_pattern_init(&s->pattern, query, qlen)) {
-            wb_search_free(s);
-            return WB_SEARCH_ENOMEM;
-        }
-        s->owned_bytes += s->pattern.bytes;
-    }
     s->kernel = codepoints || qlen == 0 ? WB_LANES_OFF : wb_lanes_current();
     if (s->kernel != WB_LANES_OFF) {
         if (!wb_lanes_query_init(&s->lanes, query, qlen)) {
@@ -402,10 +395,19 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     }
     /* the pair core, resumable, its set-up included: run_pair goes on */
     size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
-    if (s->pattern.peq && n <= WB_SEARCH_PATTERN_LONGEST)
-        wb_lev_start_with(&s->pair, &s->pattern, t, n, k); /* the query's table */
-    else
+    if (!s->codepoints && s->qlen <= WB_SEARCH_PATTERN_LONGEST && n <= WB_SEARCH_PATTERN_LONGEST) {
+        /* the query's table, built when a candidate first needs it */
+        if (!s->pattern.peq) {
+            if (!wb_lev_pattern_init(&s->pattern, s->query, s->qlen)) {
+                s->status = WB_SEARCH_ENOMEM;
+                return 0;
+            }
+            s->owned_bytes += s->pattern.bytes;
+        }
+        wb_lev_start_with(&s->pair, &s->pattern, t, n, k);
+    } else {
         wb_lev_start(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
+    }
     s->pair_running = true;
     s->pair_index = i;
     return 1;

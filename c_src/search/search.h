@@ -132,7 +132,8 @@ typedef struct {
     bool pair_running;
     size_t pair_index;
     wb_lev pair;
-    /* byte mode: the query's match table for the pair core, built once */
+    /* byte mode: the query's match table for the pair core, built once,
+     * when a candidate first needs it */
     wb_lev_pattern pattern;
     /* distances: one per candidate (k + 1 above the cutoff) */
     uint32_t *distances;
@@ -193,8 +194,9 @@ uint64_t wb_search_sort_units(size_t hits);
 /* nearest, once finished: the hits by (distance, index), and their number. */
 size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits);
 
-/* Bytes owned from init on (not the tables of a long candidate under way
- * in the pair core, held from one step to the next until it is done). */
+/* Bytes owned from init on, and the query's table once built (not the
+ * tables of a long candidate under way in the pair core, held from one
+ * step to the next until it is done). */
 size_t wb_search_memory(const wb_search *s);
 void wb_search_free(wb_search *s);
 /* The same, its blocks of results given to release(block, bytes) (a

@@ -100,9 +100,8 @@ defmodule WellBehaved.Lab.Search.Render do
     Markdown.table(if(before == %{}, do: heads, else: heads ++ ["before (one query)"]), rows)
   end
 
-  # keys of a result read back from JSON may be strings
   defp before_cell(before, method) do
-    case Map.get(before, method, Map.get(before, Atom.to_string(method))) do
+    case Map.get(before, method) do
       nil -> "-"
       ns -> fmt(ns, 1)
     end
