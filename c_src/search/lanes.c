@@ -171,65 +171,75 @@ size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table t
 bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
                           size_t count) {
     memset(x, 0, sizeof *x);
-    /* candidates by length (so by lane width too): a counting sort */
-    size_t starts[WB_LANES_LONGEST + 2] = {0};
+    size_t laned = 0;
     for (size_t i = 0; i < count; i++) {
         size_t n = (size_t)(offsets[i + 1] - offsets[i]);
         if (n >= 1 && n <= WB_LANES_LONGEST)
-            starts[n + 1]++;
+            laned++;
         else
             x->rest_count++;
     }
-    for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
-        starts[n] += starts[n - 1];
-    size_t laned = starts[WB_LANES_LONGEST + 1];
     x->lane_index = malloc((laned ? laned : 1) * sizeof *x->lane_index);
     x->lane_len = malloc(laned ? laned : 1);
     x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
     size_t capacity = laned / 8 + 4;
     x->batches = malloc(capacity * sizeof *x->batches);
     if (!x->lane_index || !x->lane_len || !x->rest || !x->batches) goto fail;
-    size_t r = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        if (n >= 1 && n <= WB_LANES_LONGEST) {
-            x->lane_len[starts[n]] = (uint8_t)n;
-            x->lane_index[starts[n]++] = i;
-        } else {
-            x->rest[r++] = i;
+    size_t r = 0, at = 0, rows = 0;
+    for (size_t window = 0; window < count; window += WB_LANES_WINDOW) {
+        size_t window_end = count - window > WB_LANES_WINDOW ? window + WB_LANES_WINDOW : count;
+        /* the window's candidates by length (so by lane width too): a
+         * counting sort */
+        size_t starts[WB_LANES_LONGEST + 2] = {0};
+        for (size_t i = window; i < window_end; i++) {
+            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+            if (n >= 1 && n <= WB_LANES_LONGEST) starts[n + 1]++;
         }
-    }
-    /* the batches and the rows each needs: row 0 zero, then one per byte its
-     * candidates hold, 255 at most (a batch closes before a candidate of up
-     * to 64 new bytes could pass that) */
-    size_t rows = 0;
-    for (size_t at = 0; at < laned;) {
-        unsigned width = wb_lanes_width(x->lane_len[at], 0);
-        unsigned lanes = wb_lanes_count(width);
-        if (x->count == capacity) {
-            wb_lanes_batch *more = realloc(x->batches, 2 * capacity * sizeof *more);
-            if (!more) goto fail;
-            x->batches = more;
-            capacity *= 2;
+        starts[1] = at; /* the window's first place */
+        for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
+            starts[n] += starts[n - 1];
+        size_t window_laned = starts[WB_LANES_LONGEST + 1];
+        for (size_t i = window; i < window_end; i++) {
+            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+            if (n >= 1 && n <= WB_LANES_LONGEST) {
+                x->lane_len[starts[n]] = (uint8_t)n;
+                x->lane_index[starts[n]++] = i;
+            } else {
+                x->rest[r++] = i;
+            }
         }
-        wb_lanes_batch *b = &x->batches[x->count++];
-        memset(b, 0, sizeof *b);
-        b->width = (uint8_t)width;
-        b->min_len = x->lane_len[at];
-        b->first_lane = at;
-        size_t distinct = 0;
-        while (at < laned && b->used < lanes && wb_lanes_width(x->lane_len[at], 0) == width &&
-               distinct <= 255 - WB_LANES_LONGEST) {
-            const uint8_t *t = bytes + offsets[x->lane_index[at]];
-            for (size_t k = 0; k < x->lane_len[at]; k++)
-                if (!b->map[t[k]]) b->map[t[k]] = (uint8_t)++distinct;
-            b->max_len = x->lane_len[at]; /* sorted by length */
-            b->used++;
-            at++;
+        /* the window's batches and the rows each needs: row 0 zero, then
+         * one per byte its candidates hold, 255 at most (a batch closes
+         * before a candidate of up to 64 new bytes could pass that) */
+        while (at < window_laned) {
+            unsigned width = wb_lanes_width(x->lane_len[at], 0);
+            unsigned lanes = wb_lanes_count(width);
+            if (x->count == capacity) {
+                wb_lanes_batch *more = realloc(x->batches, 2 * capacity * sizeof *more);
+                if (!more) goto fail;
+                x->batches = more;
+                capacity *= 2;
+            }
+            wb_lanes_batch *b = &x->batches[x->count++];
+            memset(b, 0, sizeof *b);
+            b->width = (uint8_t)width;
+            b->min_len = x->lane_len[at];
+            b->first_lane = at;
+            size_t distinct = 0;
+            while (at < window_laned && b->used < lanes &&
+                   wb_lanes_width(x->lane_len[at], 0) == width &&
+                   distinct <= 255 - WB_LANES_LONGEST) {
+                const uint8_t *t = bytes + offsets[x->lane_index[at]];
+                for (size_t k = 0; k < x->lane_len[at]; k++)
+                    if (!b->map[t[k]]) b->map[t[k]] = (uint8_t)++distinct;
+                b->max_len = x->lane_len[at]; /* sorted by length */
+                b->used++;
+                at++;
+            }
+            b->first_row = rows;
+            b->rows = (uint32_t)distinct + 1;
+            rows += distinct + 2; /* and the masks */
         }
-        b->first_row = rows;
-        b->rows = (uint32_t)distinct + 1;
-        rows += distinct + 2; /* and the masks */
     }
     x->bytes = rows * WB_LANES_BYTES;
     x->rows = aligned_alloc(WB_LANES_BYTES, x->bytes ? x->bytes : WB_LANES_BYTES);

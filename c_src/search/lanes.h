@@ -23,9 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WB_LANES_BYTES   64 /* bytes per batch vector */
-#define WB_LANES_MAX     64 /* lanes of 8 bits */
-#define WB_LANES_LONGEST 64 /* longest candidate a lane holds */
+#define WB_LANES_BYTES   64   /* bytes per batch vector */
+#define WB_LANES_MAX     64   /* lanes of 8 bits */
+#define WB_LANES_LONGEST 64   /* longest candidate a lane holds */
+#define WB_LANES_WINDOW  4096 /* candidates of an index sorted together: 16 KiB of distances */
 
 typedef enum {
     WB_LANES_OFF = 0,  /* no batches: one candidate at a time */
@@ -99,8 +100,10 @@ static inline unsigned wb_lanes_count(unsigned width) {
 }
 
 /* Batches made once for a candidate set (an index): the candidates of
- * 1..64 bytes by lane width, by length within a width (so a batch's
- * lengths are close and a cutoff can pass over it whole), each batch with
+ * 1..64 bytes, window by window of WB_LANES_WINDOW candidates, by lane
+ * width, by length within a width (so a batch's lengths are close and a
+ * cutoff can pass over it whole; and the distances a batch writes fall in
+ * one window's part of the result, which stays in the cache), each batch with
  * its match table: a row per byte its candidates hold, row 0 all zeros,
  * and after them the lanes' masks. A query then only reads rows; nothing
  * is built per search. */

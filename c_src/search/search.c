@@ -273,10 +273,10 @@ static void start_batch(wb_search *s, unsigned slot) {
 /* distances: lane l's score (type T, lanes of its width) capped at `cap`
  * into the candidate's place */
 #define STORE_LANES(T)                                                                             \
-    for (unsigned l = 0; l < b->used; l++) {                                                       \
+    for (unsigned l = 0; l < used; l++) {                                                          \
         T d;                                                                                       \
-        memcpy(&d, b->score + (size_t)l * sizeof d, sizeof d);                                     \
-        s->distances[index[l]] = d > cap ? cap : (uint32_t)d;                                      \
+        memcpy(&d, score + (size_t)l * sizeof d, sizeof d);                                        \
+        distances[index[l]] = d > cap ? cap : (uint32_t)d;                                         \
     }
 
 static void finish_batch(wb_search *s, const wb_lanes *b) {
@@ -289,6 +289,10 @@ static void finish_batch(wb_search *s, const wb_lanes *b) {
         /* the lanes by their width, not through a switch per lane */
         const uint64_t *index = b->of_index ? b->of_index : b->index;
         uint32_t cap = s->max_distance < UINT32_MAX ? (uint32_t)s->max_distance + 1 : UINT32_MAX;
+        /* in locals: the stores into distances could alias the batch */
+        uint32_t *distances = s->distances;
+        const unsigned char *score = b->score;
+        unsigned used = b->used;
         switch (b->width) {
         case 8:
             STORE_LANES(uint8_t)
@@ -504,10 +508,10 @@ static uint64_t take_prepared(wb_search *s) {
         size_t ahead = s->paired ? 2 : 1; /* the batches the next start takes */
         for (size_t n = s->next_batch; n < s->next_batch + ahead && n < x->count; n++) {
             const wb_lanes_batch *next = &x->batches[n];
-            for (size_t k = 0; k < s->lanes.distinct; k++) {
-                uint8_t row = next->map[s->lanes.bytes_of_rows[k]];
-                if (row) prefetch_row(x->rows[next->first_row + row]);
-            }
+            /* row 0, the one of bytes absent from the batch, is fetched
+             * too: cheaper than a branch the processor cannot predict */
+            for (size_t k = 0; k < s->lanes.distinct; k++)
+                prefetch_row(x->rows[next->first_row + next->map[s->lanes.bytes_of_rows[k]]]);
             prefetch_row(x->rows[next->first_row + next->rows]); /* its masks */
             if (n + ahead < x->count) {
                 const uint8_t *map = x->batches[n + ahead].map;

@@ -162,6 +162,49 @@ static void test_every_byte(void) {
     wb_search_set_free(&set);
 }
 
+/* An index over several windows: each batch's candidates lie in one
+ * window, by length, and the search answers as the textbook does, the
+ * candidates of every window and those left outside the batches alike. */
+static void test_windows(void) {
+    wb_search_owned_set set;
+    size_t count = 2 * WB_LANES_WINDOW + 77;
+    random_set(&set, count, 70, 4);
+    wb_lanes_index prepared;
+    CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, count), "build");
+    size_t laned = 0;
+    for (size_t k = 0; k < prepared.count; k++) {
+        const wb_lanes_batch *b = &prepared.batches[k];
+        const uint64_t *lanes = prepared.lane_index + b->first_lane;
+        CHECK(b->first_lane == laned, "batch %zu starts at %llu", k,
+              (unsigned long long)b->first_lane);
+        for (unsigned l = 0; l < b->used; l++) {
+            CHECK(lanes[l] / WB_LANES_WINDOW == lanes[0] / WB_LANES_WINDOW,
+                  "batch %zu: candidates %llu and %llu in two windows", k,
+                  (unsigned long long)lanes[0], (unsigned long long)lanes[l]);
+            size_t n = (size_t)(set.offsets[lanes[l] + 1] - set.offsets[lanes[l]]);
+            CHECK(n >= b->min_len && n <= b->max_len && n == prepared.lane_len[b->first_lane + l],
+                  "batch %zu lane %u: length %zu outside %u..%u", k, l, n, b->min_len, b->max_len);
+            CHECK(l == 0 || prepared.lane_len[b->first_lane + l - 1] <= n, "batch %zu: unsorted",
+                  k);
+        }
+        laned += b->used;
+    }
+    CHECK(laned + prepared.rest_count == count, "candidates: %zu in batches, %zu outside", laned,
+          prepared.rest_count);
+    wb_search_set indexed = set.set;
+    indexed.prepared = &prepared;
+    uint8_t q[30];
+    for (size_t j = 0; j < sizeof q; j++)
+        q[j] = (uint8_t)('a' + check_random() % 4);
+    size_t *exact = exact_distances(&set.set, q, sizeof q);
+    check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, 0, UINT64_MAX);
+    check_search(&indexed, exact, q, sizeof q, 5, 0, 1000);
+    check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, 20, UINT64_MAX);
+    free(exact);
+    wb_lanes_index_free(&prepared);
+    wb_search_set_free(&set);
+}
+
 /* A batch made once whose lanes are too narrow for the query (8 bits,
  * query of 300 bytes): its 64 candidates go into batches of 32 wider
  * lanes, two of them, one after the other. */
@@ -334,6 +377,7 @@ int main(void) {
                wb_lev_path_name(path));
         test_random();
         test_every_byte();
+        test_windows();
         test_narrow_batches();
         test_long_candidates();
         test_codepoints();
