@@ -1282,19 +1282,31 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
 }
 
 uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len) {
-    /* eight bytes a word, then the rest */
+    /* eight bytes a word, the last word read where the input ends (OR
+     * does not mind a byte read twice): no loop over the rest, whose
+     * length the processor could not predict */
     uint64_t words = 0, word;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        memcpy(&word, in + i, 8);
+    if (len >= 8) {
+        size_t i = 0;
+        for (; i + 8 < len; i += 8) {
+            memcpy(&word, in + i, 8);
+            words |= word;
+        }
+        memcpy(&word, in + len - 8, 8);
         words |= word;
+    } else if (len >= 4) {
+        uint32_t half;
+        memcpy(&half, in, 4);
+        words = half;
+        memcpy(&half, in + len - 4, 4);
+        words |= half;
+    } else if (len > 0) {
+        words = (uint64_t)in[0] | in[len / 2] | in[len - 1];
     }
-    uint8_t any = 0;
-    for (; i < len; i++)
-        any |= in[i];
-    for (int shift = 0; shift < 64; shift += 8)
-        any |= (uint8_t)(words >> shift);
-    return any;
+    words |= words >> 32;
+    words |= words >> 16;
+    words |= words >> 8;
+    return (uint8_t)words;
 }
 
 bool wb_lev_ascii(const uint8_t *in, size_t len) {

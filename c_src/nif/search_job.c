@@ -254,9 +254,13 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     int64_t start = now_ns(), slice = wb_slice_ns();
     size_t unchecked = 0; /* bytes copied since the clock was read */
     bool failed = false;
+    /* in locals while the loop runs: stores through index could alias
+     * the bytes copied */
+    size_t filled = index->filled;
+    uint8_t high = index->high;
     for (size_t steps = 1;; steps++) {
         at_head = tail;
-        if (index->sealed || !p->offsets) {
+        if (steps == 1 && (index->sealed || !p->offsets)) { /* packed already, or failed */
             out = enif_make_badarg(env);
             break;
         }
@@ -264,7 +268,7 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             if (!enif_is_empty_list(env, tail))
                 out = pack_failed(env, &failed,
                                   enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail")));
-            else if (index->filled != p->set.count)
+            else if (filled != p->set.count)
                 out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             else {
                 size_t used = (size_t)p->offsets[p->set.count] + 1;
@@ -277,7 +281,7 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
                 p->owned_bytes = index->offsets_room + index->room;
                 p->set.bytes = p->bytes;
                 p->set.offsets = p->offsets;
-                p->set.ascii = index->high < 0x80;
+                p->set.ascii = high < 0x80;
                 wb_runtime_resident_bytes((int64_t)p->owned_bytes);
                 out = wb_atom(env, "done");
             }
@@ -286,23 +290,23 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         if (!enif_inspect_binary(env, head, &bin)) {
             out = pack_failed(
                 env, &failed,
-                enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, index->filled)));
+                enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, filled)));
             break;
         }
-        if (index->filled == p->set.count) {
+        if (filled == p->set.count) {
             out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             break;
         }
-        size_t at = (size_t)p->offsets[index->filled];
+        size_t at = (size_t)p->offsets[filled];
         /* the room grows to what the list will need, extrapolated from the
          * candidates so far, while little of it is written: moving many
          * written pages costs milliseconds (~0.1 ms per MiB) */
-        bool checkpoint = (index->filled & (index->filled - 1)) == 0 && index->filled >= 64;
+        bool checkpoint = (filled & (filled - 1)) == 0 && filled >= 64;
         if (bin.size > index->room - 1 - at || (checkpoint && index->partial == 0)) {
             size_t want = at + bin.size + 1, room = index->room, plain = index->room;
             while (plain < want)
                 plain = plain > SIZE_MAX / 2 ? want : plain * 2;
-            size_t guess = projected_room(at + bin.size, index->filled + 1, p->set.count);
+            size_t guess = projected_room(at + bin.size, filled + 1, p->set.count);
             if (guess > plain && (want > room || guess / 2 > room)) room = guess;
             if (room < plain) room = plain;
             /* a guess that does not fit (early candidates longer than the
@@ -325,8 +329,8 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         while (index->partial < bin.size) {
             size_t piece = bin.size - index->partial;
             if (piece > PACK_PIECE) piece = PACK_PIECE;
-            memcpy(p->bytes + at + index->partial, bin.data + index->partial, piece);
-            index->high |= wb_lev_or_bytes(bin.data + index->partial, piece);
+            high |= wb_search_copy_bytes(p->bytes + at + index->partial, bin.data + index->partial,
+                                         piece);
             index->partial += piece;
             unchecked += piece;
             if (index->partial < bin.size && now_ns() - start >= slice) {
@@ -340,8 +344,8 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             break;
         }
         index->partial = 0;
-        p->offsets[index->filled + 1] = at + bin.size;
-        index->filled++;
+        p->offsets[filled + 1] = at + bin.size;
+        filled++;
         if (steps % 64 == 0 || unchecked >= PACK_PIECE) {
             unchecked = 0;
             if (now_ns() - start >= slice) {
@@ -353,6 +357,8 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     }
     /* a list that cannot be packed: its memory goes now, not when the VM
      * collects the resource */
+    index->filled = filled;
+    index->high = high;
     if (failed) release_memory(index);
     atomic_store(&index->busy, false);
     return out;

@@ -76,22 +76,79 @@ static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const
     }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                           const uint64_t *offsets) {
+#define WB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define WB_GROUP  (64 / WB_W) /* lanes whose candidates fill one 64-byte vector */
+
+/* Lane l's candidate, its bytes past the end zero (a lane past b->used:
+ * all zero), in a vector of WB_W bytes (at most 16: in the low ones). */
+#if WB_W == 32
+WB_AVX512 static inline __m256i WB_CAT(piece_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
+                                                     const uint64_t *offsets, unsigned l) {
+    if (l >= b->used) return _mm256_setzero_si256();
+    size_t n;
+    const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
+    return _mm256_maskz_loadu_epi8((__mmask32)low_bits(n), t);
+}
+#elif WB_W < 32
+WB_AVX512 static inline __m128i WB_CAT(piece_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
+                                                     const uint64_t *offsets, unsigned l) {
+    if (l >= b->used) return _mm_setzero_si128();
+    size_t n;
+    const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
+    return _mm_maskz_loadu_epi8((__mmask16)low_bits(n), t);
+}
+#endif
+
+/* The candidates of lanes l .. l + WB_GROUP - 1, side by side as their
+ * lanes are in a row: lane l + g's bytes at bytes WB_W * g. */
+WB_AVX512 static inline __m512i WB_CAT(group_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
+                                                     const uint64_t *offsets, unsigned l) {
+#if WB_W == 64
+    size_t n;
+    const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
+    return _mm512_maskz_loadu_epi8(low_bits(n), t);
+#elif WB_W == 32
+    __m256i lo = WB_CAT(piece_, WB_W)(b, bytes, offsets, l),
+            hi = WB_CAT(piece_, WB_W)(b, bytes, offsets, l + 1);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+#else
+    __m128i quarter[4];
+    for (unsigned k = 0; k < 4; k++) {
+#if WB_W == 16
+        quarter[k] = WB_CAT(piece_, WB_W)(b, bytes, offsets, l + k);
+#else /* two candidates of up to 8 bytes a quarter */
+        quarter[k] = _mm_unpacklo_epi64(WB_CAT(piece_, WB_W)(b, bytes, offsets, l + 2 * k),
+                                        WB_CAT(piece_, WB_W)(b, bytes, offsets, l + 2 * k + 1));
+#endif
+    }
+    __m512i v = _mm512_castsi128_si512(quarter[0]);
+    v = _mm512_inserti32x4(v, quarter[1], 1);
+    v = _mm512_inserti32x4(v, quarter[2], 2);
+    return _mm512_inserti32x4(v, quarter[3], 3);
+#endif
+}
+
+/* WB_GROUP lanes at a time: their candidates in one vector, compared with
+ * each query byte, the mask (WB_GROUP lanes' cells) written as one word.
+ * The lane masks (start_<W>, already set) clear the bits past each
+ * candidate, and every cell of a lane past b->used in that word. */
+WB_AVX512 static void WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q,
+                                                 const uint8_t *bytes, const uint64_t *offsets) {
     unsigned char *restrict table = q->table[0];
     WB_CAT(clear_unused_, WB_W)(b, q);
-    for (unsigned l = 0; l < b->used; l++) {
-        size_t n;
-        const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
-        uint64_t keep = low_bits(n);
-        __m512i v = _mm512_maskz_loadu_epi8(keep, t); /* its n bytes, no more */
+    for (unsigned l = 0; l < b->used; l += WB_GROUP) {
+        __m512i v = WB_CAT(group_, WB_W)(b, bytes, offsets, l);
+        uint64_t keep;
+        memcpy(&keep, b->mask + (size_t)l * sizeof(WB_T), 8);
         for (size_t r = 0; r < q->distinct; r++) {
-            uint64_t m = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)q->bytes_of_rows[r]));
-            ((WB_A *)table)[r * (WB_LANES_BYTES / sizeof(WB_T)) + l] = (WB_T)(m & keep);
+            uint64_t m =
+                _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)q->bytes_of_rows[r])) & keep;
+            memcpy(table + r * WB_LANES_BYTES + (size_t)l * sizeof(WB_T), &m, 8);
         }
     }
 }
+#undef WB_AVX512
+#undef WB_GROUP
 #undef WB_CHUNKS
 #endif
 

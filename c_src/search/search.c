@@ -134,6 +134,8 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
             return WB_SEARCH_ENOMEM;
         }
         s->owned_bytes += s->lanes.bytes;
+        for (size_t n = 1; n <= WB_LANES_LONGEST; n++)
+            s->lane_slot[n] = (uint8_t)(1 + wb_lanes_slot(wb_lanes_width(n, qlen)));
     }
     return WB_SEARCH_OK;
 }
@@ -371,7 +373,8 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     const uint8_t *t = set->bytes + set->offsets[i];
     size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
     if (!s->codepoints) {
-        size_t diff = n > s->qlen ? n - s->qlen : s->qlen - n;
+        /* |n - qlen| without a branch: n is as often over as under */
+        size_t sign = (size_t)0 - (size_t)(n < s->qlen), diff = ((n - s->qlen) ^ sign) - sign;
         if (diff > bound) { /* the length difference is the least distance */
             record(s, i, bound + 1);
             return 1;
@@ -380,11 +383,11 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             record(s, i, diff);
             return 1;
         }
-        unsigned width = s->kernel == WB_LANES_OFF ? 0 : wb_lanes_width(n, s->qlen);
-        if (width) {
-            unsigned slot = wb_lanes_slot(width);
+        unsigned place = n <= WB_LANES_LONGEST ? s->lane_slot[n] : 0; /* 0 when kernel is off */
+        if (place) {
+            unsigned slot = place - 1;
             s->waiting[slot][s->waiting_len[slot]++] = i;
-            if (s->waiting_len[slot] == wb_lanes_count(width)) start_batch(s, slot);
+            if (s->waiting_len[slot] == wb_lanes_count(8u << slot)) start_batch(s, slot);
             return 1 + n / 2;
         }
         if (bound <= WB_LEV_MBLEVEN_MOST && n <= WB_SEARCH_WORD_LONGEST) {

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../levenshtein/levenshtein.h"
 #include "lanes.h"
@@ -114,6 +115,10 @@ typedef struct {
     wb_lanes_query lanes;
     size_t waiting_len[4];
     uint64_t waiting[4][WB_LANES_MAX];
+    /* a candidate's place by its length n: 1 + the slot of its lane
+     * width, 0 outside the batches (looked up: the lengths of a list come
+     * in no order the processor could predict a branch on) */
+    uint8_t lane_slot[WB_LANES_LONGEST + 1];
     bool running;
     wb_lanes batch;
     /* the batch's table and rows: the query's, or a prepared batch's */
@@ -176,6 +181,35 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
 /* The instruction set of the batches of short candidates that searches
  * use on this CPU ("baseline", "avx2", "avx512", or "off"). */
 const char *wb_search_lanes_name(void);
+
+/* Packing a candidate: copies n bytes and answers their OR (as
+ * wb_lev_or_bytes: below 0x80 when ASCII). The short copies most
+ * candidates are done in two overlapping moves of words, OR-ed on the
+ * way: a compiler makes a copy whose size it knows to be bounded a
+ * `rep movs`, which costs ~20 cycles to start. */
+static inline uint8_t wb_search_copy_bytes(uint8_t *to, const uint8_t *from, size_t n) {
+    uint64_t w[4];
+    if (n >= 8 && n <= 16) {
+        memcpy(&w[0], from, 8);
+        memcpy(&w[1], from + n - 8, 8);
+        memcpy(to, &w[0], 8);
+        memcpy(to + n - 8, &w[1], 8);
+        w[2] = w[3] = 0;
+    } else if (n > 16 && n <= 32) {
+        memcpy(&w[0], from, 16);
+        memcpy(&w[2], from + n - 16, 16);
+        memcpy(to, &w[0], 16);
+        memcpy(to + n - 16, &w[2], 16);
+    } else {
+        memcpy(to, from, n);
+        return wb_lev_or_bytes(from, n);
+    }
+    uint64_t any = w[0] | w[1] | w[2] | w[3];
+    any |= any >> 32;
+    any |= any >> 16;
+    any |= any >> 8;
+    return (uint8_t)any;
+}
 
 /* Whether a search in codepoint mode of `query` in `set` is the same in
  * byte mode: an ASCII set and an ASCII query. Looks at most `most` query

@@ -162,6 +162,33 @@ static void test_every_byte(void) {
     wb_search_set_free(&set);
 }
 
+/* A candidate's copy into a packed set: every byte, nothing past them,
+ * and the OR of them all, at each length around the short moves' edges. */
+static void test_copy_bytes(void) {
+    uint8_t from[90], to[100];
+    for (size_t n = 0; n <= 80; n++)
+        for (int t = 0; t < 20; t++) {
+            uint8_t want = 0;
+            for (size_t i = 0; i < n; i++) {
+                from[i] = (uint8_t)(check_random() % 128);
+                want |= from[i];
+            }
+            if (n && t % 2) {
+                size_t at = check_random() % n;
+                from[at] |= 0x80;
+                want |= 0x80;
+            }
+            memset(to, 0xA5, sizeof to);
+            size_t offset = (size_t)t % 4; /* unaligned too */
+            uint8_t got = wb_search_copy_bytes(to + offset, from, n);
+            CHECK(got == want, "OR of %zu bytes: %#x, want %#x", n, got, want);
+            CHECK(memcmp(to + offset, from, n) == 0, "copy of %zu bytes", n);
+            for (size_t i = 0; i < sizeof to; i++)
+                if (i < offset || i >= offset + n)
+                    CHECK(to[i] == 0xA5, "copy of %zu bytes wrote byte %zu", n, i);
+        }
+}
+
 /* An index over several windows: each batch's candidates lie in one
  * window, by length, and the search answers as the textbook does, the
  * candidates of every window and those left outside the batches alike. */
@@ -378,6 +405,7 @@ int main(void) {
         test_random();
         test_every_byte();
         test_windows();
+        test_copy_bytes();
         test_narrow_batches();
         test_long_candidates();
         test_codepoints();
