@@ -82,22 +82,26 @@ static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const
 /* Lane l's candidate, its bytes past the end zero (a lane past b->used:
  * all zero), in a vector of WB_W bytes (at most 16: in the low ones). */
 #if WB_W == 32
-WB_AVX512 static inline __m256i WB_CAT(piece_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
-                                                     const uint64_t *offsets, unsigned l) {
-    if (l >= b->used) return _mm256_setzero_si256();
+#define WB_PIECE            __m256i
+#define WB_PIECE_ZERO()     _mm256_setzero_si256()
+#define WB_PIECE_LOAD(n, t) _mm256_maskz_loadu_epi8((__mmask32)low_bits(n), t)
+#else
+#define WB_PIECE            __m128i
+#define WB_PIECE_ZERO()     _mm_setzero_si128()
+#define WB_PIECE_LOAD(n, t) _mm_maskz_loadu_epi8((__mmask16)low_bits(n), t)
+#endif
+#if WB_W < 64
+WB_AVX512 static inline WB_PIECE WB_CAT(piece_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
+                                                      const uint64_t *offsets, unsigned l) {
+    if (l >= b->used) return WB_PIECE_ZERO();
     size_t n;
     const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
-    return _mm256_maskz_loadu_epi8((__mmask32)low_bits(n), t);
-}
-#elif WB_W < 32
-WB_AVX512 static inline __m128i WB_CAT(piece_, WB_W)(const wb_lanes *b, const uint8_t *bytes,
-                                                     const uint64_t *offsets, unsigned l) {
-    if (l >= b->used) return _mm_setzero_si128();
-    size_t n;
-    const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
-    return _mm_maskz_loadu_epi8((__mmask16)low_bits(n), t);
+    return WB_PIECE_LOAD(n, t);
 }
 #endif
+#undef WB_PIECE
+#undef WB_PIECE_ZERO
+#undef WB_PIECE_LOAD
 
 /* The candidates of lanes l .. l + WB_GROUP - 1, side by side as their
  * lanes are in a row: lane l + g's bytes at bytes WB_W * g. */

@@ -34,6 +34,12 @@ static void random_set(wb_search_owned_set *s, size_t count, size_t max_len, uns
     free(lens);
 }
 
+/* len random bytes of the first k lowercase letters */
+static void random_query(uint8_t *q, size_t len, unsigned k) {
+    for (size_t j = 0; j < len; j++)
+        q[j] = (uint8_t)('a' + check_random() % k);
+}
+
 /* The textbook distance from q to each candidate of set (malloc'd). */
 static size_t *exact_distances(const wb_search_set *set, const uint8_t *q, size_t qlen) {
     size_t *exact = malloc((set->count ? set->count : 1) * sizeof *exact);
@@ -106,8 +112,7 @@ static void test_random(void) {
         /* 300: past what an 8-bit lane can count */
         size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90, 300};
         size_t qlen = qlens[(round / 2) % 9];
-        for (size_t j = 0; j < qlen; j++)
-            q[j] = (uint8_t)('a' + check_random() % alphabet);
+        random_query(q, qlen, alphabet);
         size_t *exact = exact_distances(&set.set, q, qlen);
         /* the same set with its batches made once, as an index has them */
         wb_lanes_index prepared;
@@ -221,8 +226,7 @@ static void test_windows(void) {
     wb_search_set indexed = set.set;
     indexed.prepared = &prepared;
     uint8_t q[30];
-    for (size_t j = 0; j < sizeof q; j++)
-        q[j] = (uint8_t)('a' + check_random() % 4);
+    random_query(q, sizeof q, 4);
     size_t *exact = exact_distances(&set.set, q, sizeof q);
     check_search(&indexed, exact, q, sizeof q, WB_SEARCH_NO_LIMIT, 0, UINT64_MAX);
     check_search(&indexed, exact, q, sizeof q, 5, 0, 1000);
@@ -251,8 +255,7 @@ static void test_narrow_batches(void) {
     wb_search_set indexed = set.set;
     indexed.prepared = &prepared;
     uint8_t q[300];
-    for (size_t j = 0; j < sizeof q; j++)
-        q[j] = (uint8_t)('a' + check_random() % 4);
+    random_query(q, sizeof q, 4);
     size_t *exact = exact_distances(&set.set, q, sizeof q);
     for (size_t limit = 0; limit <= 10; limit += 10)
         for (uint64_t budget = 1; budget; budget = budget == 1 ? UINT64_MAX : 0) {
@@ -277,8 +280,7 @@ static void test_long_candidates(void) {
     }
     /* a query of one word (one bit-parallel step per byte), and of two */
     uint8_t q[100];
-    for (size_t j = 0; j < sizeof q; j++)
-        q[j] = (uint8_t)('a' + check_random() % 4);
+    random_query(q, sizeof q, 4);
     size_t qlens[] = {10, 100};
     for (int qi = 0; qi < 2; qi++) {
         size_t qlen = qlens[qi], *exact = exact_distances(&set.set, q, qlen);
@@ -348,8 +350,7 @@ static void test_ascii_in_codepoints(void) {
     wb_lanes_index prepared;
     CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, set.set.count), "build");
     uint8_t q[30];
-    for (size_t j = 0; j < sizeof q; j++)
-        q[j] = (uint8_t)('a' + check_random() % 26);
+    random_query(q, sizeof q, 26);
     size_t *exact = exact_distances(&set.set, q, sizeof q);
     for (int marked = 0; marked <= 1; marked++)
         for (int indexed = 0; indexed <= 1; indexed++) {
