@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             /* a as a pattern made once, b the text, in the same steps */
             wb_lev_pattern p;
             if (wb_lev_pattern_init(&p, a, alen)) {
-                wb_lev_start_with(&s, &p, b, blen, k);
+                wb_lev_start_with(&s, &p, blen, k);
                 steps = 0;
                 while (!wb_lev_step(&s, a, b, budget, &used))
                     WB_FUZZ_CHECK(++steps <= most_steps);

@@ -1148,9 +1148,7 @@ void wb_lev_pattern_free(wb_lev_pattern *p) {
     memset(p, 0, sizeof *p);
 }
 
-void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, const uint8_t *text, size_t n,
-                       size_t max_distance) {
-    (void)text;
+void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, size_t n, size_t max_distance) {
     memset(s, 0, offsetof(wb_lev, one_peq));
     s->alen = p->m;
     s->blen = n;
@@ -1303,10 +1301,7 @@ uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len) {
     } else if (len > 0) {
         words = (uint64_t)in[0] | in[len / 2] | in[len - 1];
     }
-    words |= words >> 32;
-    words |= words >> 16;
-    words |= words >> 8;
-    return (uint8_t)words;
+    return wb_lev_or_word(words);
 }
 
 bool wb_lev_ascii(const uint8_t *in, size_t len) {

@@ -199,14 +199,13 @@ typedef struct {
 bool wb_lev_pattern_init(wb_lev_pattern *p, const uint8_t *pattern, size_t m);
 void wb_lev_pattern_free(wb_lev_pattern *p);
 
-/* Begins the byte-mode distance from the pattern to `text` (n bytes), with
- * the pattern's table and vectors instead of its own: nothing is
+/* Begins the byte-mode distance from the pattern to a text of n bytes,
+ * with the pattern's table and vectors instead of its own: nothing is
  * allocated or built, and nothing fails. The pattern may be the longer
  * side; no common prefix or suffix is stripped. Go on with wb_lev_step
  * (its `b` is the text, `a` unused) and end with wb_lev_free; one
  * computation at a time per pattern. */
-void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, const uint8_t *text, size_t n,
-                       size_t max_distance);
+void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, size_t n, size_t max_distance);
 
 /* Byte mode with a cutoff max_distance <= WB_LEV_MBLEVEN_MOST: the distance,
  * or max_distance + 1, by trying each order of spending the edits
@@ -220,6 +219,13 @@ size_t wb_lev_mbleven(const uint8_t *a, size_t alen, const uint8_t *b, size_t bl
 /* Every byte of in[0..len) OR-ed together (a value below 0x80: ASCII),
  * and whether they are all ASCII, where codepoints are bytes. */
 uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len);
+/* The eight bytes of a word OR-ed together. */
+static inline uint8_t wb_lev_or_word(uint64_t w) {
+    w |= w >> 32;
+    w |= w >> 16;
+    w |= w >> 8;
+    return (uint8_t)w;
+}
 bool wb_lev_ascii(const uint8_t *in, size_t len);
 
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on

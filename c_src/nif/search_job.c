@@ -258,12 +258,12 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
      * the bytes copied */
     size_t filled = index->filled;
     uint8_t high = index->high;
+    if (index->sealed || !p->offsets) { /* packed already, or failed */
+        atomic_store(&index->busy, false);
+        return enif_make_badarg(env);
+    }
     for (size_t steps = 1;; steps++) {
         at_head = tail;
-        if (steps == 1 && (index->sealed || !p->offsets)) { /* packed already, or failed */
-            out = enif_make_badarg(env);
-            break;
-        }
         if (!enif_get_list_cell(env, tail, &head, &tail)) {
             if (!enif_is_empty_list(env, tail))
                 out = pack_failed(env, &failed,

@@ -71,19 +71,23 @@ static inline uint64_t low_bits(size_t n) {
 #endif
 #undef WB_TEMPLATE
 
-/* by kernel, then by width 8, 16, 32, 64 */
+/* a function of each width 8, 16, 32, 64: f_<width><rest> */
+#define BY_WIDTH(f, rest)                                                                          \
+    { f##_8##rest, f##_16##rest, f##_32##rest, f##_64##rest }
+
+/* by kernel, then by width */
 static const run_fn kernels[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = {run_8_base, run_16_base, run_32_base, run_64_base},
+    [WB_LANES_BASELINE] = BY_WIDTH(run, _base),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = {run_8_avx2, run_16_avx2, run_32_avx2, run_64_avx2},
-    [WB_LANES_AVX512] = {run_8_avx512, run_16_avx512, run_32_avx512, run_64_avx512},
+    [WB_LANES_AVX2] = BY_WIDTH(run, _avx2),
+    [WB_LANES_AVX512] = BY_WIDTH(run, _avx512),
 #endif
 };
 static const run2_fn kernels2[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = {run2_8_base, run2_16_base, run2_32_base, run2_64_base},
+    [WB_LANES_BASELINE] = BY_WIDTH(run2, _base),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = {run2_8_avx2, run2_16_avx2, run2_32_avx2, run2_64_avx2},
-    [WB_LANES_AVX512] = {run2_8_avx512, run2_16_avx512, run2_32_avx512, run2_64_avx512},
+    [WB_LANES_AVX2] = BY_WIDTH(run2, _avx2),
+    [WB_LANES_AVX512] = BY_WIDTH(run2, _avx512),
 #endif
 };
 
@@ -113,10 +117,10 @@ typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, const uint8_t *, con
 /* How a batch's table is filled, by kernel, then by width: bit by bit
  * (portable), or by byte compares (SSE2, AVX-512) */
 static const fill_fn fills[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = {load_8, load_16, load_32, load_64},
+    [WB_LANES_BASELINE] = BY_WIDTH(load, ),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = {fill_sse2_8, fill_sse2_16, fill_sse2_32, fill_sse2_64},
-    [WB_LANES_AVX512] = {fill_avx512_8, fill_avx512_16, fill_avx512_32, fill_avx512_64},
+    [WB_LANES_AVX2] = BY_WIDTH(fill_sse2, ),
+    [WB_LANES_AVX512] = BY_WIDTH(fill_avx512, ),
 #endif
 };
 

@@ -108,11 +108,33 @@ WB_TARGET static inline bool WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(WB_V alive) {
     return some != 0;
 }
 
+/* Whether the lanes are looked at after j of the qlen query bytes: some
+ * are left and a lane's score can still show the bound. A lane's distance
+ * falls by at most one per query byte left, so it can end at or under
+ * `bound` only while it is at or under *limit (set when true). */
+WB_TARGET static inline bool WB_CAT(WB_CAT(look_due_, WB_W), WB_ISA)(size_t j, size_t qlen,
+                                                                     size_t bound, WB_T *limit) {
+    const WB_T top = (WB_T) ~(WB_T)0;
+    size_t left = qlen - j;
+    if (!left || bound >= top || left >= (size_t)top - bound) return false;
+    *limit = (WB_T)(bound + left);
+    return true;
+}
+#define WB_LOOK_DUE(j, qlen, bound, limit)                                                         \
+    WB_CAT(WB_CAT(look_due_, WB_W), WB_ISA)(j, qlen, bound, limit)
+/* out: no lane of a batch (its parts' ALIVE) can end at or under the
+ * bound any more; jv and limit in scope */
+#define WB_NONE_ALIVE(ALIVE, out)                                                                  \
+    {                                                                                              \
+        WB_V alive = zero;                                                                         \
+        WB_PARTS(ALIVE)                                                                            \
+        out = !WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive);                                          \
+    }
+
 WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
                                WB_ISA)(wb_lanes *b, const wb_lanes_table table, const uint8_t *rows,
                                        const uint8_t *query, size_t qlen, size_t bound,
                                        size_t max_steps) {
-    const WB_T top = (WB_T) ~(WB_T)0;
     const WB_V zero = {0};
     WB_PARTS(WB_PART_DECLARE)
     WB_PARTS(WB_PART_LOAD)
@@ -124,16 +146,11 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run_, WB_W), _),
             const unsigned char *row = table[rows[query[j]]]; /* 64-byte aligned */
             WB_PARTS(WB_PART_STEP)
         }
-        /* a lane's distance falls by at most one per query byte left */
-        size_t left = qlen - j;
-        if (left && bound < top && left < (size_t)top - bound) {
-            WB_V jv = zero + (WB_T)j, alive = zero;
-            WB_T limit = (WB_T)(bound + left);
-            WB_PARTS(WB_PART_ALIVE)
-            if (!WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive)) {
-                b->hopeless = true;
-                break;
-            }
+        WB_T limit;
+        if (WB_LOOK_DUE(j, qlen, bound, &limit)) {
+            WB_V jv = zero + (WB_T)j;
+            WB_NONE_ALIVE(WB_PART_ALIVE, b->hopeless)
+            if (b->hopeless) break;
         }
     }
     size_t done = j - b->pos;
@@ -155,7 +172,6 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run2_, WB_W), _),
                                        wb_lanes *c, const wb_lanes_table other_table,
                                        const uint8_t *other_rows, const uint8_t *query, size_t qlen,
                                        size_t bound, size_t max_steps) {
-    const WB_T top = (WB_T) ~(WB_T)0;
     const WB_V zero = {0};
     WB_PARTS(WB_PART_DECLARE)
     WB_PARTS(WB_OTHER_DECLARE)
@@ -170,15 +186,11 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run2_, WB_W), _),
             WB_PARTS(WB_PART_STEP)
             WB_PARTS(WB_OTHER_STEP)
         }
-        size_t left = qlen - j;
-        if (left && bound < top && left < (size_t)top - bound) {
-            WB_V jv = zero + (WB_T)j, alive = zero;
-            WB_T limit = (WB_T)(bound + left);
-            WB_PARTS(WB_PART_ALIVE)
-            b->hopeless = !WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive);
-            alive = zero;
-            WB_PARTS(WB_OTHER_ALIVE)
-            c->hopeless = !WB_CAT(WB_CAT(any_, WB_W), WB_ISA)(alive);
+        WB_T limit;
+        if (WB_LOOK_DUE(j, qlen, bound, &limit)) {
+            WB_V jv = zero + (WB_T)j;
+            WB_NONE_ALIVE(WB_PART_ALIVE, b->hopeless)
+            WB_NONE_ALIVE(WB_OTHER_ALIVE, c->hopeless)
             if (b->hopeless || c->hopeless) break;
         }
     }
@@ -220,6 +232,8 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run2_, WB_W), _),
 #undef WB_POPCOUNT
 #undef WB_PART_STEP
 #undef WB_PARTS
+#undef WB_LOOK_DUE
+#undef WB_NONE_ALIVE
 #undef WB_CAT2
 #undef WB_CAT
 #undef WB_T

@@ -366,6 +366,20 @@ static uint64_t run_batch(wb_search *s, uint64_t budget) {
     return units;
 }
 
+/* |n - qlen|, the least distance of n bytes from the query's qlen, without
+ * a branch: a list's lengths are as often over as under */
+static inline size_t length_diff(size_t n, size_t qlen) {
+    size_t sign = (size_t)0 - (size_t)(n < qlen);
+    return ((n - qlen) ^ sign) - sign;
+}
+
+/* The least length difference between the query and a batch's candidates */
+static size_t length_gap(const wb_lanes_batch *batch, size_t qlen) {
+    return batch->max_len < qlen   ? qlen - batch->max_len
+           : batch->min_len > qlen ? batch->min_len - qlen
+                                   : 0;
+}
+
 /* Takes candidate i: records it, or puts it in a batch. Returns the units,
  * or 0 on an error (s->status set). */
 static uint64_t take(wb_search *s, size_t i, size_t bound) {
@@ -373,8 +387,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     const uint8_t *t = set->bytes + set->offsets[i];
     size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
     if (!s->codepoints) {
-        /* |n - qlen| without a branch: n is as often over as under */
-        size_t sign = (size_t)0 - (size_t)(n < s->qlen), diff = ((n - s->qlen) ^ sign) - sign;
+        size_t diff = length_diff(n, s->qlen);
         if (diff > bound) { /* the length difference is the least distance */
             record(s, i, bound + 1);
             return 1;
@@ -411,7 +424,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
             }
             s->owned_bytes += s->pattern.bytes;
         }
-        wb_lev_start_with(&s->pair, &s->pattern, t, n, k);
+        wb_lev_start_with(&s->pair, &s->pattern, n, k);
     } else {
         wb_lev_start(&s->pair, s->query, s->qlen, t, n, s->codepoints, k);
     }
@@ -457,10 +470,8 @@ static uint64_t take_prepared(wb_search *s) {
     if (s->next_batch < x->count) {
         const wb_lanes_batch *batch = &x->batches[s->next_batch];
         size_t bound = batch_bound(s);
-        size_t near = batch->max_len < s->qlen   ? s->qlen - batch->max_len
-                      : batch->min_len > s->qlen ? batch->min_len - s->qlen
-                                                 : 0;
-        if (near > bound && s->next_lane == 0) { /* every lane's length is too far */
+        if (length_gap(batch, s->qlen) > bound &&
+            s->next_lane == 0) { /* every lane's length is too far */
             for (unsigned l = 0; l < batch->used; l++)
                 record(s, (size_t)x->lane_index[batch->first_lane + l], bound + 1);
             s->next_batch++;
@@ -493,10 +504,7 @@ static uint64_t take_prepared(wb_search *s) {
         s->paired = false;
         if (s->next_batch < x->count) {
             const wb_lanes_batch *next = &x->batches[s->next_batch];
-            size_t next_near = next->max_len < s->qlen   ? s->qlen - next->max_len
-                               : next->min_len > s->qlen ? next->min_len - s->qlen
-                                                         : 0;
-            if (next->width == batch->width && next_near <= bound &&
+            if (next->width == batch->width && length_gap(next, s->qlen) <= bound &&
                 wb_lanes_width(next->max_len, s->qlen) == next->width) {
                 wb_lanes_start(&s->batch2, x, next);
                 s->batch2_table = x->rows + next->first_row;
@@ -531,8 +539,7 @@ static uint64_t take_prepared(wb_search *s) {
             size_t ahead = (size_t)x->rest[s->next_rest + REST_AHEAD];
             const uint64_t *off = s->set->offsets;
             size_t n = (size_t)(off[ahead + 1] - off[ahead]);
-            size_t diff = n > s->qlen ? n - s->qlen : s->qlen - n;
-            if (diff <= batch_bound(s) && n) {
+            if (n && length_diff(n, s->qlen) <= batch_bound(s)) {
                 __builtin_prefetch(s->set->bytes + off[ahead]);
                 __builtin_prefetch(s->set->bytes + off[ahead + 1] - 1);
             }

@@ -204,11 +204,7 @@ static inline uint8_t wb_search_copy_bytes(uint8_t *to, const uint8_t *from, siz
         memcpy(to, from, n);
         return wb_lev_or_bytes(from, n);
     }
-    uint64_t any = w[0] | w[1] | w[2] | w[3];
-    any |= any >> 32;
-    any |= any >> 16;
-    any |= any >> 8;
-    return (uint8_t)any;
+    return wb_lev_or_word(w[0] | w[1] | w[2] | w[3]);
 }
 
 /* Whether a search in codepoint mode of `query` in `set` is the same in
