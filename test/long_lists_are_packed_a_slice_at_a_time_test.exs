@@ -18,7 +18,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     end
   end
 
-  # every pack_more call: the tails it answered, then :done
+  # every pack_more call: the tails it answered, then {:done, count}
   defp pack_calls(packed, list, acc \\ []) do
     case Native.pack_more(packed, list) do
       {:more, rest} -> pack_calls(packed, rest, [rest | acc])
@@ -29,7 +29,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
   test "a list of a million binaries takes many calls, each answering a shorter tail" do
     list = for i <- 1..1_000_000, do: Integer.to_string(i)
     packed = Native.pack_new(length(list))
-    assert {:done, tails} = pack_calls(packed, list)
+    assert {{:done, 1_000_000}, tails} = pack_calls(packed, list)
     assert length(tails) > 1
     lengths = Enum.map(tails, &length/1)
     assert lengths == Enum.sort(lengths, :desc) and Enum.uniq(lengths) == lengths
@@ -45,7 +45,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     big = :binary.copy("abcdefgh", 2_500_000)
     list = ["x", big, "y"]
     packed = Native.pack_new(3)
-    assert {:done, tails} = pack_calls(packed, list)
+    assert {{:done, 3}, tails} = pack_calls(packed, list)
     assert [[^big, "y"] | _] = tails
     assert Enum.count(tails, &match?([^big | _], &1)) > 1
     assert Levenshtein.nearest("xy", list, limit: 1) == [{"x", 1}]
@@ -65,7 +65,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     assert {{:error, :badarg}, []} = pack_calls(Native.pack_new(1), ["a", "b"])
     # nothing more once done; a search refuses a set not packed to the end
     done = Native.pack_new(1)
-    assert Native.pack_more(done, ["a"]) == :done
+    assert Native.pack_more(done, ["a"]) == {:done, 1}
     assert_raise ArgumentError, fn -> Native.pack_more(done, ["b"]) end
     half = Native.pack_new(2)
     assert {:error, :badarg} = Native.pack_more(half, ["a"])
@@ -74,6 +74,47 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
              {:error, :badarg}
 
     assert_raise ArgumentError, fn -> Native.pack_new(-1) end
+    assert_raise ArgumentError, fn -> Native.pack_new(:some) end
+  end
+
+  test "a list of unknown length is counted by its packing, in one walk" do
+    # pack_new(:any): no count given, the offsets and bytes grow as the
+    # list goes (from 4096 offsets: a million candidates double them 8
+    # times), and the count comes with :done
+    list = for i <- 1..1_000_000, do: Integer.to_string(i)
+    packed = Native.pack_new(:any)
+    assert {{:done, 1_000_000}, [_ | _]} = pack_calls(packed, list)
+    q = "123456"
+
+    assert Native.search(q, packed, 1_000_000, :byte, 0, 5000, :normal, false, nil) ==
+             [{"123456", 0}]
+
+    # every candidate where it belongs: the distances of a sample
+    distances = Native.search(q, packed, 1_000_000, :byte, nil, 0, :normal, false, nil)
+    assert byte_size(distances) == 4_000_000
+
+    for i <- [1, 4095, 4096, 4097, 65_537, 999_999, 1_000_000] do
+      <<_::binary-size((i - 1) * 4), d::32-native, _::binary>> = distances
+      assert d == Levenshtein.distance(q, Integer.to_string(i))
+    end
+
+    # and all of them as with the count given
+    counted = Native.pack_new(1_000_000)
+    assert {{:done, 1_000_000}, _} = pack_calls(counted, list)
+
+    assert Native.search(q, counted, 1_000_000, :byte, nil, 0, :normal, false, nil) ==
+             distances
+
+    assert Native.search(q, packed, 999_999, :byte, nil, 0, :normal, false, nil) ==
+             {:error, :badarg}
+
+    assert Native.pack_release(packed) == :ok
+
+    # empty, one, and what is refused, as with a count
+    assert {{:done, 0}, []} = pack_calls(Native.pack_new(:any), [])
+    assert {{:done, 1}, []} = pack_calls(Native.pack_new(:any), [""])
+    assert {{:error, {:not_a_binary, :tail}}, []} = pack_calls(Native.pack_new(:any), ["a" | "b"])
+    assert {{:error, {:not_a_binary, 1}}, []} = pack_calls(Native.pack_new(:any), ["a", 1])
   end
 
   test "a list searched for the last time gives its memory back; an index, or one still read, keeps it" do
@@ -87,7 +128,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     end
 
     packed = Native.pack_new(10_000)
-    assert {:done, _} = pack_calls(packed, list)
+    assert {{:done, 10_000}, _} = pack_calls(packed, list)
     assert [{"12", 0} | _] = search.(packed, 3)
     assert Native.pack_release(packed) == :ok
     assert search.(packed, 3) == {:error, :badarg}
@@ -96,7 +137,7 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     # more hits than one call makes into a list: the result reads the
     # candidates' bytes, so the set stays until it is done
     packed = Native.pack_new(10_000)
-    assert {:done, _} = pack_calls(packed, list)
+    assert {{:done, 10_000}, _} = pack_calls(packed, list)
     assert {:hits, hits, 10_000} = search.(packed, 10_000)
     assert Native.pack_release(packed) == :ok
     assert [{"12", 0} | _] = search.(packed, 3)

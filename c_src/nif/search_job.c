@@ -1,9 +1,11 @@
 /* Search as runtime jobs (the algorithm is in search/search.c):
  *
- *   pack_new(Count) -> Packed; pack_more(Packed, List) -> {more, Tail} | done
- *     copy a list of Count binaries into native memory, one slice of the
- *     list per call (the caller loops): no list is walked natively in one
- *     go, and no job copies one.
+ *   pack_new(Count | any) -> Packed;
+ *   pack_more(Packed, List) -> {more, Tail} | {done, Count}
+ *     copy a list of binaries (Count of them, or any number) into native
+ *     memory, one slice of the list per call (the caller loops): no list
+ *     is walked natively in one go, no job copies one, and the caller need
+ *     not walk it first to count it.
  *   search(Query, Packed, Count, Unit, MaxDistance, Limit, Mode, Tiny, Ref)
  *     Packed: a packed list or an index; Count: their number. Limit 0:
  *     every distance, as a binary of native 32-bit integers; Limit > 0:
@@ -28,6 +30,7 @@ typedef struct {
     /* while a list is being packed: candidates copied, bytes room, bytes
      * of the next candidate copied (a long one is copied over slices) */
     size_t filled, room, partial;
+    bool counted;        /* the count was given: exactly so many are copied */
     bool sealed;         /* every candidate copied: searchable */
     atomic_bool busy;    /* a pack_more call is at work on it */
     bool indexed;        /* made an index (lanes built) */
@@ -140,9 +143,7 @@ static void drop_index(search_index *index) {
 /* Gives the packed list's and the batches' memory back, off the scheduler
  * when it is large; the resource keeps nothing. */
 static void release_memory(search_index *index) {
-    size_t bytes = index->room +
-                   (index->packed.offsets ? index->packed.set.count + 1 : 0) * sizeof(uint64_t) +
-                   wb_search_batches_bytes(&index->lanes);
+    size_t bytes = index->room + index->offsets_room + wb_search_batches_bytes(&index->lanes);
     index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
     if (m) {
         m->packed = index->packed;
@@ -168,7 +169,7 @@ static void index_dtor(ErlNifEnv *env, void *obj) {
     release_memory(index);
 }
 
-/* ---- pack_new(Count), pack_more(Packed, List) ----------------------------- */
+/* ---- pack_new(Count | any), pack_more(Packed, List) ---------------------- */
 
 /* bytes copied between clock reads: one page, as the first write to a
  * fresh page can cost ~10 us (a page fault, on a virtual machine) */
@@ -187,22 +188,33 @@ static size_t projected_room(size_t bytes, size_t done, size_t count) {
     return guess < (double)(SIZE_MAX / 2) ? (size_t)guess : SIZE_MAX / 2;
 }
 
+/* A list of unknown length: its first room, in bytes and in offsets (each
+ * doubles as needed) */
+#define PACK_FIRST_ROOM    65536
+#define PACK_FIRST_OFFSETS 4096
+
 ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    ErlNifUInt64 n;
+    ErlNifUInt64 n = 0;
     (void)argc;
-    if (!enif_get_uint64(env, argv[0], &n) || n >= SIZE_MAX / sizeof(uint64_t) - 1)
+    bool counted = enif_get_uint64(env, argv[0], &n);
+    if (counted ? n >= SIZE_MAX / sizeof(uint64_t) - 1
+                : !enif_is_identical(argv[0], wb_atom(env, "any")))
         return enif_make_badarg(env);
     search_index *index = enif_alloc_resource(index_type, sizeof *index);
     if (!index) return wb_error(env, wb_atom(env, "enomem"));
     memset(index, 0, sizeof *index);
     atomic_init(&index->busy, false);
+    index->counted = counted;
     size_t count = (size_t)n;
     /* room for 32 bytes a candidate to start with (only what is written
      * is ever touched); it doubles as needed, and shrinks to fit at the end */
-    size_t room = count < (SIZE_MAX - 4096) / 32 ? count * 32 + 4096 : count;
+    size_t room = !counted                         ? PACK_FIRST_ROOM
+                  : count < (SIZE_MAX - 4096) / 32 ? count * 32 + 4096
+                                                   : count;
     /* offsets[i + 1] is written as candidate i is copied; the blocks of
      * the last list searched serve again when they can (already mapped) */
-    size_t offsets_room = (count + 1) * sizeof(uint64_t), spare_room, spare_offsets_room;
+    size_t offsets_room = (counted ? count + 1 : PACK_FIRST_OFFSETS) * sizeof(uint64_t), spare_room,
+           spare_offsets_room;
     uint8_t *bytes;
     uint64_t *offsets;
     take_spare(&bytes, &spare_room, &offsets, &spare_offsets_room);
@@ -231,9 +243,9 @@ ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
 }
 
 /* Copies the list's binaries into the packed set until the list ends or a
- * slice of the runtime has passed: {more, Tail}, done, or {error, Reason}
- * ({not_a_binary, Position}, {not_a_binary, tail}, badarg when the list
- * holds more or fewer than Count, enomem). */
+ * slice of the runtime has passed: {more, Tail}, {done, Count}, or
+ * {error, Reason} ({not_a_binary, Position}, {not_a_binary, tail}, badarg
+ * when the list holds more or fewer than the Count given, enomem). */
 /* A packing that cannot go on: {error, Reason}, noted in *failed. */
 static ERL_NIF_TERM pack_failed(ErlNifEnv *env, bool *failed, ERL_NIF_TERM reason) {
     *failed = true;
@@ -268,9 +280,10 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             if (!enif_is_empty_list(env, tail))
                 out = pack_failed(env, &failed,
                                   enif_make_tuple2(env, atom_not_a_binary, wb_atom(env, "tail")));
-            else if (filled != p->set.count)
+            else if (index->counted && filled != p->set.count)
                 out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             else {
+                p->set.count = filled;
                 size_t used = (size_t)p->offsets[p->set.count] + 1;
                 uint8_t *fit = wb_block_realloc(p->bytes, index->room, used); /* may stay */
                 if (fit) {
@@ -283,7 +296,7 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
                 p->set.offsets = p->offsets;
                 p->set.ascii = high < 0x80;
                 wb_runtime_resident_bytes((int64_t)p->owned_bytes);
-                out = wb_atom(env, "done");
+                out = enif_make_tuple2(env, wb_atom(env, "done"), enif_make_uint64(env, filled));
             }
             break;
         }
@@ -293,9 +306,22 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
                 enif_make_tuple2(env, atom_not_a_binary, enif_make_uint64(env, filled)));
             break;
         }
-        if (filled == p->set.count) {
+        if (index->counted && filled == p->set.count) {
             out = pack_failed(env, &failed, wb_atom(env, "badarg"));
             break;
+        }
+        if (!index->counted && (filled + 2) * sizeof(uint64_t) > index->offsets_room) {
+            /* offsets[filled + 1] is next: the offsets double */
+            size_t offsets_room = index->offsets_room <= SIZE_MAX / 2 ? 2 * index->offsets_room : 0;
+            uint64_t *grown = offsets_room
+                                  ? wb_block_realloc(p->offsets, index->offsets_room, offsets_room)
+                                  : NULL;
+            if (!grown) {
+                out = pack_failed(env, &failed, wb_atom(env, "enomem"));
+                break;
+            }
+            p->offsets = grown;
+            index->offsets_room = offsets_room;
         }
         size_t at = (size_t)p->offsets[filled];
         /* the room grows to what the list will need, extrapolated from the
@@ -306,7 +332,8 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             size_t want = at + bin.size + 1, room = index->room, plain = index->room;
             while (plain < want)
                 plain = plain > SIZE_MAX / 2 ? want : plain * 2;
-            size_t guess = projected_room(at + bin.size, filled + 1, p->set.count);
+            size_t guess =
+                index->counted ? projected_room(at + bin.size, filled + 1, p->set.count) : 0;
             if (guess > plain && (want > room || guess / 2 > room)) room = guess;
             if (room < plain) room = plain;
             /* a guess that does not fit (early candidates longer than the

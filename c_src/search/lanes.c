@@ -102,17 +102,20 @@ bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen) {
         }
     for (int c = 0; c < 256; c++)
         if (!seen[c]) q->rows[c] = (uint8_t)q->distinct; /* < 256: some byte is unseen */
-    q->bytes = (q->distinct + 1) * WB_LANES_BYTES;
-    q->table = aligned_alloc(WB_LANES_BYTES, q->bytes);
-    return q->table != NULL;
+    q->bytes = 2 * (q->distinct + 1) * WB_LANES_BYTES;
+    q->table[0] = aligned_alloc(WB_LANES_BYTES, q->bytes);
+    if (!q->table[0]) return false;
+    q->table[1] = q->table[0] + q->distinct + 1;
+    return true;
 }
 
 void wb_lanes_query_free(wb_lanes_query *q) {
-    free(q->table);
-    q->table = NULL;
+    free(q->table[0]);
+    q->table[0] = q->table[1] = NULL;
 }
 
-typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, const uint8_t *, const uint64_t *);
+typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, wb_lanes_table, const uint8_t *,
+                        const uint64_t *);
 
 /* How a batch's table is filled, by kernel, then by width: bit by bit
  * (portable), or by byte compares (SSE2, AVX-512) */
@@ -124,7 +127,7 @@ static const fill_fn fills[WB_LANES_KERNELS][4] = {
 #endif
 };
 
-void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
+void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q, unsigned which,
                    const uint8_t *bytes, const uint64_t *offsets) {
     begin(b, NULL);
     uint8_t len[WB_LANES_MAX];
@@ -145,7 +148,8 @@ void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
         break;
     }
     fill_fn fill = fills[kernel][wb_lanes_slot(b->width)];
-    (fill ? fill : fills[WB_LANES_BASELINE][wb_lanes_slot(b->width)])(b, q, bytes, offsets);
+    (fill ? fill : fills[WB_LANES_BASELINE][wb_lanes_slot(b->width)])(b, q, q->table[which], bytes,
+                                                                      offsets);
 }
 
 size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,

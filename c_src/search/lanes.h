@@ -36,15 +36,16 @@ typedef enum {
     WB_LANES_KERNELS
 } wb_lanes_kernel;
 
-/* A query's side of the batches. table[r] holds, lane by lane, the
- * positions where the query byte of row r occurs in that lane's candidate;
- * rows[c] is the row of byte c: one per distinct query byte, and one more
- * shared by every other byte (if any), written but never read. */
+/* A query's side of the batches. A table's row r holds, lane by lane,
+ * the positions where the query byte of row r occurs in that lane's
+ * candidate; rows[c] is the row of byte c: one per distinct query byte,
+ * and one more shared by every other byte (if any), written but never
+ * read. Two tables, for two batches in flight. */
 typedef unsigned char (*wb_lanes_table)[WB_LANES_BYTES];
 typedef struct {
-    wb_lanes_table table; /* 64-byte aligned, distinct (+ 1) rows */
+    wb_lanes_table table[2]; /* 64-byte aligned, distinct (+ 1) rows each */
     size_t distinct;
-    size_t bytes; /* the table's size */
+    size_t bytes; /* the tables' size */
     uint8_t rows[256];
     uint8_t bytes_of_rows[256];
 } wb_lanes_query;
@@ -136,11 +137,11 @@ void wb_lanes_index_free(wb_lanes_index *x);
 /* Starts a batch of x: b gets its lanes, masks and starting vectors. */
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
-/* Fills the table for b->index[0 .. b->used) (candidate i being
- * bytes[offsets[i] .. offsets[i + 1])) and starts the batch: bit by bit
- * with the baseline kernel (the portable way), by byte compares with the
- * AVX2 (SSE2 compares) and AVX-512 ones. */
-void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
+/* Fills table q->table[which] (0 or 1) for b->index[0 .. b->used)
+ * (candidate i being bytes[offsets[i] .. offsets[i + 1])) and starts the
+ * batch: bit by bit with the baseline kernel (the portable way), by byte
+ * compares with the AVX2 (SSE2 compares) and AVX-512 ones. */
+void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q, unsigned which,
                    const uint8_t *bytes, const uint64_t *offsets);
 
 /* Up to max_steps query bytes (row of byte c: table[rows[c]]) (at least one unless done); returns

@@ -21,12 +21,12 @@ static void WB_CAT(start_, WB_W)(wb_lanes *b, const uint8_t *len) {
 /* Each lane's match masks in the query's table: the table is cleared,
  * then each candidate byte sets its bit in its row (bytes the query does
  * not hold share a row that is never read). */
-static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                                const uint64_t *offsets) {
-    unsigned char *restrict table = q->table[0];
+static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, wb_lanes_table to,
+                                const uint8_t *bytes, const uint64_t *offsets) {
+    unsigned char *restrict table = to[0];
     uint8_t rows[256]; /* a copy the stores below cannot alias */
     memcpy(rows, q->rows, sizeof rows);
-    memset(table, 0, q->bytes);
+    memset(table, 0, (q->distinct + 1) * WB_LANES_BYTES);
     for (unsigned l = 0; l < b->used; l++) {
         size_t n;
         const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
@@ -45,17 +45,18 @@ static void WB_CAT(load_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint
 /* Every cell of a used lane in a row the query reads is written whole, so
  * only the lanes past b->used are cleared (the row of the bytes the query
  * lacks is never read). */
-static void WB_CAT(clear_unused_, WB_W)(const wb_lanes *b, const wb_lanes_query *q) {
+static void WB_CAT(clear_unused_, WB_W)(const wb_lanes *b, const wb_lanes_query *q,
+                                        wb_lanes_table to) {
     size_t from = (size_t)b->used * sizeof(WB_T);
     if (from == WB_LANES_BYTES) return;
     for (size_t r = 0; r < q->distinct; r++)
-        memset(q->table[r] + from, 0, WB_LANES_BYTES - from);
+        memset(to[r] + from, 0, WB_LANES_BYTES - from);
 }
 
-static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, const uint8_t *bytes,
-                                     const uint64_t *offsets) {
-    unsigned char *restrict table = q->table[0];
-    WB_CAT(clear_unused_, WB_W)(b, q);
+static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, wb_lanes_table to,
+                                     const uint8_t *bytes, const uint64_t *offsets) {
+    unsigned char *restrict table = to[0];
+    WB_CAT(clear_unused_, WB_W)(b, q, to);
     for (unsigned l = 0; l < b->used; l++) {
         size_t n;
         const uint8_t *t = lane_candidate(b, bytes, offsets, l, &n);
@@ -137,9 +138,10 @@ WB_AVX512 static inline __m512i WB_CAT(group_, WB_W)(const wb_lanes *b, const ui
  * The lane masks (start_<W>, already set) clear the bits past each
  * candidate, and every cell of a lane past b->used in that word. */
 WB_AVX512 static void WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q,
-                                                 const uint8_t *bytes, const uint64_t *offsets) {
-    unsigned char *restrict table = q->table[0];
-    WB_CAT(clear_unused_, WB_W)(b, q);
+                                                 wb_lanes_table to, const uint8_t *bytes,
+                                                 const uint64_t *offsets) {
+    unsigned char *restrict table = to[0];
+    WB_CAT(clear_unused_, WB_W)(b, q, to);
     for (unsigned l = 0; l < b->used; l += WB_GROUP) {
         __m512i v = WB_CAT(group_, WB_W)(b, bytes, offsets, l);
         uint64_t keep;

@@ -258,16 +258,31 @@ static void record(wb_search *s, size_t i, size_t d) {
     }
 }
 
-/* Starts the batch of the candidates waiting in `slot`. */
-static void start_batch(wb_search *s, unsigned slot) {
-    wb_lanes *b = &s->batch;
+/* Fills batch b of `slot`'s width with `used` candidates from `from`, in
+ * the query's table `which`. */
+static void load_batch(wb_search *s, wb_lanes *b, unsigned slot, const uint64_t *from,
+                       unsigned used, unsigned which) {
     b->width = 8u << slot;
-    b->used = (unsigned)s->waiting_len[slot];
-    memcpy(b->index, s->waiting[slot], b->used * sizeof b->index[0]);
-    s->waiting_len[slot] = 0;
-    wb_lanes_load(s->kernel, b, &s->lanes, s->set->bytes, s->set->offsets);
-    s->batch_table = s->lanes.table;
+    b->used = used;
+    memcpy(b->index, from, used * sizeof b->index[0]);
+    wb_lanes_load(s->kernel, b, &s->lanes, which, s->set->bytes, s->set->offsets);
+}
+
+/* Starts the candidates waiting in `slot`: a batch, and a second one in
+ * flight beside it when more than one batch's worth wait. */
+static void start_batch(wb_search *s, unsigned slot) {
+    unsigned count = wb_lanes_count(8u << slot), waiting = (unsigned)s->waiting_len[slot];
+    unsigned first = waiting < count ? waiting : count;
+    load_batch(s, &s->batch, slot, s->waiting[slot], first, 0);
+    s->batch_table = s->lanes.table[0];
     s->batch_rows = s->lanes.rows;
+    s->paired = waiting > count;
+    if (s->paired) {
+        load_batch(s, &s->batch2, slot, s->waiting[slot] + count, waiting - count, 1);
+        s->batch2_table = s->lanes.table[1];
+        s->batch2_rows = s->lanes.rows;
+    }
+    s->waiting_len[slot] = 0;
     s->running = true;
 }
 
@@ -400,7 +415,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
         if (place) {
             unsigned slot = place - 1;
             s->waiting[slot][s->waiting_len[slot]++] = i;
-            if (s->waiting_len[slot] == wb_lanes_count(8u << slot)) start_batch(s, slot);
+            if (s->waiting_len[slot] == 2 * wb_lanes_count(8u << slot)) start_batch(s, slot);
             return 1 + n / 2;
         }
         if (bound <= WB_LEV_MBLEVEN_MOST && n <= WB_SEARCH_WORD_LONGEST) {
@@ -480,7 +495,7 @@ static uint64_t take_prepared(wb_search *s) {
         if (wb_lanes_width(batch->max_len, s->qlen) != batch->width) {
             /* a query too long for this width's scores: each candidate
              * through take, into batches of wider lanes, which hold fewer;
-             * back here once one of them is full and started */
+             * back here once two of them are full and started */
             uint64_t units = 1;
             while (s->next_lane < batch->used && !s->running) {
                 size_t i = (size_t)x->lane_index[batch->first_lane + s->next_lane++];
@@ -549,6 +564,68 @@ static uint64_t take_prepared(wb_search *s) {
     return UINT64_MAX;
 }
 
+/* The four waiting counts, from their register copy (take_list). */
+static void put_waiting_lens(wb_search *s, uint64_t lens) {
+    for (unsigned slot = 0; slot < 4; slot++)
+        s->waiting_len[slot] = (size_t)(lens >> (16 * slot)) & 0xffff;
+}
+
+/* Without batches made once: candidates one after another until one
+ * starts batches or the pair core, or about `budget` units are done. Those
+ * that go in a batch are taken here, in a loop of their own (the bound
+ * moves only as hits are kept: take records none of these); the others
+ * through take. Returns the units, or 0 on an error. */
+static uint64_t take_list(wb_search *s, uint64_t budget) {
+    const uint64_t *offsets = s->set->offsets;
+    size_t count = s->set->count, i = s->next;
+    uint64_t done = 0;
+    /* the four slots' waiting counts (at most 128) in one register, 16
+     * bits each: kept in memory, each count would wait on its last store */
+    uint64_t waiting_lens = 0;
+    for (unsigned slot = 0; slot < 4; slot++)
+        waiting_lens |= (uint64_t)s->waiting_len[slot] << (16 * slot);
+    while (i < count && done < budget) {
+        bool none;
+        size_t bound = current_bound(s, &none);
+        if (none) { /* nothing after the hits kept can enter */
+            done += count - i;
+            i = count;
+            break;
+        }
+        for (; i < count && done < budget; i++) {
+            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+            unsigned place = n <= WB_LANES_LONGEST ? s->lane_slot[n] : 0; /* 0: no batch */
+            if (place == 0 || length_diff(n, s->qlen) > bound) break;
+            unsigned slot = place - 1, shift = 16 * slot;
+            size_t waiting = (size_t)(waiting_lens >> shift) & 0xffff;
+            waiting_lens += UINT64_C(1) << shift;
+            s->waiting[slot][waiting] = i;
+            done += 1 + n / 2;
+            if (waiting + 1 == (size_t)(2 * WB_LANES_MAX) >> slot) { /* two batches of this width */
+                put_waiting_lens(s, waiting_lens);
+                start_batch(s, slot);
+                s->next = i + 1;
+                return done;
+            }
+        }
+        put_waiting_lens(s, waiting_lens);
+        if (i == count || done >= budget) break;
+        uint64_t units = take(s, i, bound);
+        if (units == 0) {
+            s->next = i;
+            return 0;
+        }
+        done += units;
+        i++;
+        if (s->running || s->pair_running) break;
+        waiting_lens = 0;
+        for (unsigned slot = 0; slot < 4; slot++)
+            waiting_lens |= (uint64_t)s->waiting_len[slot] << (16 * slot);
+    }
+    s->next = i;
+    return done ? done : 1;
+}
+
 bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
     uint64_t done = 0;
     bool finished = false;
@@ -583,25 +660,12 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
             }
             done += units;
         } else if (!prepared && s->next < s->set->count) {
-            /* candidates one after another until one starts a batch or the
-             * pair core, or the budget is spent (the bound moves as hits
-             * are kept) */
-            do {
-                bool none;
-                size_t bound = current_bound(s, &none);
-                if (none) { /* nothing after the hits kept can enter */
-                    done += s->set->count - s->next;
-                    s->next = s->set->count;
-                    break;
-                }
-                units = take(s, s->next, bound);
-                if (units == 0) {
-                    *used += done + 1;
-                    return true;
-                }
-                done += units;
-                s->next++;
-            } while (s->next < s->set->count && !s->running && !s->pair_running && done < budget);
+            units = take_list(s, budget > done ? budget - done : 1);
+            if (units == 0) {
+                *used += done + 1;
+                return true;
+            }
+            done += units;
         } else {
             /* every candidate taken: the partial batches, narrowest first */
             unsigned slot = 0;

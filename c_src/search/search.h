@@ -22,7 +22,7 @@
  * the query's table made once per search (wb_lev_pattern).
  *
  * In codepoint mode, an ASCII query in a set marked ASCII is searched in
- * byte mode. An index search steps two batches of one lane width at once.
+ * byte mode. A search steps two batches of one lane width at once.
  *
  * A set can come with its batches made once (wb_lanes_index_build, for an
  * index): then nothing is built per search, and a batch whose lengths are
@@ -109,12 +109,13 @@ typedef struct {
     size_t next;         /* next candidate */
     bool fast;           /* byte mode, query of 1..64 bytes */
     uint64_t peq[256];   /* fast path: the query's match table */
-    /* batches: the kernel, the query's table, the candidates waiting for a batch by lane width (8,
-     * 16, 32, 64) and the batch under way */
+    /* batches: the kernel, the query's tables, the candidates waiting for
+     * batches by lane width (8, 16, 32, 64: two batches' worth, started
+     * together) and the batch under way */
     wb_lanes_kernel kernel;
     wb_lanes_query lanes;
     size_t waiting_len[4];
-    uint64_t waiting[4][WB_LANES_MAX];
+    uint64_t waiting[4][2 * WB_LANES_MAX];
     /* a candidate's place by its length n: 1 + the slot of its lane
      * width, 0 outside the batches (looked up: the lengths of a list come
      * in no order the processor could predict a branch on) */
@@ -124,7 +125,7 @@ typedef struct {
     /* the batch's table and rows: the query's, or a prepared batch's */
     wb_lanes_table batch_table;
     const uint8_t *batch_rows;
-    /* with a prepared set: a second batch in flight beside it, at the same
+    /* a second batch in flight beside it, of the same width at the same
      * query byte (two chains of vector steps for the processor to overlap) */
     bool paired;
     wb_lanes batch2;

@@ -236,9 +236,45 @@ static void test_windows(void) {
     wb_search_set_free(&set);
 }
 
+/* A list (no batches made once) fills its batches two at a time, each
+ * width in turn: long lists of every lane width, where most batches go in
+ * pairs, the last ones of a width a full batch with a partial one, or
+ * alone; a pair whose batches end at different bytes (one hopeless under
+ * a cutoff); and the cutoff of nearest moving between pairs. */
+static void test_paired_list_batches(void) {
+    size_t counts[] = {1000, 64 + 1, 128 + 40, 2 * 128 + 1};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        size_t count = counts[c];
+        wb_search_owned_set set;
+        CHECK(wb_search_set_alloc(&set, count, count * 64), "alloc");
+        for (size_t i = 0; i < count; i++) {
+            /* one width for the short lists (8-bit lanes), every width in the long one */
+            size_t n = c == 0 ? 1 + check_random() % 64 : 1 + check_random() % 8;
+            set.offsets[i + 1] = set.offsets[i] + n;
+            for (size_t j = 0; j < n; j++)
+                set.bytes[set.offsets[i] + j] = (uint8_t)('a' + check_random() % 3);
+        }
+        uint8_t q[40];
+        size_t qlens[] = {6, 40};
+        for (size_t qi = 0; qi < 2; qi++) {
+            size_t qlen = qlens[qi];
+            random_query(q, qlen, 3);
+            size_t *exact = exact_distances(&set.set, q, qlen);
+            size_t ks[] = {WB_SEARCH_NO_LIMIT, 2, 10};
+            for (size_t ki = 0; ki < 3; ki++)
+                for (size_t limit = 0; limit <= 7; limit += 7) {
+                    check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
+                    check_search(&set.set, exact, q, qlen, ks[ki], limit, 3);
+                }
+            free(exact);
+        }
+        wb_search_set_free(&set);
+    }
+}
+
 /* A batch made once whose lanes are too narrow for the query (8 bits,
  * query of 300 bytes): its 64 candidates go into batches of 32 wider
- * lanes, two of them, one after the other. */
+ * lanes, two of them, in flight together. */
 static void test_narrow_batches(void) {
     size_t count = 200;
     wb_search_owned_set set;
@@ -408,6 +444,7 @@ int main(void) {
         test_windows();
         test_copy_bytes();
         test_narrow_batches();
+        test_paired_list_batches();
         test_long_candidates();
         test_codepoints();
         test_ascii_in_codepoints();

@@ -248,7 +248,7 @@ defmodule WellBehaved.Levenshtein do
         Distributed.search(name, query, {:list, list}, count, call, limit, settings)
 
       {list, _} when is_list(list) ->
-        here(name, query, {:list, list}, Call.count!(name, list), call, limit)
+        here(name, query, {:list, list}, nil, call, limit)
 
       {other, _} ->
         Options.invalid!(name, "candidates", other, "a list of binaries or an index")

@@ -15,14 +15,22 @@ defmodule WellBehaved.Levenshtein.Search do
 
   @doc """
   The distances (`limit` 0, in order) or the `limit` nearest
-  `{candidate, distance}` from `query` to `count` candidates.
+  `{candidate, distance}` from `query` to `count` candidates (for a list,
+  nil: the packing counts them).
   """
-  @spec run(binary(), candidates(), non_neg_integer(), Call.t(), non_neg_integer(), String.t()) ::
+  @spec run(
+          binary(),
+          candidates(),
+          non_neg_integer() | nil,
+          Call.t(),
+          non_neg_integer(),
+          String.t()
+        ) ::
           [non_neg_integer()] | [{binary(), non_neg_integer()}] | {:error, term()}
   def run(query, candidates, count, %Call{} = call, limit, name) do
     max = Call.cutoff(call.max_distance, :search)
 
-    with {:ok, set} <- native_set(candidates, count) do
+    with {:ok, set, count} <- native_set(candidates, count) do
       args = [query, set, count, call.unit, max, limit]
 
       try do
@@ -62,7 +70,7 @@ defmodule WellBehaved.Levenshtein.Search do
   @spec index([binary()], non_neg_integer(), Call.t(), String.t()) ::
           {:ok, reference(), non_neg_integer()} | {:error, term()}
   def index(list, count, %Call{} = call, name) do
-    with {:ok, packed} <- pack(list, count) do
+    with {:ok, packed, ^count} <- pack(list, count) do
       args = [packed, count]
 
       case Job.checked(
@@ -79,7 +87,7 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  defp native_set({:index, ref}, _count), do: {:ok, ref}
+  defp native_set({:index, ref}, count), do: {:ok, ref, count}
   defp native_set({:list, list}, count), do: pack(list, count)
 
   # A long result of nearest, made a slice at a time, from its end.
@@ -100,9 +108,11 @@ defmodule WellBehaved.Levenshtein.Search do
   end
 
   # The list's binaries in native memory: each pack_more call copies what
-  # it can in one slice of the runtime and answers the rest of the list.
+  # it can in one slice of the runtime and answers the rest of the list;
+  # the last answers their number. With `count` nil, the list is walked
+  # once, by the packing (not first by length/1 as well).
   defp pack(list, count) do
-    case Native.pack_new(count) do
+    case Native.pack_new(count || :any) do
       {:error, _} = error -> error
       packed -> pack_more(packed, list)
     end
@@ -110,7 +120,7 @@ defmodule WellBehaved.Levenshtein.Search do
 
   defp pack_more(packed, list) do
     case Native.pack_more(packed, list) do
-      :done -> {:ok, packed}
+      {:done, count} -> {:ok, packed, count}
       {:more, rest} -> pack_more(packed, rest)
       {:error, _} = error -> error
     end
