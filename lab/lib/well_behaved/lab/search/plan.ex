@@ -12,6 +12,7 @@ defmodule WellBehaved.Lab.Search.Plan do
     :distances_index,
     :distances_index_binary,
     :distances_list,
+    :copy_list,
     :enum_map
   ]
   @long_methods [:nearest_index, :within_3_index, :distances_index_binary, :enum_map]

@@ -33,6 +33,7 @@ defmodule WellBehaved.Lab.Search.Render do
 
         `nearest_index` over `enum_map`, round by round: one query
         #{speedup(set.one_query)}; #{queries} queries #{speedup(set.many_queries)}.
+        #{list_over_copy(set, queries)}
         """
       end
 
@@ -106,6 +107,19 @@ defmodule WellBehaved.Lab.Search.Render do
       ns -> fmt(ns, 1)
     end
   end
+
+  defp list_over_copy(set, queries) do
+    case {Map.get(set.one_query, :list_over_copy), Map.get(set.many_queries, :list_over_copy)} do
+      {%{} = one, %{} = many} ->
+        "`nearest_list` over `nearest_index` + `copy_list`, round by round: one query " <>
+          "#{ratio(one)}; #{queries} queries #{ratio(many)}."
+
+      _ ->
+        ""
+    end
+  end
+
+  defp ratio(r), do: "#{fmt(r.ratio, 2)}x (#{fmt(r.low, 2)}-#{fmt(r.high, 2)})"
 
   defp speedup(s),
     do: "#{fmt(s.speedup, 1)}x (#{fmt(s.speedup_low, 1)}-#{fmt(s.speedup_high, 1)})"

@@ -21,6 +21,10 @@ defmodule WellBehaved.Lab.Search do
     * `nearest_list` - `nearest/3` on the list (packed at every call);
     * `distances_index`, `distances_list` - every distance, as a list;
     * `distances_index_binary` - every distance, `as: :binary`;
+    * `copy_list` - `:erlang.iolist_to_binary/1` of the list: one walk
+      copying its bytes, the least a search of a list adds to one of an
+      index (`nearest_list` over `nearest_index` + `copy_list` is shown,
+      round by round);
     * `enum_map` - `Enum.map(candidates, &Levenshtein.distance(query, &1))`.
 
   Then 100,000 candidates of 100-200 letters against queries of 150, past

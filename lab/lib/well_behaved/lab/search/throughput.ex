@@ -77,6 +77,7 @@ defmodule WellBehaved.Lab.Search.Throughput do
   defp method_fun(:distances_index, _c, index), do: &Levenshtein.distances(&1, index)
   defp method_fun(:distances_list, c, _index), do: &Levenshtein.distances(&1, c)
   defp method_fun(:enum_map, c, _index), do: fn q -> Enum.map(c, &Levenshtein.distance(q, &1)) end
+  defp method_fun(:copy_list, c, _index), do: fn _q -> :erlang.iolist_to_binary(c) end
 
   # a set's figures from its rounds ([%{method => ns}])
   defp summarize(rounds, count, queries, methods) do
@@ -96,7 +97,25 @@ defmodule WellBehaved.Lab.Search.Throughput do
 
     speedups = Enum.map(rounds, &(&1.enum_map / &1.nearest_index))
     {low, high} = Stats.bootstrap_interval(speedups, &Stats.median/1)
-    %{rows: rows, speedup: Stats.median(speedups), speedup_low: low, speedup_high: high}
+
+    %{
+      rows: rows,
+      speedup: Stats.median(speedups),
+      speedup_low: low,
+      speedup_high: high,
+      list_over_copy: list_over_copy(rounds, methods)
+    }
+  end
+
+  # a list search against an index search plus one copy of the list's
+  # bytes, round by round: its median and interval, or nil when not
+  # measured
+  defp list_over_copy(rounds, methods) do
+    if Enum.all?([:nearest_list, :nearest_index, :copy_list], &(&1 in methods)) do
+      ratios = Enum.map(rounds, &(&1.nearest_list / (&1.nearest_index + &1.copy_list)))
+      {low, high} = Stats.bootstrap_interval(ratios, &Stats.median/1)
+      %{ratio: Stats.median(ratios), low: low, high: high}
+    end
   end
 
   @doc "A random string of `n` lowercase letters (`:rand`, seeded by the caller)."
