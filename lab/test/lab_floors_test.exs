@@ -29,6 +29,52 @@ defmodule WellBehaved.Lab.FloorsTest do
     assert message =~ "usage"
   end
 
+  test "the latency suite reads each method against its mechanism's floor" do
+    alias WellBehaved.Lab.EchoLatency.Render
+
+    d = %{p50_us: 9.0, p90_us: 10.0, p99_us: 11.0, p999_us: 12.0, max_us: 13.0, batch: 1}
+
+    row = fn method, small ->
+      %{method: method, status: "ok", default: d, small: %{p50_us: small}, throughput: []}
+    end
+
+    floor = fn method, size, ns ->
+      %{
+        method: method,
+        size: size,
+        bytes: 16,
+        status: "ok",
+        p50_ns: ns,
+        p90_ns: ns,
+        p99_ns: ns,
+        min_ns: ns
+      }
+    end
+
+    result = %{
+      config: %{iterations: 10, window_ms: 100, schedulers: 2},
+      rows: [row.(:threaded, 6.0), row.(:port, 8.0), row.(:nif, 0.1)],
+      floors: [
+        floor.(:futex, :small, 3000),
+        floor.(:futex, :default, 4500),
+        %{method: :pipe, size: :small, bytes: 16, status: "{:exit_status, 1, \"x\"}"},
+        floor.(:pipe, :default, 3000)
+      ],
+      targets: []
+    }
+
+    md = Render.to_markdown(result)
+    assert md =~ "### Against the machine's floors"
+    assert md =~ "| threaded | `futex` | 2.0x | 2.0x |"
+    # a floor that failed leaves its ratio out
+    assert md =~ "| port | `pipe` | - | 3.0x |"
+    refute md =~ "| nif |" <> " `"
+    assert [_, _, %{name: "floors", rows: rows}] = Render.tables(result)
+    assert length(rows) == 4
+    # a result from before the floors: no section
+    refute Render.to_markdown(Map.delete(result, :floors)) =~ "machine's floors"
+  end
+
   test "bad arguments name the function" do
     assert_raise ArgumentError, ~r/Floors.measure\/3/, fn -> Floors.measure(:smoke, 16, 10) end
     assert_raise ArgumentError, ~r/Floors.measure\/3/, fn -> Floors.measure(:pipe, 0, 10) end

@@ -12,6 +12,14 @@ defmodule WellBehaved.Lab.EchoLatency do
   Percentiles are exact, from all samples. Calls per second are measured
   with 1, schedulers_online and 4 x schedulers_online concurrent callers.
 
+  In the same run, the machine's floors (`WellBehaved.Lab.Floors`: round
+  trips between two C parties, no VM) are timed with as many round trips,
+  at the sizes of the two terms once encoded, and each method whose
+  mechanism has one is shown as a ratio to its floor: `:threaded`,
+  `:dirty_cpu` and `:dirty_io` to a futex handoff between threads,
+  `:external` to a Unix socket, `:port` to a pipe, `:cnode` to TCP on
+  loopback.
+
   ## Parts
 
     * `WellBehaved.Lab.EchoLatency.Child` - one method, in its child VM;
@@ -23,7 +31,7 @@ defmodule WellBehaved.Lab.EchoLatency do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.Testing.ChildVM
-  alias WellBehaved.Lab.{Echo, Suite}
+  alias WellBehaved.Lab.{Echo, Floors, Suite}
   alias WellBehaved.Lab.EchoLatency.{Analysis, Child, Render}
 
   @typedoc "A result map as returned by `run/1`."
@@ -56,6 +64,9 @@ defmodule WellBehaved.Lab.EchoLatency do
         row
       end
 
+    floors = floors(iterations)
+    progress.(Render.floors_line(floors))
+
     %{
       config: %{
         quick: quick,
@@ -64,8 +75,35 @@ defmodule WellBehaved.Lab.EchoLatency do
         schedulers: :erlang.system_info(:schedulers_online)
       },
       rows: rows,
+      floors: floors,
       targets: Analysis.targets(rows)
     }
+  end
+
+  @doc """
+  The bytes of the two terms once encoded (`term_to_binary/1`): small and
+  default, the sizes the floors move.
+  """
+  @spec term_bytes() :: %{small: pos_integer(), default: pos_integer()}
+  def term_bytes do
+    %{
+      small: byte_size(:erlang.term_to_binary({:ok, 42, "hello"})),
+      default: byte_size(:erlang.term_to_binary({:binary.copy(<<0>>, 65_536)}))
+    }
+  end
+
+  # every floor at both sizes: %{method:, size: :small | :default, ...}
+  defp floors(iterations) do
+    sizes = term_bytes()
+
+    for method <- Floors.methods(), size <- [:small, :default] do
+      bytes = sizes[size]
+
+      case Floors.measure(method, bytes, iterations) do
+        {:ok, f} -> Map.merge(f, %{size: size, status: "ok"})
+        {:error, reason} -> %{method: method, size: size, bytes: bytes, status: inspect(reason)}
+      end
+    end
   end
 
   defp measure(method, iterations, window_ms) do

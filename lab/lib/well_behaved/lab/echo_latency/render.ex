@@ -24,6 +24,42 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     external: 15.0
   }
 
+  # each method's floor: the same mechanism between two C parties, no VM
+  @floor_of %{
+    threaded: :futex,
+    dirty_cpu: :futex,
+    dirty_io: :futex,
+    external: :unix,
+    port: :pipe,
+    cnode: :tcp
+  }
+  @floor_means %{
+    futex: "a pointer to another thread and back, each side sleeping on a futex",
+    spin: "the same, each side spinning",
+    unix: "the bytes to a child process and back, Unix stream socket",
+    pipe: "the same over two pipes",
+    tcp: "the same over TCP on 127.0.0.1 (TCP_NODELAY)"
+  }
+
+  @doc "The method whose floor each method is read against (none: not in the map)."
+  @spec floor_of() :: %{atom() => atom()}
+  def floor_of, do: @floor_of
+
+  @doc "The progress line of the floors."
+  @spec floors_line([map()]) :: String.t()
+  def floors_line(floors) do
+    "floors (p50, small / 64 KiB): " <>
+      Enum.map_join(Enum.chunk_by(floors, & &1.method), ", ", fn sizes ->
+        "#{hd(sizes).method} " <> Enum.map_join(sizes, " / ", &floor_p50/1) <> " us"
+      end)
+  end
+
+  defp floor_p50(%{status: "ok", p50_ns: ns}), do: fmt(ns / 1000)
+  defp floor_p50(_failed), do: "-"
+
+  defp floor_p99(%{status: "ok", p99_ns: ns}), do: fmt(ns / 1000)
+  defp floor_p99(_failed), do: "-"
+
   @doc "The progress line of a method's row."
   @spec progress_line(map()) :: String.t()
   def progress_line(row), do: "latency #{row.method}: #{summary(row)}"
@@ -56,11 +92,64 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
     #{Enum.map_join(result.rows, "\n", &row_md/1)}
 
+    #{floors_md(Map.get(result, :floors, []), result.rows)}
     ### Targets
 
     #{Markdown.targets_table(result.targets)}
     """
   end
+
+  defp floors_md([], _rows), do: ""
+
+  defp floors_md(floors, rows) do
+    floor = fn method, size -> Enum.find(floors, &(&1.method == method and &1.size == size)) end
+
+    floor_rows =
+      for method <- Enum.uniq(Enum.map(floors, & &1.method)) do
+        small = floor.(method, :small)
+        default = floor.(method, :default)
+
+        [
+          "`#{method}`",
+          @floor_means[method],
+          floor_p50(small),
+          floor_p50(default),
+          floor_p99(small),
+          floor_p99(default)
+        ]
+      end
+
+    ratio_rows =
+      for %{status: "ok"} = r <- rows, Map.has_key?(@floor_of, r.method) do
+        f = @floor_of[r.method]
+
+        [
+          "#{r.method}",
+          "`#{f}`",
+          ratio(r.small.p50_us, floor.(f, :small)),
+          ratio(r.default.p50_us, floor.(f, :default))
+        ]
+      end
+
+    """
+    ### Against the machine's floors
+
+    Round trips between two C parties on this machine, no VM (`wb_floors`, \
+    `WellBehaved.Lab.Floors`), in the same run, as many as each method's, at \
+    the sizes of the two terms once encoded:
+
+    #{Markdown.table(["floor", "what goes round", "p50 small (us)", "p50 64 KiB", "p99 small", "p99 64 KiB"], floor_rows)}
+
+    Each method's median over the median of its mechanism's floor:
+
+    #{Markdown.table(["method", "floor", "small", "64 KiB"], ratio_rows)}
+    """
+  end
+
+  defp ratio(us, %{status: "ok", p50_ns: ns}) when ns > 0,
+    do: "#{Markdown.fmt(us * 1000 / ns, 1)}x"
+
+  defp ratio(_us, _floor), do: "-"
 
   defp row_md(%{status: "ok"} = r) do
     d = r.default
@@ -157,9 +246,27 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
           t <- Map.get(r, :throughput, []),
           do: [r.method, t.callers, t.calls_per_s]
 
+    floors =
+      for f <- Map.get(result, :floors, []),
+          do: [
+            f.method,
+            f.size,
+            f.bytes,
+            f.status,
+            f[:p50_ns],
+            f[:p90_ns],
+            f[:p99_ns],
+            f[:min_ns]
+          ]
+
     [
       %{name: "echo_latency", columns: columns, rows: rows},
-      %{name: "throughput", columns: ["method", "callers", "calls_per_s"], rows: throughput}
+      %{name: "throughput", columns: ["method", "callers", "calls_per_s"], rows: throughput},
+      %{
+        name: "floors",
+        columns: ~w(floor size bytes status p50_ns p90_ns p99_ns min_ns),
+        rows: floors
+      }
     ]
   end
 
