@@ -15,6 +15,9 @@ typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, cons
 typedef size_t (*run2_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, wb_lanes *,
                           const wb_lanes_table, const uint8_t *, const uint8_t *, size_t, size_t,
                           size_t);
+typedef size_t (*run4_fn)(wb_lanes *const[4], const wb_lanes_table[4], const uint8_t *const[4],
+                          const wb_lanes_table[4], const uint8_t *const[4], const uint8_t *, size_t,
+                          size_t, size_t);
 
 /* A batch at its first query byte: every vertical delta +1 (bits past a
  * lane's candidate never reach it); `of_index`: see wb_lanes. */
@@ -88,6 +91,14 @@ static const run2_fn kernels2[WB_LANES_KERNELS][4] = {
 #if WB_LANES_X86
     [WB_LANES_AVX2] = BY_WIDTH(run2, _avx2),
     [WB_LANES_AVX512] = BY_WIDTH(run2, _avx512),
+#endif
+};
+
+/* four batches at once: where a batch is one vector (AVX-512); with
+ * narrower vectors a batch is already several chains */
+static const run4_fn kernels4[WB_LANES_KERNELS][4] = {
+#if WB_LANES_X86
+    [WB_LANES_AVX512] = BY_WIDTH(run4, _avx512),
 #endif
 };
 
@@ -168,6 +179,21 @@ size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table t
     if (max_steps == 0) max_steps = 1;
     return kernels2[kernel][wb_lanes_slot(b->width)](b, table, rows, c, other_table, other_rows,
                                                      query, qlen, bound, max_steps);
+}
+
+bool wb_lanes_has_run4(wb_lanes_kernel kernel) {
+    return kernel != WB_LANES_OFF && kernels4[kernel][0] != NULL;
+}
+
+size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lanes_table tables[4],
+                     const uint8_t *const rows[4], const wb_lanes_table fetch_tables[4],
+                     const uint8_t *const fetch_rows[4], const uint8_t *query, size_t qlen,
+                     size_t bound, size_t max_steps) {
+    for (int i = 0; i < 4; i++)
+        q[i]->bound = bound;
+    if (max_steps == 0) max_steps = 1;
+    return kernels4[kernel][wb_lanes_slot(q[0]->width)](q, tables, rows, fetch_tables, fetch_rows,
+                                                        query, qlen, bound, max_steps);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

@@ -158,6 +158,20 @@ size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table t
                      const uint8_t *other_rows, const uint8_t *query, size_t qlen, size_t bound,
                      size_t max_steps);
 
+/* Whether the kernel steps four batches at once (wb_lanes_run4). */
+bool wb_lanes_has_run4(wb_lanes_kernel kernel);
+
+/* Four batches of the same width at the same query byte (q[i] with its
+ * own table and rows), stepped together: up to max_steps bytes in all;
+ * a batch found hopeless is flagged and stepped on with the others, and
+ * they stop once all four are hopeless. Each step asks for the row of its
+ * query byte in fetch_tables[i] (by fetch_rows[i]) to be brought into the
+ * cache: the batches to come. Only where wb_lanes_has_run4. */
+size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lanes_table tables[4],
+                     const uint8_t *const rows[4], const wb_lanes_table fetch_tables[4],
+                     const uint8_t *const fetch_rows[4], const uint8_t *query, size_t qlen,
+                     size_t bound, size_t max_steps);
+
 /* A finished batch's distance in a lane (meaningful unless hopeless). */
 static inline uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {
     const unsigned char *at = b->score + (size_t)lane * (b->width / 8);

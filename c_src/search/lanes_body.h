@@ -210,6 +210,116 @@ WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run2_, WB_W), _),
     return done;
 }
 
+#if WB_NB == 64
+/* Four batches of this width at the same query byte (a batch is one
+ * vector here): four chains, where two still wait on each step's result.
+ * A batch found hopeless goes on being stepped with the others (its
+ * flag set, its score never read); they stop once all four are hopeless,
+ * or at the query's end. Each step also asks for the rows of its query
+ * byte in the four batches to come (`fetch`): spread over the steps, not
+ * in a burst the memory system drops. */
+#define WB_Q_DECLARE(k)                                                                            \
+    WB_ON_DECLARE(ap, an, k)                                                                       \
+    WB_ON_DECLARE(bp, bn, k) WB_ON_DECLARE(cp, cn, k) WB_ON_DECLARE(dp, dn, k)
+#define WB_Q_LOAD(k)                                                                               \
+    WB_ON_LOAD(q[0], ap, an, k)                                                                    \
+    WB_ON_LOAD(q[1], bp, bn, k) WB_ON_LOAD(q[2], cp, cn, k) WB_ON_LOAD(q[3], dp, dn, k)
+#define WB_Q_STORE(k)                                                                              \
+    WB_ON_STORE(q[0], ap, an, k)                                                                   \
+    WB_ON_STORE(q[1], bp, bn, k) WB_ON_STORE(q[2], cp, cn, k) WB_ON_STORE(q[3], dp, dn, k)
+#define WB_Q_STEP(k)                                                                               \
+    WB_ON_STEP(row0, ap, an, k)                                                                    \
+    WB_ON_STEP(row1, bp, bn, k) WB_ON_STEP(row2, cp, cn, k) WB_ON_STEP(row3, dp, dn, k)
+#define WB_Q0_ALIVE(k) WB_ON_ALIVE(q[0], ap, an, k)
+#define WB_Q1_ALIVE(k) WB_ON_ALIVE(q[1], bp, bn, k)
+#define WB_Q2_ALIVE(k) WB_ON_ALIVE(q[2], cp, cn, k)
+#define WB_Q3_ALIVE(k) WB_ON_ALIVE(q[3], dp, dn, k)
+#define WB_Q0_SCORE(k) WB_ON_SCORE(q[0], ap, an, k)
+#define WB_Q1_SCORE(k) WB_ON_SCORE(q[1], bp, bn, k)
+#define WB_Q2_SCORE(k) WB_ON_SCORE(q[2], cp, cn, k)
+#define WB_Q3_SCORE(k) WB_ON_SCORE(q[3], dp, dn, k)
+/* out |= batch i found hopeless now (it was not before) */
+#define WB_Q_LOOK(i, ALIVE)                                                                        \
+    if (!q[i]->hopeless) {                                                                         \
+        bool none;                                                                                 \
+        WB_NONE_ALIVE(ALIVE, none)                                                                 \
+        q[i]->hopeless = none;                                                                     \
+    }
+
+WB_TARGET static size_t WB_CAT(WB_CAT(WB_CAT(run4_, WB_W), _),
+                               WB_ISA)(wb_lanes *const q[4], const wb_lanes_table tables[4],
+                                       const uint8_t *const rows[4],
+                                       const wb_lanes_table fetch_tables[4],
+                                       const uint8_t *const fetch_rows[4], const uint8_t *query,
+                                       size_t qlen, size_t bound, size_t max_steps) {
+    const WB_V zero = {0};
+    WB_PARTS(WB_Q_DECLARE)
+    WB_PARTS(WB_Q_LOAD)
+    const wb_lanes_table t0 = tables[0], t1 = tables[1], t2 = tables[2], t3 = tables[3];
+    const uint8_t *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+    const wb_lanes_table f0 = fetch_tables[0], f1 = fetch_tables[1], f2 = fetch_tables[2],
+                         f3 = fetch_tables[3];
+    const uint8_t *g0 = fetch_rows[0], *g1 = fetch_rows[1], *g2 = fetch_rows[2],
+                  *g3 = fetch_rows[3];
+    size_t j = q[0]->pos, end = qlen - j > max_steps ? j + max_steps : qlen;
+    while (j < end) {
+        size_t stop = end - j > 16 ? j + 16 : end;
+        for (; j < stop; j++) {
+            uint8_t c = query[j];
+            const unsigned char *row0 = t0[r0[c]], *row1 = t1[r1[c]], *row2 = t2[r2[c]],
+                                *row3 = t3[r3[c]];
+            __builtin_prefetch(f0[g0[c]]);
+            __builtin_prefetch(f1[g1[c]]);
+            __builtin_prefetch(f2[g2[c]]);
+            __builtin_prefetch(f3[g3[c]]);
+            WB_PARTS(WB_Q_STEP)
+        }
+        WB_T limit;
+        if (WB_LOOK_DUE(j, qlen, bound, &limit)) {
+            WB_V jv = zero + (WB_T)j;
+            WB_Q_LOOK(0, WB_Q0_ALIVE)
+            WB_Q_LOOK(1, WB_Q1_ALIVE)
+            WB_Q_LOOK(2, WB_Q2_ALIVE)
+            WB_Q_LOOK(3, WB_Q3_ALIVE)
+            if (q[0]->hopeless && q[1]->hopeless && q[2]->hopeless && q[3]->hopeless) break;
+        }
+    }
+    size_t done = j - q[0]->pos;
+    if (j == qlen) {
+        WB_V jv = zero + (WB_T)j;
+        if (!q[0]->hopeless) {
+            WB_PARTS(WB_Q0_SCORE)
+        }
+        if (!q[1]->hopeless) {
+            WB_PARTS(WB_Q1_SCORE)
+        }
+        if (!q[2]->hopeless) {
+            WB_PARTS(WB_Q2_SCORE)
+        }
+        if (!q[3]->hopeless) {
+            WB_PARTS(WB_Q3_SCORE)
+        }
+    }
+    WB_PARTS(WB_Q_STORE)
+    for (int i = 0; i < 4; i++)
+        q[i]->pos = j;
+    return done;
+}
+#undef WB_Q_DECLARE
+#undef WB_Q_LOAD
+#undef WB_Q_STORE
+#undef WB_Q_STEP
+#undef WB_Q0_ALIVE
+#undef WB_Q1_ALIVE
+#undef WB_Q2_ALIVE
+#undef WB_Q3_ALIVE
+#undef WB_Q0_SCORE
+#undef WB_Q1_SCORE
+#undef WB_Q2_SCORE
+#undef WB_Q3_SCORE
+#undef WB_Q_LOOK
+#endif
+
 #undef WB_ON_DECLARE
 #undef WB_ON_LOAD
 #undef WB_ON_STORE

@@ -273,14 +273,12 @@ static void load_batch(wb_search *s, wb_lanes *b, unsigned slot, const uint64_t 
 static void start_batch(wb_search *s, unsigned slot) {
     unsigned count = wb_lanes_count(8u << slot), waiting = (unsigned)s->waiting_len[slot];
     unsigned first = waiting < count ? waiting : count;
-    load_batch(s, &s->batch, slot, s->waiting[slot], first, 0);
-    s->batch_table = s->lanes.table[0];
-    s->batch_rows = s->lanes.rows;
-    s->paired = waiting > count;
-    if (s->paired) {
-        load_batch(s, &s->batch2, slot, s->waiting[slot] + count, waiting - count, 1);
-        s->batch2_table = s->lanes.table[1];
-        s->batch2_rows = s->lanes.rows;
+    s->flying = waiting > count ? 2 : 1;
+    for (unsigned i = 0; i < s->flying; i++) {
+        load_batch(s, &s->batch[i], slot, s->waiting[slot] + i * count,
+                   i == 0 ? first : waiting - count, i);
+        s->batch_table[i] = s->lanes.table[i];
+        s->batch_rows[i] = s->lanes.rows;
     }
     s->waiting_len[slot] = 0;
     s->running = true;
@@ -335,49 +333,49 @@ static void finish_batch(wb_search *s, const wb_lanes *b) {
     }
 }
 
-/* Advances the two batches in flight; returns the units. Once one ends,
- * the other goes on alone as the batch under way. */
-static uint64_t run_pair_of_batches(wb_search *s, size_t bound, size_t max_steps) {
-    wb_lanes *b = &s->batch, *c = &s->batch2;
-    size_t steps =
-        wb_lanes_run2(s->kernel, b, s->batch_table, s->batch_rows, c, s->batch2_table,
-                      s->batch2_rows, s->query, s->qlen, bound, max_steps / 2 ? max_steps / 2 : 1);
-    uint64_t units = 2 * WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
-    bool b_done = b->pos == s->qlen || b->hopeless, c_done = c->pos == s->qlen || c->hopeless;
-    if (c_done) {
-        finish_batch(s, c);
-        units += c->used / 2;
-        s->paired = false;
+/* Advances the batches in flight by about `budget` units; returns the
+ * units. Four go on together until all end; of two, once one ends, the
+ * other goes on alone. */
+static uint64_t run_batch(wb_search *s, uint64_t budget) {
+    size_t bound = batch_bound(s), qlen = s->qlen;
+    unsigned n = s->flying;
+    size_t max_steps =
+        budget / WB_SEARCH_STEP_UNITS / n ? (size_t)(budget / WB_SEARCH_STEP_UNITS / n) : 1;
+    wb_lanes *b = s->batch;
+    size_t steps;
+    if (n == 4) {
+        wb_lanes *const q[4] = {&b[0], &b[1], &b[2], &b[3]};
+        steps = wb_lanes_run4(s->kernel, q, s->batch_table, s->batch_rows, s->fetch_table,
+                              s->fetch_rows, s->query, qlen, bound, max_steps);
+    } else if (n == 2) {
+        steps =
+            wb_lanes_run2(s->kernel, &b[0], s->batch_table[0], s->batch_rows[0], &b[1],
+                          s->batch_table[1], s->batch_rows[1], s->query, qlen, bound, max_steps);
+    } else {
+        steps = wb_lanes_run(s->kernel, &b[0], s->batch_table[0], s->batch_rows[0], s->query, qlen,
+                             bound, max_steps);
     }
-    if (b_done) {
-        finish_batch(s, b);
-        units += b->used / 2;
-        if (c_done) {
-            s->running = false;
+    uint64_t units = n * WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
+    if (n == 4 && b[0].pos != qlen &&
+        !(b[0].hopeless && b[1].hopeless && b[2].hopeless && b[3].hopeless))
+        return units;
+    /* the ended ones recorded, the others moved to the front */
+    unsigned left = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (n == 4 || b[i].pos == qlen || b[i].hopeless) {
+            finish_batch(s, &b[i]);
+            units += b[i].used / 2;
         } else {
-            s->batch = *c;
-            s->batch_table = s->batch2_table;
-            s->batch_rows = s->batch2_rows;
-            s->paired = false;
+            if (left != i) {
+                b[left] = b[i];
+                s->batch_table[left] = s->batch_table[i];
+                s->batch_rows[left] = s->batch_rows[i];
+            }
+            left++;
         }
     }
-    return units;
-}
-
-/* Advances the batch under way by about `budget` units; returns the units. */
-static uint64_t run_batch(wb_search *s, uint64_t budget) {
-    wb_lanes *b = &s->batch;
-    size_t bound = batch_bound(s);
-    size_t max_steps = budget / WB_SEARCH_STEP_UNITS ? (size_t)(budget / WB_SEARCH_STEP_UNITS) : 1;
-    if (s->paired) return run_pair_of_batches(s, bound, max_steps);
-    size_t steps = wb_lanes_run(s->kernel, b, s->batch_table, s->batch_rows, s->query, s->qlen,
-                                bound, max_steps);
-    uint64_t units = WB_SEARCH_STEP_UNITS * (uint64_t)steps + 1;
-    if (b->pos == s->qlen || b->hopeless) {
-        s->running = false;
-        finish_batch(s, b);
-        units += b->used / 2;
-    }
+    s->flying = left;
+    s->running = left > 0;
     return units;
 }
 
@@ -509,36 +507,47 @@ static uint64_t take_prepared(wb_search *s) {
             }
             return units;
         }
-        s->next_batch++;
-        wb_lanes_start(&s->batch, x, batch);
-        s->batch_table = x->rows + batch->first_row;
-        s->batch_rows = batch->map;
-        s->running = true;
-        /* the next batch in flight beside it when it can be: the same lane
-         * width, at this query's, and lengths within reach */
-        s->paired = false;
-        if (s->next_batch < x->count) {
-            const wb_lanes_batch *next = &x->batches[s->next_batch];
-            if (next->width == batch->width && length_gap(next, s->qlen) <= bound &&
-                wb_lanes_width(next->max_len, s->qlen) == next->width) {
-                wb_lanes_start(&s->batch2, x, next);
-                s->batch2_table = x->rows + next->first_row;
-                s->batch2_rows = next->map;
-                s->paired = true;
-                s->next_batch++;
-            }
+        /* the next batches in flight beside it when they can be: the same
+         * lane width, at this query's, and lengths within reach; four
+         * where the kernel steps four, else two */
+        unsigned want = wb_lanes_has_run4(s->kernel) ? 4 : 2, can = 1;
+        while (can < want && s->next_batch + can < x->count) {
+            const wb_lanes_batch *next = &x->batches[s->next_batch + can];
+            if (next->width != batch->width || length_gap(next, s->qlen) > bound ||
+                wb_lanes_width(next->max_len, s->qlen) != next->width)
+                break;
+            can++;
         }
-        /* the rows of the next batch that the query reads, in no predictable
-         * order: fetched from memory while these run (with the map of the
-         * batch after, which tells the rows to fetch then) */
-        size_t ahead = s->paired ? 2 : 1; /* the batches the next start takes */
+        s->flying = can == 4 ? 4 : can >= 2 ? 2 : 1;
+        for (unsigned i = 0; i < s->flying; i++) {
+            const wb_lanes_batch *start = &x->batches[s->next_batch++];
+            wb_lanes_start(&s->batch[i], x, start);
+            s->batch_table[i] = x->rows + start->first_row;
+            s->batch_rows[i] = start->map;
+        }
+        s->running = true;
+        /* the rows of the next batches that the query reads, in no
+         * predictable order: fetched from memory while these run (with the
+         * maps of the batches after, which tell the rows to fetch then);
+         * four in flight fetch them step by step (a burst of them all at
+         * once was dropped in part: slower at 1M candidates) */
+        size_t ahead = s->flying; /* the batches the next start likely takes */
+        for (size_t i = 0; i < 4 && s->flying == 4; i++) {
+            size_t n = s->next_batch + i < x->count ? s->next_batch + i : s->next_batch - 1;
+            s->fetch_table[i] = x->rows + x->batches[n].first_row;
+            s->fetch_rows[i] = x->batches[n].map;
+        }
         for (size_t n = s->next_batch; n < s->next_batch + ahead && n < x->count; n++) {
             const wb_lanes_batch *next = &x->batches[n];
             /* row 0, the one of bytes absent from the batch, is fetched
              * too: cheaper than a branch the processor cannot predict */
-            for (size_t k = 0; k < s->lanes.distinct; k++)
+            for (size_t k = 0; k < s->lanes.distinct && s->flying < 4; k++)
                 prefetch_row(x->rows[next->first_row + next->map[s->lanes.bytes_of_rows[k]]]);
             prefetch_row(x->rows[next->first_row + next->rows]); /* its masks */
+            /* and its candidates' numbers, read when its distances are stored */
+            const uint64_t *lanes = x->lane_index + next->first_lane;
+            for (size_t at = 0; at < next->used; at += 64 / sizeof *lanes)
+                __builtin_prefetch(lanes + at);
             if (n + ahead < x->count) {
                 const uint8_t *map = x->batches[n + ahead].map;
                 for (size_t at = 0; at < sizeof x->batches->map; at += 64)

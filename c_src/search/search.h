@@ -22,7 +22,8 @@
  * the query's table made once per search (wb_lev_pattern).
  *
  * In codepoint mode, an ASCII query in a set marked ASCII is searched in
- * byte mode. A search steps two batches of one lane width at once.
+ * byte mode. A search steps two batches of one lane width at once, an
+ * index four where the kernel can (AVX-512).
  *
  * A set can come with its batches made once (wb_lanes_index_build, for an
  * index): then nothing is built per search, and a batch whose lengths are
@@ -121,16 +122,18 @@ typedef struct {
      * in no order the processor could predict a branch on) */
     uint8_t lane_slot[WB_LANES_LONGEST + 1];
     bool running;
-    wb_lanes batch;
-    /* the batch's table and rows: the query's, or a prepared batch's */
-    wb_lanes_table batch_table;
-    const uint8_t *batch_rows;
-    /* a second batch in flight beside it, of the same width at the same
-     * query byte (two chains of vector steps for the processor to overlap) */
-    bool paired;
-    wb_lanes batch2;
-    wb_lanes_table batch2_table;
-    const uint8_t *batch2_rows;
+    /* the batches under way: 1, 2 or 4 of one lane width at the same query
+     * byte (independent chains of vector steps for the processor to
+     * overlap), each with its table and rows: the query's, or a prepared
+     * batch's */
+    unsigned flying;
+    wb_lanes batch[4];
+    wb_lanes_table batch_table[4];
+    const uint8_t *batch_rows[4];
+    /* four in flight: the tables and rows of the batches to come, whose
+     * rows the steps fetch as they go */
+    wb_lanes_table fetch_table[4];
+    const uint8_t *fetch_rows[4];
     /* with a prepared set: the next batch, the next other candidate, and
      * in a batch whose lanes are too narrow for the query, its next lane */
     size_t next_batch, next_rest, next_lane;

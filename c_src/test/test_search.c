@@ -236,13 +236,16 @@ static void test_windows(void) {
     wb_search_set_free(&set);
 }
 
-/* A list (no batches made once) fills its batches two at a time, each
- * width in turn: long lists of every lane width, where most batches go in
- * pairs, the last ones of a width a full batch with a partial one, or
- * alone; a pair whose batches end at different bytes (one hopeless under
- * a cutoff); and the cutoff of nearest moving between pairs. */
-static void test_paired_list_batches(void) {
-    size_t counts[] = {1000, 64 + 1, 128 + 40, 2 * 128 + 1};
+/* Batches in flight together: a list (no batches made once) fills them
+ * two at a time, each width in turn, and an index steps four at a time
+ * where the kernel can (else two). Long sets of every lane width, where
+ * most batches go in pairs or fours, the last ones of a width fewer (a
+ * full batch with a partial one, three, or one alone); batches of one
+ * group ending at different bytes (some hopeless under a cutoff, stepped
+ * on with the others in a four); the cutoff of nearest moving between
+ * groups; a step budget that stops inside a group. */
+static void test_batches_in_flight(void) {
+    size_t counts[] = {1000, 64 + 1, 128 + 40, 2 * 128 + 1, 3 * 64, 5 * 64 + 9};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         size_t count = counts[c];
         wb_search_owned_set set;
@@ -254,6 +257,10 @@ static void test_paired_list_batches(void) {
             for (size_t j = 0; j < n; j++)
                 set.bytes[set.offsets[i] + j] = (uint8_t)('a' + check_random() % 3);
         }
+        wb_lanes_index prepared;
+        CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, count), "build");
+        wb_search_set indexed = set.set;
+        indexed.prepared = &prepared;
         uint8_t q[40];
         size_t qlens[] = {6, 40};
         for (size_t qi = 0; qi < 2; qi++) {
@@ -265,9 +272,12 @@ static void test_paired_list_batches(void) {
                 for (size_t limit = 0; limit <= 7; limit += 7) {
                     check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
                     check_search(&set.set, exact, q, qlen, ks[ki], limit, 3);
+                    check_search(&indexed, exact, q, qlen, ks[ki], limit, UINT64_MAX);
+                    check_search(&indexed, exact, q, qlen, ks[ki], limit, 3);
                 }
             free(exact);
         }
+        wb_lanes_index_free(&prepared);
         wb_search_set_free(&set);
     }
 }
@@ -444,7 +454,7 @@ int main(void) {
         test_windows();
         test_copy_bytes();
         test_narrow_batches();
-        test_paired_list_batches();
+        test_batches_in_flight();
         test_long_candidates();
         test_codepoints();
         test_ascii_in_codepoints();
