@@ -113,16 +113,17 @@ bool wb_lanes_query_init(wb_lanes_query *q, const uint8_t *query, size_t qlen) {
         }
     for (int c = 0; c < 256; c++)
         if (!seen[c]) q->rows[c] = (uint8_t)q->distinct; /* < 256: some byte is unseen */
-    q->bytes = 2 * (q->distinct + 1) * WB_LANES_BYTES;
+    q->bytes = 4 * (q->distinct + 1) * WB_LANES_BYTES;
     q->table[0] = aligned_alloc(WB_LANES_BYTES, q->bytes);
     if (!q->table[0]) return false;
-    q->table[1] = q->table[0] + q->distinct + 1;
+    for (int i = 1; i < 4; i++)
+        q->table[i] = q->table[i - 1] + q->distinct + 1;
     return true;
 }
 
 void wb_lanes_query_free(wb_lanes_query *q) {
     free(q->table[0]);
-    q->table[0] = q->table[1] = NULL;
+    memset(q->table, 0, sizeof q->table);
 }
 
 typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, wb_lanes_table, const uint8_t *,

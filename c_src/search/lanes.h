@@ -40,10 +40,10 @@ typedef enum {
  * the positions where the query byte of row r occurs in that lane's
  * candidate; rows[c] is the row of byte c: one per distinct query byte,
  * and one more shared by every other byte (if any), written but never
- * read. Two tables, for two batches in flight. */
+ * read. Four tables, for up to four batches in flight. */
 typedef unsigned char (*wb_lanes_table)[WB_LANES_BYTES];
 typedef struct {
-    wb_lanes_table table[2]; /* 64-byte aligned, distinct (+ 1) rows each */
+    wb_lanes_table table[4]; /* 64-byte aligned, distinct (+ 1) rows each */
     size_t distinct;
     size_t bytes; /* the tables' size */
     uint8_t rows[256];
@@ -137,7 +137,7 @@ void wb_lanes_index_free(wb_lanes_index *x);
 /* Starts a batch of x: b gets its lanes, masks and starting vectors. */
 void wb_lanes_start(wb_lanes *b, const wb_lanes_index *x, const wb_lanes_batch *batch);
 
-/* Fills table q->table[which] (0 or 1) for b->index[0 .. b->used)
+/* Fills table q->table[which] (0..3) for b->index[0 .. b->used)
  * (candidate i being bytes[offsets[i] .. offsets[i + 1])) and starts the
  * batch: bit by bit with the baseline kernel (the portable way), by byte
  * compares with the AVX2 (SSE2 compares) and AVX-512 ones. */

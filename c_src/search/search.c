@@ -136,6 +136,7 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
         s->owned_bytes += s->lanes.bytes;
         for (size_t n = 1; n <= WB_LANES_LONGEST; n++)
             s->lane_slot[n] = (uint8_t)(1 + wb_lanes_slot(wb_lanes_width(n, qlen)));
+        s->group = wb_lanes_has_run4(s->kernel) ? 4 : 2;
     }
     return WB_SEARCH_OK;
 }
@@ -268,19 +269,23 @@ static void load_batch(wb_search *s, wb_lanes *b, unsigned slot, const uint64_t 
     wb_lanes_load(s->kernel, b, &s->lanes, which, s->set->bytes, s->set->offsets);
 }
 
-/* Starts the candidates waiting in `slot`: a batch, and a second one in
- * flight beside it when more than one batch's worth wait. */
+/* Starts the candidates waiting in `slot`: as many batches in flight
+ * as they fill, up to the group (4 or 2; of 3, 2), the last one maybe
+ * partial; what does not fit waits on for the next start. */
 static void start_batch(wb_search *s, unsigned slot) {
     unsigned count = wb_lanes_count(8u << slot), waiting = (unsigned)s->waiting_len[slot];
-    unsigned first = waiting < count ? waiting : count;
-    s->flying = waiting > count ? 2 : 1;
+    unsigned batches = (waiting + count - 1) / count;
+    s->flying = batches >= 4 && s->group == 4 ? 4 : batches >= 2 ? 2 : 1;
+    unsigned taken = 0;
     for (unsigned i = 0; i < s->flying; i++) {
-        load_batch(s, &s->batch[i], slot, s->waiting[slot] + i * count,
-                   i == 0 ? first : waiting - count, i);
-        s->batch_table[i] = s->lanes.table[i];
-        s->batch_rows[i] = s->lanes.rows;
+        unsigned used = waiting - taken < count ? waiting - taken : count;
+        load_batch(s, &s->batch[i], slot, s->waiting[slot] + taken, used, i);
+        taken += used;
+        s->batch_table[i] = s->fetch_table[i] = s->lanes.table[i];
+        s->batch_rows[i] = s->fetch_rows[i] = s->lanes.rows; /* their own rows: in the cache */
     }
-    s->waiting_len[slot] = 0;
+    memmove(s->waiting[slot], s->waiting[slot] + taken, (waiting - taken) * sizeof **s->waiting);
+    s->waiting_len[slot] = waiting - taken;
     s->running = true;
 }
 
@@ -413,7 +418,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
         if (place) {
             unsigned slot = place - 1;
             s->waiting[slot][s->waiting_len[slot]++] = i;
-            if (s->waiting_len[slot] == 2 * wb_lanes_count(8u << slot)) start_batch(s, slot);
+            if (s->waiting_len[slot] == s->group * wb_lanes_count(8u << slot)) start_batch(s, slot);
             return 1 + n / 2;
         }
         if (bound <= WB_LEV_MBLEVEN_MOST && n <= WB_SEARCH_WORD_LONGEST) {
@@ -610,7 +615,7 @@ static uint64_t take_list(wb_search *s, uint64_t budget) {
             waiting_lens += UINT64_C(1) << shift;
             s->waiting[slot][waiting] = i;
             done += 1 + n / 2;
-            if (waiting + 1 == (size_t)(2 * WB_LANES_MAX) >> slot) { /* two batches of this width */
+            if (waiting + 1 == (size_t)(s->group * WB_LANES_MAX) >> slot) { /* a group's worth */
                 put_waiting_lens(s, waiting_lens);
                 start_batch(s, slot);
                 s->next = i + 1;

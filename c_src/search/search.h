@@ -111,12 +111,14 @@ typedef struct {
     bool fast;           /* byte mode, query of 1..64 bytes */
     uint64_t peq[256];   /* fast path: the query's match table */
     /* batches: the kernel, the query's tables, the candidates waiting for
-     * batches by lane width (8, 16, 32, 64: two batches' worth, started
-     * together) and the batch under way */
+     * batches by lane width (8, 16, 32, 64: `group` batches' worth, started
+     * together: 4 where the kernel steps four, else 2) and the batch under
+     * way */
     wb_lanes_kernel kernel;
     wb_lanes_query lanes;
+    unsigned group;
     size_t waiting_len[4];
-    uint64_t waiting[4][2 * WB_LANES_MAX];
+    uint64_t waiting[4][4 * WB_LANES_MAX];
     /* a candidate's place by its length n: 1 + the slot of its lane
      * width, 0 outside the batches (looked up: the lengths of a list come
      * in no order the processor could predict a branch on) */
