@@ -97,6 +97,17 @@ static void check_search(const wb_search_set *set, const size_t *exact, const ui
     free(want);
 }
 
+/* The same search of a list and of its index (its batches made once), in
+ * one go and `small` units at a time. */
+static void check_list_and_index(const wb_search_set *list, const wb_search_set *indexed,
+                                 const size_t *exact, const uint8_t *q, size_t qlen, size_t k,
+                                 size_t limit, uint64_t small) {
+    check_search(list, exact, q, qlen, k, limit, UINT64_MAX);
+    check_search(list, exact, q, qlen, k, limit, small);
+    check_search(indexed, exact, q, qlen, k, limit, UINT64_MAX);
+    check_search(indexed, exact, q, qlen, k, limit, small);
+}
+
 static void test_random(void) {
     for (int round = 0; round < 54; round++) {
         wb_search_owned_set set;
@@ -121,12 +132,8 @@ static void test_random(void) {
         indexed.prepared = &prepared;
         size_t ks[] = {WB_SEARCH_NO_LIMIT, 0, 3, 20, 64, 200};
         for (size_t ki = 0; ki < 6; ki++)
-            for (size_t limit = 0; limit <= 12; limit += 4) {
-                check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
-                check_search(&set.set, exact, q, qlen, ks[ki], limit, 1);
-                check_search(&indexed, exact, q, qlen, ks[ki], limit, UINT64_MAX);
-                check_search(&indexed, exact, q, qlen, ks[ki], limit, 1);
-            }
+            for (size_t limit = 0; limit <= 12; limit += 4)
+                check_list_and_index(&set.set, &indexed, exact, q, qlen, ks[ki], limit, 1);
         wb_lanes_index_free(&prepared);
         free(exact);
         wb_search_set_free(&set);
@@ -269,12 +276,8 @@ static void test_batches_in_flight(void) {
             size_t *exact = exact_distances(&set.set, q, qlen);
             size_t ks[] = {WB_SEARCH_NO_LIMIT, 2, 10};
             for (size_t ki = 0; ki < 3; ki++)
-                for (size_t limit = 0; limit <= 7; limit += 7) {
-                    check_search(&set.set, exact, q, qlen, ks[ki], limit, UINT64_MAX);
-                    check_search(&set.set, exact, q, qlen, ks[ki], limit, 3);
-                    check_search(&indexed, exact, q, qlen, ks[ki], limit, UINT64_MAX);
-                    check_search(&indexed, exact, q, qlen, ks[ki], limit, 3);
-                }
+                for (size_t limit = 0; limit <= 7; limit += 7)
+                    check_list_and_index(&set.set, &indexed, exact, q, qlen, ks[ki], limit, 3);
             free(exact);
         }
         wb_lanes_index_free(&prepared);
