@@ -13,12 +13,12 @@ defmodule WellBehaved.Lab.EchoLatency do
   with 1, schedulers_online and 4 x schedulers_online concurrent callers.
 
   In the same run, the machine's floors (`WellBehaved.Lab.Floors`: round
-  trips between two C parties, no VM) are timed with as many round trips,
-  at the sizes of the two terms once encoded, and each method whose
-  mechanism has one is shown as a ratio to its floor: `:threaded`,
-  `:dirty_cpu` and `:dirty_io` to a futex handoff between threads,
-  `:external` to a Unix socket, `:port` to a pipe, `:cnode` to TCP on
-  loopback.
+  trips between two C parties, no VM) are timed with as many round trips
+  (at most 3 s of them), at the sizes of the two terms once encoded, and
+  each method whose mechanism has one is shown as a ratio to its floor:
+  `:threaded`, `:dirty_cpu` and `:dirty_io` to a futex handoff between
+  threads, `:external` to a Unix socket, `:port` to a pipe, `:cnode` to
+  TCP on loopback.
 
   ## Parts
 

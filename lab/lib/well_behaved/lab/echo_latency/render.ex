@@ -120,22 +120,16 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
       end
 
     ratio_rows =
-      for %{status: "ok"} = r <- rows, Map.has_key?(@floor_of, r.method) do
-        f = @floor_of[r.method]
-
-        [
-          "#{r.method}",
-          "`#{f}`",
-          ratio(r.small.p50_us, floor.(f, :small)),
-          ratio(r.default.p50_us, floor.(f, :default))
-        ]
+      for {method, f, small, default} <- over_floors(floors, rows) do
+        ["#{method}", "`#{f}`", ratio_cell(small), ratio_cell(default)]
       end
 
     """
     ### Against the machine's floors
 
     Round trips between two C parties on this machine, no VM (`wb_floors`, \
-    `WellBehaved.Lab.Floors`), in the same run, as many as each method's, at \
+    `WellBehaved.Lab.Floors`), in the same run, as many as each method's (at most 3 s \
+    each), at \
     the sizes of the two terms once encoded:
 
     #{Markdown.table(["floor", "what goes round", "p50 small (us)", "p50 64 KiB", "p99 small", "p99 64 KiB"], floor_rows)}
@@ -146,10 +140,26 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     """
   end
 
-  defp ratio(us, %{status: "ok", p50_ns: ns}) when ns > 0,
-    do: "#{Markdown.fmt(us * 1000 / ns, 1)}x"
+  # each measured method that has a floor: {method, floor, small, default},
+  # its medians over the floor's (nil where the floor failed)
+  defp over_floors([], _rows), do: []
 
-  defp ratio(_us, _floor), do: "-"
+  defp over_floors(floors, rows) do
+    floor = fn method, size -> Enum.find(floors, &(&1.method == method and &1.size == size)) end
+
+    for %{status: "ok"} = r <- rows, Map.has_key?(@floor_of, r.method) do
+      f = @floor_of[r.method]
+
+      {r.method, f, ratio(r.small.p50_us, floor.(f, :small)),
+       ratio(r.default.p50_us, floor.(f, :default))}
+    end
+  end
+
+  defp ratio(us, %{status: "ok", p50_ns: ns}) when ns > 0, do: us * 1000 / ns
+  defp ratio(_us, _floor), do: nil
+
+  defp ratio_cell(nil), do: "-"
+  defp ratio_cell(x), do: "#{Markdown.fmt(x, 1)}x"
 
   defp row_md(%{status: "ok"} = r) do
     d = r.default
@@ -213,7 +223,33 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
               end
           end
       }
-    ]
+    ] ++ floor_charts(result)
+  end
+
+  # each method's median over its floor's, small and 64 KiB (none for a
+  # result from before the floors)
+  defp floor_charts(result) do
+    case over_floors(Map.get(result, :floors, []), result.rows) do
+      [] ->
+        []
+
+      over ->
+        [
+          %{
+            name: "latency_over_floor",
+            title: "Median round trip over the machine's floor for the same mechanism",
+            kind: :bars,
+            x_label: "method (its floor)",
+            y_label: "times the floor",
+            log_y: false,
+            categories: for({m, f, _, _} <- over, do: "#{m} (#{f})"),
+            series: [
+              %{label: "small term", values: for({_, _, small, _} <- over, do: small)},
+              %{label: "64 KiB", values: for({_, _, _, default} <- over, do: default)}
+            ]
+          }
+        ]
+    end
   end
 
   @doc "The raw rows: one per method, and one per method and caller count."

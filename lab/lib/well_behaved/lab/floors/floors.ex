@@ -39,7 +39,9 @@ defmodule WellBehaved.Lab.Floors do
 
   @doc """
   Times `iterations` round trips of `method` with `bytes` bytes (after a
-  warm-up of a tenth as many): `{:ok, figures}`, or `{:error, reason}` when
+  warm-up of a tenth as many), or as many as fit in 3 s (`iterations:` in
+  the figures says how many: threads spinning on a loaded machine can take
+  milliseconds a round trip): `{:ok, figures}`, or `{:error, reason}` when
   the program failed (a round trip came back wrong, a call failed).
   """
   @spec measure(atom(), pos_integer(), pos_integer()) :: {:ok, figures()} | {:error, term()}
