@@ -37,16 +37,37 @@ defmodule WellBehaved.AutoIgnoresARunTheMachineStretchedTest do
     end)
   end
 
-  test "one stretched run, then a normal one, leaves the cost alone, every time" do
+  # A stretched run then a normal one, 5 times: {seed, cost after}, or
+  # :stretched when the machine stretched one of the normal runs as well
+  # (over two slices on the wall clock: an overrun of its own, and two in
+  # a row rightly make the cost jump; seen with two CPU-bound loops beside
+  # the tests: a normal run of 8 us against a 4 us slice)
+  defp stretched_then_normal do
     reset()
     seed = cost()
+    overrun_us = 2 * Runtime.stats(SDKJobs).slice_ns / 1000
 
-    for _ <- 1..5 do
-      lumpy(stall_us())
-      lumpy(0)
+    stretched =
+      Enum.any?(1..5, fn _ ->
+        lumpy(stall_us())
+        {us, _} = :timer.tc(fn -> lumpy(0) end)
+        us > overrun_us
+      end)
+
+    if stretched, do: :stretched, else: {seed, cost()}
+  end
+
+  test "one stretched run, then a normal one, leaves the cost alone, every time" do
+    # the first round whose normal runs the machine left alone (20 at most)
+    case Enum.find_value(1..20, fn _ ->
+           case stretched_then_normal() do
+             :stretched -> nil
+             round -> round
+           end
+         end) do
+      {seed, after_rounds} -> assert after_rounds == seed
+      nil -> flunk("the machine stretched a run of a few ns over two slices in 20 rounds")
     end
-
-    assert cost() == seed
   end
 
   test "two in a row set it, and sliced runs that turn out tiny bring it back" do
