@@ -544,10 +544,12 @@ static uint64_t take_prepared(wb_search *s) {
         }
         for (size_t n = s->next_batch; n < s->next_batch + ahead && n < x->count; n++) {
             const wb_lanes_batch *next = &x->batches[n];
-            /* row 0, the one of bytes absent from the batch, is fetched
-             * too: cheaper than a branch the processor cannot predict */
-            for (size_t k = 0; k < s->lanes.distinct && s->flying < 4; k++)
-                prefetch_row(x->rows[next->first_row + next->map[s->lanes.bytes_of_rows[k]]]);
+            /* its rows, unless four in flight fetch them step by step; row
+             * 0, the one of bytes absent from the batch, is fetched too:
+             * cheaper than a branch the processor cannot predict */
+            if (s->flying < 4)
+                for (size_t k = 0; k < s->lanes.distinct; k++)
+                    prefetch_row(x->rows[next->first_row + next->map[s->lanes.bytes_of_rows[k]]]);
             prefetch_row(x->rows[next->first_row + next->rows]); /* its masks */
             /* and its candidates' numbers, read when its distances are stored */
             const uint64_t *lanes = x->lane_index + next->first_lane;
@@ -578,7 +580,16 @@ static uint64_t take_prepared(wb_search *s) {
     return UINT64_MAX;
 }
 
-/* The four waiting counts, from their register copy (take_list). */
+/* The four slots' waiting counts (at most 4 batches of lanes: 256) in
+ * one word, 16 bits each, for take_list to keep in a register (kept in
+ * memory, each count would wait on its last store); and back. */
+static uint64_t get_waiting_lens(const wb_search *s) {
+    uint64_t lens = 0;
+    for (unsigned slot = 0; slot < 4; slot++)
+        lens |= (uint64_t)s->waiting_len[slot] << (16 * slot);
+    return lens;
+}
+
 static void put_waiting_lens(wb_search *s, uint64_t lens) {
     for (unsigned slot = 0; slot < 4; slot++)
         s->waiting_len[slot] = (size_t)(lens >> (16 * slot)) & 0xffff;
@@ -593,11 +604,7 @@ static uint64_t take_list(wb_search *s, uint64_t budget) {
     const uint64_t *offsets = s->set->offsets;
     size_t count = s->set->count, i = s->next;
     uint64_t done = 0;
-    /* the four slots' waiting counts (at most 128) in one register, 16
-     * bits each: kept in memory, each count would wait on its last store */
-    uint64_t waiting_lens = 0;
-    for (unsigned slot = 0; slot < 4; slot++)
-        waiting_lens |= (uint64_t)s->waiting_len[slot] << (16 * slot);
+    uint64_t waiting_lens = get_waiting_lens(s);
     while (i < count && done < budget) {
         bool none;
         size_t bound = current_bound(s, &none);
@@ -632,9 +639,7 @@ static uint64_t take_list(wb_search *s, uint64_t budget) {
         done += units;
         i++;
         if (s->running || s->pair_running) break;
-        waiting_lens = 0;
-        for (unsigned slot = 0; slot < 4; slot++)
-            waiting_lens |= (uint64_t)s->waiting_len[slot] << (16 * slot);
+        waiting_lens = get_waiting_lens(s);
     }
     s->next = i;
     return done ? done : 1;
