@@ -5,11 +5,14 @@
 #   - test NIF libraries with their own job types, loaded by the library's
 #     ExUnit tests (test/sdk_job_types_test.exs): one whose job type leaves
 #     every optional callback NULL, and one whose job type lacks a required
-#     callback, which the runtime must refuse at load.
+#     callback, which the runtime must refuse at load;
+#   - the server program of the first one's job types (schedule: :external),
+#     built from the same source as a user's is (WB_EXTERNAL_SERVER).
 
 SDK_TEST_DIR := c_src/build/sdk
 SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
-SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so
+SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so \
+	$(SDK_TEST_DIR)/sdk_jobs_server
 CXX ?= c++
 
 C_TEST_BUILDS += $(SDK_HEADER_TEST)
@@ -28,3 +31,7 @@ $(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
 $(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_REFUSED -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
+
+$(SDK_TEST_DIR)/sdk_jobs_server: c_src/test/sdk_jobs_nif.c $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(CFLAGS_COMMON) -O2 -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/test/sdk_jobs_nif.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)

@@ -231,11 +231,23 @@ defmodule WellBehaved.BadArgumentsTest do
             {[timeout_ms: 2 ** 32], ~r/invalid :timeout_ms 4294967296/},
             {[connections: :many], ~r/invalid :connections :many/},
             {[call_timeout: 5],
-             ~r/unknown option :call_timeout, expected one of :servers, :connections, :timeout_ms/},
+             ~r/unknown option :call_timeout, expected one of :name, :executable, :servers, :connections, :timeout_ms/},
+            {[name: "pool"], ~r/invalid :name "pool", expected an atom/},
+            {[name: nil], ~r/invalid :name nil, expected an atom/},
+            {[executable: ~c"server"],
+             ~r/invalid :executable .server., expected a path or \{app, file\}/},
             {:fast, ~r/External.start\/1: expected a keyword list/}
           ] do
         assert_raise ArgumentError, pattern, fn -> WellBehaved.External.start(opts) end
       end
+    end
+
+    test "External.child_spec/1 checks them too, naming itself" do
+      assert_raise ArgumentError,
+                   ~r/^WellBehaved.External.child_spec\/1: invalid :servers -1/,
+                   fn ->
+                     WellBehaved.External.child_spec(servers: -1)
+                   end
     end
   end
 end

@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../levenshtein/levenshtein.h"
 
 /* --- framing ---------------------------------------------------------------- */
 
@@ -145,10 +144,7 @@ int wb_ext_write_frame(wb_ext_writev_fn writev_fn, void *ctx, const struct iovec
 
 /* --- dispatch ----------------------------------------------------------------- */
 
-/* The ei decoders trust their input: before each decode, check that the item
- * at idx lies inside the payload (for a tuple, its header). Only the types a
- * request may contain pass. */
-static bool item_fits(const char *buf, size_t len, int idx) {
+bool wb_ext_item_fits(const char *buf, size_t len, int idx) {
     size_t at = (size_t)idx;
     if (idx < 0 || at >= len) return false;
     const unsigned char *p = (const unsigned char *)buf + at;
@@ -190,50 +186,11 @@ static bool item_fits(const char *buf, size_t len, int idx) {
     return need <= avail;
 }
 
-static bool decode_atom(const char *buf, size_t len, int *idx, char atom[MAXATOMLEN]) {
-    return item_fits(buf, len, *idx) && ei_decode_atom(buf, idx, atom) == 0;
+bool wb_ext_decode_atom(const char *buf, size_t len, int *idx, char atom[MAXATOMLEN]) {
+    return wb_ext_item_fits(buf, len, *idx) && ei_decode_atom(buf, idx, atom) == 0;
 }
 
-static bool decode_binary(const char *buf, size_t len, int *idx, const uint8_t **data,
-                          size_t *size) {
-    if (!item_fits(buf, len, *idx) || buf[*idx] != ERL_BINARY_EXT) return false;
-    const char *p;
-    unsigned int bitoffs;
-    size_t bits;
-    if (ei_decode_bitstring(buf, idx, &p, &bitoffs, &bits) != 0 || bitoffs != 0 || bits % 8 != 0)
-        return false;
-    *data = (const uint8_t *)p;
-    *size = bits / 8;
-    return true;
-}
-
-/* nil, or a non-negative integer (one above SIZE_MAX means no limit) */
-static bool decode_max_distance(const char *buf, size_t len, int *idx, size_t *max) {
-    if (!item_fits(buf, len, *idx)) return false;
-    char tag = buf[*idx];
-    if (tag == ERL_SMALL_ATOM_EXT || tag == ERL_SMALL_ATOM_UTF8_EXT || tag == ERL_ATOM_EXT ||
-        tag == ERL_ATOM_UTF8_EXT) {
-        char atom[MAXATOMLEN];
-        if (ei_decode_atom(buf, idx, atom) != 0 || strcmp(atom, "nil") != 0) return false;
-        *max = WB_LEV_NO_LIMIT;
-        return true;
-    }
-    EI_ULONGLONG k;
-    if (ei_decode_ulonglong(buf, idx, &k) == 0) {
-        *max = wb_lev_cutoff(k);
-        return true;
-    }
-    /* a positive bignum beyond 64 bits; the sign byte follows the length */
-    size_t sign_at = (size_t)*idx + (tag == ERL_SMALL_BIG_EXT ? 2 : 5);
-    if ((tag == ERL_SMALL_BIG_EXT || tag == ERL_LARGE_BIG_EXT) && buf[sign_at] == 0 &&
-        ei_skip_term(buf, idx) == 0) {
-        *max = WB_LEV_NO_LIMIT;
-        return true;
-    }
-    return false;
-}
-
-static int reply_x(wb_ext_reply *reply) {
+int wb_ext_reply_x(wb_ext_reply *reply) {
     reply->has_x = 1;
     reply->iov[0].iov_base = reply->x.buff;
     reply->iov[0].iov_len = (size_t)reply->x.index;
@@ -241,73 +198,20 @@ static int reply_x(wb_ext_reply *reply) {
     return 0;
 }
 
-static int reply_error(wb_ext_reply *reply, const char *reason) {
+int wb_ext_reply_error(wb_ext_reply *reply, const char *reason) {
     if (ei_x_new_with_version(&reply->x) != 0) return -1;
     if (ei_x_encode_tuple_header(&reply->x, 2) != 0 || ei_x_encode_atom(&reply->x, "error") != 0 ||
         ei_x_encode_atom(&reply->x, reason) != 0) {
         ei_x_free(&reply->x);
         return -1;
     }
-    return reply_x(reply);
+    return wb_ext_reply_x(reply);
 }
 
-/* wb_lev_distance, in steps, asking `cancel` between them */
-static size_t distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
-                       bool codepoints, size_t max, wb_lev_status *status, wb_ext_cancel_fn cancel,
-                       void *cancel_ctx, bool *cancelled) {
-    wb_lev s;
-    wb_lev_start(&s, a, alen, b, blen, codepoints, max);
-    uint64_t used = 0;
-    uint64_t budget = cancel ? WB_EXT_CANCEL_CHECK_UNITS : UINT64_MAX;
-    while (!wb_lev_step(&s, a, b, budget, &used)) {
-        if (cancel(cancel_ctx)) {
-            *cancelled = true;
-            break;
-        }
-    }
-    *status = *cancelled ? WB_LEV_OK : wb_lev_error(&s);
-    size_t d = *cancelled || *status != WB_LEV_OK ? SIZE_MAX : wb_lev_result(&s);
-    wb_lev_free(&s);
-    return d;
-}
+static wb_ext_handle_fn handler;
 
-static int levenshtein(const char *req, size_t len, int idx, wb_ext_reply *reply,
-                       wb_ext_cancel_fn cancel, void *cancel_ctx) {
-    const uint8_t *a, *b;
-    size_t alen, blen, max;
-    char unit[MAXATOMLEN];
-    if (!decode_binary(req, len, &idx, &a, &alen) || !decode_binary(req, len, &idx, &b, &blen) ||
-        !decode_atom(req, len, &idx, unit) || !decode_max_distance(req, len, &idx, &max) ||
-        (size_t)idx != len)
-        return reply_error(reply, "badarg");
-    bool codepoints;
-    if (strcmp(unit, WB_LEV_UNIT_BYTE) == 0)
-        codepoints = false;
-    else if (strcmp(unit, WB_LEV_UNIT_CODEPOINT) == 0)
-        codepoints = true;
-    else
-        return reply_error(reply, "badarg");
-
-    wb_lev_status status;
-    bool cancelled = false;
-    size_t d = distance(a, alen, b, blen, codepoints, max, &status, cancel, cancel_ctx, &cancelled);
-    if (cancelled) return WB_EXT_CANCELLED;
-    switch (status) {
-    case WB_LEV_OK:
-        break;
-    case WB_LEV_EUTF8_A:
-        return reply_error(reply, "invalid_utf8_a");
-    case WB_LEV_EUTF8_B:
-        return reply_error(reply, "invalid_utf8_b");
-    default:
-        return reply_error(reply, "enomem");
-    }
-    if (ei_x_new_with_version(&reply->x) != 0) return -1;
-    if (ei_x_encode_ulonglong(&reply->x, d) != 0) {
-        ei_x_free(&reply->x);
-        return -1;
-    }
-    return reply_x(reply);
+void wb_ext_use(wb_ext_handle_fn handle) {
+    handler = handle;
 }
 
 int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
@@ -316,12 +220,12 @@ int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_can
     int idx = 0, version, arity;
     char tag[MAXATOMLEN];
     if (len > INT_MAX || len < 1 || ei_decode_version(req, &idx, &version) != 0 ||
-        !item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 || arity < 1)
-        return reply_error(reply, "badarg");
-    if (!decode_atom(req, len, &idx, tag)) return reply_error(reply, "badarg");
+        !wb_ext_item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 || arity < 1)
+        return wb_ext_reply_error(reply, "badarg");
+    if (!wb_ext_decode_atom(req, len, &idx, tag)) return wb_ext_reply_error(reply, "badarg");
 
     if (arity == 2 && strcmp(tag, "echo") == 0) {
-        if ((size_t)idx >= len) return reply_error(reply, "badarg");
+        if ((size_t)idx >= len) return wb_ext_reply_error(reply, "badarg");
         reply->version = (char)WB_EXT_VERSION_MAGIC;
         reply->iov[0].iov_base = &reply->version;
         reply->iov[0].iov_len = 1;
@@ -330,9 +234,11 @@ int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_can
         reply->iovcnt = 2;
         return 0;
     }
-    if (arity == 5 && strcmp(tag, "levenshtein") == 0)
-        return levenshtein(req, len, idx, reply, cancel, cancel_ctx);
-    return reply_error(reply, "unknown_request");
+    if (handler) {
+        int rc = handler(tag, arity, req, len, idx, reply, cancel, cancel_ctx);
+        if (rc != WB_EXT_UNKNOWN) return rc;
+    }
+    return wb_ext_reply_error(reply, "unknown_request");
 }
 
 void wb_ext_reply_free(wb_ext_reply *reply) {

@@ -4,15 +4,17 @@
  *
  * A frame is a 4-byte big-endian length followed by that many bytes of
  * payload, requests and replies alike. A payload is one term in the external
- * term format (version byte 131 first):
+ * term format (version byte 131 first), a tuple whose first element names the
+ * request:
  *
  *   {echo, Term}                                  -> Term
- *   {levenshtein, A, B, Unit, MaxDistance}        -> Distance
- *       A, B binaries; Unit byte | codepoint; MaxDistance integer >= 0 | nil
  *
- * or {error, Reason} with Reason one of badarg, unknown_request, enomem,
- * invalid_utf8_a, invalid_utf8_b. The echo reply is the request's own bytes
- * for Term behind a version byte: nothing is decoded or re-encoded.
+ * answered here, and the requests of the server's service (wb_ext_use): the
+ * built-in server's Levenshtein (wb_ext_levenshtein.c), a server of SDK job
+ * types' jobs (wb_ext_jobs.c). Anything else answers {error,
+ * unknown_request}; a malformed request {error, badarg}. The echo reply is
+ * the request's own bytes for Term behind a version byte: nothing is decoded
+ * or re-encoded.
  *
  * Reading and writing go through callbacks, so tests can inject short reads,
  * short writes and EINTR; wb_ext_fd_read / wb_ext_fd_writev are the real ones.
@@ -88,6 +90,17 @@ typedef struct {
 } wb_ext_reply;
 
 #define WB_EXT_CANCELLED (-2)
+/* a handler's answer for a request it does not know */
+#define WB_EXT_UNKNOWN (-3)
+
+/* The requests a server answers beside echo: handle gets the request's tag
+ * and arity, and idx, the index of the tuple's second element in req; it
+ * returns as wb_ext_dispatch does, or WB_EXT_UNKNOWN. */
+typedef int (*wb_ext_handle_fn)(const char *tag, int arity, const char *req, size_t len, int idx,
+                                wb_ext_reply *reply, wb_ext_cancel_fn cancel, void *cancel_ctx);
+
+/* The server's handler (NULL: echo only), set once before any request. */
+void wb_ext_use(wb_ext_handle_fn handle);
 
 /* Answers one request payload. Returns 0 with *reply filled (errors in the
  * request become {error, Reason} replies), -1 when out of memory, or
@@ -95,6 +108,23 @@ typedef struct {
 int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
                     void *cancel_ctx);
 void wb_ext_reply_free(wb_ext_reply *reply);
+
+/* For handlers. The ei decoders trust their input: wb_ext_item_fits checks
+ * that the item at idx lies inside the payload (a tuple's header, a whole
+ * atom, integer or binary); other types do not fit. */
+bool wb_ext_item_fits(const char *buf, size_t len, int idx);
+bool wb_ext_decode_atom(const char *buf, size_t len, int *idx, char atom[MAXATOMLEN]);
+/* reply->x, encoded by the handler, as the reply */
+int wb_ext_reply_x(wb_ext_reply *reply);
+/* {error, Reason}; -1 when out of memory */
+int wb_ext_reply_error(wb_ext_reply *reply, const char *reason);
+
+/* The built-in server's handler: {levenshtein, A, B, Unit, MaxDistance} ->
+ * Distance (A, B binaries; Unit byte | codepoint; MaxDistance integer >= 0
+ * | nil), or {error, Reason} with Reason one of badarg, enomem,
+ * invalid_utf8_a, invalid_utf8_b. */
+int wb_ext_levenshtein(const char *tag, int arity, const char *req, size_t len, int idx,
+                       wb_ext_reply *reply, wb_ext_cancel_fn cancel, void *cancel_ctx);
 
 /* Serves frames from r until end of input: 0 then, -1 on a read, write or
  * framing error or a cancelled request. */
@@ -109,5 +139,17 @@ bool wb_ext_fd_peer_closed(void *ctx);
 
 /* wb_ext_serve on a connected socket (or any fd); does not close it. */
 int wb_ext_serve_fd(int fd);
+
+/* A server of SDK job types (wb_ext_jobs.c): checks the job types (a
+ * NULL-terminated list, at most 32) as wb_runtime_load does and makes their
+ * handler the server's. Returns 0, or -1 with the reason on standard
+ * error. */
+struct wb_job_type;
+int wb_ext_jobs_use(struct wb_job_type *const types[]);
+
+/* The server program's main (wb_ext_server.c), after wb_ext_use: its
+ * arguments are SOCKET_PATH [--remove-dir] (see there); `name` prefixes its
+ * messages. */
+int wb_ext_server_main(const char *name, int argc, char **argv);
 
 #endif

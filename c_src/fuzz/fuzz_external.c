@@ -55,6 +55,7 @@ static ssize_t sink_writev(void *ctx, const struct iovec *iov, int iovcnt) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    wb_ext_use(wb_ext_levenshtein);
     wb_fuzz_input in = {data, size};
     uint8_t pick = wb_fuzz_byte(&in);
 

@@ -224,6 +224,17 @@ void wb_release_later_blocking(void (*release)(void *arg), void *arg);
 #define WB_RELEASE_LATER_FROM (128 * 1024)
 void wb_free_later(void *block, size_t bytes);
 
+/* The main of a server program that runs these job types (a NULL-terminated
+ * list, at most 32) for schedule: :external (WellBehaved.External): the job
+ * types' sources linked with WellBehaved.SDK.external_sources/0 and libei
+ * instead of the runtime. Each job runs in one go on its connection's
+ * thread, its arguments decoded from the request; erl_nif there is the
+ * subset a job type needs (terms: atoms, integers, floats, binaries,
+ * tuples, lists; binaries of the job's own; enif_alloc and enif_free), and
+ * a call outside it fails to link. A job may crash its server, never the VM.
+ * Returns the program's exit status. */
+int wb_external_main(int argc, char **argv, wb_job_type *const types[]);
+
 /* The load, upgrade and unload callbacks of a library whose only state is
  * the runtime's, and its ERL_NIF_INIT, in one line:
  *
@@ -232,7 +243,18 @@ void wb_free_later(void *block, size_t bytes);
  *
  * (the Elixir side: `use WellBehaved.NIF`). A library with more to load
  * writes its own callbacks around wb_runtime_load, wb_runtime_upgrade and
- * wb_runtime_unload. */
+ * wb_runtime_unload.
+ *
+ * The same source compiled with WB_EXTERNAL_SERVER defined is the server
+ * program of its job types instead: WB_NIF_INIT defines main, calling
+ * wb_external_main with TYPES. */
+#ifdef WB_EXTERNAL_SERVER
+#define WB_NIF_INIT(MODULE, FUNCS, TYPES)                                                          \
+    int main(int argc, char **argv) {                                                              \
+        (void)(FUNCS);                                                                             \
+        return wb_external_main(argc, argv, TYPES);                                                \
+    }
+#else
 #define WB_NIF_INIT(MODULE, FUNCS, TYPES)                                                          \
     static int wb_nif_load_(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {                      \
         (void)priv;                                                                                \
@@ -249,6 +271,7 @@ void wb_free_later(void *block, size_t bytes);
         wb_runtime_unload();                                                                       \
     }                                                                                              \
     ERL_NIF_INIT(MODULE, FUNCS, wb_nif_load_, NULL, wb_nif_upgrade_, wb_nif_unload_)
+#endif
 
 /* For decode: returns false, and the call answers {error, Reason} instead
  * of {error, badarg}. Reason is a term made in decode's env:

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 199309L
 #include "wb_runtime.h"
+#include "wb_job_check.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -69,7 +70,7 @@ static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_di
 /* The job types registered at load, with the cost per unit the runtime
  * learns for each (seeded from the type's ps_per_unit), and how many of
  * :auto's timed :normal runs in a row took far longer than predicted. */
-#define MAX_TYPES 32
+#define MAX_TYPES WB_MAX_JOB_TYPES
 typedef struct {
     const wb_job_type *type;
     _Atomic uint64_t ps_per_unit;
@@ -1318,20 +1319,6 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     return atom_ok;
 }
 
-/* What is wrong with a job type, or NULL when it can run. */
-static const char *type_problem(const wb_job_type *type) {
-    if (!type->name || !type->name[0]) return "it has no name";
-    if (type->argc < 0 || type->argc > WB_MAX_JOB_ARGS) return "argc is outside 0..WB_MAX_JOB_ARGS";
-    if (type->args_size > WB_MAX_ARGS_SIZE) return "args_size exceeds WB_MAX_ARGS_SIZE";
-    if (!type->decode) return "the required callback decode is NULL";
-    if (!type->predict) return "the required callback predict is NULL";
-    if (!type->init) return "the required callback init is NULL";
-    if (!type->step) return "the required callback step is NULL";
-    if (!type->result == !type->take_result)
-        return "exactly one of the callbacks result and take_result must be set";
-    return NULL;
-}
-
 /* Registers the types (a reload of the library keeps what it learned). */
 static bool register_types(wb_job_type *const types[]) {
     if (!types) {
@@ -1339,7 +1326,7 @@ static bool register_types(wb_job_type *const types[]) {
         return false;
     }
     for (int i = 0; types[i]; i++) {
-        const char *problem = type_problem(types[i]);
+        const char *problem = wb_job_type_problem(types[i]);
         if (!problem && i >= MAX_TYPES) problem = "more than 32 job types in one library";
         if (problem) {
             fprintf(stderr, "wb_runtime_load: job type %d (\"%s\") refused: %s\n", i,

@@ -34,7 +34,12 @@
  * can give answers {error, enomem}. Its destroy frees the binary only when it was not taken.
  *
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
- * whose job type has no step callback: the runtime must refuse the load. */
+ * whose job type has no step callback: the runtime must refuse the load.
+ *
+ * Built with -DWB_EXTERNAL_SERVER it is the server program of the same job
+ * types (schedule: :external), with one more: "crash", which folds N as
+ * "fold" does and kills its server with SIGSEGV when N is 13, as a native
+ * bug would (it exists only there: in the VM it would take the VM down). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdatomic.h>
 #include <stdint.h>
@@ -398,6 +403,27 @@ static wb_job_type owned_job = {
 
 WB_JOB_NIF(owned, owned_job)
 
+#ifdef WB_EXTERNAL_SERVER
+#include <signal.h>
+
+static bool crash_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    if (((const fold_args *)args)->n == 13) raise(SIGSEGV);
+    return fold_init(env, args, state, reason);
+}
+
+static wb_job_type crash_job = {
+    .name = "crash",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = crash_init,
+    .step = fold_step,
+    .result = fold_result,
+};
+#endif
+
 static ErlNifFunc nif_funcs[] = {
     {"fold", 4, fold, 0},     {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
     {"lumpy", 4, lumpy, 0},   {"liar", 4, liar, 0},     {"raising", 4, raising, 0},
@@ -405,8 +431,20 @@ static ErlNifFunc nif_funcs[] = {
     WB_RUNTIME_NIFS,
 };
 
-static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
-                                     &raising_job, &fickle_job, &huge_job, &owned_job, NULL};
+static wb_job_type *const types[] = {
+    &fold_job,   &phases_job, &dear_job,  &lumpy_job, &liar_job, &raising_job,
+    &fickle_job, &huge_job,   &owned_job,
+#ifdef WB_EXTERNAL_SERVER
+    &crash_job,
+#endif
+    NULL};
+
+#ifdef WB_EXTERNAL_SERVER
+int main(int argc, char **argv) {
+    (void)nif_funcs;
+    return wb_external_main(argc, argv, types);
+}
+#else
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
@@ -434,4 +472,5 @@ static void unload(ErlNifEnv *env, void *priv) {
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, upgrade, unload)
 #else
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, upgrade, unload)
+#endif
 #endif

@@ -642,6 +642,7 @@ static void test_hang_up_cancels(void) {
 int main(void) {
     check_seed(0x9e3779b97f4a7c15u);
     ei_init();
+    wb_ext_use(wb_ext_levenshtein);
     test_read_frames();
     test_write_frames();
     test_dispatch();

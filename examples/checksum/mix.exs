@@ -17,6 +17,6 @@ defmodule Checksum.MixProject do
   end
 
   def application do
-    [extra_applications: [:logger]]
+    [mod: {Checksum.Application, []}, extra_applications: [:logger]]
   end
 end

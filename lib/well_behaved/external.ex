@@ -1,7 +1,17 @@
 defmodule WellBehaved.External do
   @moduledoc """
-  Native work in separate OS processes: a pool of external servers
-  (`priv/wb_external`, C) reached over Unix domain sockets.
+  Native work in separate OS processes: pools of external servers (C
+  programs) reached over Unix domain sockets.
+
+  The built-in pool runs `priv/wb_external`: `echo/1` and
+  `levenshtein/4` (`WellBehaved.Levenshtein`'s `schedule: :external`).
+  A pool of your own runs a server program built from your job types (the
+  same C source as your NIF library, see the guide "Writing your own
+  well-behaved NIF"), and `WellBehaved.Job.call/4` with
+  `schedule: :external` runs a job there instead of in the VM, with the
+  same answers: a job that crashes takes its server down, never the VM.
+  Pools have names; several run at once, each started lazily by its first
+  call or by your supervisor (`child_spec/1`).
 
   Each server is a port program (so it dies with the VM) listening on a
   socket in a private temporary directory; it serves each connection on a
@@ -17,7 +27,7 @@ defmodule WellBehaved.External do
   Nothing here blocks a scheduler beyond the socket I/O; the price is a round
   trip through the kernel and copying the arguments both ways.
 
-  The pool starts on first use under `WellBehaved.Supervisor` with the
+  A pool starts on first use under `WellBehaved.Supervisor` with the
   default options, or explicitly with `start/1`. A caller takes an idle
   connection straight from shared state (one atomic compare-and-swap) and
   talks to the socket itself: no message to a pool process on the way
@@ -27,7 +37,8 @@ defmodule WellBehaved.External do
 
     * `:closed` - the server died mid-call (or the connection broke);
     * `:timeout` - no reply within `:timeout_ms` (the connection is
-      dropped, so a late reply never reaches the next caller);
+      dropped, so a late reply never reaches the next caller, and the
+      server abandons the work within a millisecond of its next check);
     * `:checkout_timeout` - every connection stayed busy for `:timeout_ms`;
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
@@ -45,18 +56,32 @@ defmodule WellBehaved.External do
           :closed | :timeout | :checkout_timeout | :not_running | :too_large | :badarg | term()
 
   @type option ::
-          {:servers, pos_integer()}
+          {:name, atom()}
+          | {:executable, Path.t() | {atom(), String.t()}}
+          | {:servers, pos_integer()}
           | {:connections, pos_integer()}
           | {:timeout_ms, pos_integer()}
 
+  # the built-in pool
+  @builtin WellBehaved.External.Pool
+  @builtin_executable {:well_behaved, "wb_external"}
+
   @start "WellBehaved.External.start/1"
-  @start_options [:servers, :connections, :timeout_ms]
+  @child_spec "WellBehaved.External.child_spec/1"
+  @counts [:servers, :connections, :timeout_ms]
+  @start_options [:name, :executable | @counts]
 
   @doc """
-  Starts the pool (if not yet running) and returns its manager's pid.
+  Starts a pool (if not yet running) under `WellBehaved.Supervisor` and
+  returns its manager's pid.
 
   Options (used only when this call starts the pool):
 
+    * `name:` - the pool's name (an atom), default the built-in pool's;
+    * `executable:` - the server program: a path, or `{app, file}` for
+      `file` in `app`'s `priv` directory (where a release carries it),
+      default the built-in server; a pool of your own job types names
+      its program here (`mix compile` builds it with your NIF library);
     * `servers:` - number of server processes, default
       `System.schedulers_online()`;
     * `connections:` - connections (and so server threads) per server,
@@ -65,20 +90,73 @@ defmodule WellBehaved.External do
       a free connection, default 60_000.
   """
   @spec start([option()]) :: {:ok, pid()} | {:error, term()}
-  def start(opts \\ []) do
-    unless is_list(opts), do: Options.not_keyword!(@start, opts)
+  def start(opts \\ []), do: Pool.ensure_started(checked_options!(@start, opts))
+
+  @doc """
+  A child specification for a pool under your own supervisor, taking the
+  options of `start/1`:
+
+      children = [
+        {WellBehaved.External, name: MyApp.Jobs, executable: {:my_app, "my_server"}}
+      ]
+
+  Such a pool is restarted as your supervisor says; calls made while it
+  is down answer `{:error, :not_running}`.
+  """
+  @spec child_spec([option()]) :: Supervisor.child_spec()
+  def child_spec(opts),
+    do: Pool.child_spec([restart: :permanent] ++ checked_options!(@child_spec, opts))
+
+  defp checked_options!(function, opts) do
+    unless is_list(opts), do: Options.not_keyword!(function, opts)
 
     for option <- opts do
       case option do
-        {key, value} when key in @start_options ->
-          Options.integer!(@start, key, value, 1..@max_count)
+        {key, value} when key in @counts ->
+          Options.integer!(function, key, value, 1..@max_count)
+
+        {:name, name} when is_atom(name) and name not in [nil, true, false] ->
+          :ok
+
+        {:name, name} ->
+          Options.invalid!(function, :name, name, "an atom")
+
+        {:executable, {app, file}} when is_atom(app) and is_binary(file) ->
+          :ok
+
+        {:executable, path} when is_binary(path) ->
+          :ok
+
+        {:executable, other} ->
+          Options.invalid!(function, :executable, other, "a path or {app, file}")
 
         other ->
-          Options.bad_option!(@start, other, @start_options, opts)
+          Options.bad_option!(function, other, @start_options, opts)
       end
     end
 
-    Pool.ensure_started(opts)
+    Keyword.merge([name: @builtin, executable: @builtin_executable], opts)
+  end
+
+  @doc false
+  # Runs a job of a server's job types (WellBehaved.Job.call/4 with
+  # schedule: :external): its answer as the VM's job NIF gives it.
+  @spec run_job(atom(), atom(), list(), boolean(), timeout() | nil, keyword() | nil) :: term()
+  def run_job(pool, job, args, tiny, timeout, start) do
+    request = :erlang.term_to_binary({:wb_job, job, tiny, List.to_tuple(args)})
+    timeout = if timeout == :infinity, do: nil, else: timeout
+
+    case Pool.request(pool, request, timeout, start) do
+      {:ok, reply} ->
+        case :erlang.binary_to_term(reply) do
+          {:ok, result} -> result
+          {:raise, reason} -> :erlang.error(reason)
+          {:error, _} = error -> error
+        end
+
+      {:error, _} = error ->
+        error
+    end
   end
 
   @doc """
@@ -91,7 +169,7 @@ defmodule WellBehaved.External do
   """
   @spec echo(term()) :: term() | {:error, reason()}
   def echo(term) do
-    case Pool.request(:erlang.term_to_binary({:echo, term})) do
+    case builtin_request(:erlang.term_to_binary({:echo, term})) do
       {:ok, reply} -> :erlang.binary_to_term(reply)
       {:error, _} = error -> error
     end
@@ -121,7 +199,7 @@ defmodule WellBehaved.External do
     max_distance =
       WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
-    case Pool.request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
+    case builtin_request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
       {:ok, reply} ->
         case :erlang.binary_to_term(reply) do
           distance when is_integer(distance) -> {:ok, distance}
@@ -147,24 +225,47 @@ defmodule WellBehaved.External do
     Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
   end
 
-  @doc """
-  Stops the pool: closes its connections, stops every server (waiting for
-  each to exit, killing one that does not within 2 s) and removes the
-  socket files and their directory. The next call starts a new pool.
-  """
-  @spec stop() :: :ok
-  def stop, do: Service.stop(WellBehaved.Supervisor, Pool)
+  defp builtin_request(payload),
+    do: Pool.request(@builtin, payload, nil, name: @builtin, executable: @builtin_executable)
 
   @doc """
-  The running pool's servers (index, OS pid, port, socket path, status),
-  its directory, slot count, the slots in use (owner pid and server index)
-  and the number of callers waiting for one; `nil` when not running.
+  Stops the pool `name` (default the built-in one) started by `start/1`
+  or a first call: closes its connections, stops every server (waiting
+  for each to exit, killing one that does not within 2 s) and removes the
+  socket files and their directory. The next call starts a new pool.
   """
-  @spec info() :: map() | nil
-  def info do
-    case Process.whereis(Pool) do
+  @spec stop(atom()) :: :ok
+  def stop(name \\ @builtin), do: Service.stop(WellBehaved.Supervisor, name)
+
+  @doc """
+  The running pool's name, program, servers (index, OS pid, port, socket
+  path, status), its directory, slot count, the slots in use (owner pid
+  and server index) and the number of callers waiting for one; `nil` when
+  not running.
+  """
+  @spec info(atom()) :: map() | nil
+  def info(name \\ @builtin) do
+    case Process.whereis(name) do
       nil -> nil
       pid -> GenServer.call(pid, :info)
+    end
+  catch
+    :exit, _ -> nil
+  end
+
+  @doc """
+  What each running server of a pool of job types says of its jobs, as
+  `{index, {:ok, stats}}` (or `{index, {:error, reason}}`): `jobs`
+  started, `live_jobs` and the `live_bytes` their states own (both back
+  to 0 once every job has ended, cancelled ones included), and
+  `cancelled` jobs (their caller gone or timed out). `nil` when the pool
+  is not running; the built-in server answers `{:error, :unknown_request}`.
+  """
+  @spec server_stats(atom()) :: [{non_neg_integer(), {:ok, map()} | {:error, term()}}] | nil
+  def server_stats(name) do
+    case Process.whereis(name) do
+      nil -> nil
+      pid -> GenServer.call(pid, :server_stats, 30_000)
     end
   catch
     :exit, _ -> nil

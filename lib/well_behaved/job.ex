@@ -21,13 +21,16 @@ defmodule WellBehaved.Job do
   `argc` is 1.
   """
 
-  alias WellBehaved.{Options, Runtime}
+  alias WellBehaved.{External, Options, Runtime}
 
   @call "WellBehaved.Job.call/4"
-  @known [:schedule, :tiny_slices, :timeout]
+  @known [:schedule, :tiny_slices, :timeout, :pool]
 
   @type option ::
-          {:schedule, Runtime.mode()} | {:tiny_slices, boolean()} | {:timeout, timeout()}
+          {:schedule, Runtime.mode() | :external}
+          | {:tiny_slices, boolean()}
+          | {:timeout, timeout()}
+          | {:pool, atom()}
 
   @doc """
   Calls the job NIF `nif_function` with `args` and the scheduling options,
@@ -38,15 +41,26 @@ defmodule WellBehaved.Job do
 
   Options:
 
-    * `schedule:` - a `t:WellBehaved.Runtime.mode/0` (default `:auto`).
-    * `tiny_slices:` - `true` runs one unit of work per slice, so that every
-      resume path of the job runs: for tests (default `false`).
-    * `timeout:` - milliseconds a `:threaded` call waits for its job, or
-      `:infinity` (the default). A job not finished by then is cancelled
-      (it stops at its next step and its memory is freed) and the call
-      answers `{:error, :timeout}`. The other modes run in the calling
-      process: to bound one, call it from a `Task` and shut the task down
-      (a job whose caller dies is stopped and freed in every mode).
+    * `schedule:` - a `t:WellBehaved.Runtime.mode/0` (default `:auto`),
+      or `:external`: a server program of the library's job types runs
+      the job in an OS process of its own (see `WellBehaved.External`),
+      with the same answer. A crash there answers `{:error, :closed}`
+      and the pool starts the server again; the VM never goes down with
+      it. The pool is `pool:`, or the one the NIF module declares with
+      `use WellBehaved.NIF, external: ...` (started on first use).
+    * `tiny_slices:` - `true` runs one unit of work per slice (per step in
+      a server), so that every resume path of the job runs: for tests
+      (default `false`).
+    * `timeout:` - milliseconds a `:threaded` or `:external` call waits
+      for its job, or `:infinity` (the default; an `:external` call then
+      waits the pool's `timeout_ms`). A job not finished by then is
+      cancelled (it stops at its next step and its memory is freed) and
+      the call answers `{:error, :timeout}`. The other modes run in the
+      calling process: to bound one, call it from a `Task` and shut the
+      task down (a job whose caller dies is stopped and freed in every
+      mode, and in a server within a second).
+    * `pool:` - the name of a running `WellBehaved.External` pool, for
+      `schedule: :external`.
 
   An `ArgumentError` for a bad option names `function`: a wrapper passes
   its own name, so that its callers read about the function they called.
@@ -67,8 +81,13 @@ defmodule WellBehaved.Job do
     do: run(nif_function, args, :auto, false, nil, function)
 
   def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
-    {mode, tiny, timeout} = parse(opts, {:auto, false, :infinity}, opts, function)
-    checked(nif_function, args, mode, tiny, timeout, function)
+    case parse(opts, {:auto, false, :infinity, nil}, opts, function) do
+      {:external, tiny, timeout, pool} ->
+        external(nif_function, args, tiny, timeout, pool, function)
+
+      {mode, tiny, timeout, _pool} ->
+        checked(nif_function, args, mode, tiny, timeout, function)
+    end
   end
 
   def call(_nif_function, args, opts, function) when is_list(args),
@@ -114,13 +133,47 @@ defmodule WellBehaved.Job do
   defp run(_f, args, _m, _t, _r, function) when length(args) > 8,
     do: Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
 
-  defp run(f, args, _m, _t, _r, function) do
+  defp run(f, args, _m, _t, _r, function), do: not_job_nif!(f, args, function)
+
+  defp not_job_nif!(f, args, function) do
     Options.invalid!(
       function,
       "job NIF",
       f,
       "a function of #{length(args) + 3} arguments (the job's #{length(args)}, then mode, tiny slices and reference)"
     )
+  end
+
+  # A job in a server of the NIF library's job types: the job type has the
+  # NIF's name, the pool is given or declared by the NIF's module.
+  defp external(f, args, tiny, timeout, pool, function) do
+    cond do
+      length(args) > 8 ->
+        Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
+
+      not is_function(f, length(args) + 3) ->
+        not_job_nif!(f, args, function)
+
+      true ->
+        {:module, module} = Function.info(f, :module)
+        {:name, job} = Function.info(f, :name)
+        {pool, start} = if pool, do: {pool, nil}, else: declared_pool(module, function)
+        External.run_job(pool, job, args, tiny, timeout, start)
+    end
+  end
+
+  defp declared_pool(module, function) do
+    if Code.ensure_loaded?(module) and function_exported?(module, :__wb_external__, 0) do
+      start = module.__wb_external__()
+      {Keyword.fetch!(start, :name), start}
+    else
+      Options.invalid!(
+        function,
+        "schedule",
+        :external,
+        "a pool: option, or a server declared by `use WellBehaved.NIF, external: ...` in #{inspect(module)}"
+      )
+    end
   end
 
   # A threaded job: its answer is `{ref, :done}` (then the result is
@@ -171,15 +224,22 @@ defmodule WellBehaved.Job do
   # a tail-recursive parser: no closures on the per-call path
   defp parse([], acc, _all, _function), do: acc
 
-  defp parse([{:schedule, mode} | rest], {_, tiny, t}, all, function),
-    do: parse(rest, {Runtime.check_mode!(mode, function, []), tiny, t}, all, function)
+  defp parse([{:schedule, mode} | rest], {_, tiny, t, p}, all, function),
+    do: parse(rest, {Runtime.check_mode!(mode, function, [:external]), tiny, t, p}, all, function)
 
-  defp parse([{:tiny_slices, tiny} | rest], {mode, _, t}, all, function),
-    do: parse(rest, {mode, Runtime.check_tiny!(tiny, function), t}, all, function)
+  defp parse([{:tiny_slices, tiny} | rest], {mode, _, t, p}, all, function),
+    do: parse(rest, {mode, Runtime.check_tiny!(tiny, function), t, p}, all, function)
 
-  defp parse([{:timeout, t} | rest], {mode, tiny, _}, all, function)
+  defp parse([{:timeout, t} | rest], {mode, tiny, _, p}, all, function)
        when t == :infinity or (is_integer(t) and t >= 0),
-       do: parse(rest, {mode, tiny, t}, all, function)
+       do: parse(rest, {mode, tiny, t, p}, all, function)
+
+  defp parse([{:pool, p} | rest], {mode, tiny, t, _}, all, function)
+       when is_atom(p) and p not in [nil, true, false],
+       do: parse(rest, {mode, tiny, t, p}, all, function)
+
+  defp parse([{:pool, p} | _], _, _all, function),
+    do: Options.invalid!(function, "pool", p, "the name of a WellBehaved.External pool (an atom)")
 
   defp parse([{:timeout, t} | _], _, _all, function),
     do:

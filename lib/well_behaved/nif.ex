@@ -19,7 +19,15 @@ defmodule WellBehaved.NIF do
     * `library:` (required) - its file name without extension;
     * `jobs:` - `name: argc` for each job NIF (`WB_JOB_NIF(name, type)`
       with `type.argc == argc`);
-    * `nifs:` - `name: arity` for other NIFs of the library.
+    * `nifs:` - `name: arity` for other NIFs of the library;
+    * `external:` - the file name, in the same `priv`, of the server
+      program built from the same job types (the library's source
+      compiled with `WB_EXTERNAL_SERVER` defined, see the SDK guide), or
+      a keyword list of `WellBehaved.External.start/1` options whose
+      `executable:` is that file name: `WellBehaved.Job.call/4` with
+      `schedule: :external` then runs the jobs in a pool of that program,
+      named `<Module>.External` unless `name:` says otherwise, started
+      on first use.
 
   The C side's callbacks are one line too: `WB_NIF_INIT(Elixir.Checksum.Native,
   nif_funcs, types)` (see `wb_runtime.h`).
@@ -31,6 +39,7 @@ defmodule WellBehaved.NIF do
     library = Keyword.fetch!(opts, :library)
     jobs = Keyword.get(opts, :jobs, [])
     nifs = Keyword.get(opts, :nifs, [])
+    external = external_options(Keyword.get(opts, :external), otp_app, __CALLER__.module)
 
     if not is_atom(otp_app) or not is_binary(library) do
       raise ArgumentError,
@@ -69,6 +78,15 @@ defmodule WellBehaved.NIF do
 
       unquote_splicing(stubs)
 
+      unquote(
+        if external do
+          quote do
+            @doc false
+            def __wb_external__, do: unquote(external)
+          end
+        end
+      )
+
       @doc false
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
 
@@ -77,4 +95,31 @@ defmodule WellBehaved.NIF do
         do: :erlang.nif_error(:nif_not_loaded)
     end
   end
+
+  defp external_options(nil, _otp_app, _module), do: nil
+
+  defp external_options(file, otp_app, module) when is_binary(file),
+    do: external_options([executable: file], otp_app, module)
+
+  defp external_options(opts, otp_app, module) when is_list(opts) do
+    case Keyword.fetch(opts, :executable) do
+      {:ok, file} when is_binary(file) ->
+        opts =
+          [name: Module.concat(module, External)]
+          |> Keyword.merge(opts)
+          |> Keyword.put(:executable, {otp_app, file})
+
+        # the pool's options, checked as WellBehaved.External.start/1 does
+        _ = WellBehaved.External.child_spec(opts)
+        opts
+
+      _ ->
+        raise ArgumentError,
+              "use WellBehaved.NIF: expected external: a file name or options with " <>
+                "executable: a file name, got: " <> inspect(opts)
+    end
+  end
+
+  defp external_options(other, _otp_app, _module),
+    do: external_options([executable: other], nil, nil)
 end

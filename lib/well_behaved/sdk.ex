@@ -12,6 +12,15 @@ defmodule WellBehaved.SDK do
       CFLAGS += -I$(WB_INCLUDE_DIR) -I$(ERTS_INCLUDE_DIR)
       $(MIX_APP_PATH)/priv/my_nif.so: c_src/my_nif.c $(WB_SOURCES)
 
+  The same job types also build a server program for
+  `schedule: :external` (`WellBehaved.External`): the library's source
+  compiled with `WB_EXTERNAL_SERVER` defined and linked with
+  `external_sources/0` and libei instead of `sources/0`; the compiler
+  passes both, and the ei library's directories:
+
+      $(MIX_APP_PATH)/priv/my_server: c_src/my_nif.c $(WB_EXTERNAL_SOURCES)
+      	$(CC) $(CFLAGS) -DWB_EXTERNAL_SERVER -I$(EI_INCLUDE_DIR) -o $@ $^ -L$(EI_LIB_DIR) -lei -lpthread
+
   The guide `guides/sdk.md` ("Writing your own well-behaved NIF") describes the job
   type's callbacks and a complete example.
   """
@@ -58,6 +67,37 @@ defmodule WellBehaved.SDK do
   """
   @spec sources() :: [Path.t()]
   def sources, do: [existing!(Path.join(@root, "c_src/runtime/wb_runtime.c"))]
+
+  @doc """
+  The C files to link into a server program of your job types, instead of
+  `sources/0` (see the module's documentation).
+
+      iex> WellBehaved.SDK.external_sources() |> Enum.map(&Path.basename/1)
+      ["wb_external.c", "wb_ext_server.c", "wb_ext_jobs.c"]
+  """
+  @spec external_sources() :: [Path.t()]
+  def external_sources,
+    do:
+      for(
+        file <- ["wb_external.c", "wb_ext_server.c", "wb_ext_jobs.c"],
+        do: existing!(Path.join([@root, "c_src/external", file]))
+      )
+
+  @doc """
+  The directories of the ei library's header (`ei.h`) and of the library
+  itself (`libei.a`), which a server program links: `{include, lib}`.
+  """
+  @spec ei_dirs() :: {Path.t(), Path.t()}
+  def ei_dirs do
+    dir = :code.lib_dir(:erl_interface)
+
+    if is_list(dir) and File.exists?(Path.join([dir, "include", "ei.h"])) do
+      {Path.join(dir, "include"), Path.join(dir, "lib")}
+    else
+      raise "WellBehaved.SDK: the ei library (erl_interface) was not found: install the " <>
+              "Erlang development files (Debian: apt-get install erlang-dev)"
+    end
+  end
 
   defp existing!(path) do
     if File.exists?(path) do

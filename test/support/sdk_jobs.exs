@@ -13,8 +13,17 @@ defmodule WellBehaved.Test.SDKJobs do
   def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  # a job of the server program only (sdk_jobs_server): no NIF in the VM
+  def crash(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
   def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
+
+  @server "c_src/build/sdk/sdk_jobs_server"
+
+  # the pool schedule: :external uses for these jobs, as
+  # `use WellBehaved.NIF, external: ...` declares it
+  def __wb_external__,
+    do: [name: WellBehaved.Test.SDKJobs.External, executable: Path.expand(@server), servers: 1]
 
   @doc "Builds the library (make sdk-test-nifs) and loads it, once per VM."
   def ensure_loaded! do

@@ -4,7 +4,9 @@ defmodule Checksum do
   in C (`c_src/checksum_nif.c`) and the CRC-32 of each piece of a binary
   in C++ (`c_src/crc32_chunks.cpp`). However large the binary, the call
   keeps the VM's schedulers responsive, in whichever `WellBehaved.Runtime`
-  mode the caller picks.
+  mode the caller picks; with `schedule: :external` the same job types run
+  in a pool of server programs (`priv/checksum_server`, built from the same
+  sources), where a native crash cannot take the VM down.
 
   The NIF library has a runtime of its own, read and tuned with
   `WellBehaved.Runtime.stats(Checksum.Native)` and
@@ -17,7 +19,8 @@ defmodule Checksum do
   @adler32 "Checksum.adler32/2"
   @crc32_chunks "Checksum.crc32_chunks/3"
 
-  @type option :: {:schedule, WellBehaved.Runtime.mode()} | {:tiny_slices, boolean()}
+  @type option ::
+          {:schedule, WellBehaved.Runtime.mode() | :external} | {:tiny_slices, boolean()}
 
   @doc """
   The Adler-32 checksum of `data` (RFC 1950), the value
@@ -26,7 +29,8 @@ defmodule Checksum do
   Options, passed to `WellBehaved.Job.call/4`:
 
     * `schedule:` - a `t:WellBehaved.Runtime.mode/0` (default `:auto`:
-      short inputs run directly, long ones yield).
+      short inputs run directly, long ones yield), or `:external`: a
+      `checksum_server` program of the application's pool computes it.
     * `tiny_slices:` - for tests: one byte per slice, so that every resume
       path of the job runs. Slow.
 

@@ -26,6 +26,10 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
       (`WellBehaved.SDK.include_dir/0`).
     * `WB_SOURCES` - the runtime's C files to compile into the library
       (`WellBehaved.SDK.sources/0`), separated by spaces.
+    * `WB_EXTERNAL_SOURCES` - the C files of a server program of the same
+      job types (`WellBehaved.SDK.external_sources/0`), and
+      `EI_INCLUDE_DIR` and `EI_LIB_DIR`, where the ei library it links
+      is (`WellBehaved.SDK.ei_dirs/0`).
     * `CC` and `CXX` - the C and C++ compilers: the environment's, or `cc`
       and `c++`.
 
@@ -51,7 +55,9 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
       {"MIX_ENV", to_string(Mix.env())},
       {"ERTS_INCLUDE_DIR", erts_include},
       {"WB_INCLUDE_DIR", WellBehaved.SDK.include_dir()},
-      {"WB_SOURCES", Enum.join(WellBehaved.SDK.sources(), " ")}
+      {"WB_SOURCES", Enum.join(WellBehaved.SDK.sources(), " ")},
+      {"WB_EXTERNAL_SOURCES", Enum.join(WellBehaved.SDK.external_sources(), " ")}
+      | ei_dirs()
     ]
 
     args = ["--no-print-directory" | Keyword.get(config, :make_targets, [])]
@@ -75,6 +81,14 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
 
         Mix.raise("#{config[:app]}: make failed with exit status #{status}")
     end
+  end
+
+  defp ei_dirs do
+    {include, lib} = WellBehaved.SDK.ei_dirs()
+    [{"EI_INCLUDE_DIR", include}, {"EI_LIB_DIR", lib}]
+  rescue
+    # a library without a server program builds without ei
+    RuntimeError -> []
   end
 
   defp find!(command, what, package) do

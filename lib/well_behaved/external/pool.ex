@@ -1,8 +1,10 @@
 defmodule WellBehaved.External.Pool do
   @moduledoc false
-  # The pool behind WellBehaved.External: N server programs (priv/wb_external,
-  # each a port, so each dies with the VM) listening on Unix sockets in a
-  # private temp directory, and `connections` sockets to each of them.
+  # A pool of WellBehaved.External: N server programs (the built-in
+  # priv/wb_external, or a program of the user's job types; each a port, so
+  # each dies with the VM) listening on Unix sockets in a private temp
+  # directory, and `connections` sockets to each of them. Each pool has a
+  # name: its manager's registered name and its ETS table's.
   #
   # Hot path, all in the caller (no message to this process): claim an idle
   # slot with one :atomics.compare_exchange (idle 0 -> a fresh token), note
@@ -24,7 +26,6 @@ defmodule WellBehaved.External.Pool do
 
   alias WellBehaved.OSProcess
 
-  @table __MODULE__
   @idle 0
   @down -1
   @tick_ms 500
@@ -35,57 +36,76 @@ defmodule WellBehaved.External.Pool do
   # default, 1460 bytes, costs about 10 us more per 64 KiB round trip)
   @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024]
 
+  # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
     %{
-      id: __MODULE__,
+      id: Keyword.fetch!(opts, :name),
       start: {__MODULE__, :start_link, [opts]},
-      # a pool that dies is started again, lazily, by its next caller
-      restart: :temporary,
+      # a pool started lazily that dies is started again by its next
+      # caller; one in the user's supervision tree as the user says
+      restart: Keyword.get(opts, :restart, :temporary),
       shutdown: 10_000
     }
   end
 
-  def start_link(opts), do: GenServer.start_link(__MODULE__, opts, name: __MODULE__)
+  def start_link(opts) do
+    opts = Keyword.merge(defaults(), opts)
+    GenServer.start_link(__MODULE__, opts, name: Keyword.fetch!(opts, :name))
+  end
 
-  @defaults [connections: 4, timeout_ms: 60_000]
+  defp defaults, do: [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
 
   @doc """
   Starts the pool under `WellBehaved.Supervisor` unless it runs: `opts`
-  (checked by `WellBehaved.External.start/1`) over the defaults.
+  (checked by `WellBehaved.External`) over the defaults.
   """
   def ensure_started(opts) do
-    opts = Keyword.merge([servers: System.schedulers_online()] ++ @defaults, opts)
-    WellBehaved.Service.ensure_started(WellBehaved.Supervisor, __MODULE__, {__MODULE__, opts})
+    name = Keyword.fetch!(opts, :name)
+    WellBehaved.Service.ensure_started(WellBehaved.Supervisor, name, {__MODULE__, opts})
   end
 
   # --- the caller's side ---------------------------------------------------------
 
-  @doc "Sends one request payload, returns the reply payload."
-  @spec request(binary()) :: {:ok, binary()} | {:error, term()}
-  def request(payload) when byte_size(payload) > @max_frame, do: {:error, :too_large}
+  @doc """
+  Sends one request payload to the pool `name`, returns the reply payload.
+  `timeout` (ms) bounds the wait for the reply (`nil`: the pool's). A pool
+  not running is started with `start` (its options) when given, else the
+  call answers `{:error, :not_running}`.
+  """
+  @spec request(atom(), binary(), timeout() | nil, keyword() | nil) ::
+          {:ok, binary()} | {:error, term()}
+  def request(name, payload, timeout \\ nil, start \\ nil)
 
-  def request(payload) do
-    case meta() do
-      {:meta, _atomics, slots, _manager, _timeout} = meta -> request(meta, payload, slots)
-      error -> error
+  def request(_name, payload, _timeout, _start) when byte_size(payload) > @max_frame,
+    do: {:error, :too_large}
+
+  def request(name, payload, timeout, start) do
+    case meta(name, start) do
+      {:meta, _name, _atomics, slots, _manager, pool_timeout} = meta ->
+        send_request(meta, payload, slots, timeout || pool_timeout)
+
+      error ->
+        error
     end
   end
 
-  defp meta do
-    case :ets.lookup(@table, :meta) do
+  defp meta(name, start) do
+    case :ets.lookup(name, :meta) do
       [meta] -> meta
-      [] -> start_and_meta()
+      [] -> start_and_meta(name, start)
     end
   rescue
-    ArgumentError -> start_and_meta()
+    ArgumentError -> start_and_meta(name, start)
   end
+
+  defp start_and_meta(_name, nil), do: {:error, :not_running}
 
   # The first caller starts the pool; callers that find it starting wait
   # for its init to finish (a call is handled only after init).
-  defp start_and_meta do
-    with {:ok, pid} <- ensure_started([]),
+  defp start_and_meta(name, start) do
+    with {:ok, pid} <- ensure_started(start),
          :ok <- GenServer.call(pid, :ready, :infinity),
-         [meta] <- :ets.lookup(@table, :meta) do
+         [meta] <- :ets.lookup(name, :meta) do
       meta
     else
       _ -> {:error, :not_running}
@@ -94,7 +114,12 @@ defmodule WellBehaved.External.Pool do
     _, _ -> {:error, :not_running}
   end
 
-  defp request({:meta, _atomics, _slots, _manager, timeout} = meta, payload, retries) do
+  defp send_request(
+         {:meta, _name, _atomics, _slots, _manager, _} = meta,
+         payload,
+         retries,
+         timeout
+       ) do
     case checkout(meta) do
       {:ok, slot, sock, token} ->
         case :gen_tcp.send(sock, payload) do
@@ -113,7 +138,7 @@ defmodule WellBehaved.External.Pool do
             # the request did not reach a live server (a stale connection to
             # a dead one): nothing was computed, so try another connection
             discard(meta, slot, token, sock)
-            request(meta, payload, retries - 1)
+            send_request(meta, payload, retries - 1, timeout)
 
           {:error, reason} ->
             discard(meta, slot, token, sock)
@@ -125,13 +150,13 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  defp checkout({:meta, atomics, slots, manager, timeout}) do
+  defp checkout({:meta, name, atomics, slots, manager, timeout}) do
     token = :erlang.unique_integer([:positive])
     start = rem(:erlang.system_info(:scheduler_id) - 1, slots)
 
     case claim(atomics, slots, start, slots, token) do
       0 -> wait_checkout(manager, timeout)
-      slot -> owned(slot, token)
+      slot -> owned(name, slot, token)
     end
   end
 
@@ -144,9 +169,9 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  defp owned(slot, token) do
-    :ets.insert(@table, {{:owner, slot}, token, self()})
-    [{^slot, sock, _server}] = :ets.lookup(@table, slot)
+  defp owned(name, slot, token) do
+    :ets.insert(name, {{:owner, slot}, token, self()})
+    [{^slot, sock, _server}] = :ets.lookup(name, slot)
     {:ok, slot, sock, token}
   rescue
     # the pool stopped under us
@@ -160,7 +185,7 @@ defmodule WellBehaved.External.Pool do
     :exit, _ -> {:error, :not_running}
   end
 
-  defp checkin({:meta, atomics, slots, manager, _}, slot, token) do
+  defp checkin({:meta, _name, atomics, slots, manager, _}, slot, token) do
     if :atomics.get(atomics, slots + 1) > 0 do
       send(manager, {:checkin, slot, token})
     else
@@ -170,7 +195,7 @@ defmodule WellBehaved.External.Pool do
     :ok
   end
 
-  defp discard({:meta, atomics, _slots, manager, _}, slot, token, sock) do
+  defp discard({:meta, _name, atomics, _slots, manager, _}, slot, token, sock) do
     :gen_tcp.close(sock)
 
     if :atomics.compare_exchange(atomics, slot, token, @down) == :ok do
@@ -187,15 +212,17 @@ defmodule WellBehaved.External.Pool do
     Process.flag(:trap_exit, true)
     servers = Keyword.fetch!(opts, :servers)
     slots = servers * Keyword.fetch!(opts, :connections)
-    exe = Path.join(:code.priv_dir(:well_behaved), "wb_external")
+    name = Keyword.fetch!(opts, :name)
+    exe = executable(Keyword.fetch!(opts, :executable))
 
     if File.regular?(exe) do
       dir = private_dir!()
-      table = :ets.new(@table, [:set, :public, :named_table, read_concurrency: true])
+      table = :ets.new(name, [:set, :public, :named_table, read_concurrency: true])
       atomics = :atomics.new(slots + 1, signed: true)
       for slot <- 1..slots, do: :atomics.put(atomics, slot, @down)
 
       state = %{
+        name: name,
         exe: exe,
         dir: dir,
         table: table,
@@ -212,7 +239,7 @@ defmodule WellBehaved.External.Pool do
 
       case await_ready(state, System.monotonic_time(:millisecond) + @ready_timeout_ms) do
         {:ok, state} ->
-          :ets.insert(table, {:meta, atomics, slots, self(), state.timeout_ms})
+          :ets.insert(table, {:meta, name, atomics, slots, self(), state.timeout_ms})
           Process.send_after(self(), :tick, @tick_ms)
           {:ok, state}
 
@@ -224,6 +251,10 @@ defmodule WellBehaved.External.Pool do
       {:stop, {:missing_executable, exe}}
     end
   end
+
+  # {app, file}: the file in the app's priv directory (where a release has it)
+  defp executable({app, file}), do: Path.join(:code.priv_dir(app), file)
+  defp executable(path), do: path
 
   defp private_dir! do
     base = System.tmp_dir() || "/tmp"
@@ -277,8 +308,8 @@ defmodule WellBehaved.External.Pool do
 
       slot ->
         :atomics.sub(atomics, slots + 1, 1)
-        :ets.insert(@table, {{:owner, slot}, token, pid})
-        [{^slot, sock, _}] = :ets.lookup(@table, slot)
+        :ets.insert(state.name, {{:owner, slot}, token, pid})
+        [{^slot, sock, _}] = :ets.lookup(state.name, slot)
         {:reply, {:ok, slot, sock, token}, state}
     end
   end
@@ -292,11 +323,13 @@ defmodule WellBehaved.External.Pool do
     busy =
       for slot <- 1..state.slots,
           (token = :atomics.get(state.atomics, slot)) > 0,
-          [{_, ^token, pid}] <- [:ets.lookup(@table, {:owner, slot})] do
+          [{_, ^token, pid}] <- [:ets.lookup(state.name, {:owner, slot})] do
         %{slot: slot, pid: pid, server: server_of(state, slot)}
       end
 
     info = %{
+      name: state.name,
+      executable: state.exe,
       dir: state.dir,
       servers: servers,
       slots: state.slots,
@@ -305,6 +338,16 @@ defmodule WellBehaved.External.Pool do
     }
 
     {:reply, info, state}
+  end
+
+  # each running server's answer to {wb_stats}, on a connection of its own
+  def handle_call(:server_stats, _from, state) do
+    stats =
+      for {index, %{status: :up, path: path}} <- Enum.sort(state.servers) do
+        {index, server_stats(path)}
+      end
+
+    {:reply, stats, state}
   end
 
   @impl true
@@ -337,7 +380,7 @@ defmodule WellBehaved.External.Pool do
     server = state.servers[index]
 
     Logger.warning(
-      "WellBehaved.External: server #{index} (OS pid #{server.os_pid}) exited with status #{status}; restarting"
+      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) exited with status #{status}; restarting"
     )
 
     state = %{state | ports: Map.delete(state.ports, port)}
@@ -345,7 +388,7 @@ defmodule WellBehaved.External.Pool do
     # their callers, who see them closed
     for slot <- slots_of(state, index),
         :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: close_slot(slot)
+        do: close_slot(state, slot)
 
     File.rm(server.path)
     # a server that dies young is restarted after a pause
@@ -370,7 +413,10 @@ defmodule WellBehaved.External.Pool do
   def handle_info({:start_timeout, index, port}, state) do
     case state.servers[index] do
       %{status: :starting, port: ^port, os_pid: os_pid} ->
-        Logger.warning("WellBehaved.External: server #{index} did not start; killing it")
+        Logger.warning(
+          "WellBehaved.External #{inspect(state.name)}: server #{index} did not start; killing it"
+        )
+
         OSProcess.kill(os_pid)
         {:noreply, state}
 
@@ -455,13 +501,13 @@ defmodule WellBehaved.External.Pool do
     server = state.servers[server_of(state, slot)]
 
     if :atomics.get(state.atomics, slot) == @down and server.status == :up do
-      close_slot(slot)
+      close_slot(state, slot)
 
       opts = [send_timeout: state.timeout_ms, send_timeout_close: true] ++ @socket_opts
 
       case :gen_tcp.connect({:local, server.path}, 0, opts, 1_000) do
         {:ok, sock} ->
-          :ets.insert(@table, {slot, sock, server_of(state, slot)})
+          :ets.insert(state.name, {slot, sock, server_of(state, slot)})
           give(state, slot, @down)
 
         {:error, _} ->
@@ -473,8 +519,24 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  defp close_slot(slot) do
-    case :ets.lookup(@table, slot) do
+  defp server_stats(path) do
+    with {:ok, sock} <- :gen_tcp.connect({:local, path}, 0, @socket_opts, 1_000) do
+      result =
+        with :ok <- :gen_tcp.send(sock, :erlang.term_to_binary({:wb_stats})),
+             {:ok, reply} <- :gen_tcp.recv(sock, 0, 5_000) do
+          case :erlang.binary_to_term(reply) do
+            %{} = stats -> {:ok, stats}
+            {:error, reason} -> {:error, reason}
+          end
+        end
+
+      :gen_tcp.close(sock)
+      result
+    end
+  end
+
+  defp close_slot(state, slot) do
+    case :ets.lookup(state.name, slot) do
       [{^slot, sock, _}] -> :gen_tcp.close(sock)
       [] -> :ok
     end
@@ -497,8 +559,8 @@ defmodule WellBehaved.External.Pool do
 
         if :atomics.compare_exchange(atomics, slot, from, token) == :ok do
           :atomics.sub(atomics, slots + 1, 1)
-          :ets.insert(@table, {{:owner, slot}, token, pid})
-          [{^slot, sock, _}] = :ets.lookup(@table, slot)
+          :ets.insert(state.name, {{:owner, slot}, token, pid})
+          [{^slot, sock, _}] = :ets.lookup(state.name, slot)
           GenServer.reply(caller, {:ok, slot, sock, token})
           state
         else
@@ -565,7 +627,7 @@ defmodule WellBehaved.External.Pool do
           true ->
             suspect = Map.get(state.suspects, slot)
 
-            case :ets.lookup(@table, {:owner, slot}) do
+            case :ets.lookup(state.name, {:owner, slot}) do
               [{_, ^token, pid}] ->
                 if Process.alive?(pid),
                   do: {suspects, state},
@@ -594,7 +656,7 @@ defmodule WellBehaved.External.Pool do
   # --- shutting down ------------------------------------------------------------------------
 
   defp shutdown(state) do
-    for slot <- 1..state.slots, do: close_slot(slot)
+    for slot <- 1..state.slots, do: close_slot(state, slot)
     :ets.delete(state.table)
 
     for {caller, _} <- :queue.to_list(state.waiters),

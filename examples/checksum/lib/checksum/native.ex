@@ -5,9 +5,12 @@ defmodule Checksum.Native do
   # NIFs, written by WellBehaved.NIF: the job NIF adler32 takes the data,
   # crc32_chunks the data and the chunk size, then mode, tiny slices and
   # reference (added by WellBehaved.Job.call/4). Call Checksum, which
-  # checks the arguments.
+  # checks the arguments. priv/checksum_server is the same job types'
+  # server program: schedule: :external runs them in its pool, named
+  # Checksum.Native.External, which Checksum.Application starts.
   use WellBehaved.NIF,
     otp_app: :checksum,
     library: "checksum_nif",
-    jobs: [adler32: 1, crc32_chunks: 2]
+    jobs: [adler32: 1, crc32_chunks: 2],
+    external: [executable: "checksum_server", servers: 2]
 end
