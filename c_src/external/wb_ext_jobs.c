@@ -76,7 +76,7 @@ typedef struct node {
 } node;
 
 static node nil_node = {.kind = T_NIL};
-#define NIL ((ERL_NIF_TERM)&nil_node)
+#define NIL     ((ERL_NIF_TERM)&nil_node)
 #define NODE(t) ((node *)(t))
 
 /* --- the environment: one request's memory ------------------------------------------ */
@@ -1142,5 +1142,8 @@ int wb_ext_jobs_use(wb_job_type *const types[]) {
 int wb_external_main(int argc, char **argv, wb_job_type *const types[]) {
     if (wb_ext_jobs_use(types) != 0) return 2;
     const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
-    return wb_ext_server_main(name ? name + 1 : argc > 0 ? argv[0] : "wb_external_main", argc, argv);
+    return wb_ext_server_main(name       ? name + 1
+                              : argc > 0 ? argv[0]
+                                         : "wb_external_main",
+                              argc, argv);
 }

@@ -107,4 +107,3 @@ int wb_ext_levenshtein(const char *tag, int arity, const char *req, size_t len, 
     }
     return wb_ext_reply_x(reply);
 }
-

@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-
 /* --- framing ---------------------------------------------------------------- */
 
 static uint32_t get_be32(const char *p) {
@@ -220,7 +219,8 @@ int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_can
     int idx = 0, version, arity;
     char tag[MAXATOMLEN];
     if (len > INT_MAX || len < 1 || ei_decode_version(req, &idx, &version) != 0 ||
-        !wb_ext_item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 || arity < 1)
+        !wb_ext_item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 ||
+        arity < 1)
         return wb_ext_reply_error(reply, "badarg");
     if (!wb_ext_decode_atom(req, len, &idx, tag)) return wb_ext_reply_error(reply, "badarg");
 

@@ -431,13 +431,12 @@ static ErlNifFunc nif_funcs[] = {
     WB_RUNTIME_NIFS,
 };
 
-static wb_job_type *const types[] = {
-    &fold_job,   &phases_job, &dear_job,  &lumpy_job, &liar_job, &raising_job,
-    &fickle_job, &huge_job,   &owned_job,
+static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
+                                     &raising_job, &fickle_job, &huge_job, &owned_job,
 #ifdef WB_EXTERNAL_SERVER
-    &crash_job,
+                                     &crash_job,
 #endif
-    NULL};
+                                     NULL};
 
 #ifdef WB_EXTERNAL_SERVER
 int main(int argc, char **argv) {

@@ -319,8 +319,8 @@ static void expect_error(const ei_x_buff *req, const char *reason, const char *w
 typedef void (*term_fn)(ei_x_buff *);
 
 static void t_ints(ei_x_buff *x) {
-    static const long long values[] = {0,          1,          255,       256,       -1,
-                                       2147483647, -2147483648LL, 1LL << 40, INT64_MIN, INT64_MAX};
+    static const long long values[] = {
+        0, 1, 255, 256, -1, 2147483647, -2147483648LL, 1LL << 40, INT64_MIN, INT64_MAX};
     ei_x_encode_list_header(x, sizeof values / sizeof *values + 1);
     for (size_t i = 0; i < sizeof values / sizeof *values; i++)
         ei_x_encode_longlong(x, values[i]);
