@@ -26,7 +26,7 @@ NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
-FUZZ_NAMES := levenshtein line_reader external search
+FUZZ_NAMES := levenshtein line_reader external search ext_jobs
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -78,6 +78,10 @@ c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/r
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_line_reader.c $(FILE_CORE_SRC)
+
+c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)
 
 c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_SRC) $(EXTERNAL_HDR) | fuzz-deps
 	@mkdir -p c_src/build
