@@ -17,7 +17,8 @@
  *
  * Requests (see wb_external.h for the framing):
  *
- *   {wb_job, Name, Tiny, Args}   Name: the job type's name (an atom); Tiny:
+ *   {wb_job, Name, Tiny, Args}   Name: the job's NIF name (WB_JOB_NIF's, in a
+ *       WB_EXTERNAL_SERVER build) or its type's name (an atom); Tiny:
  *       true steps one unit at a time (tests); Args: a tuple of the job's
  *       argc terms. Answers {ok, Result}, {error, Reason} when decode or
  *       init refuses the arguments (as the VM's job NIF answers), or
@@ -995,6 +996,35 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
 /* --- jobs ------------------------------------------------------------------------------ */
 
 static wb_job_type *const *job_types;
+
+/* NIF names of job types (WB_JOB_NIF in a WB_EXTERNAL_SERVER build),
+ * registered before main */
+#define MAX_ALIASES 64
+static struct {
+    const char *nif;
+    const wb_job_type *type;
+} aliases[MAX_ALIASES];
+static int alias_count;
+static bool aliases_overflow;
+
+void wb_external_alias(const char *nif_name, const wb_job_type *type) {
+    if (alias_count == MAX_ALIASES) {
+        aliases_overflow = true;
+        return;
+    }
+    aliases[alias_count].nif = nif_name;
+    aliases[alias_count].type = type;
+    alias_count++;
+}
+
+/* the job type a request names: by its NIF's name, else by its own */
+static const wb_job_type *find_type(const char *name) {
+    for (int i = 0; i < alias_count; i++)
+        if (strcmp(aliases[i].nif, name) == 0) return aliases[i].type;
+    for (int i = 0; job_types && job_types[i]; i++)
+        if (strcmp(job_types[i]->name, name) == 0) return job_types[i];
+    return NULL;
+}
 static _Atomic uint64_t jobs_started, jobs_cancelled;
 static _Atomic int64_t live_jobs, live_bytes;
 
@@ -1098,9 +1128,7 @@ static int handle(const char *tag, int arity, const char *req, size_t len, int i
     if (!wb_ext_decode_atom(req, len, &idx, name) || !wb_ext_decode_atom(req, len, &idx, tiny) ||
         (strcmp(tiny, "true") != 0 && strcmp(tiny, "false") != 0))
         return wb_ext_reply_error(reply, "badarg");
-    const wb_job_type *type = NULL;
-    for (int i = 0; job_types && job_types[i] && !type; i++)
-        if (strcmp(job_types[i]->name, name) == 0) type = job_types[i];
+    const wb_job_type *type = find_type(name);
     if (!type) return wb_ext_reply_error(reply, "unknown_job");
 
     ErlNifEnv env;
@@ -1131,6 +1159,20 @@ int wb_ext_jobs_use(wb_job_type *const types[]) {
         if (problem) {
             fprintf(stderr, "wb_external_main: job type %d (\"%s\") refused: %s\n", i,
                     types[i]->name ? types[i]->name : "", problem);
+            return -1;
+        }
+    }
+    if (aliases_overflow) {
+        fprintf(stderr, "wb_external_main: more than %d job NIFs\n", MAX_ALIASES);
+        return -1;
+    }
+    for (int a = 0; a < alias_count; a++) {
+        bool listed = false;
+        for (int i = 0; types[i] && !listed; i++)
+            listed = types[i] == aliases[a].type;
+        if (!listed) {
+            fprintf(stderr, "wb_external_main: the job NIF %s runs a type not in the list\n",
+                    aliases[a].nif);
             return -1;
         }
     }

@@ -157,11 +157,25 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
 
 /* Defines `static ERL_NIF_TERM fn(env, argc, argv)`: the job NIF of the
  * wb_job_type `type`, for the library's ErlNifFunc table (it registers with
- * the job's argc + 3 arguments, and no dirty flag). */
+ * the job's argc + 3 arguments, and no dirty flag). Built with
+ * WB_EXTERNAL_SERVER, it also tells the server that requests for the NIF
+ * `fn` run `type` (schedule: :external names the job by its NIF). */
+#ifdef WB_EXTERNAL_SERVER
+void wb_external_alias(const char *nif_name, const wb_job_type *type);
+#define WB_JOB_NIF(fn, type)                                                                       \
+    static ERL_NIF_TERM fn(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {                  \
+        return wb_run(env, &(type), argc, argv);                                                   \
+    }                                                                                              \
+    __attribute__((constructor)) static void fn##_wb_alias_(void) {                                \
+        (void)fn;                                                                                  \
+        wb_external_alias(#fn, &(type));                                                           \
+    }
+#else
 #define WB_JOB_NIF(fn, type)                                                                       \
     static ERL_NIF_TERM fn(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {                  \
         return wb_run(env, &(type), argc, argv);                                                   \
     }
+#endif
 
 /* The ErlNifFunc entries of runtime_stats/0 and runtime_configure/4. */
 // clang-format off
@@ -227,7 +241,9 @@ void wb_free_later(void *block, size_t bytes);
 /* The main of a server program that runs these job types (a NULL-terminated
  * list, at most 32) for schedule: :external (WellBehaved.External): the job
  * types' sources linked with WellBehaved.SDK.external_sources/0 and libei
- * instead of the runtime. Each job runs in one go on its connection's
+ * instead of the runtime. A request names its job by the NIF's name
+ * (WB_JOB_NIF's fn, in a WB_EXTERNAL_SERVER build) or else by the type's
+ * name. Each job runs in one go on its connection's
  * thread, its arguments decoded from the request; erl_nif there is the
  * subset a job type needs (terms: atoms, integers, floats, binaries,
  * tuples, lists; binaries of the job's own; enif_alloc and enif_free), and

@@ -11,6 +11,7 @@
  * unknown job, a pid among the arguments) answered without a crash.
  */
 #define _GNU_SOURCE
+#define WB_EXTERNAL_SERVER /* the declarations of a server build */
 #include "../external/wb_external.h"
 
 #include <stdlib.h>
@@ -459,6 +460,15 @@ static void test_mirror(void) {
     test_other_forms();
 }
 
+/* a job NIF's name (WB_JOB_NIF in a server build) names its type */
+static void test_by_nif_name(void) {
+    ei_x_buff req;
+    job_request(&req, "mirror_nif", false, 1);
+    ei_x_encode_atom(&req, "by_nif");
+    expect(&req, "ok", encode_atom_ctx, "by_nif", "a job named by its NIF");
+    ei_x_free(&req);
+}
+
 /* --- fold: steps, refusals, raising, owned binaries --------------------------------------- */
 
 typedef struct {
@@ -700,6 +710,10 @@ static void test_malformed(void) {
 }
 
 static void test_refused_types(void) {
+    /* a job NIF of a type not in the list */
+    wb_external_alias("mirror_nif", &mirror_job);
+    wb_job_type *const without_mirror[] = {&fold_job, NULL};
+    CHECK(wb_ext_jobs_use(without_mirror) == -1, "a job NIF whose type is not listed is refused");
     wb_job_type no_step = fold_job;
     no_step.step = NULL;
     wb_job_type *const bad[] = {&mirror_job, &no_step, NULL};
@@ -713,6 +727,7 @@ int main(void) {
     test_refused_types();
     CHECK(wb_ext_jobs_use(types) == 0, "the test's job types are accepted");
     test_mirror();
+    test_by_nif_name();
     test_fold();
     test_answers();
     test_cancel_and_stats();

@@ -38,7 +38,7 @@ defmodule WellBehaved.EchoInVmTest do
   end
 
   test "the method list and unknown methods" do
-    assert length(Echo.methods()) == 12
+    assert length(Echo.methods()) == 13
     assert Enum.all?(@in_vm, &Echo.available?/1)
     refute Echo.available?(:carrier_pigeon)
 

@@ -1,12 +1,21 @@
 /* The lab's NIF library, Elixir.WellBehaved.Lab.Native: Spin's jobs and the
  * echo job run by its own copy of the runtime, the echo NIFs, and that
- * runtime's stats and settings. */
+ * runtime's stats and settings. Built with WB_EXTERNAL_SERVER, it is the
+ * server program of the same job types (priv/wb_lab_server), as a user's
+ * library builds its own. */
 #include "jobs.h"
+
+static wb_job_type *const types[] = {&wb_spin_job, &wb_spin_until_job, &wb_echo_job, NULL};
 
 WB_JOB_NIF(spin, wb_spin_job)
 WB_JOB_NIF(spin_until, wb_spin_until_job)
 WB_JOB_NIF(echo_job, wb_echo_job)
 
+#ifdef WB_EXTERNAL_SERVER
+int main(int argc, char **argv) {
+    return wb_external_main(argc, argv, types);
+}
+#else
 static ErlNifFunc nif_funcs[] = {
     {"echo_nif", 1, wb_echo, 0},
     {"echo_dirty_cpu", 1, wb_echo, ERL_NIF_DIRTY_JOB_CPU_BOUND},
@@ -21,7 +30,6 @@ static ErlNifFunc nif_funcs[] = {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&wb_spin_job, &wb_spin_until_job, &wb_echo_job, NULL};
     if (wb_echo_load(env)) return 1;
     if (wb_runtime_load(env, types, info)) {
         wb_echo_unload();
@@ -38,3 +46,4 @@ static void unload(ErlNifEnv *env, void *priv) {
 }
 
 ERL_NIF_INIT(Elixir.WellBehaved.Lab.Native, nif_funcs, load, NULL, NULL, unload)
+#endif

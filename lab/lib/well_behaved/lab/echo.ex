@@ -15,6 +15,7 @@ defmodule WellBehaved.Lab.Echo do
   | `:port` | an external program over stdio with `{:packet, 4}` |
   | `:cnode` | a C node written with `ei`, over Erlang distribution |
   | `:external` | a pool of external servers on Unix sockets (`WellBehaved.External`) |
+  | `:external_job` | the `:threaded` echo job in a server of the lab's job types (`schedule: :external`) |
 
   The out-of-process methods start what they need on first use and stop it
   with `stop/0`. When their program crashes, the caller gets
@@ -35,10 +36,19 @@ defmodule WellBehaved.Lab.Echo do
     driver_outputv: WellBehaved.Lab.Echo.Driver,
     port: WellBehaved.Lab.Echo.PortProgram,
     cnode: WellBehaved.Lab.Echo.CNode,
-    external: WellBehaved.External
+    external: WellBehaved.External,
+    external_job: WellBehaved.Lab.Echo.ExternalJob
   }
   @methods @in_vm ++
-             [:driver_call, :driver_control, :driver_outputv, :port, :cnode, :external]
+             [
+               :driver_call,
+               :driver_control,
+               :driver_outputv,
+               :port,
+               :cnode,
+               :external,
+               :external_job
+             ]
 
   @type method ::
           :nif
@@ -53,6 +63,7 @@ defmodule WellBehaved.Lab.Echo do
           | :port
           | :cnode
           | :external
+          | :external_job
 
   @doc "Every echo method, fastest mechanisms first."
   @spec methods() :: [method()]

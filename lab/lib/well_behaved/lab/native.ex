@@ -20,6 +20,13 @@ defmodule WellBehaved.Lab.Native do
   def echo_yield(_term), do: stub()
   def echo_thread_new(_term, _ref), do: stub()
   def echo_job(_term, _mode, _tiny, _ref), do: stub()
+
+  # the server program of the same job types (priv/wb_lab_server), for
+  # schedule: :external: a pool with the built-in pool's defaults, as
+  # `use WellBehaved.NIF, external: ...` would declare it
+  def __wb_external__,
+    do: [name: WellBehaved.Lab.Native.External, executable: {:well_behaved_lab, "wb_lab_server"}]
+
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

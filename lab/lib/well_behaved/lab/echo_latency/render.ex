@@ -30,6 +30,7 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     dirty_cpu: :futex,
     dirty_io: :futex,
     external: :unix,
+    external_job: :unix,
     port: :pipe,
     cnode: :tcp
   }
