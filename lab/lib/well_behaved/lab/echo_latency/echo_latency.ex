@@ -18,7 +18,13 @@ defmodule WellBehaved.Lab.EchoLatency do
   each method whose mechanism has one is shown as a ratio to its floor:
   `:threaded`, `:dirty_cpu` and `:dirty_io` to a futex handoff between
   threads, `:external` to a Unix socket, `:port` to a pipe, `:cnode` to
-  TCP on loopback.
+  TCP on loopback; `:external_job` (a job of the lab's SDK library in its
+  server program) to the Unix socket too, and to `:external`.
+
+  Then the same again on a loaded machine (`loaded: true`, the default):
+  as many CPU-bound OS processes as schedulers (`WellBehaved.Lab.Load`)
+  run while the methods that have a floor, and their floors, are timed
+  again. The targets hold on both.
 
   ## Parts
 
@@ -31,7 +37,7 @@ defmodule WellBehaved.Lab.EchoLatency do
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.Testing.ChildVM
-  alias WellBehaved.Lab.{Echo, Floors, Suite}
+  alias WellBehaved.Lab.{Echo, Floors, Load, Suite}
   alias WellBehaved.Lab.EchoLatency.{Analysis, Child, Render}
 
   @typedoc "A result map as returned by `run/1`."
@@ -49,23 +55,31 @@ defmodule WellBehaved.Lab.EchoLatency do
       trips and 100 ms).
     * `progress:` - a one-argument function called with a line of text per
       method. Default: none.
+    * `loaded:` - `false` skips the pass on a loaded machine.
   """
   @impl Suite
   @spec run(keyword()) :: result()
   def run(opts) do
+    {loaded, opts} = Keyword.pop(opts, :loaded, true)
     {quick, scale, progress} = Suite.options!(opts)
     iterations = max(200, round(if(quick, do: 10_000, else: 100_000) * scale))
     window_ms = max(100, round(if(quick, do: 500, else: 2000) * scale))
+    {rows, floors} = pass(Echo.methods(), iterations, window_ms, progress, "")
 
-    rows =
-      for method <- Echo.methods() do
-        row = measure(method, iterations, window_ms)
-        progress.(Render.progress_line(row))
-        row
+    loaded_pass =
+      if loaded do
+        burners = :erlang.system_info(:schedulers_online)
+        methods = Enum.filter(Echo.methods(), &Map.has_key?(Render.floor_of(), &1))
+        # each child VM is bounded (120 s), so is the load
+        load = Load.start(burners, 120 * length(methods) + 120)
+
+        try do
+          {rows, floors} = pass(methods, iterations, window_ms, progress, " (loaded)")
+          %{burners: burners, rows: rows, floors: floors}
+        after
+          Load.stop(load)
+        end
       end
-
-    floors = floors(iterations)
-    progress.(Render.floors_line(floors))
 
     %{
       config: %{
@@ -76,8 +90,28 @@ defmodule WellBehaved.Lab.EchoLatency do
       },
       rows: rows,
       floors: floors,
-      targets: Analysis.targets(rows)
+      loaded: loaded_pass,
+      targets:
+        Analysis.targets(rows, floors) ++
+          if(loaded_pass,
+            do: Analysis.floor_targets(loaded_pass.rows, loaded_pass.floors, "loaded"),
+            else: []
+          )
     }
+  end
+
+  # the methods, then the floors, each reported as it ends
+  defp pass(methods, iterations, window_ms, progress, label) do
+    rows =
+      for method <- methods do
+        row = measure(method, iterations, window_ms)
+        progress.(Render.progress_line(row) <> label)
+        row
+      end
+
+    floors = floors(iterations)
+    progress.(Render.floors_line(floors) <> label)
+    {rows, floors}
   end
 
   @doc """

@@ -94,11 +94,36 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     #{Enum.map_join(result.rows, "\n", &row_md/1)}
 
     #{floors_md(Map.get(result, :floors, []), result.rows)}
+    #{loaded_md(Map.get(result, :loaded))}
     ### Targets
 
     #{Markdown.targets_table(result.targets)}
     """
   end
+
+  defp loaded_md(nil), do: ""
+
+  defp loaded_md(loaded) do
+    """
+    ### On a loaded machine
+
+    The methods that have a floor, and the floors, again while #{loaded.burners} CPU-bound \
+    OS processes (`priv/wb_burn`, one per scheduler) kept the CPUs busy:
+
+    | method | p50 small (us) | p50 64 KiB | p90 64 KiB | p99 64 KiB |
+    | --- | --- | --- | --- | --- |
+    #{Enum.map_join(loaded.rows, "\n", &loaded_row_md/1)}
+
+    #{floors_md(loaded.floors, loaded.rows)}
+    """
+  end
+
+  defp loaded_row_md(%{status: "ok"} = r),
+    do:
+      "| #{r.method} | #{fmt(r.small.p50_us)} | #{fmt(r.default.p50_us)} | " <>
+        "#{fmt(r.default.p90_us)} | #{fmt(r.default.p99_us)} |"
+
+  defp loaded_row_md(r), do: "| #{r.method} | **#{r.status}** | | | |"
 
   defp floors_md([], _rows), do: ""
 
@@ -224,21 +249,26 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
               end
           end
       }
-    ] ++ floor_charts(result)
+    ] ++
+      floor_charts(Map.get(result, :floors, []), result.rows, "", "") ++
+      case Map.get(result, :loaded) do
+        nil -> []
+        loaded -> floor_charts(loaded.floors, loaded.rows, "_loaded", ", loaded machine")
+      end
   end
 
   # each method's median over its floor's, small and 64 KiB (none for a
   # result from before the floors)
-  defp floor_charts(result) do
-    case over_floors(Map.get(result, :floors, []), result.rows) do
+  defp floor_charts(floors, rows, suffix, title) do
+    case over_floors(floors, rows) do
       [] ->
         []
 
       over ->
         [
           %{
-            name: "latency_over_floor",
-            title: "Median round trip over the machine's floor for the same mechanism",
+            name: "latency_over_floor" <> suffix,
+            title: "Median round trip over the machine's floor for the same mechanism" <> title,
             kind: :bars,
             x_label: "method (its floor)",
             y_label: "times the floor",
@@ -283,18 +313,14 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
           t <- Map.get(r, :throughput, []),
           do: [r.method, t.callers, t.calls_per_s]
 
-    floors =
-      for f <- Map.get(result, :floors, []),
-          do: [
-            f.method,
-            f.size,
-            f.bytes,
-            f.status,
-            f[:p50_ns],
-            f[:p90_ns],
-            f[:p99_ns],
-            f[:min_ns]
-          ]
+    floors = floor_rows(Map.get(result, :floors, []))
+    loaded = Map.get(result, :loaded) || %{rows: [], floors: []}
+
+    loaded_rows =
+      for r <- loaded.rows do
+        d = Map.get(r, :default, %{})
+        [r.method, r.status, d[:p50_us], d[:p90_us], d[:p99_us], get_in(r, [:small, :p50_us])]
+      end
 
     [
       %{name: "echo_latency", columns: columns, rows: rows},
@@ -303,8 +329,23 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
         name: "floors",
         columns: ~w(floor size bytes status p50_ns p90_ns p99_ns min_ns),
         rows: floors
+      },
+      %{
+        name: "echo_latency_loaded",
+        columns: ~w(method status p50_us p90_us p99_us small_p50_us),
+        rows: loaded_rows
+      },
+      %{
+        name: "floors_loaded",
+        columns: ~w(floor size bytes status p50_ns p90_ns p99_ns min_ns),
+        rows: floor_rows(loaded.floors)
       }
     ]
+  end
+
+  defp floor_rows(floors) do
+    for f <- floors,
+        do: [f.method, f.size, f.bytes, f.status, f[:p50_ns], f[:p90_ns], f[:p99_ns], f[:min_ns]]
   end
 
   defp fmt(x), do: Markdown.fmt_auto(x, 3)
