@@ -79,7 +79,7 @@ c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_line_reader.c $(FILE_CORE_SRC)
 
-c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
+c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h c_src/test/mirror_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)
 

@@ -25,6 +25,6 @@ $(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/check.h c_src/test/refer
 	$(CC) $(SAN_CFLAGS) $(EI_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_SRC) $(EI_LIBS)
 
 # job types run as a server runs them
-$(EXTERNAL_JOBS_TEST): c_src/test/test_ext_jobs.c c_src/test/check.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+$(EXTERNAL_JOBS_TEST): c_src/test/test_ext_jobs.c c_src/test/check.h c_src/test/mirror_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/test/test_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)

@@ -11,11 +11,13 @@
 
 SDK_TEST_DIR := c_src/build/sdk
 SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
+# the same, as a server program's sources see it (schedule: :external)
+SDK_HEADER_SERVER_TEST := $(SDK_TEST_DIR)/sdk_header_server_test.o
 SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so \
 	$(SDK_TEST_DIR)/sdk_jobs_server
 CXX ?= c++
 
-C_TEST_BUILDS += $(SDK_HEADER_TEST)
+C_TEST_BUILDS += $(SDK_HEADER_TEST) $(SDK_HEADER_SERVER_TEST)
 
 .PHONY: sdk-test-nifs
 sdk-test-nifs: native-deps $(SDK_TEST_NIFS)
@@ -23,6 +25,10 @@ sdk-test-nifs: native-deps $(SDK_TEST_NIFS)
 $(SDK_HEADER_TEST): c_src/test/sdk_header_test.cpp $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -pedantic -fPIC -I$(ERTS_INCLUDE_DIR) -Ic_src/include -c -o $@ $<
+
+$(SDK_HEADER_SERVER_TEST): c_src/test/sdk_header_test.cpp $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CXX) -std=c++11 -Wall -Wextra -Werror -pedantic -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include -c -o $@ $<
 
 $(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
