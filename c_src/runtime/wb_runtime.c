@@ -680,7 +680,8 @@ typedef struct {
     ErlNifCond *wake;
     wb_job *head, *tail;
     size_t queued;
-    _Atomic size_t pending; /* queued, readable without the lock */
+    _Atomic size_t pending;  /* queued, readable without the lock */
+    _Atomic size_t spinning; /* workers looking for work before they sleep */
     atomic_bool stopping;
     int nthreads;
     ErlNifTid threads[64];
@@ -697,8 +698,12 @@ static void pool_push(wb_job *job) {
         pool.head = job;
     pool.tail = job;
     pool.queued++;
-    atomic_fetch_add_explicit(&pool.pending, 1, memory_order_relaxed);
-    enif_cond_signal(pool.wake);
+    atomic_fetch_add_explicit(&pool.pending, 1, memory_order_seq_cst);
+    /* a spinning worker takes the job (it looks for it under the lock once
+     * it stops spinning): wake a sleeping one only for jobs beyond them,
+     * not one that would find nothing and preempt a scheduler on its way */
+    if (pool.queued > atomic_load_explicit(&pool.spinning, memory_order_seq_cst))
+        enif_cond_signal(pool.wake);
     enif_mutex_unlock(pool.lock);
 }
 
@@ -707,8 +712,9 @@ static void pool_push(wb_job *job) {
  * the futex wake-up, which costs more than the call itself. An idle pool
  * does not spin. */
 static void spin_for_work(void) {
+    atomic_fetch_add_explicit(&pool.spinning, 1, memory_order_seq_cst);
     int64_t start = clock_ns();
-    while (atomic_load_explicit(&pool.pending, memory_order_relaxed) == 0 &&
+    while (atomic_load_explicit(&pool.pending, memory_order_seq_cst) == 0 &&
            !atomic_load_explicit(&pool.stopping, memory_order_relaxed)) {
         for (int i = 0; i < 16; i++) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -717,6 +723,7 @@ static void spin_for_work(void) {
         }
         if (clock_ns() - start > POOL_SPIN_NS) break;
     }
+    atomic_fetch_sub_explicit(&pool.spinning, 1, memory_order_seq_cst);
 }
 
 static wb_job *pool_pop(bool after_job) {
