@@ -71,8 +71,9 @@ defmodule WellBehaved.Lab.FloorsTest do
     # a floor that failed leaves its ratio out
     assert md =~ "| port | `pipe` | - | 3.0x |"
     refute md =~ "| nif |" <> " `"
-    assert [_, _, %{name: "floors", rows: rows} | _] = Render.tables(result)
-    assert length(rows) == 4
+    tables = Map.new(Render.tables(result), &{&1.name, &1.rows})
+    assert length(tables["floors"]) == 4
+    assert tables["ratio_rounds"] == []
     # and charted: each method over its floor, nil where the floor failed
     assert %{categories: ["threaded (futex)", "port (pipe)"], series: [small, large]} =
              Enum.find(Render.charts(result), &(&1.name == "latency_over_floor"))
@@ -99,48 +100,47 @@ defmodule WellBehaved.Lab.FloorsTest do
     defp floor_at(method, size, us),
       do: %{method: method, size: size, bytes: 16, status: "ok", p50_ns: round(us * 1000)}
 
-    test "each method over its floor's median, or another method's, at its bound" do
-      rows = [
-        ok_row(:threaded, 6.0, 6.2),
-        ok_row(:dirty_cpu, 6.0, 7.0),
-        ok_row(:external, 15.0, 26.0),
-        ok_row(:external_job, 18.0, 31.3),
-        ok_row(:port, 8.0, 40.0),
-        ok_row(:cnode, 10.0, 20.0)
-      ]
-
-      floors = [
-        floor_at(:futex, :small, 3.0),
-        floor_at(:futex, :default, 3.0),
-        floor_at(:unix, :small, 10.0),
-        floor_at(:unix, :default, 20.0),
-        floor_at(:pipe, :small, 4.0),
-        floor_at(:tcp, :small, 8.0),
-        %{method: :tcp, size: :default, status: "{:exit_status, 1, \"x\"}"}
-      ]
-
-      targets = Map.new(Analysis.floor_targets(rows, floors, "quiet"), &{&1.target, &1})
-
-      get = fn prefix ->
-        {_, t} = Enum.find(targets, fn {label, _} -> String.starts_with?(label, prefix) end)
-        t
+    test "each method over its base, round by round: met, not met, not distinguishable" do
+      round = fn threaded, external, port, job ->
+        [
+          %{method: :threaded, against: {:floor, :futex}, small: threaded, default: threaded},
+          %{method: :threaded, against: {:method, :dirty_cpu}, small: 0.9, default: 0.9},
+          %{method: :external, against: {:floor, :unix}, small: external, default: 1.2},
+          %{method: :port, against: {:floor, :pipe}, small: port, default: 9.0},
+          %{method: :cnode, against: {:floor, :tcp}, small: 1.2, default: nil},
+          %{method: :external_job, against: {:method, :external}, small: job, default: job}
+        ]
       end
 
-      # 6.0 / 3.0 and 6.2 / 3.0: within 2x at both sizes (the bound itself counts)
-      assert %{met: false, measured: "small 2.00x, 64 KiB 2.07x"} =
+      rounds = [
+        round.(1.5, 1.4, 2.5, 1.1),
+        round.(2.0, 1.6, 3.0, 1.15),
+        round.(1.9, 1.5, 2.2, 1.2)
+      ]
+
+      targets = Analysis.floor_targets(rounds, "quiet")
+
+      get = fn prefix ->
+        Enum.find(targets, &String.starts_with?(&1.target, prefix)) || flunk(prefix)
+      end
+
+      # every round within 2x (the bound itself counts)
+      assert %{met: true, measured: "small 1.90x (1.50x-2.00x); 64 KiB 1.90x (1.50x-2.00x)"} =
                get.("thread pool <= 2x the futex")
 
-      # 6.2 over dirty's 7.0 at 64 KiB, 6.0 over 6.0 small
       assert %{met: true} = get.("thread pool no slower than a dirty")
-      # 15 / 10 = 1.5 (at the bound), 26 / 20 = 1.3
-      assert %{met: true, measured: "small 1.50x, 64 KiB 1.30x"} = get.("external pool")
-      # only the small size has a bound
-      assert %{met: true, measured: "small 2.00x"} = get.("port <= 2x")
-      # a failed floor: not measured, not met
-      assert %{met: false, measured: "small 1.25x, 64 KiB not measured"} = get.("C node")
-      # 18 / 15 = 1.2, 31.3 / 26 = 1.204
-      assert %{met: false} = get.("a job in an SDK server")
-      assert Enum.all?(Map.keys(targets), &String.ends_with?(&1, "(medians, quiet)"))
+      # 1.4-1.6 around the small bound 1.5: not distinguishable, not met
+      assert %{met: false, measured: measured} = get.("external pool")
+      assert measured =~ "small 1.50x (1.40x-1.60x, not distinguishable from 1.5x)"
+      # every round above the bound; the 64 KiB size has none
+      assert %{met: false, measured: "small 2.50x (2.20x-3.00x)"} = get.("port <= 2x")
+      # a size never measured
+      assert %{met: false, measured: "small 1.20x (1.20x-1.20x); 64 KiB not measured"} =
+               get.("C node")
+
+      assert %{met: true} = get.("a job in an SDK server")
+      assert Enum.all?(targets, &(&1.target =~ "(medians, 3 rounds, quiet)"))
+      assert {:threaded, {:floor, :futex}} in Analysis.ratio_pairs()
     end
 
     test "a loaded pass is shown, charted and tabled beside the quiet one" do
@@ -171,6 +171,26 @@ defmodule WellBehaved.Lab.FloorsTest do
       tables = Map.new(Render.tables(result), &{&1.name, &1.rows})
       assert length(tables["echo_latency_loaded"]) == 2
       assert length(tables["floors_loaded"]) == 2
+    end
+  end
+
+  test "a ratio round times each method beside its base, either order" do
+    alias WellBehaved.Lab.EchoLatency.Child
+
+    for flip <- [false, true] do
+      spec = %{
+        pairs: [{:threaded, {:floor, :futex}}, {:nif, {:method, :yielding}}],
+        iterations: 50,
+        bytes: WellBehaved.Lab.EchoLatency.term_bytes(),
+        flip: flip
+      }
+
+      assert [
+               %{method: :threaded, against: {:floor, :futex}, small: a, default: b},
+               %{method: :nif, against: {:method, :yielding}, small: c, default: d}
+             ] = Child.ratio_round(spec)
+
+      assert Enum.all?([a, b, c, d], &(is_float(&1) and &1 > 0))
     end
   end
 

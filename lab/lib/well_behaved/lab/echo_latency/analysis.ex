@@ -12,10 +12,8 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
   One `%{target:, measured:, met:}` per target; a target is met when every
   method it names was measured and each median is within its bound.
   """
-  @spec targets([map()], [map()]) :: [
-          %{target: String.t(), measured: String.t(), met: boolean()}
-        ]
-  def targets(rows, floors \\ []) do
+  @spec targets([map()]) :: [%{target: String.t(), measured: String.t(), met: boolean()}]
+  def targets(rows) do
     dirty = p50(rows, :dirty_cpu)
 
     checks = [
@@ -44,7 +42,7 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
         }
       end
 
-    absolute ++ if(floors == [], do: [], else: floor_targets(rows, floors, "quiet"))
+    absolute
   end
 
   # {label, method, what it is read against, small bound, 64 KiB bound}:
@@ -60,49 +58,63 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
      {:method, :external}, 1.2, 1.2}
   ]
 
+  @doc "The `{method, against}` pairs of the ratio targets, for `WellBehaved.Lab.EchoLatency.Child.ratio_round/1`."
+  @spec ratio_pairs() :: [{atom(), {:floor | :method, atom()}}]
+  def ratio_pairs, do: Enum.uniq(for {_, method, against, _, _} <- @over, do: {method, against})
+
   @doc """
-  The ratio targets of one pass (`pass` names it: quiet, loaded): each
-  method's median over its floor's, or over another method's, both
-  measured in the pass, at both sizes where the target has a bound.
+  The ratio targets of one pass (`pass` names it: quiet, loaded), from its
+  rounds (each a list of `%{method:, against:, small:, default:}` ratios,
+  measured side by side): per size with a bound, the median ratio and its
+  range over the rounds. Met when every round is within the bound; a range
+  across the bound is "not distinguishable" (and not met); every round
+  above it, not met.
   """
-  @spec floor_targets([map()], [map()], String.t()) :: [
+  @spec floor_targets([[map()]], String.t()) :: [
           %{target: String.t(), measured: String.t(), met: boolean()}
         ]
-  def floor_targets(rows, floors, pass) do
+  def floor_targets(rounds, pass) do
     for {label, method, against, small_bound, default_bound} <- @over do
-      ratios =
+      sizes =
         for {size, bound} <- [small: small_bound, default: default_bound], bound != nil do
-          {size, bound, ratio(rows, floors, method, against, size)}
+          ratios =
+            for round <- rounds,
+                %{method: ^method, against: ^against} = r <- round,
+                is_number(r[size]),
+                do: r[size]
+
+          {size, bound, ratios}
         end
 
       %{
-        target: "#{label} (medians, #{pass})",
-        measured:
-          Enum.map_join(ratios, ", ", fn {size, _, r} ->
-            "#{if size == :small, do: "small", else: "64 KiB"} #{ratio_text(r)}"
-          end),
-        met: Enum.all?(ratios, fn {_, bound, r} -> r != nil and r <= bound end)
+        target: "#{label} (medians, #{length(rounds)} rounds, #{pass})",
+        measured: Enum.map_join(sizes, "; ", &size_text/1),
+        met: Enum.all?(sizes, fn {_, bound, rs} -> rs != [] and Enum.max(rs) <= bound end)
       }
     end
   end
 
-  defp ratio(rows, floors, method, against, size) do
-    with us when is_number(us) <- p50(rows, method, size),
-         base when is_number(base) and base > 0 <- base(rows, floors, against, size) do
-      us / base
-    else
-      _ -> nil
+  defp size_text({size, bound, ratios}) do
+    name = if size == :small, do: "small", else: "64 KiB"
+
+    case ratios do
+      [] ->
+        "#{name} not measured"
+
+      _ ->
+        {lo, hi} = Enum.min_max(ratios)
+        median = Enum.at(Enum.sort(ratios), div(length(ratios) - 1, 2))
+
+        verdict =
+          cond do
+            hi <= bound -> ""
+            lo > bound -> ""
+            true -> ", not distinguishable from #{Markdown.fmt(bound, 1)}x"
+          end
+
+        "#{name} #{ratio_text(median)} (#{ratio_text(lo)}-#{ratio_text(hi)}#{verdict})"
     end
   end
-
-  defp base(_rows, floors, {:floor, floor}, size) do
-    case Enum.find(floors, &(&1.method == floor and &1.size == size)) do
-      %{status: "ok", p50_ns: ns} -> ns / 1000
-      _ -> nil
-    end
-  end
-
-  defp base(rows, _floors, {:method, method}, size), do: p50(rows, method, size)
 
   defp ratio_text(nil), do: "not measured"
   defp ratio_text(r), do: "#{Markdown.fmt(r, 2)}x"

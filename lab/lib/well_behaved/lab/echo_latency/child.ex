@@ -4,7 +4,7 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
   by one or in batches, and calls per second with concurrent callers.
   """
 
-  alias WellBehaved.Lab.Echo
+  alias WellBehaved.Lab.{Echo, Floors}
 
   @batch_target_ns 20_000
 
@@ -33,6 +33,71 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
       }
     after
       Echo.stop()
+    end
+  end
+
+  @doc """
+  One round of the ratio targets, in the child VM: for each `{method,
+  against}` pair, the method's median round trip of the small and the
+  default term and its base's, measured one after the other (the base
+  first when `flip`), so that both see the same machine. The base is a
+  floor (`{:floor, name}`, the program run with the terms' encoded sizes)
+  or another method (`{:method, name}`). Returns, per pair,
+  `%{method:, against:, small:, default:}` with the ratios (`nil` where a
+  side failed).
+  """
+  @spec ratio_round(%{
+          pairs: [{Echo.method(), {:floor | :method, atom()}}],
+          iterations: pos_integer(),
+          bytes: %{small: pos_integer(), default: pos_integer()},
+          flip: boolean()
+        }) :: [map()]
+  def ratio_round(%{pairs: pairs, iterations: n, bytes: bytes, flip: flip}) do
+    for {method, against} <- pairs do
+      {ours, base} =
+        if flip do
+          base = medians(against, n, bytes)
+          {medians({:method, method}, n, bytes), base}
+        else
+          ours = medians({:method, method}, n, bytes)
+          {ours, medians(against, n, bytes)}
+        end
+
+      %{
+        method: method,
+        against: against,
+        small: ratio(ours.small, base.small),
+        default: ratio(ours.default, base.default)
+      }
+    end
+  end
+
+  defp ratio(a, b) when is_number(a) and is_number(b) and b > 0, do: a / b
+  defp ratio(_a, _b), do: nil
+
+  # median round trips in microseconds, small and default
+  defp medians({:method, method}, n, _bytes) do
+    default = {:crypto.strong_rand_bytes(65_536)}
+    small = {:ok, 42, "hello"}
+
+    try do
+      %{
+        small: percentiles_of(method, small, n).p50_us,
+        default: percentiles_of(method, default, n).p50_us
+      }
+    rescue
+      _ -> %{small: nil, default: nil}
+    after
+      Echo.stop()
+    end
+  end
+
+  defp medians({:floor, floor}, n, bytes) do
+    for size <- [:small, :default], into: %{} do
+      case Floors.measure(floor, bytes[size], n) do
+        {:ok, %{p50_ns: ns}} -> {size, ns / 1000}
+        {:error, _} -> {size, nil}
+      end
     end
   end
 

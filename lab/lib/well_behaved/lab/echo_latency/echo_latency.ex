@@ -24,7 +24,10 @@ defmodule WellBehaved.Lab.EchoLatency do
   Then the same again on a loaded machine (`loaded: true`, the default):
   as many CPU-bound OS processes as schedulers (`WellBehaved.Lab.Load`)
   run while the methods that have a floor, and their floors, are timed
-  again. The targets hold on both.
+  again. The targets on ratios are read from 5 rounds (each a child VM
+  where every method and its base are timed one after the other, the base
+  first in every other round): the median ratio and its range, "not
+  distinguishable" when the range spans the bound.
 
   ## Parts
 
@@ -39,6 +42,9 @@ defmodule WellBehaved.Lab.EchoLatency do
   alias WellBehaved.Testing.ChildVM
   alias WellBehaved.Lab.{Echo, Floors, Load, Suite}
   alias WellBehaved.Lab.EchoLatency.{Analysis, Child, Render}
+
+  # rounds of the ratio targets, each pair measured side by side
+  @rounds 5
 
   @typedoc "A result map as returned by `run/1`."
   @type result :: %{atom() => term()}
@@ -65,17 +71,19 @@ defmodule WellBehaved.Lab.EchoLatency do
     iterations = max(200, round(if(quick, do: 10_000, else: 100_000) * scale))
     window_ms = max(100, round(if(quick, do: 500, else: 2000) * scale))
     {rows, floors} = pass(Echo.methods(), iterations, window_ms, progress, "")
+    rounds = ratio_rounds(iterations, progress, "")
 
     loaded_pass =
       if loaded do
         burners = :erlang.system_info(:schedulers_online)
         methods = Enum.filter(Echo.methods(), &Map.has_key?(Render.floor_of(), &1))
         # each child VM is bounded (120 s), so is the load
-        load = Load.start(burners, 120 * length(methods) + 120)
+        load = Load.start(burners, 120 * (length(methods) + @rounds) + 120)
 
         try do
           {rows, floors} = pass(methods, iterations, window_ms, progress, " (loaded)")
-          %{burners: burners, rows: rows, floors: floors}
+          rounds = ratio_rounds(iterations, progress, " (loaded)")
+          %{burners: burners, rows: rows, floors: floors, rounds: rounds}
         after
           Load.stop(load)
         end
@@ -86,18 +94,43 @@ defmodule WellBehaved.Lab.EchoLatency do
         quick: quick,
         iterations: iterations,
         window_ms: window_ms,
-        schedulers: :erlang.system_info(:schedulers_online)
+        schedulers: :erlang.system_info(:schedulers_online),
+        rounds: @rounds
       },
       rows: rows,
       floors: floors,
+      rounds: rounds,
       loaded: loaded_pass,
       targets:
-        Analysis.targets(rows, floors) ++
-          if(loaded_pass,
-            do: Analysis.floor_targets(loaded_pass.rows, loaded_pass.floors, "loaded"),
-            else: []
-          )
+        Analysis.targets(rows) ++
+          Analysis.floor_targets(rounds, "quiet") ++
+          if(loaded_pass, do: Analysis.floor_targets(loaded_pass.rounds, "loaded"), else: [])
     }
+  end
+
+  # The ratio targets' rounds: each in a child VM of its own, every method
+  # beside its base (a floor, or another method), the base first in every
+  # other round; a tenth of the iterations each. A round that failed is
+  # left out.
+  defp ratio_rounds(iterations, progress, label) do
+    pairs = Enum.filter(Analysis.ratio_pairs(), fn {method, _} -> Echo.available?(method) end)
+
+    for r <- 1..@rounds,
+        spec = %{
+          pairs: pairs,
+          iterations: max(200, div(iterations, 10)),
+          bytes: term_bytes(),
+          flip: rem(r, 2) == 0
+        },
+        {:ok, round} <- [
+          ChildVM.run({Child, :ratio_round, [spec]},
+            bound_ms: 240_000,
+            start: [:well_behaved_lab]
+          )
+        ] do
+      progress.("latency ratios, round #{r} of #{@rounds}#{label}")
+      round
+    end
   end
 
   # the methods, then the floors, each reported as it ends

@@ -322,8 +322,21 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
         [r.method, r.status, d[:p50_us], d[:p90_us], d[:p99_us], get_in(r, [:small, :p50_us])]
       end
 
+    rounds =
+      for {pass, rs} <- [quiet: Map.get(result, :rounds, []), loaded: loaded[:rounds] || []],
+          {round, i} <- Enum.with_index(rs, 1),
+          r <- round do
+        {kind, base} = r.against
+        [pass, i, r.method, "#{kind} #{base}", r.small, r.default]
+      end
+
     [
       %{name: "echo_latency", columns: columns, rows: rows},
+      %{
+        name: "ratio_rounds",
+        columns: ~w(pass round method against small_ratio default_ratio),
+        rows: rounds
+      },
       %{name: "throughput", columns: ["method", "callers", "calls_per_s"], rows: throughput},
       %{
         name: "floors",
