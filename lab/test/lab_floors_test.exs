@@ -145,7 +145,20 @@ defmodule WellBehaved.Lab.FloorsTest do
 
     test "a loaded pass is shown, charted and tabled beside the quiet one" do
       d = %{p50_us: 9.0, p90_us: 10.0, p99_us: 11.0, p999_us: 12.0, max_us: 13.0, batch: 1}
-      row = %{method: :threaded, status: "ok", default: d, small: %{p50_us: 6.0}, throughput: []}
+
+      row = %{
+        method: :threaded,
+        status: "ok",
+        default: d,
+        small: %{p50_us: 6.0},
+        throughput: [],
+        switches: %{
+          "wb_pool_worker" => {0.06, 0.0},
+          "scheduler" => {0.5, 0.25},
+          "aux" => {0.001, 0.0}
+        }
+      }
+
       floors = [floor_at(:futex, :small, 3.0), floor_at(:futex, :default, 4.5)]
 
       result = %{
@@ -161,6 +174,8 @@ defmodule WellBehaved.Lab.FloorsTest do
       }
 
       md = Render.to_markdown(result)
+      # the mechanism: most switches first, those under 0.01 a call left out
+      assert md =~ "| threaded | scheduler 0.50 + 0.25, wb_pool_worker 0.06 + 0.00 |"
       assert md =~ "### On a loaded machine"
       assert md =~ "while 2 CPU-bound"
       assert md =~ "| threaded | 6.00 | 18.0 |"
@@ -192,6 +207,25 @@ defmodule WellBehaved.Lab.FloorsTest do
 
       assert Enum.all?([a, b, c, d], &(is_float(&1) and &1 > 0))
     end
+  end
+
+  test "context switches are counted by kind of thread, per call" do
+    alias WellBehaved.Lab.EchoLatency.Child
+
+    before = Child.switches()
+
+    if File.dir?("/proc/self/task") do
+      assert %{"scheduler" => {v, nv}} = before
+      assert is_integer(v) and is_integer(nv)
+      refute Enum.any?(Map.keys(before), &String.match?(&1, ~r/^\d/))
+    end
+
+    assert Child.per_call(
+             %{"aux" => {1, 2}, "scheduler" => {5, 5}},
+             %{"aux" => {11, 2}, "scheduler" => {5, 5}, "poller" => {4, 0}},
+             4
+           ) ==
+             %{"aux" => {2.5, 0.0}, "poller" => {1.0, 0.0}}
   end
 
   describe "a loaded machine" do

@@ -23,8 +23,13 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
     schedulers = :erlang.system_info(:schedulers_online)
 
     try do
+      before = switches()
+      default_figures = percentiles_of(method, default, n)
+      calls = default_figures.samples * default_figures.batch
+
       %{
-        default: percentiles_of(method, default, n),
+        default: default_figures,
+        switches: per_call(before, switches(), calls),
         small: percentiles_of(method, small, n),
         throughput:
           for callers <- Enum.uniq([1, schedulers, 4 * schedulers]) do
@@ -34,6 +39,59 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
     after
       Echo.stop()
     end
+  end
+
+  @doc """
+  Context switches of this VM's threads so far, by kind of thread (its
+  name without the leading index: `scheduler`, `dirty_cpu`, `dirty_io`,
+  `aux`, `poller`, `wb_pool_worker`, ...): `%{kind => {voluntary, involuntary}}`. Empty
+  where `/proc` has no per-thread status (not Linux).
+  """
+  @spec switches() :: %{String.t() => {non_neg_integer(), non_neg_integer()}}
+  def switches do
+    case File.ls("/proc/self/task") do
+      {:ok, tasks} ->
+        for task <- tasks,
+            {:ok, comm} <- [File.read("/proc/self/task/#{task}/comm")],
+            {:ok, status} <- [File.read("/proc/self/task/#{task}/status")],
+            [_, v] <- [Regex.run(~r/\nvoluntary_ctxt_switches:\s+(\d+)/, status)],
+            [_, nv] <- [Regex.run(~r/\nnonvoluntary_ctxt_switches:\s+(\d+)/, status)],
+            reduce: %{} do
+          acc ->
+            kind = kind_of(String.trim(comm))
+            {v0, nv0} = Map.get(acc, kind, {0, 0})
+            Map.put(acc, kind, {v0 + String.to_integer(v), nv0 + String.to_integer(nv)})
+        end
+
+      {:error, _} ->
+        %{}
+    end
+  end
+
+  # a thread's name without its index; dirty schedulers' names are cut at
+  # 15 characters, at a place that depends on the index's digits
+  defp kind_of(name) do
+    kind = String.replace(name, ~r/^\d+_/, "")
+
+    cond do
+      String.starts_with?(kind, "dirty_io") -> "dirty_io"
+      String.starts_with?(kind, "dirty_cpu") -> "dirty_cpu"
+      true -> kind
+    end
+  end
+
+  @doc """
+  The switches between two `switches/0` readings per call, by kind of
+  thread (`%{kind => {voluntary, involuntary}}`, kinds with none left out).
+  Threads that ended between the readings are not counted.
+  """
+  @spec per_call(map(), map(), pos_integer()) :: %{String.t() => {float(), float()}}
+  def per_call(before, later, calls) do
+    for {kind, {v, nv}} <- later,
+        {v0, nv0} = Map.get(before, kind, {0, 0}),
+        v - v0 + (nv - nv0) > 0,
+        into: %{},
+        do: {kind, {(v - v0) / calls, (nv - nv0) / calls}}
   end
 
   @doc """

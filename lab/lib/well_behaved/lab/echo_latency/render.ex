@@ -93,12 +93,48 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
     #{Enum.map_join(result.rows, "\n", &row_md/1)}
 
+    #{switches_md(result.rows)}
     #{floors_md(Map.get(result, :floors, []), result.rows)}
     #{loaded_md(Map.get(result, :loaded))}
     ### Targets
 
     #{Markdown.targets_table(result.targets)}
     """
+  end
+
+  # the mechanism, counted: context switches per round trip of the 64 KiB
+  # term, by kind of thread (voluntary: it slept; involuntary: preempted)
+  defp switches_md(rows) do
+    counted = for %{status: "ok", switches: sw} = r <- rows, map_size(sw) > 0, do: {r.method, sw}
+
+    case counted do
+      [] ->
+        ""
+
+      _ ->
+        """
+        ### Context switches per round trip
+
+        The VM's threads' context switches over the timed round trips of the 64 KiB term, per \
+        call, by kind of thread: slept (voluntary) + preempted (involuntary); kinds below 0.01 \
+        a call left out. The mechanism behind the times above, and steadier than they are.
+
+        #{Markdown.table(["method", "switches per call"], for({m, sw} <- counted, do: [to_string(m), switches_cell(sw)]))}
+        """
+    end
+  end
+
+  defp switches_cell(sw) do
+    sw
+    |> Enum.filter(fn {_, {v, nv}} -> v + nv >= 0.01 end)
+    |> Enum.sort_by(fn {_, {v, nv}} -> -(v + nv) end)
+    |> Enum.map_join(", ", fn {kind, {v, nv}} ->
+      "#{kind} #{Markdown.fmt(v, 2)} + #{Markdown.fmt(nv, 2)}"
+    end)
+    |> case do
+      "" -> "-"
+      text -> text
+    end
   end
 
   defp loaded_md(nil), do: ""
