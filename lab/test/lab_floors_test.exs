@@ -94,9 +94,6 @@ defmodule WellBehaved.Lab.FloorsTest do
   describe "targets on ratios" do
     alias WellBehaved.Lab.EchoLatency.{Analysis, Render}
 
-    defp ok_row(method, small, default),
-      do: %{method: method, status: "ok", small: %{p50_us: small}, default: %{p50_us: default}}
-
     defp floor_at(method, size, us),
       do: %{method: method, size: size, bytes: 16, status: "ok", p50_ns: round(us * 1000)}
 
