@@ -100,12 +100,12 @@ defmodule WellBehaved.Lab.FloorsTest do
     test "each method over its base, round by round: met, not met, not distinguishable" do
       round = fn threaded, external, port, job ->
         [
-          %{method: :threaded, against: {:floor, :futex}, small: threaded, default: threaded},
-          %{method: :threaded, against: {:method, :dirty_cpu}, small: 0.9, default: 0.9},
-          %{method: :external, against: {:floor, :unix}, small: external, default: 1.2},
-          %{method: :port, against: {:floor, :pipe}, small: port, default: 9.0},
-          %{method: :cnode, against: {:floor, :tcp}, small: 1.2, default: nil},
-          %{method: :external_job, against: {:method, :external}, small: job, default: job}
+          %{method: :threaded, against: [:floor, :futex], small: threaded, default: threaded},
+          %{method: :threaded, against: [:method, :dirty_cpu], small: 0.9, default: 0.9},
+          %{method: :external, against: [:floor, :unix], small: external, default: 1.2},
+          %{method: :port, against: [:floor, :pipe], small: port, default: 9.0},
+          %{method: :cnode, against: [:floor, :tcp], small: 1.2, default: nil},
+          %{method: :external_job, against: [:method, :external], small: job, default: job}
         ]
       end
 
@@ -150,9 +150,9 @@ defmodule WellBehaved.Lab.FloorsTest do
         small: %{p50_us: 6.0},
         throughput: [],
         switches: %{
-          "wb_pool_worker" => {0.06, 0.0},
-          "scheduler" => {0.5, 0.25},
-          "aux" => {0.001, 0.0}
+          "wb_pool_worker" => %{slept: 0.06, preempted: 0.0},
+          "scheduler" => %{slept: 0.5, preempted: 0.25},
+          "aux" => %{slept: 0.001, preempted: 0.0}
         }
       }
 
@@ -198,8 +198,8 @@ defmodule WellBehaved.Lab.FloorsTest do
       }
 
       assert [
-               %{method: :threaded, against: {:floor, :futex}, small: a, default: b},
-               %{method: :nif, against: {:method, :yielding}, small: c, default: d}
+               %{method: :threaded, against: [:floor, :futex], small: a, default: b},
+               %{method: :nif, against: [:method, :yielding], small: c, default: d}
              ] = Child.ratio_round(spec)
 
       assert Enum.all?([a, b, c, d], &(is_float(&1) and &1 > 0))
@@ -222,7 +222,7 @@ defmodule WellBehaved.Lab.FloorsTest do
              %{"aux" => {11, 2}, "scheduler" => {5, 5}, "poller" => {4, 0}},
              4
            ) ==
-             %{"aux" => {2.5, 0.0}, "poller" => {1.0, 0.0}}
+             %{"aux" => %{slept: 2.5, preempted: 0.0}, "poller" => %{slept: 1.0, preempted: 0.0}}
   end
 
   describe "a loaded machine" do

@@ -42,6 +42,9 @@ defmodule WellBehaved.LabRunTest do
     for suite <- ~w(lateness overhead http_load echo_latency file_read search),
         do: assert(json =~ ~s("#{suite}"))
 
+    # every suite's result is in it (a result JSON cannot hold is replaced by an error)
+    refute json =~ "cannot be written as JSON"
+
     assert Path.wildcard(Path.join(dir, "charts/*.svg")) != []
     assert Path.wildcard(Path.join(dir, "csv/*.csv")) != []
 

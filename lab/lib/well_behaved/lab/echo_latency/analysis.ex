@@ -3,7 +3,7 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
   The latency suite's targets: each method's median round trip of the
   64 KiB term against the bound it is expected to meet, and each method's
   median over the median of its mechanism's floor measured in the same run
-  (`floor_targets/3`, on a quiet machine and on a loaded one).
+  (`floor_targets/2`, on a quiet machine and on a loaded one).
   """
 
   alias WellBehaved.Lab.Markdown
@@ -64,8 +64,8 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
 
   @doc """
   The ratio targets of one pass (`pass` names it: quiet, loaded), from its
-  rounds (each a list of `%{method:, against:, small:, default:}` ratios,
-  measured side by side): per size with a bound, the median ratio and its
+  rounds (each a list of `%{method:, against: [kind, name], small:,
+  default:}` ratios, measured side by side): per size with a bound, the median ratio and its
   range over the rounds. Met when every round is within the bound; a range
   across the bound is "not distinguishable" (and not met); every round
   above it, not met.
@@ -77,9 +77,11 @@ defmodule WellBehaved.Lab.EchoLatency.Analysis do
     for {label, method, against, small_bound, default_bound} <- @over do
       sizes =
         for {size, bound} <- [small: small_bound, default: default_bound], bound != nil do
+          base = Tuple.to_list(against)
+
           ratios =
             for round <- rounds,
-                %{method: ^method, against: ^against} = r <- round,
+                %{method: ^method, against: ^base} = r <- round,
                 is_number(r[size]),
                 do: r[size]
 

@@ -82,16 +82,19 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
 
   @doc """
   The switches between two `switches/0` readings per call, by kind of
-  thread (`%{kind => {voluntary, involuntary}}`, kinds with none left out).
-  Threads that ended between the readings are not counted.
+  thread (`%{kind => %{slept: voluntary, preempted: involuntary}}`, kinds
+  with none left out). Threads that ended between the readings are not
+  counted.
   """
-  @spec per_call(map(), map(), pos_integer()) :: %{String.t() => {float(), float()}}
+  @spec per_call(map(), map(), pos_integer()) :: %{
+          String.t() => %{slept: float(), preempted: float()}
+        }
   def per_call(before, later, calls) do
     for {kind, {v, nv}} <- later,
         {v0, nv0} = Map.get(before, kind, {0, 0}),
         v - v0 + (nv - nv0) > 0,
         into: %{},
-        do: {kind, {(v - v0) / calls, (nv - nv0) / calls}}
+        do: {kind, %{slept: (v - v0) / calls, preempted: (nv - nv0) / calls}}
   end
 
   @doc """
@@ -101,8 +104,9 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
   first when `flip`), so that both see the same machine. The base is a
   floor (`{:floor, name}`, the program run with the terms' encoded sizes)
   or another method (`{:method, name}`). Returns, per pair,
-  `%{method:, against:, small:, default:}` with the ratios (`nil` where a
-  side failed).
+  `%{method:, against: [kind, name], small:, default:}` with the ratios
+  (`nil` where a side failed): lists and atoms only, as a result must be
+  to be written as JSON.
   """
   @spec ratio_round(%{
           pairs: [{Echo.method(), {:floor | :method, atom()}}],
@@ -123,7 +127,7 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
 
       %{
         method: method,
-        against: against,
+        against: Tuple.to_list(against),
         small: ratio(ours.small, base.small),
         default: ratio(ours.default, base.default)
       }

@@ -126,9 +126,9 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
 
   defp switches_cell(sw) do
     sw
-    |> Enum.filter(fn {_, {v, nv}} -> v + nv >= 0.01 end)
-    |> Enum.sort_by(fn {_, {v, nv}} -> -(v + nv) end)
-    |> Enum.map_join(", ", fn {kind, {v, nv}} ->
+    |> Enum.filter(fn {_, %{slept: v, preempted: nv}} -> v + nv >= 0.01 end)
+    |> Enum.sort_by(fn {_, %{slept: v, preempted: nv}} -> -(v + nv) end)
+    |> Enum.map_join(", ", fn {kind, %{slept: v, preempted: nv}} ->
       "#{kind} #{Markdown.fmt(v, 2)} + #{Markdown.fmt(nv, 2)}"
     end)
     |> case do
@@ -362,7 +362,7 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
       for {pass, rs} <- [quiet: Map.get(result, :rounds, []), loaded: loaded[:rounds] || []],
           {round, i} <- Enum.with_index(rs, 1),
           r <- round do
-        {kind, base} = r.against
+        [kind, base] = r.against
         [pass, i, r.method, "#{kind} #{base}", r.small, r.default]
       end
 
