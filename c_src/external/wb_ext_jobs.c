@@ -119,12 +119,16 @@ static void env_free(ErlNifEnv *env) {
 }
 
 static void *env_alloc(ErlNifEnv *env, size_t n) {
+    if (n > SIZE_MAX / 2) {
+        env->failed = true;
+        return NULL;
+    }
     n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
     block *b = env->blocks;
     if (!b || b->cap - b->used < n) {
         size_t cap = b ? 2 * b->cap : FIRST_BLOCK;
         if (cap < n) cap = n;
-        if (cap > SIZE_MAX - sizeof(block) || !(b = malloc(sizeof(block) + cap))) {
+        if (!(b = malloc(sizeof(block) + cap))) {
             env->failed = true;
             return NULL;
         }
@@ -152,6 +156,20 @@ static ERL_NIF_TERM oom(ErlNifEnv *env) {
     return NIL;
 }
 
+/* a tuple of cnt elements; elems is env's and becomes the tuple's */
+static ERL_NIF_TERM make_tuple(ErlNifEnv *env, ERL_NIF_TERM *elems, unsigned cnt) {
+    ERL_NIF_TERM t = new_node(env, T_TUPLE);
+    if (!t || !elems) return oom(env);
+    NODE(t)->v.elems = elems;
+    NODE(t)->size = cnt;
+    return t;
+}
+
+/* room for cnt terms in env (NULL when out of memory) */
+static ERL_NIF_TERM *term_array(ErlNifEnv *env, unsigned cnt) {
+    return env_alloc(env, (cnt ? cnt : 1) * sizeof(ERL_NIF_TERM));
+}
+
 /* --- decoding: the external term format -------------------------------------------- */
 
 typedef struct {
@@ -165,10 +183,6 @@ static bool take(reader *r, size_t n, const unsigned char **out) {
     *out = r->p + r->at;
     r->at += n;
     return true;
-}
-
-static uint32_t be32(const unsigned char *p) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
 static ERL_NIF_TERM make_int64(ErlNifEnv *env, int64_t i) {
@@ -258,7 +272,7 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
         return env ? make_int64(env, p[0]) : NIL;
     case ERL_INTEGER_EXT:
         if (!take(r, 4, &p)) return 0;
-        return env ? make_int64(env, (int32_t)be32(p)) : NIL;
+        return env ? make_int64(env, (int32_t)wb_ext_be32(p)) : NIL;
     case NEW_FLOAT_EXT: {
         if (!take(r, 8, &p)) return 0;
         if (!env) return NIL;
@@ -293,22 +307,15 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
     case ERL_LARGE_TUPLE_EXT: {
         bool small = *tag == ERL_SMALL_TUPLE_EXT;
         if (!take(r, small ? 1 : 4, &p)) return 0;
-        size_t arity = small ? p[0] : be32(p);
+        size_t arity = small ? p[0] : wb_ext_be32(p);
         if (arity > r->len - r->at) return 0; /* each element takes a byte at least */
-        ERL_NIF_TERM t = 0;
-        if (env) {
-            t = new_node(env, T_TUPLE);
-            ERL_NIF_TERM *elems = env_alloc(env, (arity ? arity : 1) * sizeof *elems);
-            if (!t || !elems) return oom(env);
-            NODE(t)->v.elems = elems;
-            NODE(t)->size = arity;
-        }
+        ERL_NIF_TERM *elems = env ? term_array(env, (unsigned)arity) : NULL;
         for (size_t i = 0; i < arity; i++) {
             ERL_NIF_TERM e = decode(r, depth + 1);
             if (!e) return 0;
-            if (env) NODE(t)->v.elems[i] = e;
+            if (elems) elems[i] = e;
         }
-        return env ? t : NIL;
+        return env ? make_tuple(env, elems, (unsigned)arity) : NIL;
     }
     case ERL_NIL_EXT:
         return NIL;
@@ -330,7 +337,7 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
     }
     case ERL_LIST_EXT: {
         if (!take(r, 4, &p)) return 0;
-        size_t n = be32(p);
+        size_t n = wb_ext_be32(p);
         if (n > r->len - r->at) return 0;
         ERL_NIF_TERM first = NIL, last = 0;
         for (size_t i = 0; i < n; i++) {
@@ -358,7 +365,7 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
     }
     case ERL_BINARY_EXT: {
         if (!take(r, 4, &p)) return 0;
-        size_t n = be32(p);
+        size_t n = wb_ext_be32(p);
         const unsigned char *bytes;
         if (!take(r, n, &bytes)) return 0;
         if (!env) return NIL;
@@ -370,8 +377,8 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
     }
     case ERL_BIT_BINARY_EXT: {
         const unsigned char *bits;
-        if (!take(r, 4, &p) || !take(r, 1, &bits) || *bits < 1 || *bits > 8 || be32(p) == 0 ||
-            !take(r, be32(p), &p))
+        if (!take(r, 4, &p) || !take(r, 1, &bits) || *bits < 1 || *bits > 8 ||
+            wb_ext_be32(p) == 0 || !take(r, wb_ext_be32(p), &p))
             return 0;
         return raw(r, start, depth, 0);
     }
@@ -380,10 +387,10 @@ static ERL_NIF_TERM decode(reader *r, int depth) {
         return big(r, start, p[0], depth);
     case ERL_LARGE_BIG_EXT:
         if (!take(r, 4, &p)) return 0;
-        return big(r, start, be32(p), depth);
+        return big(r, start, wb_ext_be32(p), depth);
     case ERL_MAP_EXT: {
         if (!take(r, 4, &p)) return 0;
-        size_t pairs = be32(p);
+        size_t pairs = wb_ext_be32(p);
         if (pairs > (r->len - r->at) / 2) return 0;
         return raw(r, start, depth, 2 * pairs);
     }
@@ -725,7 +732,7 @@ static bool iolist_bytes(ERL_NIF_TERM t, unsigned char *out, size_t *len, int de
         if (h->kind == T_INT && h->v.i >= 0 && h->v.i <= 255) {
             if (out) out[*len] = (unsigned char)h->v.i;
             (*len)++;
-        } else if (!iolist_bytes(n->v.cons.head, out, len, depth + 1) || h->kind == T_INT) {
+        } else if (!iolist_bytes(n->v.cons.head, out, len, depth + 1)) {
             return false;
         }
         t = n->v.cons.tail;
@@ -811,27 +818,20 @@ ERL_NIF_TERM enif_make_sub_binary(ErlNifEnv *env, ERL_NIF_TERM bin_term, size_t 
 /* tuples and lists */
 
 ERL_NIF_TERM enif_make_tuple_from_array(ErlNifEnv *env, const ERL_NIF_TERM arr[], unsigned cnt) {
-    ERL_NIF_TERM t = new_node(env, T_TUPLE);
-    ERL_NIF_TERM *elems = env_alloc(env, (cnt ? cnt : 1) * sizeof *elems);
-    if (!t || !elems) return oom(env);
-    if (cnt) memcpy(elems, arr, cnt * sizeof *elems);
-    NODE(t)->v.elems = elems;
-    NODE(t)->size = cnt;
-    return t;
+    ERL_NIF_TERM *elems = term_array(env, cnt);
+    if (elems && cnt) memcpy(elems, arr, cnt * sizeof *elems);
+    return make_tuple(env, elems, cnt);
 }
 
 ERL_NIF_TERM enif_make_tuple(ErlNifEnv *env, unsigned cnt, ...) {
-    ERL_NIF_TERM t = new_node(env, T_TUPLE);
-    ERL_NIF_TERM *elems = env_alloc(env, (cnt ? cnt : 1) * sizeof *elems);
-    if (!t || !elems) return oom(env);
+    ERL_NIF_TERM *elems = term_array(env, cnt);
+    if (!elems) return oom(env);
     va_list ap;
     va_start(ap, cnt);
     for (unsigned i = 0; i < cnt; i++)
         elems[i] = va_arg(ap, ERL_NIF_TERM);
     va_end(ap);
-    NODE(t)->v.elems = elems;
-    NODE(t)->size = cnt;
-    return t;
+    return make_tuple(env, elems, cnt);
 }
 
 int enif_get_tuple(ErlNifEnv *env, ERL_NIF_TERM tpl, int *arity, const ERL_NIF_TERM **array) {
@@ -859,7 +859,7 @@ ERL_NIF_TERM enif_make_list_from_array(ErlNifEnv *env, const ERL_NIF_TERM arr[],
 }
 
 ERL_NIF_TERM enif_make_list(ErlNifEnv *env, unsigned cnt, ...) {
-    ERL_NIF_TERM *elems = env_alloc(env, (cnt ? cnt : 1) * sizeof *elems);
+    ERL_NIF_TERM *elems = term_array(env, cnt);
     if (!elems) return oom(env);
     va_list ap;
     va_start(ap, cnt);
@@ -925,7 +925,6 @@ void enif_free(void *ptr) {
 
 static _Thread_local ERL_NIF_TERM rejected;
 static _Thread_local int64_t step_deadline;
-static _Atomic int64_t resident_bytes;
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -954,8 +953,9 @@ int64_t wb_slice_ns(void) {
     return STEP_NS;
 }
 
+/* a server holds nothing between requests but its jobs, which it counts */
 void wb_runtime_resident_bytes(int64_t delta) {
-    atomic_fetch_add(&resident_bytes, delta);
+    (void)delta;
 }
 
 /* a server's thread may block: clean-ups run at once */
@@ -1099,7 +1099,8 @@ static int run_job(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM a
         free(state);
         return reply_tagged(reply, env, "error", reason ? reason : wb_atom(env, "badarg"));
     }
-    int64_t bytes = type->memory ? (int64_t)(type->memory(state) & (((uint64_t)1 << 47) - 1)) : 0;
+    size_t memory = type->memory ? type->memory(state) : 0;
+    int64_t bytes = (int64_t)(memory > WB_JOB_MEMORY_MAX ? WB_JOB_MEMORY_MAX : memory);
     atomic_fetch_add(&jobs_started, 1);
     atomic_fetch_add(&live_jobs, 1);
     atomic_fetch_add(&live_bytes, bytes);
@@ -1149,19 +1150,7 @@ static int handle(const char *tag, int arity, const char *req, size_t len, int i
 }
 
 int wb_ext_jobs_use(wb_job_type *const types[]) {
-    if (!types) {
-        fprintf(stderr, "wb_external_main: the list of job types is NULL\n");
-        return -1;
-    }
-    for (int i = 0; types[i]; i++) {
-        const char *problem = wb_job_type_problem(types[i]);
-        if (!problem && i >= WB_MAX_JOB_TYPES) problem = "more than 32 job types in one server";
-        if (problem) {
-            fprintf(stderr, "wb_external_main: job type %d (\"%s\") refused: %s\n", i,
-                    types[i]->name ? types[i]->name : "", problem);
-            return -1;
-        }
-    }
+    if (!wb_job_types_ok(types, "wb_external_main")) return -1;
     if (aliases_overflow) {
         fprintf(stderr, "wb_external_main: more than %d job NIFs\n", MAX_ALIASES);
         return -1;

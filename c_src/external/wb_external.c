@@ -12,8 +12,8 @@
 
 /* --- framing ---------------------------------------------------------------- */
 
-static uint32_t get_be32(const char *p) {
-    const unsigned char *u = (const unsigned char *)p;
+uint32_t wb_ext_be32(const void *p) {
+    const unsigned char *u = p;
     return ((uint32_t)u[0] << 24) | ((uint32_t)u[1] << 16) | ((uint32_t)u[2] << 8) | u[3];
 }
 
@@ -68,7 +68,7 @@ int wb_ext_read_frame(wb_ext_reader *r, const char **payload, size_t *len) {
         size_t have = r->end - r->start;
         size_t need = WB_EXT_HEADER_BYTES;
         if (have >= WB_EXT_HEADER_BYTES) {
-            size_t n = get_be32(r->buf + r->start);
+            size_t n = wb_ext_be32(r->buf + r->start);
             if (n > r->max_frame) {
                 errno = EMSGSIZE;
                 return -1;
@@ -169,7 +169,7 @@ bool wb_ext_item_fits(const char *buf, size_t len, int idx) {
         break;
     case ERL_BINARY_EXT:
         if (avail < 5) return false;
-        need = 5 + (size_t)get_be32((const char *)p + 1);
+        need = 5 + (size_t)wb_ext_be32((const char *)p + 1);
         break;
     case ERL_SMALL_BIG_EXT:
         if (avail < 2) return false;
@@ -177,7 +177,7 @@ bool wb_ext_item_fits(const char *buf, size_t len, int idx) {
         break;
     case ERL_LARGE_BIG_EXT:
         if (avail < 5) return false;
-        need = 6 + (size_t)get_be32((const char *)p + 1);
+        need = 6 + (size_t)wb_ext_be32((const char *)p + 1);
         break;
     default:
         return false;

@@ -61,6 +61,9 @@ typedef struct {
     size_t end;   /* one past the last byte read */
 } wb_ext_reader;
 
+/* the 32-bit big-endian number at p (frame headers, term lengths) */
+uint32_t wb_ext_be32(const void *p);
+
 void wb_ext_reader_init(wb_ext_reader *r, wb_ext_read_fn read, void *ctx, size_t max_frame);
 void wb_ext_reader_free(wb_ext_reader *r);
 

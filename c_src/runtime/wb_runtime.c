@@ -33,10 +33,6 @@
  * at most about one quantum for each job queued ahead of it, never for a
  * long job to finish. */
 #define POOL_QUANTUM_NS 2000000
-/* What a job can report holding (its memory callback) is clamped here: no
- * process owns more address space (x86-64 and AArch64 user space), and the
- * shared counters stay far from overflow. */
-#define MEMORY_MAX ((size_t)1 << 47)
 /* A set-up (init) predicted longer than this runs on a dirty scheduler
  * before a :yielding job's slices. Init is not sliced, so a long one holds
  * a normal scheduler; but a dirty hop costs 10-30 us and wakes a dirty
@@ -70,13 +66,12 @@ static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_di
 /* The job types registered at load, with the cost per unit the runtime
  * learns for each (seeded from the type's ps_per_unit), and how many of
  * :auto's timed :normal runs in a row took far longer than predicted. */
-#define MAX_TYPES WB_MAX_JOB_TYPES
 typedef struct {
     const wb_job_type *type;
     _Atomic uint64_t ps_per_unit;
     _Atomic unsigned overruns;
 } registered_type;
-static registered_type job_types[MAX_TYPES];
+static registered_type job_types[WB_MAX_JOB_TYPES];
 static int job_type_count;
 static _Atomic int64_t live_jobs, live_bytes, resident_bytes;
 static int loaded_instances; /* instances of this library loaded in the VM */
@@ -247,7 +242,7 @@ static bool job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM
     if (!job->type->init(env, args, job->state, reason)) return false;
     job->initialized = true;
     size_t memory = job->type->memory ? job->type->memory(job->state) : 0;
-    if (memory > MEMORY_MAX) memory = MEMORY_MAX;
+    if (memory > WB_JOB_MEMORY_MAX) memory = WB_JOB_MEMORY_MAX;
     if (job->on_stack && memory == 0) return true;
     job->accounted = sizeof *job + job->type->state_size + memory;
     atomic_fetch_add_explicit(&live_jobs, 1, memory_order_relaxed);
@@ -1328,22 +1323,10 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
 
 /* Registers the types (a reload of the library keeps what it learned). */
 static bool register_types(wb_job_type *const types[]) {
-    if (!types) {
-        fprintf(stderr, "wb_runtime_load: the list of job types is NULL\n");
-        return false;
-    }
-    for (int i = 0; types[i]; i++) {
-        const char *problem = wb_job_type_problem(types[i]);
-        if (!problem && i >= MAX_TYPES) problem = "more than 32 job types in one library";
-        if (problem) {
-            fprintf(stderr, "wb_runtime_load: job type %d (\"%s\") refused: %s\n", i,
-                    types[i]->name ? types[i]->name : "", problem);
-            return false;
-        }
-    }
+    if (!wb_job_types_ok(types, "wb_runtime_load")) return false;
     for (int i = 0; types[i]; i++) {
         if (learned_of(types[i])) continue;
-        if (job_type_count == MAX_TYPES) {
+        if (job_type_count == WB_MAX_JOB_TYPES) {
             fprintf(stderr, "wb_runtime_load: more than 32 job types in one library\n");
             return false;
         }
