@@ -137,7 +137,7 @@ defmodule WellBehaved.Lab.FloorsTest do
 
       assert %{met: true} = get.("a job in an SDK server")
       assert Enum.all?(targets, &(&1.target =~ "(medians, 3 rounds, quiet)"))
-      assert {:threaded, {:floor, :futex}} in Analysis.ratio_pairs()
+      assert {:threaded, [:floor, :futex]} in Analysis.ratio_pairs()
     end
 
     test "a loaded pass is shown, charted and tabled beside the quiet one" do
@@ -191,7 +191,7 @@ defmodule WellBehaved.Lab.FloorsTest do
 
     for flip <- [false, true] do
       spec = %{
-        pairs: [{:threaded, {:floor, :futex}}, {:nif, {:method, :yielding}}],
+        pairs: [{:threaded, [:floor, :futex]}, {:nif, [:method, :yielding]}],
         iterations: 50,
         bytes: WellBehaved.Lab.EchoLatency.term_bytes(),
         flip: flip

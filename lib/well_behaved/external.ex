@@ -244,14 +244,7 @@ defmodule WellBehaved.External do
   not running.
   """
   @spec info(atom()) :: map() | nil
-  def info(name \\ @builtin) do
-    case Process.whereis(name) do
-      nil -> nil
-      pid -> GenServer.call(pid, :info)
-    end
-  catch
-    :exit, _ -> nil
-  end
+  def info(name \\ @builtin), do: ask(name, :info, 5_000)
 
   @doc """
   What each running server of a pool of job types says of its jobs, as
@@ -262,10 +255,13 @@ defmodule WellBehaved.External do
   is not running; the built-in server answers `{:error, :unknown_request}`.
   """
   @spec server_stats(atom()) :: [{non_neg_integer(), {:ok, map()} | {:error, term()}}] | nil
-  def server_stats(name) do
+  def server_stats(name), do: ask(name, :server_stats, 30_000)
+
+  # the running pool's manager's answer, nil when there is none
+  defp ask(name, request, timeout) do
     case Process.whereis(name) do
       nil -> nil
-      pid -> GenServer.call(pid, :server_stats, 30_000)
+      pid -> GenServer.call(pid, request, timeout)
     end
   catch
     :exit, _ -> nil

@@ -131,9 +131,12 @@ defmodule WellBehaved.Job do
     do: f.(a, b, c, d, e, g, h, i, m, t, r)
 
   defp run(_f, args, _m, _t, _r, function) when length(args) > 8,
-    do: Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
+    do: too_many_args!(args, function)
 
   defp run(f, args, _m, _t, _r, function), do: not_job_nif!(f, args, function)
+
+  defp too_many_args!(args, function),
+    do: Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
 
   defp not_job_nif!(f, args, function) do
     Options.invalid!(
@@ -144,12 +147,13 @@ defmodule WellBehaved.Job do
     )
   end
 
-  # A job in a server of the NIF library's job types: the job type has the
-  # NIF's name, the pool is given or declared by the NIF's module.
+  # A job in a server of the NIF library's job types, named by its NIF (the
+  # server knows each job NIF's type); the pool is given, or declared by the
+  # NIF's module.
   defp external(f, args, tiny, timeout, pool, function) do
     cond do
       length(args) > 8 ->
-        Options.invalid!(function, "args", args, "a list of at most 8 job arguments")
+        too_many_args!(args, function)
 
       not is_function(f, length(args) + 3) ->
         not_job_nif!(f, args, function)

@@ -47,10 +47,12 @@ defmodule Checksum.ExternalScheduleGivesTheSameChecksumsTest do
   end
 
   test "a server killed mid-call: its caller gets an error, the next call a checksum" do
-    data = :crypto.strong_rand_bytes(1_000_000)
+    # one byte per step: 64 MB last seconds (1 MB lasted 40 ms here, less
+    # than a loaded machine may keep this process from seeing it busy)
+    data = :crypto.strong_rand_bytes(64_000_000)
     want = :erlang.adler32(data)
     before = for s <- External.info(@pool).servers, do: s.os_pid
-    # one byte per step: long enough to be killed mid-way
+
     task =
       Task.async(fn ->
         Job.call(&Checksum.Native.adler32/4, [data], schedule: :external, tiny_slices: true)

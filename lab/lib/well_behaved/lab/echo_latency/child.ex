@@ -18,8 +18,7 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
   @spec measure(%{method: Echo.method(), iterations: pos_integer(), window_ms: pos_integer()}) ::
           map()
   def measure(%{method: method, iterations: n, window_ms: window_ms}) do
-    default = {:crypto.strong_rand_bytes(65_536)}
-    small = {:ok, 42, "hello"}
+    %{default: default, small: small} = terms()
     schedulers = :erlang.system_info(:schedulers_online)
 
     try do
@@ -40,6 +39,13 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
       Echo.stop()
     end
   end
+
+  @doc """
+  The two terms every method sends: `default`, a tuple holding a 64 KiB
+  binary (the 2017 measurement's), and `small`.
+  """
+  @spec terms() :: %{default: {binary()}, small: tuple()}
+  def terms, do: %{default: {:crypto.strong_rand_bytes(65_536)}, small: {:ok, 42, "hello"}}
 
   @doc """
   Context switches of this VM's threads so far, by kind of thread (its
@@ -102,14 +108,13 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
   against}` pair, the method's median round trip of the small and the
   default term and its base's, measured one after the other (the base
   first when `flip`), so that both see the same machine. The base is a
-  floor (`{:floor, name}`, the program run with the terms' encoded sizes)
-  or another method (`{:method, name}`). Returns, per pair,
-  `%{method:, against: [kind, name], small:, default:}` with the ratios
-  (`nil` where a side failed): lists and atoms only, as a result must be
-  to be written as JSON.
+  floor (`[:floor, name]`, the program run with the terms' encoded sizes)
+  or another method (`[:method, name]`): lists, as a result must hold to
+  be written as JSON. Returns, per pair, `%{method:, against:, small:,
+  default:}` with the ratios (`nil` where a side failed).
   """
   @spec ratio_round(%{
-          pairs: [{Echo.method(), {:floor | :method, atom()}}],
+          pairs: [{Echo.method(), [atom()]}],
           iterations: pos_integer(),
           bytes: %{small: pos_integer(), default: pos_integer()},
           flip: boolean()
@@ -119,15 +124,15 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
       {ours, base} =
         if flip do
           base = medians(against, n, bytes)
-          {medians({:method, method}, n, bytes), base}
+          {medians([:method, method], n, bytes), base}
         else
-          ours = medians({:method, method}, n, bytes)
+          ours = medians([:method, method], n, bytes)
           {ours, medians(against, n, bytes)}
         end
 
       %{
         method: method,
-        against: Tuple.to_list(against),
+        against: against,
         small: ratio(ours.small, base.small),
         default: ratio(ours.default, base.default)
       }
@@ -138,9 +143,8 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
   defp ratio(_a, _b), do: nil
 
   # median round trips in microseconds, small and default
-  defp medians({:method, method}, n, _bytes) do
-    default = {:crypto.strong_rand_bytes(65_536)}
-    small = {:ok, 42, "hello"}
+  defp medians([:method, method], n, _bytes) do
+    %{default: default, small: small} = terms()
 
     try do
       %{
@@ -154,7 +158,7 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
     end
   end
 
-  defp medians({:floor, floor}, n, bytes) do
+  defp medians([:floor, floor], n, bytes) do
     for size <- [:small, :default], into: %{} do
       case Floors.measure(floor, bytes[size], n) do
         {:ok, %{p50_ns: ns}} -> {size, ns / 1000}

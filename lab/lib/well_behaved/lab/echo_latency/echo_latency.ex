@@ -45,6 +45,9 @@ defmodule WellBehaved.Lab.EchoLatency do
 
   # rounds of the ratio targets, each pair measured side by side
   @rounds 5
+  # what a child VM may take: one method's figures, one round of ratios
+  @method_bound_ms 120_000
+  @round_bound_ms 240_000
 
   @typedoc "A result map as returned by `run/1`."
   @type result :: %{atom() => term()}
@@ -77,8 +80,9 @@ defmodule WellBehaved.Lab.EchoLatency do
       if loaded do
         burners = :erlang.system_info(:schedulers_online)
         methods = Enum.filter(Echo.methods(), &Map.has_key?(Render.floor_of(), &1))
-        # each child VM is bounded (120 s), so is the load
-        load = Load.start(burners, 120 * (length(methods) + @rounds) + 120)
+        # each child VM is bounded, so is the load (with a minute for the floors)
+        bound_ms = @method_bound_ms * length(methods) + @round_bound_ms * @rounds + 60_000
+        load = Load.start(burners, div(bound_ms, 1000))
 
         try do
           {rows, floors} = pass(methods, iterations, window_ms, progress, " (loaded)")
@@ -124,7 +128,7 @@ defmodule WellBehaved.Lab.EchoLatency do
         },
         {:ok, round} <- [
           ChildVM.run({Child, :ratio_round, [spec]},
-            bound_ms: 240_000,
+            bound_ms: @round_bound_ms,
             start: [:well_behaved_lab]
           )
         ] do
@@ -152,12 +156,8 @@ defmodule WellBehaved.Lab.EchoLatency do
   default, the sizes the floors move.
   """
   @spec term_bytes() :: %{small: pos_integer(), default: pos_integer()}
-  def term_bytes do
-    %{
-      small: byte_size(:erlang.term_to_binary({:ok, 42, "hello"})),
-      default: byte_size(:erlang.term_to_binary({:binary.copy(<<0>>, 65_536)}))
-    }
-  end
+  def term_bytes,
+    do: Map.new(Child.terms(), fn {k, t} -> {k, byte_size(:erlang.term_to_binary(t))} end)
 
   # every floor at both sizes: %{method:, size: :small | :default, ...}
   defp floors(iterations) do
@@ -177,7 +177,10 @@ defmodule WellBehaved.Lab.EchoLatency do
     if Echo.available?(method) do
       spec = %{method: method, iterations: iterations, window_ms: window_ms}
 
-      case ChildVM.run({Child, :measure, [spec]}, bound_ms: 120_000, start: [:well_behaved_lab]) do
+      case ChildVM.run({Child, :measure, [spec]},
+             bound_ms: @method_bound_ms,
+             start: [:well_behaved_lab]
+           ) do
         {:ok, measured} ->
           Map.merge(%{method: method, status: "ok"}, measured)
 

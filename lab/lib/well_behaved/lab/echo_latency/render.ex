@@ -325,24 +325,7 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
     columns =
       ~w(method status earlier_us p50_us p90_us p99_us p999_us max_us batch samples small_p50_us)
 
-    rows =
-      for r <- result.rows do
-        d = Map.get(r, :default, %{})
-
-        [
-          r.method,
-          r.status,
-          @earlier[r.method],
-          d[:p50_us],
-          d[:p90_us],
-          d[:p99_us],
-          d[:p999_us],
-          d[:max_us],
-          d[:batch],
-          d[:samples],
-          get_in(r, [:small, :p50_us])
-        ]
-      end
+    rows = Enum.map(result.rows, &row_csv/1)
 
     throughput =
       for r <- result.rows,
@@ -351,12 +334,6 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
 
     floors = floor_rows(Map.get(result, :floors, []))
     loaded = Map.get(result, :loaded) || %{rows: [], floors: []}
-
-    loaded_rows =
-      for r <- loaded.rows do
-        d = Map.get(r, :default, %{})
-        [r.method, r.status, d[:p50_us], d[:p90_us], d[:p99_us], get_in(r, [:small, :p50_us])]
-      end
 
     rounds =
       for {pass, rs} <- [quiet: Map.get(result, :rounds, []), loaded: loaded[:rounds] || []],
@@ -379,16 +356,30 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
         columns: ~w(floor size bytes status p50_ns p90_ns p99_ns min_ns),
         rows: floors
       },
-      %{
-        name: "echo_latency_loaded",
-        columns: ~w(method status p50_us p90_us p99_us small_p50_us),
-        rows: loaded_rows
-      },
+      %{name: "echo_latency_loaded", columns: columns, rows: Enum.map(loaded.rows, &row_csv/1)},
       %{
         name: "floors_loaded",
         columns: ~w(floor size bytes status p50_ns p90_ns p99_ns min_ns),
         rows: floor_rows(loaded.floors)
       }
+    ]
+  end
+
+  defp row_csv(r) do
+    d = Map.get(r, :default, %{})
+
+    [
+      r.method,
+      r.status,
+      @earlier[r.method],
+      d[:p50_us],
+      d[:p90_us],
+      d[:p99_us],
+      d[:p999_us],
+      d[:max_us],
+      d[:batch],
+      d[:samples],
+      get_in(r, [:small, :p50_us])
     ]
   end
 
