@@ -114,12 +114,15 @@ defmodule WellBehaved.NIF do
         opts
 
       _ ->
-        raise ArgumentError,
-              "use WellBehaved.NIF: expected external: a file name or options with " <>
-                "executable: a file name, got: " <> inspect(opts)
+        bad_external!(opts)
     end
   end
 
-  defp external_options(other, _otp_app, _module),
-    do: external_options([executable: other], nil, nil)
+  defp external_options(other, _otp_app, _module), do: bad_external!(other)
+
+  defp bad_external!(value) do
+    raise ArgumentError,
+          "use WellBehaved.NIF: expected external: a file name or options with " <>
+            "executable: a file name, got: " <> inspect(value)
+  end
 end
