@@ -250,4 +250,27 @@ defmodule WellBehaved.BadArgumentsTest do
                    end
     end
   end
+
+  # (the pool a module declares is tested where one loads:
+  # examples/checksum, whose application starts Checksum.Native's)
+  describe "use WellBehaved.NIF, external:" do
+    defp compile_stub(name, external) do
+      Code.compile_string("""
+      defmodule WellBehaved.Test.#{name} do
+        use WellBehaved.NIF, otp_app: :well_behaved, library: "none", external: #{inspect(external)}
+      end
+      """)
+    end
+
+    test "refuses a value that names no program, or bad pool options, at compile time" do
+      for {external, message} <- [
+            {5,
+             ~r/expected external: a file name or options with executable: a file name, got: 5/},
+            {[servers: 2], ~r/got: \[servers: 2\]/},
+            {[executable: "s", servers: 0], ~r/child_spec\/1: invalid :servers 0/}
+          ] do
+        assert_raise ArgumentError, message, fn -> compile_stub("Refused", external) end
+      end
+    end
+  end
 end
