@@ -150,19 +150,11 @@ defmodule WellBehaved.SDKJobTypesTest do
   test "a job type without a required callback is refused at load, with the reason" do
     # in another OS process: the runtime writes the reason to standard error
     script = """
+    Code.require_file("test/support/sdk_jobs.exs")
+
     defmodule WellBehaved.Test.SDKRefused do
+      use WellBehaved.Test.SDKStubs
       def load(path), do: :erlang.load_nif(String.to_charlist(path), 0)
-      def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def phases(_c, _d, _s, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def lumpy(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def liar(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-      def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
-      def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
     end
     IO.inspect(WellBehaved.Test.SDKRefused.load(#{inspect(Path.join(@build, "sdk_refused_nif"))}))
     """

@@ -20,7 +20,10 @@
  * or `{Ref, {error, Reason}}`; the caller then calls the same NIF with the
  * mode `collect` and the job in the reference's place for the result (made
  * in its own process), or with `cancel` (answering `cancelled`, or `done`
- * when the job's message is already on its way). A threaded job whose
+ * when the job's message is already on its way). A short job that a pool
+ * thread finished while the call waited for it answers in that call
+ * instead, `{Ref, Result}` or `{error, Reason}`, and sends nothing. A
+ * threaded job whose
  * caller dies is cancelled. On the Elixir side, WellBehaved.Job.call/4 adds
  * those arguments and does all of this.
  *

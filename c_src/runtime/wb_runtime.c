@@ -28,6 +28,7 @@
 #define LEARN_MIN_UNITS        4096  /* auto times every normal run from this size */
 #define SAMPLE_RUNS            64    /* and one in this many smaller ones */
 #define POOL_SPIN_NS           20000 /* a pool worker looks for more work this long */
+#define AWAIT_SLICE_SHARE      4     /* a short threaded job's caller waits a quarter slice */
 /* A threaded job that has run this long gives its pool thread to the next
  * queued job and queues again behind it (round robin): a short call waits
  * at most about one quantum for each job queued ahead of it, never for a
@@ -134,13 +135,19 @@ static bool step_within(const wb_job_type *type, void *state, uint64_t budget, u
 /* A threaded job's life. Only the pool thread moves RUNNING to DONE (and
  * only then sends its one message); the caller's cancel or death moves
  * RUNNING to CANCELLED; collecting the result moves DONE to COLLECTED.
- * Whichever compare-and-swap wins decides. After DONE the pool thread
- * touches only the message's env, the monitor and its own reference. */
+ * A short job's caller may first wait for it inside the call that queued
+ * it (AWAITED): the pool thread then moves AWAITED to ANSWERED and sends
+ * nothing, or the caller gives up waiting and moves AWAITED to RUNNING.
+ * Whichever compare-and-swap wins decides. After DONE or ANSWERED the pool
+ * thread touches only the answer's env, the monitor and its own
+ * reference. */
 typedef enum {
     THREADED_RUNNING,
     THREADED_DONE,
     THREADED_CANCELLED,
-    THREADED_COLLECTED
+    THREADED_COLLECTED,
+    THREADED_AWAITED,
+    THREADED_ANSWERED
 } threaded_phase;
 
 typedef struct wb_job {
@@ -167,6 +174,7 @@ typedef struct wb_job {
     ErlNifEnv *reply_env; /* the one message's: a send clears its env */
     ERL_NIF_TERM args[WB_MAX_JOB_ARGS];
     ERL_NIF_TERM ref;
+    ERL_NIF_TERM answer; /* in reply_env: `done` or an error, once answered */
     ErlNifPid caller;
     ErlNifMonitor monitor;
     bool monitored;
@@ -678,6 +686,7 @@ typedef struct {
     _Atomic size_t pending;  /* queued, readable without the lock */
     _Atomic size_t spinning; /* workers looking for work before they sleep */
     atomic_bool stopping;
+    _Atomic uint64_t answered_in_call; /* jobs whose caller waited for them */
     int nthreads;
     ErlNifTid threads[64];
 } job_pool;
@@ -743,19 +752,32 @@ static bool job_cancelled(wb_job *job) {
 }
 
 /* The pool thread's end of a job: the one message to the caller, unless
- * the caller cancelled first. */
-static void threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
-    if (atomic_load(&pool.stopping)) return;
-    /* the message is made before the job is DONE: from then on the caller
-     * may collect the job and free its state and env, but not reply_env,
-     * which only the destructor frees */
+ * the caller cancelled first, or waits for the answer in the call that
+ * queued the job: then true, and the caller also takes the monitor off. */
+static bool threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
+    if (atomic_load(&pool.stopping)) return false;
+    /* the answer is made before the job is ANSWERED or DONE: from then on
+     * the caller may collect the job and free its state and env, but not
+     * reply_env, which only the destructor frees */
     ErlNifEnv *m = job->reply_env;
-    ERL_NIF_TERM msg = enif_make_tuple2(m, enif_make_copy(m, job->ref), enif_make_copy(m, answer));
+    job->answer = enif_make_copy(m, answer);
+    /* a caller waiting in the call that queued the job takes the answer
+     * there: no message */
+    int awaited = THREADED_AWAITED;
+    if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_ANSWERED)) return true;
+    ERL_NIF_TERM msg = enif_make_tuple2(m, enif_make_copy(m, job->ref), job->answer);
     int running = THREADED_RUNNING;
-    if (!atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE)) return;
+    if (!atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE)) return false;
     /* a caller that died meanwhile gets nothing; its resource term goes
      * with it and the destructor frees the state */
     (void)enif_send(NULL, &job->caller, m, msg);
+    return false;
+}
+
+/* The job no longer watches its caller (env NULL: from a pool thread). */
+static void forget_caller(ErlNifEnv *env, wb_job *job) {
+    if (job->monitored) enif_demonitor_process(env, job, &job->monitor);
+    job->monitored = false;
 }
 
 /* Runs a threaded job on a pool thread for up to one quantum while other
@@ -767,41 +789,34 @@ static void threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
 static bool run_threaded(wb_job *job) {
     ErlNifEnv *env = job->env;
     ERL_NIF_TERM reason;
+    bool answered = false; /* the caller took the answer in its call */
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (job_cancelled(job)) goto over;
     /* the job's env keeps its argument terms alive until it is freed */
     if (!job->initialized) {
-        if (!decode_args(env, job->type, job->args, args, &reason)) {
-            threaded_reply(job, wb_error(env, reason));
-            goto over;
-        }
-        if (!job_init(env, job, args, &reason)) {
-            threaded_reply(job, wb_error(env, reason));
-            goto over;
-        }
+        if (!decode_args(env, job->type, job->args, args, &reason) ||
+            !job_init(env, job, args, &reason))
+            goto failed;
     } else if (job->type->bind) {
         /* resumed on this thread: bind the state to freshly decoded args */
-        if (!decode_args(env, job->type, job->args, args, &reason)) {
-            threaded_reply(job, wb_error(env, reason));
-            goto over;
-        }
+        if (!decode_args(env, job->type, job->args, args, &reason)) goto failed;
         job->type->bind(args, job->state);
     }
     int64_t start = clock_ns(), last = start;
     while (!job_cancelled(job)) {
         if (timed_step(job, &last)) {
-            threaded_reply(job, atom_done);
-            if (job->monitored) enif_demonitor_process(NULL, job, &job->monitor);
-            job->monitored = false;
+            if (!threaded_reply(job, atom_done)) forget_caller(NULL, job);
             return true; /* the state stays for the caller to collect */
         }
         if (last - start >= POOL_QUANTUM_NS &&
             atomic_load_explicit(&pool.pending, memory_order_relaxed) > 0)
             return false;
     }
+    goto over;
+failed:
+    answered = threaded_reply(job, wb_error(env, reason));
 over:
-    if (job->monitored) enif_demonitor_process(NULL, job, &job->monitor);
-    job->monitored = false;
+    if (!answered) forget_caller(NULL, job);
     job_release(job); /* free the state now, not when the VM drops the resource */
     return true;
 }
@@ -820,15 +835,89 @@ static void *pool_worker(void *arg) {
     return NULL;
 }
 
+/* The finished job's result, made in the calling process, which then
+ * frees the state. The call carries the job's arguments again: a type
+ * with a bind is bound to them first, as on any later call of a job, so
+ * that what the state holds of its arguments is the caller's, not the
+ * pool's copies. */
+static ERL_NIF_TERM collect_finished(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
+                                     const ERL_NIF_TERM argv[]) {
+    ERL_NIF_TERM reason;
+    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
+    if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
+    if (type->bind) {
+        if (!decode_args(env, type, argv, args, &reason)) {
+            job_release(job);
+            return wb_error(env, reason);
+        }
+        type->bind(args, job->state);
+    }
+    ERL_NIF_TERM out = job_result(env, job);
+    job_release(job);
+    return out;
+}
+
+/* How long a threaded call waits, in the call that queues the job, for
+ * its answer (0: not at all). Only a short job, which a spinning worker
+ * takes at once, is waited for: its answer then comes back without a
+ * message and the caller's trip through receive, which costs more than
+ * the job. The wait holds the calling scheduler for at most a quarter of
+ * the slice, as a short :normal call would. */
+static int64_t threaded_await_ns(const wb_job_type *type, registered_type *learned,
+                                 const void *args) {
+#ifdef WB_TEST_THREADED_AWAIT_NS
+    /* the tests' build that waits for every job (sdk_awaiting_nif) */
+    (void)type, (void)learned, (void)args;
+    return WB_TEST_THREADED_AWAIT_NS;
+#endif
+    if (atomic_load_explicit(&pool.spinning, memory_order_relaxed) == 0 ||
+        atomic_load_explicit(&pool.pending, memory_order_relaxed) > 0)
+        return 0;
+    int64_t wait = setting_ns(&slice_ns) / AWAIT_SLICE_SHARE;
+    double predicted = predict_ns(learned, type->predict(args) + setup_units(type, args));
+    return predicted < (double)wait / 2 ? wait : 0;
+}
+
+/* Waits up to `wait_ns` for the answer of a job queued as AWAITED. True
+ * with *out its result wrapped as {Ref, Result} (or the exception its
+ * result callback raised), or its error; false when the wait is over first
+ * (the job is then RUNNING and answers by message, as any threaded job). */
+static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
+                           const ERL_NIF_TERM argv[], int64_t wait_ns, ERL_NIF_TERM *out) {
+    int64_t deadline = clock_ns() + wait_ns;
+    while (atomic_load_explicit(&job->phase, memory_order_acquire) == THREADED_AWAITED &&
+           clock_ns() < deadline) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    int awaited = THREADED_AWAITED;
+    if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_RUNNING)) return false;
+    atomic_fetch_add_explicit(&pool.answered_in_call, 1, memory_order_relaxed);
+    /* ANSWERED: the pool thread is done with the state and the monitor */
+    forget_caller(env, job);
+    if (!enif_is_identical(job->answer, atom_done)) {
+        *out = enif_make_copy(env, job->answer);
+        return true;
+    }
+    atomic_store(&job->phase, THREADED_COLLECTED);
+    *out = collect_finished(env, type, job, argv);
+    if (!enif_has_pending_exception(env, NULL))
+        *out = enif_make_tuple2(env, argv[type->argc + 2], *out);
+    return true;
+}
+
 /* Queues a threaded job and answers the job resource: the caller waits for
  * {Ref, done} or {Ref, {error, Reason}}, then collects the result, or
- * cancels. Every threaded job watches its caller: a caller that dies
- * cancels its job wherever it is. */
+ * cancels. A short job may answer in this call instead: {Ref, Result} or
+ * {error, Reason} (threaded_await_ns). Every threaded job watches its
+ * caller: a caller that dies cancels its job wherever it is. */
 static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
                                    registered_type *learned, bool tiny, const ERL_NIF_TERM args[],
-                                   ERL_NIF_TERM ref) {
+                                   ERL_NIF_TERM ref, const void *decoded) {
     /* the reply is tagged with it: without one, nobody could wait for it */
     if (!enif_is_ref(env, ref)) return enif_make_badarg(env);
+    int64_t await_ns = threaded_await_ns(type, learned, decoded);
     wb_job *job = enif_alloc_resource(job_resource, sizeof(wb_job) + type->state_size);
     if (!job) return wb_error(env, atom_enomem);
     job_prepare(job, type, learned, MODE_THREADED, tiny);
@@ -856,9 +945,11 @@ static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
         result = wb_error(env, atom_unloaded);
         goto out;
     }
-    result = enif_make_resource(env, job);
+    if (await_ns > 0) atomic_store(&job->phase, THREADED_AWAITED);
     enif_keep_resource(job); /* the pool's reference, released by the worker */
     pool_push(job);
+    if (!(await_ns > 0 && await_threaded(env, type, job, args, await_ns, &result)))
+        result = enif_make_resource(env, job);
 out:
     enif_release_resource(job);
     return result;
@@ -870,29 +961,14 @@ static wb_job *threaded_job(ErlNifEnv *env, const wb_job_type *type, ERL_NIF_TER
     return job && job->type == type && job->mode == MODE_THREADED ? job : NULL;
 }
 
-/* collect: the finished job's result, made in the caller's process. The
- * call carries the job's arguments again: a type with a bind is bound to
- * them first, as on any later call of a job, so that what the state holds
- * of its arguments is the caller's, not the pool's copies. */
+/* collect: the result of a job that answered `done` by message. */
 static ERL_NIF_TERM threaded_collect(ErlNifEnv *env, const wb_job_type *type,
                                      const ERL_NIF_TERM argv[]) {
     wb_job *job = threaded_job(env, type, argv[type->argc + 2]);
     int done = THREADED_DONE;
-    ERL_NIF_TERM reason;
-    alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!job || !atomic_compare_exchange_strong(&job->phase, &done, THREADED_COLLECTED))
         return enif_make_badarg(env);
-    if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
-    if (type->bind) {
-        if (!decode_args(env, type, argv, args, &reason)) {
-            job_release(job);
-            return wb_error(env, reason);
-        }
-        type->bind(args, job->state);
-    }
-    ERL_NIF_TERM out = job_result(env, job);
-    job_release(job);
-    return out;
+    return collect_finished(env, type, job, argv);
 }
 
 /* cancel: `cancelled` when the job will send nothing more; `done` when it
@@ -1152,7 +1228,7 @@ ERL_NIF_TERM wb_run(ErlNifEnv *env, const wb_job_type *type, int argc, const ERL
             return start_sliced_or_dirty(env, type, learned, MODE_YIELDING, tiny, true, argv, args);
         }
     case MODE_THREADED:
-        return start_threaded(env, type, learned, tiny, argv, argv[type->argc + 2]);
+        return start_threaded(env, type, learned, tiny, argv, argv[type->argc + 2], args);
     default:
         return start_sliced_or_dirty(env, type, learned, m, tiny, is_auto, argv, args);
     }
@@ -1207,14 +1283,15 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     }
     uint64_t turn = atomic_load(&erlang_turn_ns);
     ERL_NIF_TERM keys[] = {
-        wb_atom(env, "live_jobs"),      wb_atom(env, "live_bytes"),
-        wb_atom(env, "pool_threads"),   wb_atom(env, "queued"),
-        wb_atom(env, "normal_max_us"),  wb_atom(env, "yielding_max_us"),
-        wb_atom(env, "slice_us"),       wb_atom(env, "dirty_slice_us"),
-        wb_atom(env, "ps_per_unit"),    wb_atom(env, "resident_bytes"),
-        wb_atom(env, "slice_ns"),       wb_atom(env, "slice_source"),
-        wb_atom(env, "erlang_turn_ns"), wb_atom(env, "calibrated_slice_ns"),
-        wb_atom(env, "released_later"), wb_atom(env, "limits"),
+        wb_atom(env, "live_jobs"),        wb_atom(env, "live_bytes"),
+        wb_atom(env, "pool_threads"),     wb_atom(env, "queued"),
+        wb_atom(env, "normal_max_us"),    wb_atom(env, "yielding_max_us"),
+        wb_atom(env, "slice_us"),         wb_atom(env, "dirty_slice_us"),
+        wb_atom(env, "ps_per_unit"),      wb_atom(env, "resident_bytes"),
+        wb_atom(env, "slice_ns"),         wb_atom(env, "slice_source"),
+        wb_atom(env, "erlang_turn_ns"),   wb_atom(env, "calibrated_slice_ns"),
+        wb_atom(env, "released_later"),   wb_atom(env, "limits"),
+        wb_atom(env, "answered_in_call"),
     };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
@@ -1235,6 +1312,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_uint64(env, atomic_load(&calibrated_ns)),
         enif_make_uint64(env, atomic_load(&releaser.done)),
         limits_map(env),
+        enif_make_uint64(env, atomic_load(&pool.answered_in_call)),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))

@@ -36,6 +36,11 @@
  * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKRefused,
  * whose job type has no step callback: the runtime must refuse the load.
  *
+ * Built with -DWB_TEST_AWAITING (and the runtime with
+ * -DWB_TEST_THREADED_AWAIT_NS) it is Elixir.WellBehaved.Test.SDKAwaiting,
+ * whose :threaded calls all wait for their job's answer in the call that
+ * queues it, as short jobs do when a pool thread is free.
+ *
  * Built with -DWB_EXTERNAL_SERVER it is the server program of the same job
  * types (schedule: :external), with one more: "crash", which folds N as
  * "fold" does and kills its server with SIGSEGV when N is 13, as a native
@@ -469,6 +474,8 @@ static void unload(ErlNifEnv *env, void *priv) {
 
 #ifdef WB_TEST_REFUSED
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, upgrade, unload)
+#elif defined(WB_TEST_AWAITING)
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKAwaiting, nif_funcs, load, NULL, upgrade, unload)
 #else
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, upgrade, unload)
 #endif

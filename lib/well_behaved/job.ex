@@ -105,6 +105,8 @@ defmodule WellBehaved.Job do
 
     case run(nif_function, args, :threaded, tiny, ref, function) do
       job when is_reference(job) -> await_job(nif_function, args, job, ref, timeout)
+      # a short job that answered while the call waited for it
+      {^ref, result} -> result
       error -> error
     end
   end

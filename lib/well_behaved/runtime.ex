@@ -53,7 +53,9 @@ defmodule WellBehaved.Runtime do
   whose native state exists now, and its size; a short `:normal` job that
   owns no heap memory is not counted), `resident_bytes` (native memory the
   library holds outside jobs, such as `WellBehaved.Levenshtein.Index`es), the `pool_threads` of `:threaded`
-  mode, jobs `queued` for them, the settings of `configure/2`
+  mode, jobs `queued` for them, `answered_in_call` (short `:threaded`
+  jobs whose caller took the answer in the call that queued them, without
+  a message: see the scheduling guide), the settings of `configure/2`
   (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration, and

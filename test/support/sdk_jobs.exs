@@ -1,22 +1,58 @@
+defmodule WellBehaved.Test.SDKStubs do
+  @moduledoc false
+  # The NIFs of c_src/test/sdk_jobs_nif.c, for each module a build of it
+  # loads as; `load!/1` builds the libraries (make sdk-test-nifs) and loads
+  # one, once per VM.
+  import ExUnit.Assertions
+
+  defmacro __using__(_opts) do
+    quote do
+      def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+
+      def phases(_cheap, _dear, _spent, _mode, _tiny, _ref),
+        do: :erlang.nif_error(:nif_not_loaded)
+
+      def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def lumpy(_stall_us, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def liar(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
+      def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
+
+      # a library loads from its own module
+      defp load!(library) do
+        try do
+          runtime_stats()
+          :ok
+        rescue
+          ErlangError ->
+            WellBehaved.Test.SDKStubs.build!()
+            path = String.to_charlist("c_src/build/sdk/" <> library)
+            :ok = :erlang.load_nif(path, WellBehaved.SDK.load_info())
+        end
+      end
+    end
+  end
+
+  def build! do
+    {out, status} =
+      System.cmd("make", ["--no-print-directory", "sdk-test-nifs"], stderr_to_stdout: true)
+
+    assert status == 0, out
+  end
+end
+
 defmodule WellBehaved.Test.SDKJobs do
   @moduledoc false
   # The stub of c_src/test/sdk_jobs_nif.c, a NIF library built on the SDK
   # as a user's is (mk/sdk.mk), built and loaded by ensure_loaded!/0.
-  import ExUnit.Assertions
+  use WellBehaved.Test.SDKStubs
 
-  def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def phases(_cheap, _dear, _spent, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def dear(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def lumpy(_stall_us, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def liar(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def raising(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   # a job of the server program only (sdk_jobs_server): no NIF in the VM
   def crash(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
-  def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
-  def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 
   @server "c_src/build/sdk/sdk_jobs_server"
 
@@ -26,18 +62,14 @@ defmodule WellBehaved.Test.SDKJobs do
     do: [name: WellBehaved.Test.SDKJobs.External, executable: Path.expand(@server), servers: 1]
 
   @doc "Builds the library (make sdk-test-nifs) and loads it, once per VM."
-  def ensure_loaded! do
-    try do
-      runtime_stats()
-      :ok
-    rescue
-      ErlangError ->
-        {out, status} =
-          System.cmd("make", ["--no-print-directory", "sdk-test-nifs"], stderr_to_stdout: true)
+  def ensure_loaded!, do: load!("sdk_jobs_nif")
+end
 
-        assert status == 0, out
-        path = String.to_charlist("c_src/build/sdk/sdk_jobs_nif")
-        :ok = :erlang.load_nif(path, WellBehaved.SDK.load_info())
-    end
-  end
+defmodule WellBehaved.Test.SDKAwaiting do
+  @moduledoc false
+  # The same library built so that every :threaded call waits for its
+  # job's answer in the call that queues it (mk/sdk.mk).
+  use WellBehaved.Test.SDKStubs
+
+  def ensure_loaded!, do: load!("sdk_awaiting_nif")
 end
