@@ -10,4 +10,5 @@ defmodule WellBehaved.DocumentedExamplesRunTest do
   doctest WellBehaved.Job
   doctest WellBehaved.Testing
   doctest WellBehaved.Stats
+  doctest WellBehaved.Runtime.Hops
 end
