@@ -153,7 +153,8 @@ defmodule WellBehaved.Lab.FloorsTest do
           "wb_pool_worker" => %{slept: 0.06, preempted: 0.0},
           "scheduler" => %{slept: 0.5, preempted: 0.25},
           "aux" => %{slept: 0.001, preempted: 0.0}
-        }
+        },
+        answered_in_call: 0.968
       }
 
       floors = [floor_at(:futex, :small, 3.0), floor_at(:futex, :default, 4.5)]
@@ -173,6 +174,7 @@ defmodule WellBehaved.Lab.FloorsTest do
       md = Render.to_markdown(result)
       # the mechanism: most switches first, those under 0.01 a call left out
       assert md =~ "| threaded | scheduler 0.50 + 0.25, wb_pool_worker 0.06 + 0.00 |"
+      assert md =~ "`:threaded`: 96.8% of these calls were answered in the call"
       assert md =~ "### On a loaded machine"
       assert md =~ "while 2 CPU-bound"
       assert md =~ "| threaded | 6.00 | 18.0 |"

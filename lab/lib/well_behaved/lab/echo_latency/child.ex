@@ -23,12 +23,17 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
 
     try do
       before = switches()
+      answered = answered_in_call()
       default_figures = percentiles_of(method, default, n)
-      calls = default_figures.samples * default_figures.batch
+      # every call made, the warm-up's included: the readings count them all
+      calls = default_figures.calls
 
       %{
         default: default_figures,
         switches: per_call(before, switches(), calls),
+        # :threaded calls answered in the call that queued them (no
+        # message), as a share of the calls; 0 for other methods
+        answered_in_call: (answered_in_call() - answered) / calls,
         small: percentiles_of(method, small, n),
         throughput:
           for callers <- Enum.uniq([1, schedulers, 4 * schedulers]) do
@@ -85,6 +90,9 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
       true -> kind
     end
   end
+
+  # the lab runtime's count of :threaded jobs answered in their call
+  defp answered_in_call, do: WellBehaved.Runtime.stats(WellBehaved.Lab.Native).answered_in_call
 
   @doc """
   The switches between two `switches/0` readings per call, by kind of
@@ -187,7 +195,8 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
 
   defp percentiles_of(method, term, n) do
     check!(method, term)
-    for _ <- 1..min(1000, div(n, 10) + 1), do: Echo.echo(term, method)
+    warm_up = min(1000, div(n, 10) + 1)
+    for _ <- 1..warm_up, do: Echo.echo(term, method)
     # time 200 calls to choose the batch size
     {us, _} = :timer.tc(fn -> for _ <- 1..200, do: Echo.echo(term, method) end)
     per_call_ns = us * 1000 / 200
@@ -198,7 +207,9 @@ defmodule WellBehaved.Lab.EchoLatency.Child do
     samples = max(1, div(n, batch))
     per_call = for _ <- 1..samples, do: time_batch(method, term, batch) / batch
 
-    Map.merge(%{batch: batch, samples: samples}, percentiles(per_call))
+    # calls: all of them (the check, the warm-up, the batch probe, the timed)
+    calls = 1 + warm_up + 200 + samples * batch
+    Map.merge(%{batch: batch, samples: samples, calls: calls}, percentiles(per_call))
   end
 
   defp check!(method, term) do

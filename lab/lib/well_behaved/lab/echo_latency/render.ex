@@ -120,7 +120,18 @@ defmodule WellBehaved.Lab.EchoLatency.Render do
         a call left out. The mechanism behind the times above, and steadier than they are.
 
         #{Markdown.table(["method", "switches per call"], for({m, sw} <- counted, do: [to_string(m), switches_cell(sw)]))}
+        #{answered_md(rows)}
         """
+    end
+  end
+
+  # the thread pool's short calls answered in the call that queued them
+  defp answered_md(rows) do
+    for %{status: "ok", method: method, answered_in_call: share} <- rows,
+        to_string(method) == "threaded",
+        into: "" do
+      "`:threaded`: #{Markdown.fmt(100 * share, 1)}% of these calls were answered in the call " <>
+        "that queued the job (a pool thread spinning for work took it; no message).\n"
     end
   end
 
