@@ -711,12 +711,17 @@ static void pool_push(wb_job *job) {
     enif_mutex_unlock(pool.lock);
 }
 
+/* Set by a worker that counted itself among the spinning ones before it
+ * answered its job (threaded_reply): it will spin next. */
+static _Thread_local bool spin_announced;
+
 /* A worker that just finished a job looks for the next one for a short
  * while before it sleeps: callers that issue calls back to back then skip
  * the futex wake-up, which costs more than the call itself. An idle pool
  * does not spin. */
 static void spin_for_work(void) {
-    atomic_fetch_add_explicit(&pool.spinning, 1, memory_order_seq_cst);
+    if (!spin_announced) atomic_fetch_add_explicit(&pool.spinning, 1, memory_order_seq_cst);
+    spin_announced = false;
     int64_t start = clock_ns();
     while (atomic_load_explicit(&pool.pending, memory_order_seq_cst) == 0 &&
            !atomic_load_explicit(&pool.stopping, memory_order_relaxed)) {
@@ -761,6 +766,14 @@ static bool threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
      * reply_env, which only the destructor frees */
     ErlNifEnv *m = job->reply_env;
     job->answer = enif_make_copy(m, answer);
+    /* this worker spins for the next job once it has answered: counted
+     * from now, a caller's next call (which may come before the worker has
+     * let go of this job) waits for its answer, and wakes no sleeping
+     * worker the spinning one will beat to it */
+    if (!spin_announced) {
+        atomic_fetch_add_explicit(&pool.spinning, 1, memory_order_seq_cst);
+        spin_announced = true;
+    }
     /* a caller waiting in the call that queued the job takes the answer
      * there: no message */
     int awaited = THREADED_AWAITED;
