@@ -79,9 +79,17 @@ defmodule WellBehaved.AutoIgnoresARunTheMachineStretchedTest do
     assert jumped >= stall_us() * 1_000_000 / 4096
 
     # :auto now slices the job (4096 units at that cost is over a slice);
-    # each such run, far under half a slice, halves the cost (learning
-    # alone, 1/8 of the way and at most 2x, would take over 30 runs)
-    for _ <- 1..12, do: lumpy(0)
-    assert cost() * 4096 / 1000 < normal_max_ns(), "cost #{cost()} ps, jumped to #{jumped}"
+    # each such run, far under half a slice, halves the cost: three or so
+    # bring it back (learning alone left it 1.2x too high after 24 runs,
+    # with the halving taken out). A loaded machine stretches some runs,
+    # which then do not count (one failure beside two CPU-bound loops:
+    # still 4x too high after 12 runs), so up to 18 runs may be needed
+    runs =
+      Enum.find(1..18, fn _ ->
+        lumpy(0)
+        cost() * 4096 / 1000 < normal_max_ns()
+      end)
+
+    assert runs, "cost #{cost()} ps after 18 runs, jumped to #{jumped}"
   end
 end
