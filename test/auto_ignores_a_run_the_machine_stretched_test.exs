@@ -71,25 +71,34 @@ defmodule WellBehaved.AutoIgnoresARunTheMachineStretchedTest do
   end
 
   test "two in a row set it, and sliced runs that turn out tiny bring it back" do
-    reset()
-    lumpy(stall_us())
-    lumpy(stall_us())
-    jumped = cost()
-    # at least the stall over 4096 units
-    assert jumped >= stall_us() * 1_000_000 / 4096
+    # :auto then slices the job (4096 units at that cost is over a slice);
+    # each such run, far under half a slice, halves the cost, down to what
+    # the sliced run measured: three or so bring it under the threshold.
+    # Where it settles is the job's cost as a sliced run measures it,
+    # which on the lab's machine is just under the threshold (3,811-3,837
+    # ps against 3,906), so a run the machine stretches on the way can
+    # leave it just above (3,918-4,354 ps seen, idle and busy): the first
+    # of 3 rounds that comes back passes. With the halving taken out of
+    # the runtime the cost stays at 4,822 ps, sliced for ever.
+    rounds =
+      Enum.reduce_while(1..3, [], fn _, rounds ->
+        reset()
+        lumpy(stall_us())
+        lumpy(stall_us())
+        jumped = cost()
+        # at least the stall over 4096 units
+        assert jumped >= stall_us() * 1_000_000 / 4096
 
-    # :auto now slices the job (4096 units at that cost is over a slice);
-    # each such run, far under half a slice, halves the cost: three or so
-    # bring it back (learning alone left it 1.2x too high after 24 runs,
-    # with the halving taken out). A loaded machine stretches some runs,
-    # which then do not count (one failure beside two CPU-bound loops:
-    # still 4x too high after 12 runs), so up to 18 runs may be needed
-    runs =
-      Enum.find(1..18, fn _ ->
-        lumpy(0)
-        cost() * 4096 / 1000 < normal_max_ns()
+        back =
+          Enum.find(1..12, fn _ ->
+            lumpy(0)
+            cost() * 4096 / 1000 < normal_max_ns()
+          end)
+
+        round = %{jumped: jumped, runs: back, cost: cost()}
+        if back, do: {:halt, [round | rounds]}, else: {:cont, [round | rounds]}
       end)
 
-    assert runs, "cost #{cost()} ps after 18 runs, jumped to #{jumped}"
+    assert Enum.any?(rounds, & &1.runs), "never back under the threshold: #{inspect(rounds)}"
   end
 end
