@@ -9,14 +9,16 @@
 #   - the server program of the first one's job types (schedule: :external),
 #     built from the same source as a user's is (WB_EXTERNAL_SERVER);
 #   - the first one again, whose :threaded calls all take their answer in
-#     the call (test/threaded_short_jobs_answer_in_the_call_test.exs).
+#     the call, and once more, whose calls all give up waiting at once
+#     (test/threaded_short_jobs_answer_in_the_call_test.exs).
 
 SDK_TEST_DIR := c_src/build/sdk
 SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
 # the same, as a server program's sources see it (schedule: :external)
 SDK_HEADER_SERVER_TEST := $(SDK_TEST_DIR)/sdk_header_server_test.o
 SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so \
-	$(SDK_TEST_DIR)/sdk_awaiting_nif.so $(SDK_TEST_DIR)/sdk_jobs_server
+	$(SDK_TEST_DIR)/sdk_awaiting_nif.so $(SDK_TEST_DIR)/sdk_impatient_nif.so \
+	$(SDK_TEST_DIR)/sdk_jobs_server
 CXX ?= c++
 
 C_TEST_BUILDS += $(SDK_HEADER_TEST) $(SDK_HEADER_SERVER_TEST)
@@ -44,6 +46,11 @@ $(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_H
 $(SDK_TEST_DIR)/sdk_awaiting_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_AWAITING -DWB_TEST_THREADED_AWAIT_NS=5000000000 -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
+
+# every :threaded call starts waiting and gives up at once (1 ns)
+$(SDK_TEST_DIR)/sdk_impatient_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(NIF_CFLAGS) -DWB_TEST_IMPATIENT -DWB_TEST_THREADED_AWAIT_NS=1 -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
 
 $(SDK_TEST_DIR)/sdk_jobs_server: c_src/test/sdk_jobs_nif.c $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)

@@ -3,13 +3,15 @@ defmodule WellBehaved.ThreadedShortJobsAnswerInTheCallTest do
   # for the answer in the call that queued it: no message, no trip through
   # receive. A build of the SDK test library whose calls all wait that way
   # (SDKAwaiting) gives what the usual build gives, raises the same
-  # exceptions, returns the same errors, and leaves no live job; in the
+  # exceptions, returns the same errors, and leaves no live job; one whose
+  # calls all give up waiting at once (SDKImpatient) answers the same by
+  # message, and a caller killed after it gave up cancels its job; in the
   # usual build a long job answers by message, and short calls from many
   # processes at once, answered either way, are all right.
   use ExUnit.Case, async: false
 
   alias WellBehaved.{Job, Runtime}
-  alias WellBehaved.Test.{SDKAwaiting, SDKJobs}
+  alias WellBehaved.Test.{SDKAwaiting, SDKImpatient, SDKJobs}
   import Bitwise
   import WellBehaved.Test.RuntimeHelpers
 
@@ -18,6 +20,7 @@ defmodule WellBehaved.ThreadedShortJobsAnswerInTheCallTest do
   setup_all do
     SDKJobs.ensure_loaded!()
     SDKAwaiting.ensure_loaded!()
+    SDKImpatient.ensure_loaded!()
   end
 
   defp answered(native), do: Runtime.stats(native).answered_in_call
@@ -67,6 +70,28 @@ defmodule WellBehaved.ThreadedShortJobsAnswerInTheCallTest do
     assert results == for(i <- 1..16, do: Job.call(&SDKJobs.fold/4, [i * 100]))
     assert answered(SDKAwaiting) - before == 16
     assert_no_live_jobs(SDKAwaiting)
+  end
+
+  test "calls that give up waiting at once: the same answers, by message" do
+    for n <- [0, 1, 1000, 200_000], tiny <- [false, true] do
+      assert threaded(&SDKImpatient.fold/4, [n], tiny_slices: tiny) ==
+               Job.call(&SDKJobs.fold/4, [n], schedule: :normal),
+             "#{n} #{tiny}"
+    end
+
+    assert threaded(&SDKImpatient.owned/4, [100_000]) ==
+             Job.call(&SDKJobs.owned/4, [100_000], schedule: :normal)
+
+    assert threaded(&SDKImpatient.owned/4, [1 <<< 62]) == {:error, :enomem}
+    assert_raise ArgumentError, fn -> threaded(&SDKImpatient.raising/4, [1000]) end
+
+    # killed once it waits for the message: the job is cancelled and freed
+    WellBehaved.Testing.kill_mid_job(
+      fn -> threaded(&SDKImpatient.fold/4, [2_000_000_000]) end,
+      SDKImpatient
+    )
+
+    assert_no_live_jobs(SDKImpatient)
   end
 
   test "a long job answers by message" do

@@ -852,18 +852,19 @@ static void *pool_worker(void *arg) {
  * frees the state. The call carries the job's arguments again: a type
  * with a bind is bound to them first, as on any later call of a job, so
  * that what the state holds of its arguments is the caller's, not the
- * pool's copies. */
+ * pool's copies. `decoded`: this call's arguments already decoded, or
+ * NULL to decode them from argv. */
 static ERL_NIF_TERM collect_finished(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
-                                     const ERL_NIF_TERM argv[]) {
+                                     const ERL_NIF_TERM argv[], const void *decoded) {
     ERL_NIF_TERM reason;
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
     if (type->bind) {
-        if (!decode_args(env, type, argv, args, &reason)) {
+        if (!decoded && !decode_args(env, type, argv, args, &reason)) {
             job_release(job);
             return wb_error(env, reason);
         }
-        type->bind(args, job->state);
+        type->bind(decoded ? decoded : args, job->state);
     }
     ERL_NIF_TERM out = job_result(env, job);
     job_release(job);
@@ -896,7 +897,8 @@ static int64_t threaded_await_ns(const wb_job_type *type, registered_type *learn
  * result callback raised), or its error; false when the wait is over first
  * (the job is then RUNNING and answers by message, as any threaded job). */
 static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
-                           const ERL_NIF_TERM argv[], int64_t wait_ns, ERL_NIF_TERM *out) {
+                           const ERL_NIF_TERM argv[], const void *decoded, int64_t wait_ns,
+                           ERL_NIF_TERM *out) {
     int64_t deadline = clock_ns() + wait_ns;
     while (atomic_load_explicit(&job->phase, memory_order_acquire) == THREADED_AWAITED &&
            clock_ns() < deadline) {
@@ -914,7 +916,7 @@ static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
         return true;
     }
     atomic_store(&job->phase, THREADED_COLLECTED);
-    *out = collect_finished(env, type, job, argv);
+    *out = collect_finished(env, type, job, argv, decoded);
     if (!enif_has_pending_exception(env, NULL))
         *out = enif_make_tuple2(env, argv[type->argc + 2], *out);
     return true;
@@ -961,7 +963,7 @@ static ERL_NIF_TERM start_threaded(ErlNifEnv *env, const wb_job_type *type,
     if (await_ns > 0) atomic_store(&job->phase, THREADED_AWAITED);
     enif_keep_resource(job); /* the pool's reference, released by the worker */
     pool_push(job);
-    if (!(await_ns > 0 && await_threaded(env, type, job, args, await_ns, &result)))
+    if (!(await_ns > 0 && await_threaded(env, type, job, args, decoded, await_ns, &result)))
         result = enif_make_resource(env, job);
 out:
     enif_release_resource(job);
@@ -981,7 +983,7 @@ static ERL_NIF_TERM threaded_collect(ErlNifEnv *env, const wb_job_type *type,
     int done = THREADED_DONE;
     if (!job || !atomic_compare_exchange_strong(&job->phase, &done, THREADED_COLLECTED))
         return enif_make_badarg(env);
-    return collect_finished(env, type, job, argv);
+    return collect_finished(env, type, job, argv, NULL);
 }
 
 /* cancel: `cancelled` when the job will send nothing more; `done` when it

@@ -39,7 +39,10 @@
  * Built with -DWB_TEST_AWAITING (and the runtime with
  * -DWB_TEST_THREADED_AWAIT_NS) it is Elixir.WellBehaved.Test.SDKAwaiting,
  * whose :threaded calls all wait for their job's answer in the call that
- * queues it, as short jobs do when a pool thread is free.
+ * queues it, as short jobs do when a pool thread is free; with
+ * -DWB_TEST_IMPATIENT instead, Elixir.WellBehaved.Test.SDKImpatient, whose
+ * calls all start waiting and give up at once (a 1 ns wait), so their jobs
+ * answer by message as a short job does when the wait runs out.
  *
  * Built with -DWB_EXTERNAL_SERVER it is the server program of the same job
  * types (schedule: :external), with one more: "crash", which folds N as
@@ -476,6 +479,8 @@ static void unload(ErlNifEnv *env, void *priv) {
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, upgrade, unload)
 #elif defined(WB_TEST_AWAITING)
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKAwaiting, nif_funcs, load, NULL, upgrade, unload)
+#elif defined(WB_TEST_IMPATIENT)
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKImpatient, nif_funcs, load, NULL, upgrade, unload)
 #else
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, upgrade, unload)
 #endif

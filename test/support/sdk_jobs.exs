@@ -22,7 +22,8 @@ defmodule WellBehaved.Test.SDKStubs do
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 
-      # a library loads from its own module
+      # a library loads from its own module (SDKRefused loads its own way)
+      @compile {:nowarn_unused_function, load!: 1}
       defp load!(library) do
         try do
           runtime_stats()
@@ -72,4 +73,14 @@ defmodule WellBehaved.Test.SDKAwaiting do
   use WellBehaved.Test.SDKStubs
 
   def ensure_loaded!, do: load!("sdk_awaiting_nif")
+end
+
+defmodule WellBehaved.Test.SDKImpatient do
+  @moduledoc false
+  # The same library built so that every :threaded call starts waiting
+  # for its job's answer and gives up at once: the job answers by message
+  # from the waiting state (mk/sdk.mk).
+  use WellBehaved.Test.SDKStubs
+
+  def ensure_loaded!, do: load!("sdk_impatient_nif")
 end
