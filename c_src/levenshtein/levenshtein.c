@@ -53,7 +53,7 @@ void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator) {
 
 /* Length of the valid UTF-8 sequence at s[0..len), or 0 when invalid
  * (overlong forms, surrogates and values above U+10FFFF are invalid). */
-static size_t utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
+size_t wb_utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
     uint8_t c = s[0];
     if (c < 0x80) {
         *cp = c;
@@ -296,7 +296,7 @@ static uint64_t validate_phase(wb_lev *s, const uint8_t *in, size_t len, wb_lev_
             done += 8;
             continue;
         }
-        size_t step = utf8_sequence(in + s->cursor, len - s->cursor, &cp);
+        size_t step = wb_utf8_sequence(in + s->cursor, len - s->cursor, &cp);
         if (step == 0) return fail(s, invalid, charge(done, COST_DECODE));
         s->cursor += step;
         done++;
@@ -465,7 +465,7 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
         size_t items = allowance(left, COST_HASH), done = 0;
         while (s->count < s->m && done < items) {
             uint32_t cp;
-            s->cursor += utf8_sequence(pattern + s->cursor, bytes - s->cursor, &cp);
+            s->cursor += wb_utf8_sequence(pattern + s->cursor, bytes - s->cursor, &cp);
             uint32_t slot = map_slot(s, cp);
             if (s->map_keys[slot] == EMPTY_KEY) {
                 s->map_keys[slot] = cp;
@@ -690,7 +690,7 @@ static uint32_t next_text_id(wb_lev *s, const uint8_t *text) {
     uint32_t cp;
     size_t at = s->text_pos;
     if (at >= s->text_len) return s->absent_id; /* other bytes than at the start */
-    size_t step = utf8_sequence(text + at, s->text_len - at, &cp);
+    size_t step = wb_utf8_sequence(text + at, s->text_len - at, &cp);
     s->text_pos += step ? step : 1;
     if (!step) return s->absent_id;
     uint32_t slot = map_slot(s, cp);

@@ -228,6 +228,11 @@ static inline uint8_t wb_lev_or_word(uint64_t w) {
 }
 bool wb_lev_ascii(const uint8_t *in, size_t len);
 
+/* Length of the valid UTF-8 sequence at s[0..len) (len >= 1), its
+ * codepoint in *cp; 0 when invalid (overlong forms, surrogates and values
+ * above U+10FFFF are invalid, as for Elixir's String). */
+size_t wb_utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp);
+
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
  * error and stores the status in *status when status is not NULL. */
 size_t wb_lev_distance(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,

@@ -4,6 +4,8 @@
 
 #include <wb_runtime.h>
 
+#include "../search/search.h"
+
 #include <string.h>
 
 /* Large blocks of the NIF glue (match tables, packed lists): from the VM's
@@ -49,6 +51,22 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* frees what the search glue keeps between calls, after the runtime's unload */
 void wb_search_unload(void);
+/* A packed list or an index (term) of `count` candidates, ready to search:
+ * its set, and the resource holding it (not kept: keep it for as long as a
+ * job reads the set, then drop it). */
+bool wb_search_set_get(ErlNifEnv *env, ERL_NIF_TERM term, size_t count, void **holder,
+                       const wb_search_set **set);
+void wb_search_set_keep(void *holder);
+void wb_search_set_drop(void *holder);
+/* fuzzy_job.c: a score of two binaries, one query against many candidates */
+extern wb_job_type wb_fuzzy_score_job;
+extern wb_job_type wb_fuzzy_search_job;
+void wb_fuzzy_load(ErlNifEnv *env);
+/* fuzzy_default_process(Binary): the default processor done natively for
+ * ASCII text of up to 64 KiB; `other` for any other text */
+ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* fuzzy_names(): {Scorers, Kinds}, the atoms the C side knows, in order */
+ERL_NIF_TERM wb_fuzzy_names(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* hits_more(Hits, List): a long result of nearest made a slice at a time */
 ERL_NIF_TERM wb_hits_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* distances_more(Distances, Count, List): the list of a long distances

@@ -420,6 +420,27 @@ ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     return wb_atom(env, "ok");
 }
 
+/* ---- the packed candidates, for other jobs (jobs.h) -------------------------- */
+
+bool wb_search_set_get(ErlNifEnv *env, ERL_NIF_TERM term, size_t count, void **holder,
+                       const wb_search_set **set) {
+    search_index *index;
+    if (!enif_get_resource(env, term, index_type, (void **)&index) || !index->sealed ||
+        index->packed.set.count != count)
+        return false;
+    *holder = index;
+    *set = &index->packed.set;
+    return true;
+}
+
+void wb_search_set_keep(void *holder) {
+    use_index(holder);
+}
+
+void wb_search_set_drop(void *holder) {
+    drop_index(holder);
+}
+
 /* ---- search(Query, Candidates, Unit, MaxDistance, Limit) ------------------------ */
 
 typedef struct {

@@ -46,6 +46,19 @@ defmodule WellBehaved.Native do
   # count made into the list a slice at a time, {:more, left, list} or
   # {:done, list}
   def distances_more(_distances, _count, _list), do: stub()
+  # WellBehaved.Fuzzy: a score of two binaries (a float, or nil beyond the
+  # cutoff); the best candidates of a packed list, as a binary of
+  # <<index::64-native, score::float-64-native>>
+  def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
+
+  def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),
+    do: stub()
+
+  # the default processor natively for ASCII of up to 64 KiB; :other for
+  # any other binary
+  def fuzzy_default_process(_binary), do: stub()
+  # {scorers, kinds}: the atoms the native side knows, in its order
+  def fuzzy_names, do: stub()
   def runtime_stats, do: stub()
 
   def runtime_configure(_normal_max_us, _yielding_max_us, _slice_us, _dirty_slice_us),

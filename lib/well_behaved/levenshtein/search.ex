@@ -107,11 +107,16 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  # The list's binaries in native memory: each pack_more call copies what
-  # it can in one slice of the runtime and answers the rest of the list;
-  # the last answers their number. With `count` nil, the list is walked
-  # once, by the packing (not first by length/1 as well).
-  defp pack(list, count) do
+  @doc """
+  The list's binaries in native memory: each pack_more call copies what
+  it can in one slice of the runtime and answers the rest of the list;
+  the last answers their number. With `count` nil, the list is walked
+  once, by the packing (not first by length/1 as well). Give the memory
+  back with `Native.pack_release/1` once searched.
+  """
+  @spec pack([binary()], non_neg_integer() | nil) ::
+          {:ok, reference(), non_neg_integer()} | {:error, term()}
+  def pack(list, count) do
     case Native.pack_new(count || :any) do
       {:error, _} = error -> error
       packed -> pack_more(packed, list)

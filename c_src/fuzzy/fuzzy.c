@@ -1,0 +1,731 @@
+/* The fuzzy scorers (fuzzy.h): the edit distances and Jaro run their
+ * kernel; the ratios are the best of up to WB_FZ_PARTS Indel similarities
+ * of derived sequences (the sorted tokens, their intersection and
+ * differences), some known from lengths alone (`base`). */
+#include "fuzzy.h"
+
+#include "../levenshtein/levenshtein.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t saturating_add(uint64_t x, uint64_t y) {
+    return x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
+
+static uint64_t saturating_product(uint64_t x, uint64_t y) {
+    return y != 0 && x > UINT64_MAX / y ? UINT64_MAX : x * y;
+}
+
+static size_t max_size(size_t x, size_t y) {
+    return x > y ? x : y;
+}
+
+static size_t min_size(size_t x, size_t y) {
+    return x < y ? x : y;
+}
+
+size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out) {
+    size_t count = 0;
+    if (!codepoints) {
+        for (size_t i = 0; i < len; i++)
+            out[i] = in[i];
+        return len;
+    }
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t step = wb_utf8_sequence(in + i, len - i, &cp);
+        if (step == 0) return SIZE_MAX;
+        out[count++] = cp;
+        i += step;
+    }
+    return count;
+}
+
+bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, size_t *out_len) {
+    if (!wb_lev_ascii(in, len)) return false;
+    size_t start = 0, end = len;
+    /* what trimming leaves: from the first letter or digit to the last */
+    while (start < end && !((in[start] | 0x20) >= 'a' && (in[start] | 0x20) <= 'z') &&
+           !(in[start] >= '0' && in[start] <= '9'))
+        start++;
+    while (end > start && !((in[end - 1] | 0x20) >= 'a' && (in[end - 1] | 0x20) <= 'z') &&
+           !(in[end - 1] >= '0' && in[end - 1] <= '9'))
+        end--;
+    for (size_t i = start; i < end; i++) {
+        uint8_t c = in[i];
+        if (c >= 'A' && c <= 'Z')
+            out[i - start] = (uint8_t)(c | 0x20);
+        else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            out[i - start] = c;
+        else
+            out[i - start] = ' ';
+    }
+    *out_len = end - start;
+    return true;
+}
+
+/* ---- the kinds of score ------------------------------------------------ */
+
+static bool is_edit(wb_fz_scorer scorer) {
+    return scorer <= WB_FZ_HAMMING;
+}
+
+static size_t edit_maximum(const wb_fz_options *o, size_t m, size_t n) {
+    switch (o->scorer) {
+    case WB_FZ_INDEL:
+        return m + n;
+    case WB_FZ_LEVENSHTEIN: {
+        /* deleting a and inserting b, or substituting the shorter's
+         * length and inserting or deleting the rest */
+        uint64_t all = saturating_add(saturating_product(m, o->del), saturating_product(n, o->ins));
+        uint64_t subs =
+            m >= n
+                ? saturating_add(saturating_product(n, o->sub), saturating_product(m - n, o->del))
+                : saturating_add(saturating_product(m, o->sub), saturating_product(n - m, o->ins));
+        uint64_t most = all < subs ? all : subs;
+        return most >= SIZE_MAX - 1 ? SIZE_MAX - 2 : (size_t)most;
+    }
+    default:
+        return max_size(m, n);
+    }
+}
+
+/* The score of the kind asked for, from a distance (edit) or a
+ * similarity on a scale of `top` (1.0 or 100.0). */
+static double edit_score(wb_fz_kind kind, size_t d, size_t maximum) {
+    double nd = maximum == 0 ? 0.0 : (double)d / (double)maximum;
+    switch (kind) {
+    case WB_FZ_DISTANCE:
+        return (double)d;
+    case WB_FZ_SIMILARITY:
+        return (double)(maximum - d);
+    case WB_FZ_NORMALIZED_DISTANCE:
+        return nd;
+    default:
+        return 1.0 - nd;
+    }
+}
+
+static double similarity_score(wb_fz_kind kind, double s, double top) {
+    switch (kind) {
+    case WB_FZ_DISTANCE:
+        return top - s;
+    case WB_FZ_SIMILARITY:
+        return s;
+    case WB_FZ_NORMALIZED_DISTANCE:
+        return top == 1.0 ? 1.0 - s : 1.0 - s / top;
+    default:
+        return top == 1.0 ? s : s / top;
+    }
+}
+
+static bool passes(const wb_fz_options *o, double score) {
+    if (!o->has_cutoff) return true;
+    return wb_fz_kind_is_distance(o->kind) ? score <= o->cutoff : score >= o->cutoff;
+}
+
+/* A distance bound for the kernel: every distance that can pass the
+ * cutoff is at most it (with a unit of room for rounding). */
+static size_t kernel_cutoff(const wb_fz_options *o, size_t maximum) {
+    if (!o->has_cutoff) return WB_FZ_NO_CUTOFF;
+    double c = o->cutoff, bound;
+    switch (o->kind) {
+    case WB_FZ_DISTANCE:
+        bound = c;
+        break;
+    case WB_FZ_SIMILARITY:
+        bound = (double)maximum - c;
+        break;
+    case WB_FZ_NORMALIZED_DISTANCE:
+        bound = c * (double)maximum;
+        break;
+    default:
+        bound = (1.0 - c) * (double)maximum;
+    }
+    if (!(bound < (double)maximum)) return WB_FZ_NO_CUTOFF;
+    /* below maximum, and not negative: the cast truncates (floor) */
+    return bound < 0 ? 0 : (size_t)bound + 1;
+}
+
+/* ---- tokens -------------------------------------------------------------- */
+
+static bool is_space(uint32_t c, bool codepoints) {
+    if (c == ' ' || (c >= 9 && c <= 13)) return true;
+    if (!codepoints || c < 0x85) return false;
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+typedef struct {
+    const uint32_t *at;
+    size_t len;
+} token;
+
+static int compare_tokens(const void *x, const void *y) {
+    const token *p = x, *q = y;
+    size_t common = min_size(p->len, q->len);
+    for (size_t i = 0; i < common; i++)
+        if (p->at[i] != q->at[i]) return p->at[i] < q->at[i] ? -1 : 1;
+    return p->len < q->len ? -1 : p->len > q->len;
+}
+
+/* The tokens of s, sorted: *count of them (tokens has room for n / 2 + 1). */
+static size_t sorted_tokens(const uint32_t *s, size_t n, bool codepoints, token *tokens) {
+    size_t count = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && is_space(s[i], codepoints))
+            i++;
+        size_t start = i;
+        while (i < n && !is_space(s[i], codepoints))
+            i++;
+        if (i > start) tokens[count++] = (token){s + start, i - start};
+    }
+    qsort(tokens, count, sizeof *tokens, compare_tokens);
+    return count;
+}
+
+/* Writes tokens joined by single spaces to out; returns the length. */
+static size_t join(const token *tokens, size_t count, uint32_t *out) {
+    size_t len = 0;
+    for (size_t t = 0; t < count; t++) {
+        if (t > 0) out[len++] = ' ';
+        memcpy(out + len, tokens[t].at, tokens[t].len * sizeof *out);
+        len += tokens[t].len;
+    }
+    return len;
+}
+
+/* Sorted tokens without repeats, in place; returns their number. */
+static size_t unique(token *tokens, size_t count) {
+    size_t kept = 0;
+    for (size_t t = 0; t < count; t++)
+        if (kept == 0 || compare_tokens(&tokens[kept - 1], &tokens[t]) != 0)
+            tokens[kept++] = tokens[t];
+    return kept;
+}
+
+/* The token sets' intersection and differences (sorted, unique inputs),
+ * each into its array; sets their counts. */
+static void split_sets(const token *x, size_t xc, const token *y, size_t yc, token *sect,
+                       size_t *sc, token *dxy, size_t *dxc, token *dyx, size_t *dyc) {
+    size_t i = 0, j = 0;
+    *sc = *dxc = *dyc = 0;
+    while (i < xc || j < yc) {
+        int c = i == xc ? 1 : j == yc ? -1 : compare_tokens(&x[i], &y[j]);
+        if (c == 0) {
+            sect[(*sc)++] = x[i++];
+            j++;
+        } else if (c < 0) {
+            dxy[(*dxc)++] = x[i++];
+        } else {
+            dyx[(*dyc)++] = y[j++];
+        }
+    }
+}
+
+static size_t joined_length(const token *tokens, size_t count) {
+    size_t len = count > 0 ? count - 1 : 0;
+    for (size_t t = 0; t < count; t++)
+        len += tokens[t].len;
+    return len;
+}
+
+/* 100 * the Indel similarity of a distance against `total` symbols */
+static double ratio_of(size_t distance, size_t total) {
+    return 100.0 * (1.0 - (total == 0 ? 0.0 : (double)distance / (double)total));
+}
+
+static void add_part(wb_fz *s, bool partial, const uint32_t *x, size_t xl, const uint32_t *y,
+                     size_t yl, size_t total, double w1, double w2) {
+    s->parts[s->nparts++] = (wb_fz_part){
+        .partial = partial, .x = x, .xl = xl, .y = y, .yl = yl, .total = total, .w1 = w1, .w2 = w2};
+}
+
+static void add_base(wb_fz *s, double value) {
+    if (value > s->base) s->base = value;
+}
+
+/* The token work of the token scorers: which parts, with which weights.
+ * The token arrays and the joined sequences live in one block. */
+typedef struct {
+    uint32_t *sorted_a, *sorted_b, *diff_ab, *diff_ba;
+    size_t sorted_al, sorted_bl, diff_abl, diff_bal;
+    size_t sect_len, sect_count, ab_count, ba_count, a_count, b_count, ua_count;
+} token_work;
+
+static bool tokenize(wb_fz *s, token_work *t) {
+    size_t m = s->m, n = s->n;
+    size_t ta = m / 2 + 1, tb = n / 2 + 1;
+    /* tokens of a and b, then intersection and the two differences */
+    size_t token_room = 3 * (ta + tb);
+    if (token_room > SIZE_MAX / sizeof(token) / 4 || m + n > SIZE_MAX / 2 / sizeof(uint32_t))
+        return false;
+    token *tokens = malloc(token_room * sizeof(token));
+    uint32_t *derived = malloc((2 * (m + n) + 2) * sizeof(uint32_t));
+    if (!tokens || !derived) {
+        free(tokens);
+        free(derived);
+        return false;
+    }
+    token *a_tokens = tokens, *b_tokens = tokens + ta;
+    token *sect = tokens + ta + tb, *dab = sect + min_size(ta, tb), *dba = dab + ta;
+    bool cp = s->o.codepoints;
+    t->a_count = sorted_tokens(s->a, m, cp, a_tokens);
+    t->b_count = sorted_tokens(s->b, n, cp, b_tokens);
+    t->sorted_a = derived;
+    t->sorted_al = join(a_tokens, t->a_count, t->sorted_a);
+    t->sorted_b = t->sorted_a + t->sorted_al;
+    t->sorted_bl = join(b_tokens, t->b_count, t->sorted_b);
+    size_t ua = unique(a_tokens, t->a_count), ub = unique(b_tokens, t->b_count);
+    t->ua_count = ua + ub; /* 0: either has none, below */
+    if (ua == 0 || ub == 0) t->ua_count = 0;
+    split_sets(a_tokens, ua, b_tokens, ub, sect, &t->sect_count, dab, &t->ab_count, dba,
+               &t->ba_count);
+    t->sect_len = joined_length(sect, t->sect_count);
+    t->diff_ab = t->sorted_b + t->sorted_bl;
+    t->diff_abl = join(dab, t->ab_count, t->diff_ab);
+    t->diff_ba = t->diff_ab + t->diff_abl;
+    t->diff_bal = join(dba, t->ba_count, t->diff_ba);
+    free(tokens);
+    s->derived = derived;
+    s->owned_bytes += (2 * (m + n) + 2) * sizeof(uint32_t);
+    return true;
+}
+
+/* token_set_ratio's parts, weighted */
+static void token_set_parts(wb_fz *s, const token_work *t, double w1, double w2) {
+    if (t->ua_count == 0) return; /* a side without tokens: 0 */
+    if (t->sect_count > 0 && (t->ab_count == 0 || t->ba_count == 0)) {
+        add_base(s, 100.0 * w1 * w2);
+        return;
+    }
+    size_t sep = t->sect_count > 0;
+    size_t sect_ab = t->sect_len + sep + t->diff_abl, sect_ba = t->sect_len + sep + t->diff_bal;
+    /* the intersection with each side: a distance of the side's rest */
+    add_part(s, false, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, sect_ab + sect_ba, w1, w2);
+    if (t->sect_count > 0) {
+        add_base(s, ratio_of(sep + t->diff_abl, t->sect_len + sect_ab) * w1 * w2);
+        add_base(s, ratio_of(sep + t->diff_bal, t->sect_len + sect_ba) * w1 * w2);
+    }
+}
+
+static void partial_token_parts(wb_fz *s, const token_work *t, double w1, double w2) {
+    if (t->a_count == 0 || t->b_count == 0) return;
+    if (t->sect_count > 0) {
+        add_base(s, 100.0 * w1 * w2);
+        return;
+    }
+    add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, w1, w2);
+    if (t->diff_abl != t->sorted_al || t->diff_bal != t->sorted_bl)
+        add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, w1, w2);
+}
+
+static bool uses_tokens(wb_fz_scorer scorer) {
+    return scorer >= WB_FZ_TOKEN_SORT_RATIO && scorer <= WB_FZ_WRATIO;
+}
+
+/* The parts of a ratio scorer. */
+static bool plan_ratio(wb_fz *s) {
+    token_work t;
+    memset(&t, 0, sizeof t);
+    const uint32_t *a = s->a, *b = s->b;
+    size_t m = s->m, n = s->n;
+    bool shorter_wratio = false;
+    double scale = 1.0;
+    if (s->o.scorer == WB_FZ_WRATIO) {
+        if (m == 0 || n == 0) return true;
+        double len_ratio = (double)max_size(m, n) / (double)min_size(m, n);
+        shorter_wratio = len_ratio < 1.5;
+        scale = len_ratio < 8.0 ? 0.9 : 0.6;
+    }
+    if (uses_tokens(s->o.scorer) && !tokenize(s, &t)) return false;
+    switch (s->o.scorer) {
+    case WB_FZ_QRATIO:
+        if (m == 0 || n == 0) return true;
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        break;
+    case WB_FZ_RATIO:
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_RATIO:
+        add_part(s, true, a, m, b, n, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_SORT_RATIO:
+        add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
+                 t.sorted_al + t.sorted_bl, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_SET_RATIO:
+        token_set_parts(s, &t, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_RATIO:
+        add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
+                 t.sorted_al + t.sorted_bl, 1.0, 1.0);
+        token_set_parts(s, &t, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
+        add_part(s, true, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+        if (t.ua_count == 0) break;
+        if (t.sect_count > 0)
+            add_base(s, 100.0);
+        else
+            add_part(s, true, t.diff_ab, t.diff_abl, t.diff_ba, t.diff_bal, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_RATIO:
+        partial_token_parts(s, &t, 1.0, 1.0);
+        break;
+    default: /* WRATIO */
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        if (shorter_wratio) {
+            add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
+                     t.sorted_al + t.sorted_bl, 0.95, 1.0);
+            token_set_parts(s, &t, 0.95, 1.0);
+        } else {
+            add_part(s, true, a, m, b, n, 0, scale, 1.0);
+            partial_token_parts(s, &t, 0.95, scale);
+        }
+    }
+    return true;
+}
+
+/* ---- start, step ----------------------------------------------------------- */
+
+bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
+                 size_t n) {
+    memset(s, 0, sizeof *s);
+    s->o = *o;
+    s->a = a;
+    s->b = b;
+    s->m = m;
+    s->n = n;
+    if (is_edit(o->scorer)) {
+        s->maximum = edit_maximum(o, m, n);
+        s->cutoff = kernel_cutoff(o, s->maximum);
+        return true;
+    }
+    if (o->scorer <= WB_FZ_JARO_WINKLER) return true;
+    return plan_ratio(s);
+}
+
+static bool start_kernel(wb_fz *s) {
+    const uint32_t *a = s->a, *b = s->b;
+    size_t m = s->m, n = s->n, k = s->cutoff;
+    switch (s->o.scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+            return wb_fz_lev_init(&s->k.lev, a, m, b, n, k);
+        return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k);
+    case WB_FZ_INDEL:
+        return wb_fz_lcs_init(&s->k.lcs, a, m, b, n);
+    case WB_FZ_OSA:
+        return wb_fz_osa_init(&s->k.osa, a, m, b, n, k);
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        return wb_fz_damerau_init(&s->k.damerau, a, m, b, n, k);
+    case WB_FZ_HAMMING:
+        wb_fz_hamming_init(&s->k.hamming, a, m, b, n, k);
+        return true;
+    default:
+        return wb_fz_jaro_init(&s->k.jaro, a, m, b, n);
+    }
+}
+
+static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
+    switch (s->o.scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+            return wb_fz_lev_step(&s->k.lev, budget, used);
+        return wb_fz_weighted_step(&s->k.weighted, budget, used);
+    case WB_FZ_INDEL:
+        return wb_fz_lcs_step(&s->k.lcs, budget, used);
+    case WB_FZ_OSA:
+        return wb_fz_osa_step(&s->k.osa, budget, used);
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        return wb_fz_damerau_step(&s->k.damerau, budget, used);
+    case WB_FZ_HAMMING:
+        return wb_fz_hamming_step(&s->k.hamming, budget, used);
+    default:
+        return wb_fz_jaro_step(&s->k.jaro, budget, used);
+    }
+}
+
+/* The kernel's result, and frees it. */
+static void end_kernel(wb_fz *s) {
+    switch (s->o.scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1) {
+            s->distance = s->k.lev.result;
+            wb_fz_lev_free(&s->k.lev);
+        } else {
+            s->distance = s->k.weighted.result;
+            wb_fz_weighted_free(&s->k.weighted);
+        }
+        break;
+    case WB_FZ_INDEL:
+        s->distance = s->m + s->n - 2 * s->k.lcs.result;
+        wb_fz_lcs_free(&s->k.lcs);
+        break;
+    case WB_FZ_OSA:
+        s->distance = s->k.osa.result;
+        wb_fz_osa_free(&s->k.osa);
+        break;
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        s->distance = s->k.damerau.result;
+        wb_fz_damerau_free(&s->k.damerau);
+        break;
+    case WB_FZ_HAMMING:
+        s->distance = s->k.hamming.result;
+        break;
+    default:
+        s->similarity = s->k.jaro.result;
+        if (s->o.scorer == WB_FZ_JARO_WINKLER)
+            s->similarity =
+                wb_fz_winkler(s->similarity, s->a, s->m, s->b, s->n, s->o.prefix_weight);
+        wb_fz_jaro_free(&s->k.jaro);
+    }
+    s->kernel_live = false;
+}
+
+static void finish(wb_fz *s, double score) {
+    s->passed = passes(&s->o, score);
+    s->score = score;
+    s->done = true;
+}
+
+/* A part's windows, in one direction: the shorter side x (ls) against
+ * prefixes of y of 1 .. ls - 1 symbols, every window of ls symbols, then
+ * suffixes of ls - 1 .. 1. */
+static size_t windows_of(size_t ls, size_t ll) {
+    return (ls - 1) + (ll - ls + 1) + (ls - 1);
+}
+
+static void window_at(size_t w, size_t ls, const uint32_t *l, size_t ll, const uint32_t **at,
+                      size_t *len) {
+    if (w < ls - 1) {
+        *at = l;
+        *len = w + 1;
+    } else if (w < ls - 1 + (ll - ls + 1)) {
+        *at = l + (w - (ls - 1));
+        *len = ls;
+    } else {
+        size_t back = w - (ls - 1) - (ll - ls + 1); /* 0: the longest suffix */
+        *len = ls - 1 - back;
+        *at = l + ll - *len;
+    }
+}
+
+/* The sides of a partial part in the current direction: the needle
+ * (shorter; x when equal) and the haystack. */
+static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **needle, size_t *nl,
+                          const uint32_t **hay, size_t *hl) {
+    bool x_short = p->xl <= p->yl;
+    if (s->direction == 1) x_short = !x_short;
+    *needle = x_short ? p->x : p->y;
+    *nl = x_short ? p->xl : p->yl;
+    *hay = x_short ? p->y : p->x;
+    *hl = x_short ? p->yl : p->xl;
+}
+
+/* Steps the current part; true when it is done (its similarity in
+ * s->best), or failed. */
+static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
+    const wb_fz_part *p = &s->parts[s->part];
+    if (!p->partial) {
+        if (!s->kernel_live) {
+            if (!wb_fz_lcs_init(&s->k.lcs, p->x, p->xl, p->y, p->yl)) {
+                s->failed = true;
+                return true;
+            }
+            s->kernel_live = true;
+        }
+        if (!wb_fz_lcs_step(&s->k.lcs, budget, used)) return false;
+        size_t distance = p->xl + p->yl - 2 * s->k.lcs.result;
+        wb_fz_lcs_free(&s->k.lcs);
+        s->kernel_live = false;
+        s->best = ratio_of(distance, p->total);
+        return true;
+    }
+    if (p->xl == 0 || p->yl == 0) {
+        s->best = p->xl == 0 && p->yl == 0 ? 100.0 : 0.0;
+        return true;
+    }
+    uint64_t start = *used;
+    for (;;) {
+        const uint32_t *needle, *hay;
+        size_t nl, hl;
+        partial_sides(s, p, &needle, &nl, &hay, &hl);
+        if (!s->pattern_live) {
+            if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
+                s->failed = true;
+                return true;
+            }
+            s->pattern_live = true;
+            s->window = 0;
+        }
+        if (!s->kernel_live) {
+            const uint32_t *at;
+            size_t len;
+            window_at(s->window, nl, hay, hl, &at, &len);
+            if (!wb_fz_lcs_init_with(&s->k.lcs, &s->needle, at, len)) {
+                s->failed = true;
+                return true;
+            }
+            s->kernel_live = true;
+        }
+        uint64_t spent = *used - start;
+        if (!wb_fz_lcs_step(&s->k.lcs, budget > spent ? budget - spent : 1, used)) return false;
+        size_t len = s->k.lcs.n, lcs = s->k.lcs.result;
+        wb_fz_lcs_free(&s->k.lcs);
+        s->kernel_live = false;
+        double r = ratio_of(nl + len - 2 * lcs, nl + len);
+        if (r > s->best) s->best = r;
+        bool last = ++s->window == windows_of(nl, hl);
+        if (last || s->best == 100.0) {
+            wb_fz_pattern_free(&s->needle);
+            s->pattern_live = false;
+            /* equal lengths: the other side's windows too */
+            if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
+            s->direction = 1;
+        }
+        if (*used - start >= budget) return false;
+    }
+}
+
+bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
+    if (s->done) return true;
+    if (is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
+        if (!s->kernel_live) {
+            if (!start_kernel(s)) {
+                s->failed = s->done = true;
+                return true;
+            }
+            s->kernel_live = true;
+        }
+        if (!step_kernel(s, budget, used)) return false;
+        end_kernel(s);
+        if (is_edit(s->o.scorer)) {
+            /* a distance beyond the kernel's bound cannot pass */
+            double score = edit_score(s->o.kind, s->distance, s->maximum);
+            finish(s, score);
+            if (s->cutoff != WB_FZ_NO_CUTOFF && s->distance > s->cutoff) s->passed = false;
+        } else {
+            finish(s, similarity_score(s->o.kind, s->similarity, 1.0));
+        }
+        return true;
+    }
+    uint64_t start = *used;
+    while (s->part < s->nparts) {
+        uint64_t spent = *used - start;
+        if (spent >= budget) return false;
+        /* s->best: the part's best so far (0.0 when it begins) */
+        if (!step_part(s, budget - spent, used)) return false;
+        if (s->failed) {
+            s->done = true;
+            return true;
+        }
+        const wb_fz_part *p = &s->parts[s->part];
+        add_base(s, s->best * p->w1 * p->w2);
+        s->best = 0.0;
+        s->direction = 0;
+        s->part++;
+    }
+    s->similarity = s->base;
+    finish(s, similarity_score(s->o.kind, s->similarity, 100.0));
+    return true;
+}
+
+void wb_fz_free(wb_fz *s) {
+    if (s->kernel_live) {
+        if (s->nparts > 0 || s->o.scorer == WB_FZ_INDEL) {
+            wb_fz_lcs_free(&s->k.lcs);
+        } else {
+            switch (s->o.scorer) {
+            case WB_FZ_LEVENSHTEIN:
+                if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+                    wb_fz_lev_free(&s->k.lev);
+                else
+                    wb_fz_weighted_free(&s->k.weighted);
+                break;
+            case WB_FZ_OSA:
+                wb_fz_osa_free(&s->k.osa);
+                break;
+            case WB_FZ_DAMERAU_LEVENSHTEIN:
+                wb_fz_damerau_free(&s->k.damerau);
+                break;
+            case WB_FZ_HAMMING:
+                break;
+            default:
+                wb_fz_jaro_free(&s->k.jaro);
+            }
+        }
+    }
+    if (s->pattern_live) wb_fz_pattern_free(&s->needle);
+    free(s->derived);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- units ---------------------------------------------------------------- */
+
+static uint64_t partial_units(size_t x, size_t y) {
+    size_t ls = min_size(x, y), ll = max_size(x, y);
+    if (ls == 0) return 1;
+    /* every window costs at most ls symbols of the haystack */
+    uint64_t windows = (uint64_t)windows_of(ls, ll) * (x == y ? 2 : 1);
+    return saturating_product(windows, wb_fz_lcs_units(ls, ls));
+}
+
+uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
+    switch (o->scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        if (o->ins == 1 && o->del == 1 && o->sub == 1) return wb_fz_lev_units(m, n);
+        return wb_fz_weighted_units(m, n);
+    case WB_FZ_INDEL:
+    case WB_FZ_RATIO:
+    case WB_FZ_QRATIO:
+    case WB_FZ_TOKEN_SORT_RATIO:
+        return wb_fz_lcs_units(m, n);
+    case WB_FZ_TOKEN_SET_RATIO:
+    case WB_FZ_TOKEN_RATIO:
+        return saturating_product(2, wb_fz_lcs_units(m, n));
+    case WB_FZ_OSA:
+        return wb_fz_osa_units(m, n);
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        return wb_fz_damerau_units(m, n);
+    case WB_FZ_HAMMING:
+        return wb_fz_hamming_units(m, n);
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER:
+        return wb_fz_jaro_units(m, n);
+    case WB_FZ_PARTIAL_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+        return partial_units(m, n);
+    default: /* partial_token_ratio, wratio: up to two partial parts and a ratio */
+        return saturating_add(saturating_product(2, partial_units(m, n)),
+                              saturating_product(2, wb_fz_lcs_units(m, n)));
+    }
+}
+
+uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n) {
+    if (!uses_tokens(o->scorer)) return 1;
+    /* splitting, sorting (n log n comparisons) and joining */
+    uint64_t total = (uint64_t)m + n, log = 1;
+    while (((uint64_t)1 << log) < total && log < 63)
+        log++;
+    return 1 + saturating_product(total, log) / 4;
+}
+
+bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                 double *score, bool *passed) {
+    wb_fz s;
+    if (!wb_fz_start(&s, o, a, m, b, n)) return false;
+    uint64_t used = 0;
+    while (!wb_fz_step(&s, UINT64_MAX / 4, &used)) {
+    }
+    bool ok = !s.failed;
+    *score = s.score;
+    *passed = s.passed;
+    wb_fz_free(&s);
+    return ok;
+}

@@ -1,0 +1,178 @@
+/*
+ * Fuzzy scores of two sequences: the scorers (edit distances, Jaro, and
+ * the ratios built on the Indel distance: partial, token sort, token set,
+ * WRatio), each a resumable computation over the kernels of kernels.h.
+ *
+ * Pure C, no erl_nif: the NIF glue (c_src/nif/fuzzy_job.c) decodes the
+ * arguments into symbols (bytes, or codepoints: wb_fz_symbols) and makes a
+ * score, or a search of many candidates, a runtime job.
+ *
+ * Every scorer gives a score of the kind asked for:
+ *   - edit distances (levenshtein, indel, osa, damerau_levenshtein,
+ *     hamming): an integer distance d and the largest distance the two
+ *     lengths allow, `maximum`; similarity = maximum - d, normalized
+ *     distance = d / maximum (0.0 when maximum is 0), normalized
+ *     similarity = 1.0 - normalized distance;
+ *   - jaro, jaro_winkler: a similarity s in 0.0 .. 1.0; distance and
+ *     normalized distance 1.0 - s, normalized similarity s;
+ *   - the ratios: a similarity s in 0.0 .. 100.0; distance 100.0 - s,
+ *     normalized similarity s / 100.0, normalized distance 1.0 - s / 100.0.
+ * With a cutoff, a distance passes when it is at most the cutoff, a
+ * similarity when it is at least the cutoff.
+ */
+#ifndef WB_FUZZY_H
+#define WB_FUZZY_H
+
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The scorers, by the names the Elixir side gives them (its atoms;
+ * WB_FZ_SCORER_NAMES in this order; a test compares the two lists). */
+typedef enum {
+    WB_FZ_LEVENSHTEIN,
+    WB_FZ_INDEL,
+    WB_FZ_OSA,
+    WB_FZ_DAMERAU_LEVENSHTEIN,
+    WB_FZ_HAMMING,
+    WB_FZ_JARO,
+    WB_FZ_JARO_WINKLER,
+    WB_FZ_RATIO,
+    WB_FZ_PARTIAL_RATIO,
+    WB_FZ_TOKEN_SORT_RATIO,
+    WB_FZ_TOKEN_SET_RATIO,
+    WB_FZ_TOKEN_RATIO,
+    WB_FZ_PARTIAL_TOKEN_SORT_RATIO,
+    WB_FZ_PARTIAL_TOKEN_SET_RATIO,
+    WB_FZ_PARTIAL_TOKEN_RATIO,
+    WB_FZ_WRATIO,
+    WB_FZ_QRATIO,
+    WB_FZ_SCORERS
+} wb_fz_scorer;
+
+#define WB_FZ_SCORER_NAMES                                                                         \
+    {                                                                                              \
+        "levenshtein", "indel", "osa", "damerau_levenshtein", "hamming", "jaro", "jaro_winkler",   \
+            "ratio", "partial_ratio", "token_sort_ratio", "token_set_ratio", "token_ratio",        \
+            "partial_token_sort_ratio", "partial_token_set_ratio", "partial_token_ratio",          \
+            "wratio", "qratio"                                                                     \
+    }
+
+typedef enum {
+    WB_FZ_DISTANCE,
+    WB_FZ_SIMILARITY,
+    WB_FZ_NORMALIZED_DISTANCE,
+    WB_FZ_NORMALIZED_SIMILARITY,
+    WB_FZ_KINDS
+} wb_fz_kind;
+
+#define WB_FZ_KIND_NAMES                                                                           \
+    { "distance", "similarity", "normalized_distance", "normalized_similarity" }
+
+typedef struct {
+    wb_fz_scorer scorer;
+    wb_fz_kind kind;
+    bool codepoints; /* symbols are codepoints: Unicode white space splits tokens */
+    bool has_cutoff;
+    double cutoff;
+    uint64_t ins, del, sub; /* levenshtein's costs */
+    double prefix_weight;   /* jaro_winkler's */
+} wb_fz_options;
+
+/* Whether the kind is a distance (lower is better). */
+static inline bool wb_fz_kind_is_distance(wb_fz_kind kind) {
+    return kind == WB_FZ_DISTANCE || kind == WB_FZ_NORMALIZED_DISTANCE;
+}
+
+/* Whether score x ranks before y for this kind. */
+static inline bool wb_fz_better(wb_fz_kind kind, double x, double y) {
+    return wb_fz_kind_is_distance(kind) ? x < y : x > y;
+}
+
+/* A ratio under way: Indel-based similarities of derived sequences,
+ * whole (ratio) or the best window of the longer (partial). */
+typedef struct {
+    bool partial;
+    const uint32_t *x, *y;
+    size_t xl, yl;
+    size_t total;  /* ratio: the lengths its distance is measured against */
+    double w1, w2; /* the similarity is multiplied by w1, then by w2 */
+} wb_fz_part;
+
+#define WB_FZ_PARTS 4
+
+typedef struct {
+    wb_fz_options o;
+    const uint32_t *a, *b;
+    size_t m, n;
+    bool done, failed; /* failed: out of memory */
+    /* an edit distance or Jaro: its kernel */
+    bool kernel_live;
+    size_t cutoff; /* the kernel's: WB_FZ_NO_CUTOFF, or a bound with room */
+    union {
+        wb_fz_lcs lcs;
+        wb_fz_lev lev;
+        wb_fz_weighted weighted;
+        wb_fz_osa osa;
+        wb_fz_damerau damerau;
+        wb_fz_hamming hamming;
+        wb_fz_jaro jaro;
+    } k;
+    size_t distance, maximum;
+    /* the ratios: the best of `base` and of each part's similarity */
+    double base;
+    wb_fz_part parts[WB_FZ_PARTS];
+    size_t nparts, part;
+    uint32_t *derived; /* sorted tokens and their differences */
+    /* a part's windows: the shorter side's pattern, the direction (1: the
+     * sides swapped, for equal lengths), the window, the best so far */
+    bool pattern_live;
+    wb_fz_pattern needle;
+    int direction;
+    size_t window;
+    double best;
+    /* the result: the score of the kind asked for, within the cutoff */
+    double similarity; /* jaro and the ratios */
+    double score;
+    bool passed;
+    size_t owned_bytes;
+} wb_fz;
+
+/* Decodes `len` bytes into symbols: the bytes themselves, or in codepoint
+ * mode the codepoints of valid UTF-8. out has room for len symbols.
+ * Returns their number, or SIZE_MAX when the UTF-8 is invalid. */
+size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out);
+
+/* Starts a score of a (m symbols) and b (n): the token work of the token
+ * scorers is done here (wb_fz_setup_units), the rest by wb_fz_step. a and
+ * b stay readable, unchanged, until wb_fz_free. false when out of memory
+ * (nothing left allocated). */
+bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
+                 size_t n);
+/* About `budget` units (kernels.h), added to *used; true once done
+ * (s->failed: out of memory on the way). */
+bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used);
+void wb_fz_free(wb_fz *s);
+
+/* The units wb_fz_step will take in all (an upper bound), and those of
+ * wb_fz_start. */
+uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n);
+uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n);
+
+/* The whole score in one go (tests, the fuzzer); false when out of memory. */
+bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                 double *score, bool *passed);
+
+/* The default processor for ASCII text: letters lowercased, every byte
+ * that is not a letter or a digit made a space, spaces trimmed at both
+ * ends. Writes at most len bytes to out and their number to *out_len;
+ * false (out untouched) when the text is not all ASCII. */
+bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, size_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

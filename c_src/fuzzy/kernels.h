@@ -1,0 +1,217 @@
+/*
+ * The pair kernels of the fuzzy scorers: resumable computations on two
+ * sequences of symbols (bytes or Unicode codepoints, as uint32_t).
+ *
+ * Pure C, no erl_nif. Every kernel is a state advanced by its step
+ * function in bounded amounts of work, so that a scheduler can slice it:
+ *
+ *   init(k, a, m, b, n, ...)  prepares (false: out of memory, nothing
+ *                             left allocated); a and b must stay readable,
+ *                             unchanged, until free
+ *   step(k, budget, used)     does about `budget` units (at least one row
+ *                             or column, or the whole computation if it
+ *                             is smaller), adds them to *used; true once
+ *                             the result is known
+ *   free(k)                   frees what init allocated (finished or not)
+ *
+ * A unit is about 2 ns of work on the reference machine: 64 cells of a
+ * dynamic-programming matrix in scalar code, one 64-row block of a
+ * bit-parallel column, 16 comparisons of Jaro's window. *_units(m, n)
+ * gives the units the whole computation takes (an upper bound).
+ *
+ * Distances with a cutoff k: any distance above k is reported as k + 1,
+ * and the work may stop as soon as the result is known to be above k.
+ * WB_FZ_NO_CUTOFF means no cutoff.
+ */
+#ifndef WB_FUZZY_KERNELS_H
+#define WB_FUZZY_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WB_FZ_NO_CUTOFF SIZE_MAX
+
+/* ---- match vectors of a pattern (symbols.c) ---------------------------- *
+ * For each symbol of the pattern and each block of 64 pattern positions,
+ * the mask of the positions holding it: symbols below 256 in a table,
+ * others in an open-addressing map. */
+typedef struct {
+    size_t m, nblocks;
+    uint64_t *low;   /* low[symbol * nblocks + block], symbols < 256 */
+    uint32_t *keys;  /* map: symbol + 1 (0: empty slot) */
+    uint64_t *masks; /* masks[slot * nblocks + block] */
+    size_t slots;    /* a power of two, or 0: no symbol >= 256 */
+    size_t owned_bytes;
+} wb_fz_pattern;
+
+bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m);
+void wb_fz_pattern_free(wb_fz_pattern *p);
+
+/* The mask of the positions of symbol c in block `block`. */
+static inline uint64_t wb_fz_pattern_get(const wb_fz_pattern *p, uint32_t c, size_t block) {
+    if (c < 256) return p->low[(size_t)c * p->nblocks + block];
+    if (p->slots == 0) return 0;
+    size_t mask = p->slots - 1;
+    size_t i = (size_t)(c * 2654435761u) & mask;
+    for (;;) {
+        uint32_t k = p->keys[i];
+        if (k == 0) return 0;
+        if (k == c + 1) return p->masks[i * p->nblocks + block];
+        i = (i + 1) & mask;
+    }
+}
+
+/* ---- longest common subsequence (lcs.c): Indel = m + n - 2 LCS ---------- *
+ * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern a in blocks of 64;
+ * one unit per block per symbol of b. */
+typedef struct {
+    const uint32_t *b;
+    size_t m, n, col;
+    wb_fz_pattern pattern;    /* its own (wb_fz_lcs_init) */
+    const wb_fz_pattern *use; /* the one in use */
+    uint64_t *s;              /* one word per block */
+    uint64_t one;
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_lcs;
+
+bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
+/* The same with a pattern made once for many texts (a search's query):
+ * nothing is built; `pattern` must outlive k. Cannot fail when a is
+ * short enough for the word kept in the state (m <= 64). */
+bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n);
+bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used);
+void wb_fz_lcs_free(wb_fz_lcs *k);
+uint64_t wb_fz_lcs_units(size_t m, size_t n);
+
+/* ---- Levenshtein, unit costs (lcs.c): Myers/Hyyro, a in blocks of 64 ---- */
+typedef struct {
+    const uint32_t *b;
+    size_t m, n, col, k;
+    wb_fz_pattern pattern;
+    uint64_t *vp, *vn; /* one word per block */
+    uint64_t one_vp, one_vn;
+    size_t score;
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_lev;
+
+bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                    size_t cutoff);
+bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used);
+void wb_fz_lev_free(wb_fz_lev *k);
+uint64_t wb_fz_lev_units(size_t m, size_t n);
+
+/* ---- edits.c: the kernels below keep rows of a matrix ------------------- */
+
+/* Levenshtein with weights: inserting a symbol of b costs ins, deleting
+ * one of a costs del, substituting sub (Wagner-Fischer, one row of n + 1
+ * cells, walked over the m symbols of a). */
+typedef struct {
+    const uint32_t *a, *b;
+    size_t m, n, row, cutoff;
+    uint64_t ins, del, sub;
+    uint64_t *cells; /* n + 1 */
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_weighted;
+
+bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const uint32_t *b,
+                         size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff);
+bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used);
+void wb_fz_weighted_free(wb_fz_weighted *k);
+uint64_t wb_fz_weighted_units(size_t m, size_t n);
+
+/* Optimal string alignment: Levenshtein plus transposition of two
+ * adjacent symbols (cost 1), no substring edited twice. Three rows. */
+typedef struct {
+    const uint32_t *a, *b;
+    size_t m, n, row, cutoff;
+    size_t *rows; /* 3 * (n + 1) */
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_osa;
+
+bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                    size_t cutoff);
+bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used);
+void wb_fz_osa_free(wb_fz_osa *k);
+uint64_t wb_fz_osa_units(size_t m, size_t n);
+
+/* Damerau-Levenshtein, unrestricted (transpositions of symbols with any
+ * edits between them): Zhao and Sahni's algorithm, O(m n) time, rows of
+ * n + 2 cells and the last row each symbol was seen in. */
+typedef struct {
+    const uint32_t *a, *b;
+    size_t m, n, row, cutoff;
+    size_t big; /* max(m, n) + 1: above every distance */
+    /* one allocation: rows holds two rows of n + 2 cells and FR (the
+     * matrix's cell two columns back at each column's last match) */
+    size_t *rows;
+    size_t *last;    /* per slot: last row of a holding its symbol (0: none,
+                        SIZE_MAX: free slot) */
+    size_t *slot_of; /* n: the slot of each symbol of b */
+    uint32_t *keys;  /* the map of b's symbols (open addressing) */
+    size_t slots;    /* a power of two */
+    unsigned bits;   /* log2(slots) */
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_damerau;
+
+bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                        size_t cutoff);
+bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used);
+void wb_fz_damerau_free(wb_fz_damerau *k);
+uint64_t wb_fz_damerau_units(size_t m, size_t n);
+
+/* Hamming: the positions below min(m, n) whose symbols differ, plus
+ * |m - n| (the shorter padded). */
+typedef struct {
+    const uint32_t *a, *b;
+    size_t m, n, at, cutoff, count;
+    size_t result;
+} wb_fz_hamming;
+
+void wb_fz_hamming_init(wb_fz_hamming *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                        size_t cutoff);
+bool wb_fz_hamming_step(wb_fz_hamming *k, uint64_t budget, uint64_t *used);
+uint64_t wb_fz_hamming_units(size_t m, size_t n);
+
+/* Jaro similarity (0.0 .. 1.0), rapidfuzz's conventions: both empty 1.0,
+ * one empty 0.0; the shorter input (a when the lengths are equal) is
+ * walked, each of its symbols matched with the first unmatched equal
+ * symbol of the other within max(m, n) / 2 - 1 positions (0 when that is
+ * negative); with M matches and T = (matched symbols out of order) / 2
+ * (integer division), the similarity is
+ *   (M / m + M / n + (M - T) / M) / 3.0
+ * computed in doubles in exactly that order, 0.0 when M is 0.
+ * Jaro-Winkler adds l * prefix_weight * (1.0 - sim) when sim > 0.7, l the
+ * common prefix of a and b, at most 4 symbols. */
+typedef struct {
+    const uint32_t *a, *b; /* a: the shorter */
+    size_t m, n, at, bound, matches;
+    size_t walked, bpos, seen, trans; /* the pass counting transpositions */
+    uint8_t *flags;                   /* matched: m + n bytes */
+    size_t owned_bytes;
+    bool done;
+    double result;
+} wb_fz_jaro;
+
+bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
+bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used);
+void wb_fz_jaro_free(wb_fz_jaro *k);
+uint64_t wb_fz_jaro_units(size_t m, size_t n);
+/* Jaro-Winkler from a finished Jaro similarity of a and b. */
+double wb_fz_winkler(double jaro, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                     double prefix_weight);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

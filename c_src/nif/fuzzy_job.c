@@ -1,0 +1,459 @@
+/* The fuzzy scorers as runtime jobs (the algorithms are in c_src/fuzzy/):
+ *
+ *   fuzzy_score(A, B, Unit, Options, Mode, Tiny, Ref) -> Score | nil
+ *     the score of two binaries; nil when it does not pass the cutoff.
+ *   fuzzy_search(Query, Packed, Count, Unit, Options, Limit, Mode, Tiny, Ref)
+ *     -> <<Index:64/native, Score:64/float-native, ...>>
+ *     the Limit (an integer, or `all`) best candidates of a packed list or
+ *     an index within the cutoff, best first, ties by index.
+ *
+ * Options: {Scorer, Kind, Cutoff | nil, Ins, Del, Sub, PrefixWeight}, the
+ * atoms of fuzzy.h's names. Errors: {invalid_utf8, 1 | 2 | query |
+ * Position} in codepoint mode, enomem. */
+#include "jobs.h"
+
+#include "../fuzzy/fuzzy.h"
+
+#include <stdlib.h>
+
+static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
+static const char *const kind_names[] = WB_FZ_KIND_NAMES;
+static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
+static ERL_NIF_TERM atom_all, atom_nil, atom_other, atom_invalid_utf8, atom_query;
+
+static bool get_number(ErlNifEnv *env, ERL_NIF_TERM term, double *x) {
+    ErlNifSInt64 i;
+    if (enif_get_double(env, term, x)) return true;
+    if (!enif_get_int64(env, term, &i)) return false;
+    *x = (double)i;
+    return true;
+}
+
+static bool get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_fz_options *o) {
+    const ERL_NIF_TERM *t;
+    int arity;
+    ErlNifUInt64 ins, del, sub;
+    memset(o, 0, sizeof *o);
+    if (!enif_get_tuple(env, term, &arity, &t) || arity != 7) return false;
+    size_t i = 0;
+    while (i < WB_FZ_SCORERS && !enif_is_identical(t[0], scorer_atoms[i]))
+        i++;
+    if (i == WB_FZ_SCORERS) return false;
+    o->scorer = (wb_fz_scorer)i;
+    i = 0;
+    while (i < WB_FZ_KINDS && !enif_is_identical(t[1], kind_atoms[i]))
+        i++;
+    if (i == WB_FZ_KINDS) return false;
+    o->kind = (wb_fz_kind)i;
+    o->has_cutoff = !enif_is_identical(t[2], atom_nil);
+    if (o->has_cutoff && !get_number(env, t[2], &o->cutoff)) return false;
+    if (!enif_get_uint64(env, t[3], &ins) || !enif_get_uint64(env, t[4], &del) ||
+        !enif_get_uint64(env, t[5], &sub) || !get_number(env, t[6], &o->prefix_weight))
+        return false;
+    o->ins = ins;
+    o->del = del;
+    o->sub = sub;
+    o->codepoints = codepoints;
+    return true;
+}
+
+/* The symbols of a binary in a block of their own (NULL with *failed set
+ * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
+static uint32_t *symbols_of(const uint8_t *bytes, size_t len, bool codepoints, size_t *count,
+                            bool *failed) {
+    uint32_t *out = malloc((len > 0 ? len : 1) * sizeof *out);
+    if (!out || len > SIZE_MAX / sizeof *out) {
+        free(out);
+        *failed = true;
+        return NULL;
+    }
+    *count = wb_fz_symbols(bytes, len, codepoints, out);
+    return out;
+}
+
+/* units of decoding n bytes */
+static uint64_t decode_units(size_t n) {
+    return 1 + n / 8;
+}
+
+/* ---- fuzzy_score(A, B, Unit, Options) ---------------------------------------------- */
+
+typedef struct {
+    ErlNifBinary a, b;
+    wb_fz_options o;
+} score_args;
+
+typedef struct {
+    wb_fz fz;
+    uint32_t *a, *b;
+} score_job;
+
+static bool score_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    score_args *in = args;
+    bool codepoints;
+    return enif_inspect_binary(env, argv[0], &in->a) && enif_inspect_binary(env, argv[1], &in->b) &&
+           wb_get_unit(env, argv[2], &codepoints) && get_options(env, argv[3], codepoints, &in->o);
+}
+
+static uint64_t score_predict(const void *args) {
+    const score_args *in = args;
+    return wb_fz_units(&in->o, in->a.size, in->b.size);
+}
+
+static uint64_t score_setup(const void *args) {
+    const score_args *in = args;
+    return decode_units(in->a.size + in->b.size) +
+           wb_fz_setup_units(&in->o, in->a.size, in->b.size);
+}
+
+static void score_destroy(void *state) {
+    score_job *job = state;
+    wb_fz_free(&job->fz);
+    free(job->a);
+    free(job->b);
+    job->a = job->b = NULL;
+}
+
+static bool score_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    const score_args *in = args;
+    score_job *job = state;
+    bool failed = false;
+    size_t m = 0, n = 0;
+    job->a = symbols_of(in->a.data, in->a.size, in->o.codepoints, &m, &failed);
+    if (!failed) job->b = symbols_of(in->b.data, in->b.size, in->o.codepoints, &n, &failed);
+    if (!failed && (m == SIZE_MAX || n == SIZE_MAX)) {
+        *reason =
+            enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, m == SIZE_MAX ? 1 : 2));
+    } else if (failed || !wb_fz_start(&job->fz, &in->o, job->a, m, job->b, n)) {
+        *reason = wb_atom(env, "enomem");
+    } else {
+        return true;
+    }
+    free(job->a);
+    free(job->b);
+    job->a = job->b = NULL;
+    return false;
+}
+
+static bool score_step(void *state, uint64_t budget, uint64_t *used) {
+    return wb_fz_step(&((score_job *)state)->fz, budget, used);
+}
+
+static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
+    const wb_fz *fz = &((const score_job *)state)->fz;
+    if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
+    return fz->passed ? enif_make_double(env, fz->score) : atom_nil;
+}
+
+static size_t score_memory(const void *state) {
+    const score_job *job = state;
+    return job->fz.owned_bytes + (job->fz.m + job->fz.n) * sizeof(uint32_t);
+}
+
+wb_job_type wb_fuzzy_score_job = {
+    .name = "fuzzy_score",
+    .argc = 4,
+    .args_size = sizeof(score_args),
+    .state_size = sizeof(score_job),
+    .decode = score_decode,
+    .predict = score_predict,
+    .setup = score_setup,
+    .init = score_init,
+    .step = score_step,
+    .result = score_result,
+    .memory = score_memory,
+    .destroy = score_destroy,
+    .ps_per_unit = 2000, /* a unit is about 2 ns (kernels.h) */
+};
+
+/* ---- fuzzy_search(Query, Packed, Count, Unit, Options, Limit) ------------------------ */
+
+typedef struct {
+    double score;
+    uint64_t index;
+} hit;
+
+typedef struct {
+    ErlNifBinary query;
+    void *holder;
+    const wb_search_set *set;
+    size_t count, limit;
+    wb_fz_options o;
+} fsearch_args;
+
+typedef struct {
+    wb_fz_options o;
+    void *holder; /* kept while the job runs */
+    const wb_search_set *set;
+    uint32_t *query;
+    size_t qlen;
+    uint32_t *text; /* the candidate under way, decoded */
+    size_t text_room;
+    size_t next; /* the next candidate to start */
+    bool scoring;
+    wb_fz fz;
+    /* the kept hits: a heap whose root is the worst, then sorted */
+    hit *heap;
+    size_t heap_len, heap_room, limit, unsorted;
+    bool sorting, failed;
+    size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
+} fsearch_job;
+
+static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    fsearch_args *in = args;
+    bool codepoints;
+    ErlNifUInt64 count, limit;
+    if (!enif_inspect_binary(env, argv[0], &in->query) || !enif_get_uint64(env, argv[2], &count) ||
+        count >= SIZE_MAX / 2 || !wb_search_set_get(env, argv[1], count, &in->holder, &in->set) ||
+        !wb_get_unit(env, argv[3], &codepoints) || !get_options(env, argv[4], codepoints, &in->o))
+        return false;
+    in->count = (size_t)count;
+    if (enif_is_identical(argv[5], atom_all))
+        in->limit = SIZE_MAX;
+    else if (enif_get_uint64(env, argv[5], &limit) && limit > 0)
+        in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
+    else
+        return false;
+    return true;
+}
+
+static uint64_t fsearch_predict(const void *args) {
+    const fsearch_args *in = args;
+    size_t count = in->set->count;
+    if (count == 0) return 1;
+    uint64_t bytes = in->set->offsets[count];
+    size_t average = (size_t)(bytes / count);
+    uint64_t each = wb_fz_units(&in->o, in->query.size, average) +
+                    wb_fz_setup_units(&in->o, in->query.size, average) + decode_units(average) + 2;
+    uint64_t most = each > UINT64_MAX / count ? UINT64_MAX / 2 : each * count;
+    return most + count; /* and sorting the hits */
+}
+
+static uint64_t fsearch_setup(const void *args) {
+    return decode_units(((const fsearch_args *)args)->query.size);
+}
+
+static void fsearch_destroy(void *state) {
+    fsearch_job *job = state;
+    if (job->scoring) wb_fz_free(&job->fz);
+    free(job->query);
+    free(job->text);
+    free(job->heap);
+    if (job->holder) wb_search_set_drop(job->holder);
+    memset(job, 0, sizeof *job);
+}
+
+static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    const fsearch_args *in = args;
+    fsearch_job *job = state;
+    bool failed = false;
+    job->query = symbols_of(in->query.data, in->query.size, in->o.codepoints, &job->qlen, &failed);
+    if (failed) {
+        *reason = wb_atom(env, "enomem");
+        return false;
+    }
+    if (job->qlen == SIZE_MAX) {
+        free(job->query);
+        job->query = NULL;
+        *reason = enif_make_tuple2(env, atom_invalid_utf8, atom_query);
+        return false;
+    }
+    job->o = in->o;
+    job->set = in->set;
+    job->limit = in->limit;
+    job->holder = in->holder;
+    wb_search_set_keep(job->holder);
+    return true;
+}
+
+/* whether x ranks after y: a worse score, or the same from a later candidate */
+static bool worse(wb_fz_kind kind, const hit *x, const hit *y) {
+    if (wb_fz_better(kind, y->score, x->score)) return true;
+    return !wb_fz_better(kind, x->score, y->score) && x->index > y->index;
+}
+
+static void sift_down(const fsearch_job *job, hit *heap, size_t len, size_t at) {
+    for (;;) {
+        size_t child = 2 * at + 1, top = at;
+        if (child < len && worse(job->o.kind, &heap[child], &heap[top])) top = child;
+        if (child + 1 < len && worse(job->o.kind, &heap[child + 1], &heap[top])) top = child + 1;
+        if (top == at) return;
+        hit t = heap[at];
+        heap[at] = heap[top];
+        heap[top] = t;
+        at = top;
+    }
+}
+
+/* Keeps a hit among the `limit` best; false when out of memory. */
+static bool keep(fsearch_job *job, hit h) {
+    if (job->heap_len == job->limit) {
+        if (!worse(job->o.kind, &job->heap[0], &h)) return true;
+        job->heap[0] = h;
+        sift_down(job, job->heap, job->heap_len, 0);
+        return true;
+    }
+    if (job->heap_len == job->heap_room) {
+        size_t room = job->heap_room ? 2 * job->heap_room : 64;
+        if (room > job->limit) room = job->limit;
+        if (room > SIZE_MAX / sizeof(hit)) return false;
+        hit *grown = realloc(job->heap, room * sizeof(hit));
+        if (!grown) return false;
+        job->heap = grown;
+        job->heap_room = room;
+    }
+    size_t at = job->heap_len++;
+    job->heap[at] = h;
+    while (at > 0 && worse(job->o.kind, &job->heap[at], &job->heap[(at - 1) / 2])) {
+        hit t = job->heap[at];
+        job->heap[at] = job->heap[(at - 1) / 2];
+        job->heap[(at - 1) / 2] = t;
+        at = (at - 1) / 2;
+    }
+    return true;
+}
+
+/* Starts the score of the next candidate; false when done with it
+ * already (failed, or out of memory). */
+static bool start_candidate(fsearch_job *job, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    size_t i = job->next++;
+    const uint8_t *bytes = set->bytes + set->offsets[i];
+    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (len > job->text_room || !job->text) {
+        size_t room = len > 64 ? len : 64;
+        uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
+                              ? realloc(job->text, room * sizeof(uint32_t))
+                              : NULL;
+        if (!grown) {
+            job->failed = true;
+            return false;
+        }
+        job->text = grown;
+        job->text_room = room;
+    }
+    size_t n = wb_fz_symbols(bytes, len, job->o.codepoints, job->text);
+    *used += decode_units(len);
+    if (n == SIZE_MAX) {
+        job->failed_at = i + 1;
+        return false;
+    }
+    if (!wb_fz_start(&job->fz, &job->o, job->query, job->qlen, job->text, n)) {
+        job->failed = true;
+        return false;
+    }
+    *used += wb_fz_setup_units(&job->o, job->qlen, n);
+    job->scoring = true;
+    return true;
+}
+
+static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
+    fsearch_job *job = state;
+    uint64_t start = *used;
+    while (!job->sorting) {
+        if (job->failed || job->failed_at) return true;
+        if (!job->scoring) {
+            if (job->next == job->set->count) {
+                job->sorting = true;
+                job->unsorted = job->heap_len;
+                break;
+            }
+            if (!start_candidate(job, used)) continue;
+        }
+        uint64_t spent = *used - start;
+        if (!wb_fz_step(&job->fz, budget > spent ? budget - spent : 1, used)) return false;
+        bool passed = job->fz.passed, failed = job->fz.failed;
+        double score = job->fz.score;
+        wb_fz_free(&job->fz);
+        job->scoring = false;
+        if (failed || (passed && !keep(job, (hit){score, job->next - 1}))) {
+            job->failed = true;
+            return true;
+        }
+        if (*used - start >= budget) return false;
+    }
+    /* heapsort: the worst of the rest to the end, best first in the end */
+    while (job->unsorted > 1) {
+        hit t = job->heap[0];
+        job->heap[0] = job->heap[job->unsorted - 1];
+        job->heap[--job->unsorted] = t;
+        sift_down(job, job->heap, job->unsorted, 0);
+        *used += 1;
+        if (*used - start >= budget && job->unsorted > 1) return false;
+    }
+    return true;
+}
+
+static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
+    const fsearch_job *job = state;
+    if (job->failed) return wb_error(env, wb_atom(env, "enomem"));
+    if (job->failed_at)
+        return wb_error(env, enif_make_tuple2(env, atom_invalid_utf8,
+                                              enif_make_uint64(env, job->failed_at - 1)));
+    ERL_NIF_TERM out;
+    unsigned char *bytes = enif_make_new_binary(env, job->heap_len * sizeof(hit), &out);
+    if (!bytes) return wb_error(env, wb_atom(env, "enomem"));
+    for (size_t i = 0; i < job->heap_len; i++) {
+        memcpy(bytes + i * sizeof(hit), &job->heap[i].index, 8);
+        memcpy(bytes + i * sizeof(hit) + 8, &job->heap[i].score, 8);
+    }
+    return out;
+}
+
+static size_t fsearch_memory(const void *state) {
+    const fsearch_job *job = state;
+    return job->qlen * sizeof(uint32_t) + job->text_room * sizeof(uint32_t) +
+           job->heap_room * sizeof(hit) + (job->scoring ? job->fz.owned_bytes : 0);
+}
+
+wb_job_type wb_fuzzy_search_job = {
+    .name = "fuzzy_search",
+    .argc = 6,
+    .args_size = sizeof(fsearch_args),
+    .state_size = sizeof(fsearch_job),
+    .decode = fsearch_decode,
+    .predict = fsearch_predict,
+    .setup = fsearch_setup,
+    .init = fsearch_init,
+    .step = fsearch_step,
+    .result = fsearch_result,
+    .memory = fsearch_memory,
+    .destroy = fsearch_destroy,
+    .ps_per_unit = 2000,
+};
+
+/* ---- in the call: the default processor, the names --------------------------------- */
+
+#define PROCESS_IN_CALL_MOST 65536
+
+ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    ErlNifBinary in;
+    if (!enif_inspect_binary(env, argv[0], &in)) return enif_make_badarg(env);
+    if (in.size > PROCESS_IN_CALL_MOST || !wb_lev_ascii(in.data, in.size)) return atom_other;
+    ERL_NIF_TERM out;
+    unsigned char *bytes = enif_make_new_binary(env, in.size, &out);
+    size_t len = 0;
+    if (!bytes) return atom_other;
+    wb_fz_default_process_ascii(in.data, in.size, bytes, &len);
+    return len == in.size ? out : enif_make_sub_binary(env, out, 0, len);
+}
+
+ERL_NIF_TERM wb_fuzzy_names(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    return enif_make_tuple2(env, enif_make_list_from_array(env, scorer_atoms, WB_FZ_SCORERS),
+                            enif_make_list_from_array(env, kind_atoms, WB_FZ_KINDS));
+}
+
+void wb_fuzzy_load(ErlNifEnv *env) {
+    for (size_t i = 0; i < WB_FZ_SCORERS; i++)
+        scorer_atoms[i] = enif_make_atom(env, scorer_names[i]);
+    for (size_t i = 0; i < WB_FZ_KINDS; i++)
+        kind_atoms[i] = enif_make_atom(env, kind_names[i]);
+    atom_all = enif_make_atom(env, "all");
+    atom_nil = enif_make_atom(env, "nil");
+    atom_other = enif_make_atom(env, "other");
+    atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
+    atom_query = enif_make_atom(env, "query");
+}

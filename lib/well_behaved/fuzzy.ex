@@ -1,0 +1,276 @@
+defmodule WellBehaved.Fuzzy do
+  @moduledoc """
+  Fuzzy matching: scores of two strings, and the best matches of a query
+  among many candidates, computed natively without blocking the VM's
+  schedulers (`schedule:`, as for every job of `WellBehaved.Runtime`).
+
+  ## Scorers
+
+  `scorer:` picks how two strings are compared (default `:wratio`):
+
+    * edit distances, the number of edits from one to the other:
+      `:levenshtein` (insertions, deletions, substitutions; with
+      `weights: {insertion, deletion, substitution}` their costs),
+      `:indel` (insertions and deletions), `:osa` (and transpositions of
+      two adjacent characters, no substring edited twice),
+      `:damerau_levenshtein` (transpositions, unrestricted), `:hamming`
+      (substitutions, position by position, the shorter padded);
+    * `:jaro` and `:jaro_winkler` (`prefix_weight:`, default 0.1, the
+      bonus of a common prefix of up to 4 characters), the usual choice
+      for names of people;
+    * the ratios, built on the Indel distance, from rapidfuzz's `fuzz`:
+      `:ratio`, `:partial_ratio` (the best window of the longer string),
+      `:token_sort_ratio` (words sorted), `:token_set_ratio` (words as
+      sets), `:token_ratio`, `:partial_token_sort_ratio`,
+      `:partial_token_set_ratio`, `:partial_token_ratio`, `:wratio` (a
+      weighted choice among them by the strings' lengths) and `:qratio`.
+
+  ## Scores
+
+  `score:` picks the kind of score (default `:normalized_similarity`):
+
+    * `:distance` and `:similarity`: an edit distance's own integers (the
+      similarity is the largest distance the two lengths allow, less the
+      distance); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
+      the ratios a float in 0.0..100.0, as rapidfuzz's `fuzz` functions
+      give it;
+    * `:normalized_distance` and `:normalized_similarity`: floats in
+      0.0..1.0 for every scorer, 1.0 - each other.
+
+  With `score_cutoff:` (in the terms of the kind), a similarity below the
+  cutoff, or a distance above it, does not count: a search leaves that
+  candidate out, and `score/3` reports the worst score of its kind
+  instead (0, 0.0, 1.0 or 100.0; for an integer distance, the cutoff + 1).
+
+  Where this differs from rapidfuzz: the default kind is a normalized
+  similarity in 0.0..1.0 for every scorer (`score: :similarity` gives the
+  ratios' 0..100); `:hamming` always pads the shorter string; two empty
+  strings have a Jaro similarity of 1.0, like every other scorer's.
+
+  ## Text
+
+  `unit:` `:byte` (default) compares bytes, `:codepoint` Unicode
+  codepoints (valid UTF-8 required; words are then split at Unicode white
+  space as well). `processor:` prepares every string before it is scored:
+  `:default` (`WellBehaved.Fuzzy.Processor.default/1`) or a function; a
+  search returns the candidates as they were given.
+
+      iex> WellBehaved.Fuzzy.score("kitten", "sitting", scorer: :levenshtein, score: :distance)
+      3
+      iex> WellBehaved.Fuzzy.score("this is a test", "this is a test!", scorer: :ratio, score: :similarity)
+      96.55172413793103
+      iex> WellBehaved.Fuzzy.score("MARTHA", "MARHTA", scorer: :jaro_winkler)
+      0.9611111111111111
+  """
+
+  alias WellBehaved.{Job, Native, Options}
+  alias WellBehaved.Fuzzy.{Call, Processor}
+  alias WellBehaved.Levenshtein.{Errors, Search}
+
+  @score "WellBehaved.Fuzzy.score/3"
+  @extract "WellBehaved.Fuzzy.extract/3"
+  @extract_one "WellBehaved.Fuzzy.extract_one/3"
+  @pair [
+    :scorer,
+    :score,
+    :score_cutoff,
+    :weights,
+    :prefix_weight,
+    :processor,
+    :unit,
+    :schedule,
+    :tiny_slices
+  ]
+
+  @typedoc "A candidate's key: its position in a list, or the key it was given."
+  @type key :: term()
+
+  @typedoc "Candidates: binaries, `{key, binary}` pairs, or a map of keys to binaries."
+  @type choices :: [binary() | {key(), binary()}] | %{optional(key()) => binary()}
+
+  @doc """
+  The score of `a` and `b`: the `score:` kind of the `scorer:` (see the
+  module's documentation for both, and for `score_cutoff:`, `weights:`,
+  `prefix_weight:`, `processor:`, `unit:`). `schedule:` and
+  `tiny_slices:` as `WellBehaved.Job.call/4` takes them.
+
+  Raises `ArgumentError` on a non-binary, an unknown option or value, a
+  cutoff outside its kind's range, and on invalid UTF-8 with
+  `unit: :codepoint`.
+
+      iex> WellBehaved.Fuzzy.score("ab", "ba", scorer: :osa, score: :distance)
+      1
+      iex> WellBehaved.Fuzzy.score("fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear", scorer: :token_sort_ratio)
+      1.0
+      iex> WellBehaved.Fuzzy.score("abcdef", "uvwxyz", scorer: :levenshtein, score: :distance, score_cutoff: 2)
+      3
+  """
+  @spec score(binary(), binary(), keyword()) :: number()
+  def score(a, b, opts \\ [])
+
+  def score(a, b, opts) when is_binary(a) and is_binary(b) do
+    call = Call.options!(@score, opts, @pair)
+    {a, b} = processed(call, a, b)
+
+    case Job.checked(
+           &Native.fuzzy_score/7,
+           [a, b, call.unit, Call.native(call)],
+           call.schedule,
+           call.tiny_slices,
+           :infinity,
+           @score
+         ) do
+      nil ->
+        Call.worst(call)
+
+      score when is_float(score) ->
+        number(call, score)
+
+      {:error, {:invalid_utf8, which}} ->
+        Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
+
+      {:error, reason} ->
+        Errors.raise!(@score, reason)
+    end
+  end
+
+  def score(a, b, _opts) do
+    {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
+    Options.invalid!(@score, which, value, "a binary")
+  end
+
+  @doc """
+  The best matches of `query` among `choices`, best first and, for equal
+  scores, in the order of the choices: `{candidate, score, key}`, the
+  key being the candidate's position in a list (from 0), or the key it
+  came with (a `{key, candidate}` element, or a map).
+
+  Options as `score/3`, and `limit:` (default 5): how many, or `:all`
+  (every candidate within `score_cutoff:`). The candidates are scored in
+  one native job, a slice of the runtime at a time in the modes that
+  slice. Returns `{:error, :enomem}` when native memory runs out.
+
+      iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
+      iex> WellBehaved.Fuzzy.extract("Johnathan", names, scorer: :jaro_winkler, limit: 2)
+      [{"Jonathan", 0.9037037037037037, 0}, {"Johanna", 0.8814814814814815, 1}]
+      iex> WellBehaved.Fuzzy.extract("new york", %{nyc: "New York City", la: "Los Angeles"},
+      ...>   processor: :default, scorer: :partial_ratio, score: :similarity, score_cutoff: 90)
+      [{"New York City", 100.0, :nyc}]
+  """
+  @spec extract(binary(), choices(), keyword()) ::
+          [{binary(), number(), key()}] | {:error, :enomem}
+  def extract(query, choices, opts \\ []) do
+    call = Call.options!(@extract, opts, [:limit | @pair])
+    search(@extract, query, choices, call)
+  end
+
+  @doc """
+  The best match of `query` among `choices` (`extract/3` with `limit: 1`):
+  `{candidate, score, key}`, or nil when no candidate is within
+  `score_cutoff:`.
+
+      iex> WellBehaved.Fuzzy.extract_one("appel", ["apple", "maple", "apply"], scorer: :indel, score: :distance)
+      {"apple", 2, 0}
+  """
+  @spec extract_one(binary(), choices(), keyword()) ::
+          {binary(), number(), key()} | nil | {:error, :enomem}
+  def extract_one(query, choices, opts \\ []) do
+    call = Call.options!(@extract_one, opts, @pair)
+
+    case search(@extract_one, query, choices, %{call | limit: 1}) do
+      [hit] -> hit
+      [] -> nil
+      {:error, _} = error -> error
+    end
+  end
+
+  defp search(name, query, choices, call) do
+    if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+    {texts, keys} = choices!(name, choices)
+    fun = Processor.function(call.processor)
+    query = if fun, do: fun.(query), else: query
+    scored = if fun, do: Enum.map(texts, fun), else: texts
+
+    case call.limit do
+      0 -> []
+      _ -> run_search(name, query, texts, scored, keys, call)
+    end
+  end
+
+  defp run_search(name, query, texts, scored, keys, call) do
+    count = length(texts)
+
+    with {:ok, packed, ^count} <- Search.pack(scored, count) do
+      try do
+        limit = if call.limit == :all, do: :all, else: call.limit
+
+        case Job.checked(
+               &Native.fuzzy_search/9,
+               [query, packed, count, call.unit, Call.native(call), limit],
+               call.schedule,
+               call.tiny_slices,
+               :infinity,
+               name
+             ) do
+          {:error, _} = error -> Errors.failed(name, error)
+          hits -> hits(hits, List.to_tuple(texts), keys, call)
+        end
+      after
+        Native.pack_release(packed)
+      end
+    else
+      {:error, _} = error -> Errors.failed(name, error)
+    end
+  end
+
+  defp hits(binary, texts, keys, call) do
+    for <<index::64-native, score::float-64-native <- binary>> do
+      key = if keys == nil, do: index, else: elem(keys, index)
+      {elem(texts, index), number(call, score), key}
+    end
+  end
+
+  # the candidates' texts, and their keys as a tuple (nil: positions)
+  defp choices!(name, choices) when is_map(choices) do
+    pairs = Map.to_list(choices)
+    texts = for {_key, text} <- pairs, do: text!(name, text, pairs)
+    {texts, pairs |> Enum.map(&elem(&1, 0)) |> List.to_tuple()}
+  end
+
+  defp choices!(name, choices) when is_list(choices) do
+    if Enum.all?(choices, &is_binary/1) do
+      {choices, nil}
+    else
+      {texts, keys} =
+        choices
+        |> Enum.with_index()
+        |> Enum.map(fn
+          {text, at} when is_binary(text) -> {text, at}
+          {{key, text}, _at} when is_binary(text) -> {text, key}
+          {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
+        end)
+        |> Enum.unzip()
+
+      {texts, List.to_tuple(keys)}
+    end
+  end
+
+  defp choices!(name, other),
+    do: Options.invalid!(name, "choices", other, "a list of binaries or {key, binary}, or a map")
+
+  defp text!(_name, text, _pairs) when is_binary(text), do: text
+
+  defp text!(name, text, _pairs),
+    do: Options.invalid!(name, "choices", text, "binaries as the map's values")
+
+  defp processed(%{processor: nil}, a, b), do: {a, b}
+
+  defp processed(call, a, b) do
+    fun = Processor.function(call.processor)
+    {fun.(a), fun.(b)}
+  end
+
+  defp number(call, score) do
+    if Call.integers?(call), do: trunc(score), else: score
+  end
+end

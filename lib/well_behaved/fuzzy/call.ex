@@ -1,0 +1,208 @@
+defmodule WellBehaved.Fuzzy.Call do
+  @moduledoc false
+  # The options of every WellBehaved.Fuzzy function, checked once into a
+  # struct: the scorer and its parameters, the kind of score and its
+  # cutoff, the processor, the limit of a search, and the runtime's
+  # schedule. `native/1` is the tuple the native jobs decode
+  # (c_src/nif/fuzzy_job.c).
+
+  alias WellBehaved.{Options, Runtime}
+
+  # the scorers and kinds, in the order of c_src/fuzzy/fuzzy.h (a test
+  # compares them with the native side's)
+  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming]
+  @jaro [:jaro, :jaro_winkler]
+  @ratios [
+    :ratio,
+    :partial_ratio,
+    :token_sort_ratio,
+    :token_set_ratio,
+    :token_ratio,
+    :partial_token_sort_ratio,
+    :partial_token_set_ratio,
+    :partial_token_ratio,
+    :wratio,
+    :qratio
+  ]
+  @scorers @edit ++ @jaro ++ @ratios
+  @kinds [:distance, :similarity, :normalized_distance, :normalized_similarity]
+
+  defstruct scorer: :wratio,
+            score: :normalized_similarity,
+            score_cutoff: nil,
+            weights: {1, 1, 1},
+            prefix_weight: 0.1,
+            processor: nil,
+            unit: :byte,
+            limit: 5,
+            schedule: :auto,
+            tiny_slices: false
+
+  @type t :: %__MODULE__{}
+
+  @doc "The scorers, in the native order."
+  def scorers, do: @scorers
+
+  @doc "The kinds of score, in the native order."
+  def kinds, do: @kinds
+
+  @doc """
+  Checks `opts` against `known` for the function `name`: the keys first,
+  then each value, then the values that depend on each other (a cutoff
+  and its kind, parameters and their scorer).
+  """
+  @spec options!(String.t(), term(), [atom()]) :: t()
+  def options!(name, opts, known) when is_list(opts) do
+    Enum.each(opts, fn
+      {key, _} when is_atom(key) ->
+        if key not in known, do: Options.unknown!(name, key, known)
+
+      other ->
+        Options.bad_option!(name, other, known, opts)
+    end)
+
+    call =
+      Enum.reduce(opts, %__MODULE__{}, fn {key, value}, call -> put(call, key, value, name) end)
+
+    consistent!(call, opts, name)
+  end
+
+  def options!(name, opts, _known), do: Options.not_keyword!(name, opts)
+
+  defp put(call, :scorer, scorer, name),
+    do: %{call | scorer: Options.one_of!(name, :scorer, scorer, @scorers)}
+
+  defp put(call, :score, kind, name),
+    do: %{call | score: Options.one_of!(name, :score, kind, @kinds)}
+
+  defp put(call, :score_cutoff, cutoff, _name) when is_number(cutoff) or is_nil(cutoff),
+    do: %{call | score_cutoff: cutoff}
+
+  defp put(_call, :score_cutoff, cutoff, name),
+    do: Options.invalid!(name, :score_cutoff, cutoff, "a number or nil")
+
+  defp put(call, :weights, {i, d, s} = weights, _name)
+       when is_integer(i) and i >= 0 and is_integer(d) and d >= 0 and is_integer(s) and s >= 0 and
+              i < 0x1_0000_0000 and d < 0x1_0000_0000 and s < 0x1_0000_0000,
+       do: %{call | weights: weights}
+
+  defp put(_call, :weights, weights, name) do
+    Options.invalid!(
+      name,
+      :weights,
+      weights,
+      "{insertion, deletion, substitution}: integers in 0..4294967295"
+    )
+  end
+
+  defp put(call, :prefix_weight, w, _name) when is_number(w) and w >= 0 and w <= 0.25,
+    do: %{call | prefix_weight: w / 1}
+
+  defp put(_call, :prefix_weight, w, name),
+    do: Options.invalid!(name, :prefix_weight, w, "a number in 0.0..0.25")
+
+  defp put(call, :processor, p, _name) when p in [nil, :default] or is_function(p, 1),
+    do: %{call | processor: p}
+
+  defp put(_call, :processor, p, name),
+    do: Options.invalid!(name, :processor, p, "nil, :default or a function of one argument")
+
+  defp put(call, :unit, unit, _name) when unit in [:byte, :codepoint], do: %{call | unit: unit}
+
+  defp put(_call, :unit, unit, name),
+    do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
+
+  defp put(call, :limit, :all, _name), do: %{call | limit: :all}
+
+  defp put(call, :limit, limit, _name) when is_integer(limit) and limit >= 0,
+    do: %{call | limit: limit}
+
+  defp put(_call, :limit, limit, name),
+    do: Options.invalid!(name, :limit, limit, "a non-negative integer or :all")
+
+  defp put(call, :schedule, mode, name),
+    do: %{call | schedule: Runtime.check_mode!(mode, name, [])}
+
+  defp put(call, :tiny_slices, tiny, name),
+    do: %{call | tiny_slices: Runtime.check_tiny!(tiny, name)}
+
+  defp consistent!(call, opts, name) do
+    if Keyword.has_key?(opts, :weights) and call.scorer != :levenshtein,
+      do:
+        Options.invalid!(name, :weights, call.weights, "no weights: only :levenshtein takes them")
+
+    if Keyword.has_key?(opts, :prefix_weight) and call.scorer != :jaro_winkler do
+      Options.invalid!(
+        name,
+        :prefix_weight,
+        call.prefix_weight,
+        "no prefix weight: only :jaro_winkler takes one"
+      )
+    end
+
+    case call.score_cutoff do
+      nil -> call
+      cutoff -> %{call | score_cutoff: cutoff!(call, cutoff, name)}
+    end
+  end
+
+  # a cutoff in the terms of the kind of score asked for
+  defp cutoff!(call, cutoff, name) do
+    case {integers?(call), range(call)} do
+      {true, _} when is_integer(cutoff) and cutoff >= 0 ->
+        cutoff
+
+      {true, _} ->
+        Options.invalid!(name, :score_cutoff, cutoff, "a non-negative integer for #{what(call)}")
+
+      {false, first..last//_} when cutoff >= first and cutoff <= last ->
+        cutoff / 1
+
+      {false, first..last//_} ->
+        Options.invalid!(
+          name,
+          :score_cutoff,
+          cutoff,
+          "a number in #{first}..#{last} for #{what(call)}"
+        )
+    end
+  end
+
+  defp what(call),
+    do: "#{inspect(call.scorer)}'s #{call.score |> Atom.to_string() |> String.replace("_", " ")}"
+
+  @doc "Whether the scores are integers: an edit distance's distance or similarity."
+  @spec integers?(t()) :: boolean()
+  def integers?(%{scorer: scorer, score: kind}),
+    do: scorer in @edit and kind in [:distance, :similarity]
+
+  @doc "Whether a lower score is better."
+  @spec distance?(t()) :: boolean()
+  def distance?(%{score: kind}), do: kind in [:distance, :normalized_distance]
+
+  # the range of a float score
+  defp range(%{score: kind}) when kind in [:normalized_distance, :normalized_similarity], do: 0..1
+  defp range(%{scorer: scorer}) when scorer in @ratios, do: 0..100
+  defp range(_call), do: 0..1
+
+  @doc """
+  The score reported for a pair beyond the cutoff, as rapidfuzz reports
+  it: the cutoff + 1 for an integer distance, otherwise the worst score of
+  the kind (0 for a similarity, 1.0 or 100.0 for a distance).
+  """
+  @spec worst(t()) :: number()
+  def worst(call) do
+    cond do
+      integers?(call) and call.score == :distance -> call.score_cutoff + 1
+      integers?(call) -> 0
+      call.score == :distance and call.scorer in @ratios -> 100.0
+      distance?(call) -> 1.0
+      true -> 0.0
+    end
+  end
+
+  @doc "The options as the native jobs take them."
+  @spec native(t()) :: tuple()
+  def native(%__MODULE__{weights: {i, d, s}} = call),
+    do: {call.scorer, call.score, call.score_cutoff, i, d, s, call.prefix_weight}
+end

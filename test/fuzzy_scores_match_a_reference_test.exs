@@ -1,0 +1,164 @@
+defmodule WellBehaved.FuzzyScoresMatchAReferenceTest do
+  # Every scorer, every kind of score, against the slow textbook reference
+  # (test/support/fuzzy_reference.exs), exactly (floats included, as both
+  # compute them in the same order): random and adversarial pairs in both
+  # units, every mode with tiny slices, cutoffs at their boundaries.
+  use ExUnit.Case, async: true
+
+  alias WellBehaved.{Fuzzy, Native, Runtime}
+  alias WellBehaved.Fuzzy.Call
+  alias WellBehaved.Test.FuzzyReference, as: Ref
+
+  doctest WellBehaved.Fuzzy
+  doctest WellBehaved.Fuzzy.Processor
+
+  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming]
+  @kinds [:distance, :similarity, :normalized_distance, :normalized_similarity]
+
+  defp word(n, alphabet), do: for(_ <- 1..n//1, into: "", do: <<Enum.random(alphabet)>>)
+
+  defp uword(n, alphabet), do: for(_ <- 1..n//1, into: "", do: <<Enum.random(alphabet)::utf8>>)
+
+  # pairs that reach every path: empty, one symbol, identical, disjoint,
+  # words with spaces (tokens), both sides of 64 symbols (one word, blocks)
+  defp pairs(unit) do
+    {gen, alphabet} =
+      case unit do
+        :byte -> {&word/2, ~c"ab c"}
+        :codepoint -> {&uword/2, [?a, ?é, ?\s, 0x4E2D, 0x3000, ?b]}
+      end
+
+    fixed = [
+      {"", ""},
+      {"", "a"},
+      {"a", ""},
+      {"a", "a"},
+      {"a", "b"},
+      {"abc", "abc"},
+      {"abc", "xyz"},
+      {"ab", "ba"},
+      {"ca", "abc"}
+    ]
+
+    random =
+      for _ <- 1..25 do
+        {gen.(Enum.random(0..12), alphabet), gen.(Enum.random(0..12), alphabet)}
+      end
+
+    long =
+      for n <- [63, 64, 65, 130] do
+        {gen.(Enum.random(div(n, 3)..n), alphabet), gen.(n, alphabet)}
+      end
+
+    fixed ++ random ++ long
+  end
+
+  test "the native and the Elixir side name the same scorers and kinds" do
+    assert Native.fuzzy_names() == {Call.scorers(), Call.kinds()}
+  end
+
+  for unit <- [:byte, :codepoint], scorer <- Call.scorers() do
+    @tag timeout: 300_000
+    test "#{scorer}, #{unit}: every kind equals the reference" do
+      scorer = unquote(scorer)
+      unit = unquote(unit)
+
+      for {a, b} <- pairs(unit), kind <- @kinds do
+        want = Ref.kind_of(Ref.reference(scorer, a, b, unit), kind)
+        got = Fuzzy.score(a, b, scorer: scorer, score: kind, unit: unit)
+
+        assert got === want,
+               "#{scorer} #{kind} of #{inspect(a)} and #{inspect(b)}: #{inspect(got)}, " <>
+                 "expected #{inspect(want)}"
+      end
+    end
+  end
+
+  test "long inputs: several blocks of 64, partial windows of a long needle" do
+    a = word(300, ~c"abcd ")
+    b = word(250, ~c"abcd ")
+
+    for scorer <- Call.scorers() -- [:damerau_levenshtein] do
+      want = Ref.kind_of(Ref.reference(scorer, a, b, :byte), :similarity)
+      assert Fuzzy.score(a, b, scorer: scorer, score: :similarity) === want, "#{scorer}"
+    end
+  end
+
+  test "levenshtein with weights, jaro_winkler with a prefix weight" do
+    for {a, b} <- pairs(:byte), w <- [{1, 1, 2}, {2, 3, 1}, {0, 1, 5}, {7, 7, 7}] do
+      want =
+        Ref.kind_of(Ref.reference(:levenshtein, a, b, :byte, weights: w), :normalized_distance)
+
+      assert Fuzzy.score(a, b, scorer: :levenshtein, weights: w, score: :normalized_distance) ===
+               want
+    end
+
+    for {a, b} <- pairs(:byte), p <- [0.0, 0.25] do
+      want = Ref.kind_of(Ref.reference(:jaro_winkler, a, b, :byte, prefix_weight: p), :similarity)
+
+      assert Fuzzy.score(a, b, scorer: :jaro_winkler, prefix_weight: p, score: :similarity) ===
+               want
+    end
+  end
+
+  test "every mode, tiny slices: the same scores" do
+    a = word(70, ~c"ab c")
+    b = word(90, ~c"ab c")
+
+    for scorer <- Call.scorers() do
+      want = Fuzzy.score(a, b, scorer: scorer)
+
+      for mode <- Runtime.modes() do
+        assert Fuzzy.score(a, b, scorer: scorer, schedule: mode, tiny_slices: true) === want,
+               "#{scorer} #{mode}"
+      end
+    end
+  end
+
+  test "a cutoff passes a score at the boundary and not beyond it" do
+    for {a, b} <- pairs(:byte), scorer <- Call.scorers(), kind <- @kinds do
+      ref = Ref.reference(scorer, a, b, :byte)
+      score = Ref.kind_of(ref, kind)
+      opts = [scorer: scorer, score: kind]
+      distance? = kind in [:distance, :normalized_distance]
+      top = if elem(ref, 0) == :percent and kind in [:distance, :similarity], do: 100, else: 1
+
+      # exactly at the score: it passes
+      cutoff_ok = if is_integer(score) or score in [0, 1, 100], do: score, else: score
+
+      if cutoff_ok <= top or is_integer(score) do
+        assert Fuzzy.score(a, b, [score_cutoff: cutoff_ok] ++ opts) === score,
+               "#{scorer} #{kind} #{inspect(a)} #{inspect(b)} at #{cutoff_ok}"
+      end
+
+      # just beyond: the worst score of the kind
+      beyond =
+        cond do
+          is_integer(score) and distance? -> if score > 0, do: score - 1
+          is_integer(score) -> score + 1
+          distance? and score > 0 -> score * (1 - 1.0e-12)
+          not distance? and score < top -> min(score * (1 + 1.0e-12) + 1.0e-12, top)
+          true -> nil
+        end
+
+      if beyond != nil do
+        got = Fuzzy.score(a, b, [score_cutoff: beyond] ++ opts)
+        call = %Call{scorer: scorer, score: kind, score_cutoff: beyond}
+
+        assert got === Call.worst(call),
+               "#{scorer} #{kind} #{inspect(a)} #{inspect(b)} beyond #{beyond}: #{inspect(got)}"
+      end
+    end
+  end
+
+  test "edit distances stop early under a cutoff with the same verdicts" do
+    a = word(200, ~c"ab")
+    b = word(180, ~c"ab")
+
+    for scorer <- @edit, k <- [0, 5, 40, 1000] do
+      {:edit, d, _max} = Ref.reference(scorer, a, b, :byte)
+      got = Fuzzy.score(a, b, scorer: scorer, score: :distance, score_cutoff: k)
+      assert got == if(d <= k, do: d, else: k + 1), "#{scorer} k=#{k}"
+    end
+  end
+end
