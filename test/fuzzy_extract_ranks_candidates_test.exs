@@ -1,0 +1,192 @@
+defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
+  # extract/3 and extract_one/3 rank what score/3 would give each
+  # candidate (from the reference): best first, ties in input order, keys
+  # from positions, pairs or maps, the cutoff and the limit (:all
+  # included), processors, every mode; bad input raises naming it; a
+  # killed caller leaves no job.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{Fuzzy, Runtime}
+  alias WellBehaved.Fuzzy.Call
+  alias WellBehaved.Test.FuzzyReference, as: Ref
+  import WellBehaved.Test.RuntimeHelpers
+
+  @extract "WellBehaved.Fuzzy.extract/3"
+
+  defp word(n, alphabet), do: for(_ <- 1..n//1, into: "", do: <<Enum.random(alphabet)>>)
+
+  defp candidates(count) do
+    words = for _ <- 1..count, do: word(Enum.random([0, 1, 3, 8, 15, 30, 70]), ~c"abc ")
+    # duplicates, to tell apart by key
+    words ++ Enum.take(words, 4)
+  end
+
+  # what extract/3 must return, from the reference on every pair
+  defp expected(query, pairs, opts) do
+    scorer = Keyword.get(opts, :scorer, :wratio)
+    kind = Keyword.get(opts, :score, :normalized_similarity)
+    unit = Keyword.get(opts, :unit, :byte)
+    fun = fn q, text -> Ref.kind_of(Ref.reference(scorer, q, text, unit), kind) end
+    better = if kind in [:distance, :normalized_distance], do: :lower, else: :higher
+
+    Ref.extract(query, pairs, fun,
+      cutoff: opts[:score_cutoff],
+      better: better,
+      limit: Keyword.get(opts, :limit, 5)
+    )
+  end
+
+  defp indexed(list), do: list |> Enum.with_index() |> Enum.map(fn {t, i} -> {i, t} end)
+
+  test "every scorer and kind ranks like the reference, cutoffs and limits included" do
+    list = candidates(40)
+    query = word(12, ~c"abc ")
+
+    for scorer <- Call.scorers(),
+        kind <- [:distance, :normalized_similarity],
+        limit <- [1, 7, :all] do
+      opts = [scorer: scorer, score: kind, limit: limit]
+      want = expected(query, indexed(list), opts)
+      assert Fuzzy.extract(query, list, opts) === want, "#{scorer} #{kind} #{limit}"
+
+      # the cutoff: the score of the middle hit, which then passes
+      {_, middle, _} = Enum.at(want, div(length(want), 2))
+      opts = [score_cutoff: middle] ++ opts
+      assert Fuzzy.extract(query, list, opts) === expected(query, indexed(list), opts)
+    end
+  end
+
+  test "keys: positions, {key, text} pairs and maps; duplicates told apart" do
+    assert Fuzzy.extract("ab", ["ab", "ab", "b"], scorer: :ratio, limit: :all) ==
+             [{"ab", 1.0, 0}, {"ab", 1.0, 1}, {"b", Ref.ratio(~c"ab", ~c"b") / 100, 2}]
+
+    pairs = [{:x, "ab"}, {"y", "abc"}, {{1, 2}, "zz"}]
+
+    assert Fuzzy.extract("ab", pairs, scorer: :indel, score: :distance, limit: :all) ==
+             [{"ab", 0, :x}, {"abc", 1, "y"}, {"zz", 4, {1, 2}}]
+
+    map = %{1 => "apple", 2 => "maple", 3 => "apply"}
+
+    assert Fuzzy.extract("appel", map, scorer: :levenshtein, score: :distance, limit: :all) ==
+             [{"apple", 2, 1}, {"apply", 2, 3}, {"maple", 3, 2}]
+
+    # mixed: binaries keep their position as the key
+    assert Fuzzy.extract("a", ["a", {:k, "a"}], scorer: :ratio) == [{"a", 1.0, 0}, {"a", 1.0, :k}]
+    assert Fuzzy.extract_one("zzz", %{}, []) == nil
+    assert Fuzzy.extract("zzz", [], limit: :all) == []
+    assert Fuzzy.extract("zzz", ["a"], limit: 0) == []
+  end
+
+  test "extract_one: the best, or nil when none is within the cutoff" do
+    list = ["apple", "maple", "apply"]
+    assert Fuzzy.extract_one("aple", list, scorer: :indel, score: :distance) == {"apple", 1, 0}
+
+    assert Fuzzy.extract_one("zzzz", list,
+             scorer: :ratio,
+             score: :similarity,
+             score_cutoff: 50
+           ) == nil
+  end
+
+  test "processors: applied to the query and every candidate; the candidate comes back as given" do
+    list = ["New York City", "NEW-YORK", "Boston"]
+
+    assert Fuzzy.extract("new york", list, processor: :default, scorer: :ratio, limit: 2) ==
+             [
+               {"NEW-YORK", 1.0, 1},
+               {"New York City", Ref.ratio(~c"new york", ~c"new york city") / 100, 0}
+             ]
+
+    upcase = &String.upcase/1
+
+    assert Fuzzy.extract("boston", list, processor: upcase, scorer: :ratio, limit: 1) ==
+             [{"Boston", 1.0, 2}]
+
+    assert Fuzzy.score("Hello World!", "hello world", processor: :default, scorer: :ratio) == 1.0
+    assert Fuzzy.Processor.default("ÉCOLE, Zürich!") == "école  zürich"
+    assert Fuzzy.Processor.default("--") == ""
+  end
+
+  test "codepoints: Unicode candidates, and invalid UTF-8 named by its position" do
+    list = ["héllo", "hello", "日本語"]
+
+    assert Fuzzy.extract("héllo", list, scorer: :levenshtein, score: :distance, unit: :codepoint) ==
+             [{"héllo", 0, 0}, {"hello", 1, 1}, {"日本語", 5, 2}]
+
+    assert_raise ArgumentError,
+                 ~r/#{Regex.escape(@extract)}: the candidate at position 1 is not valid UTF-8/,
+                 fn ->
+                   Fuzzy.extract("a", ["a", <<0xFF>>], unit: :codepoint)
+                 end
+
+    assert_raise ArgumentError, ~r/the query is not valid UTF-8/, fn ->
+      Fuzzy.extract(<<0xC0, 0x80>>, ["a"], unit: :codepoint)
+    end
+  end
+
+  test "every mode and tiny slices give the same result" do
+    list = candidates(60)
+    query = word(20, ~c"abc ")
+
+    for scorer <- [:levenshtein, :wratio, :jaro_winkler, :partial_ratio, :token_set_ratio] do
+      want = Fuzzy.extract(query, list, scorer: scorer, limit: :all)
+
+      for mode <- Runtime.modes() do
+        got =
+          Fuzzy.extract(query, list,
+            scorer: scorer,
+            limit: :all,
+            schedule: mode,
+            tiny_slices: true
+          )
+
+        assert got === want, "#{scorer} #{mode}"
+      end
+    end
+  end
+
+  test "bad arguments raise ArgumentError naming the function and what is accepted" do
+    for {args, message} <- [
+          {[1, ["a"], []], ~r/invalid query 1, expected a binary/},
+          {["a", :nope, []], ~r/invalid choices :nope/},
+          {["a", ["a", 3], []], ~r/the candidate at position 1 is not a binary/},
+          {["a", ["a"], [scorer: :nope]], ~r/invalid :scorer :nope/},
+          {["a", ["a"], [score: :best]], ~r/invalid :score :best/},
+          {["a", ["a"], [limit: -1]], ~r/invalid :limit -1/},
+          {["a", ["a"], [score_cutoff: 1.5]],
+           ~r/invalid :score_cutoff 1.5, expected a number in 0..1/},
+          {["a", ["a"], [scorer: :levenshtein, score: :distance, score_cutoff: 1.5]],
+           ~r/a non-negative integer/},
+          {["a", ["a"], [weights: {1, 1, 1}]], ~r/only :levenshtein takes them/},
+          {["a", ["a"], [scorer: :jaro, prefix_weight: 0.1]], ~r/only :jaro_winkler/},
+          {["a", ["a"], [scorer: :jaro_winkler, prefix_weight: 0.5]], ~r/in 0.0..0.25/},
+          {["a", ["a"], [processor: :upcase]], ~r/invalid :processor :upcase/},
+          {["a", ["a"], [bogus: 1]], ~r/unknown option :bogus/},
+          {["a", ["a"], :nope], ~r/expected a keyword list/}
+        ] do
+      assert_raise ArgumentError, message, fn -> apply(Fuzzy, :extract, args) end
+    end
+
+    assert_raise ArgumentError, ~r/score\/3: invalid second argument 7/, fn ->
+      Fuzzy.score("a", 7)
+    end
+  end
+
+  test "callers killed mid-search leave no live job" do
+    list = for _ <- 1..20_000, do: word(25, ~c"abcdefgh ")
+
+    for mode <- Runtime.modes() -- [:normal], round <- 1..3 do
+      pid =
+        spawn(fn ->
+          Fuzzy.extract(word(30, ~c"abcdefgh "), list, scorer: :wratio, schedule: mode)
+        end)
+
+      Process.sleep(rem(round, 3))
+      ref = Process.monitor(pid)
+      Process.exit(pid, :kill)
+      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+    end
+
+    assert_no_live_jobs()
+  end
+end
