@@ -8,8 +8,9 @@
 APP := well_behaved
 include mk/common.mk
 
-FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/symbols.c c_src/fuzzy/lcs.c c_src/fuzzy/edits.c
-FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h
+FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c c_src/fuzzy/lcs.c \
+	c_src/fuzzy/edits.c
+FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_load.h \
@@ -25,10 +26,10 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # Parts with native artefacts of their own describe them in mk/: each adds
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
-C_TEST_TARGETS := c_src/build/test_search
+C_TEST_TARGETS := c_src/build/test_search c_src/build/test_fuzzy
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
-FUZZ_NAMES := levenshtein line_reader external search ext_jobs
+FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -65,6 +66,10 @@ c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
 
+c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/check.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
+
 $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
@@ -76,6 +81,10 @@ c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_
 c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_search.c $(CORE_SRC)
+
+c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_fuzzy.c $(CORE_SRC)
 
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build

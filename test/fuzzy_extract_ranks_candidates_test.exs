@@ -56,6 +56,32 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     end
   end
 
+  test "short queries take quick scores: the same as score/3's, at every length and cutoff" do
+    # queries of 1..64 bytes, candidates around 64 (Jaro's bound) and
+    # beyond 4096 (the quick scores' bound), in bytes and ASCII codepoints
+    list =
+      for(n <- [0, 1, 2, 5, 20, 63, 64, 65, 100, 4097], do: word(n, ~c"abc ")) ++
+        for(_ <- 1..30, do: word(Enum.random(0..70), ~c"ab"))
+
+    for qlen <- [1, 7, 33, 64],
+        scorer <- [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler],
+        unit <- [:byte, :codepoint],
+        cutoff <- [nil, 0.5] do
+      query = word(qlen, ~c"abc ")
+      opts = [scorer: scorer, unit: unit, score_cutoff: cutoff]
+
+      want =
+        list
+        |> Enum.with_index()
+        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
+        |> Enum.filter(fn {_, score, _} -> cutoff == nil or score >= cutoff end)
+        |> Enum.sort_by(fn {_, score, at} -> {-score, at} end)
+
+      assert Fuzzy.extract(query, list, [limit: :all] ++ opts) === want,
+             "#{scorer} #{unit} query of #{qlen}, cutoff #{inspect(cutoff)}"
+    end
+  end
+
   test "keys: positions, {key, text} pairs and maps; duplicates told apart" do
     assert Fuzzy.extract("ab", ["ab", "ab", "b"], scorer: :ratio, limit: :all) ==
              [{"ab", 1.0, 0}, {"ab", 1.0, 1}, {"b", Ref.ratio(~c"ab", ~c"b") / 100, 2}]

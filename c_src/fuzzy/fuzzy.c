@@ -3,9 +3,11 @@
  * of derived sequences (the sorted tokens, their intersection and
  * differences), some known from lengths alone (`base`). */
 #include "fuzzy.h"
+#include "scores.h"
 
 #include "../levenshtein/levenshtein.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,89 +65,6 @@ bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, si
     }
     *out_len = end - start;
     return true;
-}
-
-/* ---- the kinds of score ------------------------------------------------ */
-
-static bool is_edit(wb_fz_scorer scorer) {
-    return scorer <= WB_FZ_HAMMING;
-}
-
-static size_t edit_maximum(const wb_fz_options *o, size_t m, size_t n) {
-    switch (o->scorer) {
-    case WB_FZ_INDEL:
-        return m + n;
-    case WB_FZ_LEVENSHTEIN: {
-        /* deleting a and inserting b, or substituting the shorter's
-         * length and inserting or deleting the rest */
-        uint64_t all = saturating_add(saturating_product(m, o->del), saturating_product(n, o->ins));
-        uint64_t subs =
-            m >= n
-                ? saturating_add(saturating_product(n, o->sub), saturating_product(m - n, o->del))
-                : saturating_add(saturating_product(m, o->sub), saturating_product(n - m, o->ins));
-        uint64_t most = all < subs ? all : subs;
-        return most >= SIZE_MAX - 1 ? SIZE_MAX - 2 : (size_t)most;
-    }
-    default:
-        return max_size(m, n);
-    }
-}
-
-/* The score of the kind asked for, from a distance (edit) or a
- * similarity on a scale of `top` (1.0 or 100.0). */
-static double edit_score(wb_fz_kind kind, size_t d, size_t maximum) {
-    double nd = maximum == 0 ? 0.0 : (double)d / (double)maximum;
-    switch (kind) {
-    case WB_FZ_DISTANCE:
-        return (double)d;
-    case WB_FZ_SIMILARITY:
-        return (double)(maximum - d);
-    case WB_FZ_NORMALIZED_DISTANCE:
-        return nd;
-    default:
-        return 1.0 - nd;
-    }
-}
-
-static double similarity_score(wb_fz_kind kind, double s, double top) {
-    switch (kind) {
-    case WB_FZ_DISTANCE:
-        return top - s;
-    case WB_FZ_SIMILARITY:
-        return s;
-    case WB_FZ_NORMALIZED_DISTANCE:
-        return top == 1.0 ? 1.0 - s : 1.0 - s / top;
-    default:
-        return top == 1.0 ? s : s / top;
-    }
-}
-
-static bool passes(const wb_fz_options *o, double score) {
-    if (!o->has_cutoff) return true;
-    return wb_fz_kind_is_distance(o->kind) ? score <= o->cutoff : score >= o->cutoff;
-}
-
-/* A distance bound for the kernel: every distance that can pass the
- * cutoff is at most it (with a unit of room for rounding). */
-static size_t kernel_cutoff(const wb_fz_options *o, size_t maximum) {
-    if (!o->has_cutoff) return WB_FZ_NO_CUTOFF;
-    double c = o->cutoff, bound;
-    switch (o->kind) {
-    case WB_FZ_DISTANCE:
-        bound = c;
-        break;
-    case WB_FZ_SIMILARITY:
-        bound = (double)maximum - c;
-        break;
-    case WB_FZ_NORMALIZED_DISTANCE:
-        bound = c * (double)maximum;
-        break;
-    default:
-        bound = (1.0 - c) * (double)maximum;
-    }
-    if (!(bound < (double)maximum)) return WB_FZ_NO_CUTOFF;
-    /* below maximum, and not negative: the cast truncates (floor) */
-    return bound < 0 ? 0 : (size_t)bound + 1;
 }
 
 /* ---- tokens -------------------------------------------------------------- */
@@ -231,11 +150,6 @@ static size_t joined_length(const token *tokens, size_t count) {
     return len;
 }
 
-/* 100 * the Indel similarity of a distance against `total` symbols */
-static double ratio_of(size_t distance, size_t total) {
-    return 100.0 * (1.0 - (total == 0 ? 0.0 : (double)distance / (double)total));
-}
-
 static void add_part(wb_fz *s, bool partial, const uint32_t *x, size_t xl, const uint32_t *y,
                      size_t yl, size_t total, double w1, double w2) {
     s->parts[s->nparts++] = (wb_fz_part){
@@ -305,8 +219,8 @@ static void token_set_parts(wb_fz *s, const token_work *t, double w1, double w2)
     /* the intersection with each side: a distance of the side's rest */
     add_part(s, false, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, sect_ab + sect_ba, w1, w2);
     if (t->sect_count > 0) {
-        add_base(s, ratio_of(sep + t->diff_abl, t->sect_len + sect_ab) * w1 * w2);
-        add_base(s, ratio_of(sep + t->diff_bal, t->sect_len + sect_ba) * w1 * w2);
+        add_base(s, wb_fz_ratio_of(sep + t->diff_abl, t->sect_len + sect_ab) * w1 * w2);
+        add_base(s, wb_fz_ratio_of(sep + t->diff_bal, t->sect_len + sect_ba) * w1 * w2);
     }
 }
 
@@ -394,15 +308,29 @@ static bool plan_ratio(wb_fz *s) {
 
 bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
                  size_t n) {
-    memset(s, 0, sizeof *s);
+    return wb_fz_start_with(s, o, NULL, a, m, b, n);
+}
+
+bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
+                      const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
+    /* every field above the kernels (fuzzy.h), one by one: a memset
+     * would be a `rep stos`, whose start costs as much as a short score */
+    s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = false;
+    s->cutoff = s->distance = s->maximum = s->nparts = s->part = s->window = 0;
+    s->owned_bytes = 0;
+    s->base = s->best = s->similarity = s->score = 0.0;
+    s->derived = NULL;
+    s->needle_in_use = NULL;
+    s->direction = 0;
+    s->query = query;
     s->o = *o;
     s->a = a;
     s->b = b;
     s->m = m;
     s->n = n;
-    if (is_edit(o->scorer)) {
-        s->maximum = edit_maximum(o, m, n);
-        s->cutoff = kernel_cutoff(o, s->maximum);
+    if (wb_fz_is_edit(o->scorer)) {
+        s->maximum = wb_fz_edit_maximum(o, m, n);
+        s->cutoff = wb_fz_kernel_cutoff(o, s->maximum);
         return true;
     }
     if (o->scorer <= WB_FZ_JARO_WINKLER) return true;
@@ -415,10 +343,12 @@ static bool start_kernel(wb_fz *s) {
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
         if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
-            return wb_fz_lev_init(&s->k.lev, a, m, b, n, k);
+            return s->query ? wb_fz_lev_init_with(&s->k.lev, s->query, b, n, k)
+                            : wb_fz_lev_init(&s->k.lev, a, m, b, n, k);
         return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k);
     case WB_FZ_INDEL:
-        return wb_fz_lcs_init(&s->k.lcs, a, m, b, n);
+        return s->query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, b, n)
+                        : wb_fz_lcs_init(&s->k.lcs, a, m, b, n);
     case WB_FZ_OSA:
         return wb_fz_osa_init(&s->k.osa, a, m, b, n, k);
     case WB_FZ_DAMERAU_LEVENSHTEIN:
@@ -488,7 +418,7 @@ static void end_kernel(wb_fz *s) {
 }
 
 static void finish(wb_fz *s, double score) {
-    s->passed = passes(&s->o, score);
+    s->passed = wb_fz_passes(&s->o, score);
     s->score = score;
     s->done = true;
 }
@@ -533,7 +463,10 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
     const wb_fz_part *p = &s->parts[s->part];
     if (!p->partial) {
         if (!s->kernel_live) {
-            if (!wb_fz_lcs_init(&s->k.lcs, p->x, p->xl, p->y, p->yl)) {
+            bool ok = s->query && p->x == s->a && p->xl == s->m
+                          ? wb_fz_lcs_init_with(&s->k.lcs, s->query, p->y, p->yl)
+                          : wb_fz_lcs_init(&s->k.lcs, p->x, p->xl, p->y, p->yl);
+            if (!ok) {
                 s->failed = true;
                 return true;
             }
@@ -543,7 +476,7 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         size_t distance = p->xl + p->yl - 2 * s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         s->kernel_live = false;
-        s->best = ratio_of(distance, p->total);
+        s->best = wb_fz_ratio_of(distance, p->total);
         return true;
     }
     if (p->xl == 0 || p->yl == 0) {
@@ -555,19 +488,24 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         const uint32_t *needle, *hay;
         size_t nl, hl;
         partial_sides(s, p, &needle, &nl, &hay, &hl);
-        if (!s->pattern_live) {
-            if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
-                s->failed = true;
-                return true;
+        if (!s->needle_in_use) {
+            if (s->query && needle == s->a && nl == s->m) {
+                s->needle_in_use = s->query;
+            } else {
+                if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
+                    s->failed = true;
+                    return true;
+                }
+                s->pattern_live = true;
+                s->needle_in_use = &s->needle;
             }
-            s->pattern_live = true;
             s->window = 0;
         }
         if (!s->kernel_live) {
             const uint32_t *at;
             size_t len;
             window_at(s->window, nl, hay, hl, &at, &len);
-            if (!wb_fz_lcs_init_with(&s->k.lcs, &s->needle, at, len)) {
+            if (!wb_fz_lcs_init_with(&s->k.lcs, s->needle_in_use, at, len)) {
                 s->failed = true;
                 return true;
             }
@@ -578,12 +516,13 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         size_t len = s->k.lcs.n, lcs = s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         s->kernel_live = false;
-        double r = ratio_of(nl + len - 2 * lcs, nl + len);
+        double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
         if (r > s->best) s->best = r;
         bool last = ++s->window == windows_of(nl, hl);
         if (last || s->best == 100.0) {
-            wb_fz_pattern_free(&s->needle);
+            if (s->pattern_live) wb_fz_pattern_free(&s->needle);
             s->pattern_live = false;
+            s->needle_in_use = NULL;
             /* equal lengths: the other side's windows too */
             if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
             s->direction = 1;
@@ -594,7 +533,7 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
 
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
-    if (is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
+    if (wb_fz_is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
         if (!s->kernel_live) {
             if (!start_kernel(s)) {
                 s->failed = s->done = true;
@@ -604,13 +543,13 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         }
         if (!step_kernel(s, budget, used)) return false;
         end_kernel(s);
-        if (is_edit(s->o.scorer)) {
+        if (wb_fz_is_edit(s->o.scorer)) {
             /* a distance beyond the kernel's bound cannot pass */
-            double score = edit_score(s->o.kind, s->distance, s->maximum);
+            double score = wb_fz_edit_score(s->o.kind, s->distance, s->maximum);
             finish(s, score);
             if (s->cutoff != WB_FZ_NO_CUTOFF && s->distance > s->cutoff) s->passed = false;
         } else {
-            finish(s, similarity_score(s->o.kind, s->similarity, 1.0));
+            finish(s, wb_fz_similarity_score(s->o.kind, s->similarity, 1.0));
         }
         return true;
     }
@@ -631,7 +570,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         s->part++;
     }
     s->similarity = s->base;
-    finish(s, similarity_score(s->o.kind, s->similarity, 100.0));
+    finish(s, wb_fz_similarity_score(s->o.kind, s->similarity, 100.0));
     return true;
 }
 
@@ -662,7 +601,8 @@ void wb_fz_free(wb_fz *s) {
     }
     if (s->pattern_live) wb_fz_pattern_free(&s->needle);
     free(s->derived);
-    memset(s, 0, sizeof *s);
+    s->derived = NULL;
+    s->kernel_live = s->pattern_live = false;
 }
 
 /* ---- units ---------------------------------------------------------------- */

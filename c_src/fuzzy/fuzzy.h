@@ -25,6 +25,8 @@
 
 #include "kernels.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -107,10 +109,30 @@ typedef struct {
     wb_fz_options o;
     const uint32_t *a, *b;
     size_t m, n;
-    bool done, failed; /* failed: out of memory */
-    /* an edit distance or Jaro: its kernel */
+    const wb_fz_pattern *query; /* a's, made once for many b (or NULL) */
+    bool done, failed;          /* failed: out of memory */
+    /* an edit distance or Jaro: its kernel is live */
     bool kernel_live;
     size_t cutoff; /* the kernel's: WB_FZ_NO_CUTOFF, or a bound with room */
+    size_t distance, maximum;
+    /* the ratios: the best of `base` and of each part's similarity */
+    double base;
+    size_t nparts, part;
+    uint32_t *derived; /* sorted tokens and their differences */
+    /* a part's windows: the shorter side's pattern, the direction (1: the
+     * sides swapped, for equal lengths), the window, the best so far */
+    bool pattern_live; /* needle is built (not the query's) */
+    const wb_fz_pattern *needle_in_use;
+    int direction;
+    size_t window;
+    double best;
+    /* the result: the score of the kind asked for, within the cutoff */
+    double similarity; /* jaro and the ratios */
+    double score;
+    bool passed;
+    size_t owned_bytes;
+    /* from here on, set before use: wb_fz_start sets only what is above
+     * (each field by name: add a field there too) */
     union {
         wb_fz_lcs lcs;
         wb_fz_lev lev;
@@ -120,24 +142,8 @@ typedef struct {
         wb_fz_hamming hamming;
         wb_fz_jaro jaro;
     } k;
-    size_t distance, maximum;
-    /* the ratios: the best of `base` and of each part's similarity */
-    double base;
     wb_fz_part parts[WB_FZ_PARTS];
-    size_t nparts, part;
-    uint32_t *derived; /* sorted tokens and their differences */
-    /* a part's windows: the shorter side's pattern, the direction (1: the
-     * sides swapped, for equal lengths), the window, the best so far */
-    bool pattern_live;
     wb_fz_pattern needle;
-    int direction;
-    size_t window;
-    double best;
-    /* the result: the score of the kind asked for, within the cutoff */
-    double similarity; /* jaro and the ratios */
-    double score;
-    bool passed;
-    size_t owned_bytes;
 } wb_fz;
 
 /* Decodes `len` bytes into symbols: the bytes themselves, or in codepoint
@@ -151,6 +157,10 @@ size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *o
  * (nothing left allocated). */
 bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
                  size_t n);
+/* The same, with `query` the pattern of a (wb_fz_pattern_init), made
+ * once for a search of many b: no pattern of a is built per pair. */
+bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
+                      const uint32_t *a, size_t m, const uint32_t *b, size_t n);
 /* About `budget` units (kernels.h), added to *used; true once done
  * (s->failed: out of memory on the way). */
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used);
@@ -164,6 +174,29 @@ uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n);
 /* The whole score in one go (tests, the fuzzer); false when out of memory. */
 bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                  double *score, bool *passed);
+
+/* Quick scores: a query of 1..64 bytes (byte mode, or ASCII text in
+ * codepoint mode) against candidates of up to WB_FZ_QUICK_MOST bytes (64
+ * for Jaro), for the scorers whose kernels then take one machine word:
+ * levenshtein with unit costs, indel, ratio, qratio, osa, hamming, jaro,
+ * jaro_winkler. Each score is done in one go (at most some microseconds),
+ * with no state and nothing allocated: a search's fast path. */
+#define WB_FZ_QUICK_MOST 4096
+typedef struct {
+    wb_fz_options o;
+    const uint8_t *query;
+    size_t m;
+    uint64_t peq[256];     /* the query's masks */
+    uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
+} wb_fz_quick;
+
+/* false when the scorer or the query has no quick scores. */
+bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m);
+/* Whether a candidate of n bytes has a quick score. */
+bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n);
+/* The score of a candidate of n bytes that fits, as wb_fz_step gives it
+ * (s->score, s->passed); returns the units it took. */
+uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, double *score, bool *passed);
 
 /* The default processor for ASCII text: letters lowercased, every byte
  * that is not a letter or a digit made a space, spaces trimmed at both

@@ -93,8 +93,9 @@ uint64_t wb_fz_lcs_units(size_t m, size_t n);
 typedef struct {
     const uint32_t *b;
     size_t m, n, col, k;
-    wb_fz_pattern pattern;
-    uint64_t *vp, *vn; /* one word per block */
+    wb_fz_pattern pattern;    /* its own (wb_fz_lev_init) */
+    const wb_fz_pattern *use; /* the one in use */
+    uint64_t *vp, *vn;        /* one word per block */
     uint64_t one_vp, one_vn;
     size_t score;
     size_t owned_bytes;
@@ -103,6 +104,9 @@ typedef struct {
 
 bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                     size_t cutoff);
+/* With a pattern made once (as wb_fz_lcs_init_with). */
+bool wb_fz_lev_init_with(wb_fz_lev *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n,
+                         size_t cutoff);
 bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used);
 void wb_fz_lev_free(wb_fz_lev *k);
 uint64_t wb_fz_lev_units(size_t m, size_t n);

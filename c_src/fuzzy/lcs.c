@@ -111,38 +111,54 @@ uint64_t wb_fz_lev_units(size_t m, size_t n) {
     return wb_fz_lcs_units(m, n);
 }
 
-bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
-                    size_t cutoff) {
-    memset(k, 0, sizeof *k);
-    if (!wb_fz_pattern_init(&k->pattern, a, m)) return false;
-    size_t nblocks = k->pattern.nblocks;
+/* The vectors: VP all ones, VN zero (column 0: row i is i). */
+static bool lev_vectors(wb_fz_lev *k, size_t nblocks) {
     if (nblocks <= 1) {
         k->vp = &k->one_vp;
         k->vn = &k->one_vn;
     } else {
         k->vp = malloc(2 * nblocks * sizeof(uint64_t));
-        if (!k->vp) {
-            wb_fz_pattern_free(&k->pattern);
-            return false;
-        }
+        if (!k->vp) return false;
         k->vn = k->vp + nblocks;
-        k->owned_bytes = 2 * nblocks * sizeof(uint64_t);
+        k->owned_bytes += 2 * nblocks * sizeof(uint64_t);
     }
     for (size_t w = 0; w < nblocks; w++) {
         k->vp[w] = ~(uint64_t)0;
         k->vn[w] = 0;
     }
-    k->owned_bytes += k->pattern.owned_bytes;
+    return true;
+}
+
+bool wb_fz_lev_init_with(wb_fz_lev *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n,
+                         size_t cutoff) {
+    memset(k, 0, sizeof *k);
+    if (!lev_vectors(k, pattern->nblocks)) return false;
+    k->use = pattern;
     k->b = b;
-    k->m = m;
+    k->m = pattern->m;
     k->n = n;
     k->k = cutoff;
-    k->score = m;
+    k->score = pattern->m;
+    return true;
+}
+
+bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                    size_t cutoff) {
+    memset(k, 0, sizeof *k);
+    wb_fz_pattern pattern;
+    if (!wb_fz_pattern_init(&pattern, a, m)) return false;
+    if (!wb_fz_lev_init_with(k, &pattern, b, n, cutoff)) {
+        wb_fz_pattern_free(&pattern);
+        return false;
+    }
+    k->pattern = pattern;
+    k->use = &k->pattern;
+    k->owned_bytes += pattern.owned_bytes;
     return true;
 }
 
 bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
-    const wb_fz_pattern *p = &k->pattern;
+    const wb_fz_pattern *p = k->use;
     size_t nblocks = p->nblocks;
     uint64_t done = 0;
     if (k->m == 0) {

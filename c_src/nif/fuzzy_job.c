@@ -187,7 +187,12 @@ typedef struct {
     const wb_search_set *set;
     uint32_t *query;
     size_t qlen;
-    uint32_t *text; /* the candidate under way, decoded */
+    wb_fz_pattern pattern; /* the query's, made once */
+    bool has_pattern;
+    bool quick_on; /* short candidates take quick scores */
+    wb_fz_quick quick;
+    uint8_t *query_bytes; /* the quick scores' query */
+    uint32_t *text;       /* the candidate under way, decoded */
     size_t text_room;
     size_t next; /* the next candidate to start */
     bool scoring;
@@ -236,7 +241,9 @@ static uint64_t fsearch_setup(const void *args) {
 static void fsearch_destroy(void *state) {
     fsearch_job *job = state;
     if (job->scoring) wb_fz_free(&job->fz);
+    if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     free(job->query);
+    free(job->query_bytes);
     free(job->text);
     free(job->heap);
     if (job->holder) wb_search_set_drop(job->holder);
@@ -257,6 +264,20 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         job->query = NULL;
         *reason = enif_make_tuple2(env, atom_invalid_utf8, atom_query);
         return false;
+    }
+    if (!wb_fz_pattern_init(&job->pattern, job->query, job->qlen)) {
+        free(job->query);
+        job->query = NULL;
+        *reason = wb_atom(env, "enomem");
+        return false;
+    }
+    job->has_pattern = true;
+    /* quick scores for bytes, and for codepoints that are all ASCII */
+    bool bytes =
+        !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
+    if (bytes && in->query.size <= 64 && (job->query_bytes = malloc(64)) != NULL) {
+        memcpy(job->query_bytes, in->query.data, in->query.size);
+        job->quick_on = wb_fz_quick_init(&job->quick, &in->o, job->query_bytes, in->query.size);
     }
     job->o = in->o;
     job->set = in->set;
@@ -338,12 +359,26 @@ static bool start_candidate(fsearch_job *job, uint64_t *used) {
         job->failed_at = i + 1;
         return false;
     }
-    if (!wb_fz_start(&job->fz, &job->o, job->query, job->qlen, job->text, n)) {
+    if (!wb_fz_start_with(&job->fz, &job->o, &job->pattern, job->query, job->qlen, job->text, n)) {
         job->failed = true;
         return false;
     }
     *used += wb_fz_setup_units(&job->o, job->qlen, n);
     job->scoring = true;
+    return true;
+}
+
+/* The next candidate's quick score, when it has one (true). */
+static bool quick_candidate(fsearch_job *job, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    size_t i = job->next;
+    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (!wb_fz_quick_fits(&job->quick, len)) return false;
+    double score;
+    bool passed;
+    *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, &score, &passed);
+    job->next++;
+    if (passed && !keep(job, (hit){score, i})) job->failed = true;
     return true;
 }
 
@@ -357,6 +392,11 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
                 job->sorting = true;
                 job->unsorted = job->heap_len;
                 break;
+            }
+            if (job->quick_on && quick_candidate(job, used)) {
+                if (job->failed) return true;
+                if (*used - start >= budget) return false;
+                continue;
             }
             if (!start_candidate(job, used)) continue;
         }
@@ -402,8 +442,9 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
 
 static size_t fsearch_memory(const void *state) {
     const fsearch_job *job = state;
-    return job->qlen * sizeof(uint32_t) + job->text_room * sizeof(uint32_t) +
-           job->heap_room * sizeof(hit) + (job->scoring ? job->fz.owned_bytes : 0);
+    return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes +
+           job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(hit) +
+           (job->scoring ? job->fz.owned_bytes : 0);
 }
 
 wb_job_type wb_fuzzy_search_job = {

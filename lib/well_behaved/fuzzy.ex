@@ -64,7 +64,7 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Processor}
+  alias WellBehaved.Fuzzy.{Call, Index, Processor}
   alias WellBehaved.Levenshtein.{Errors, Search}
 
   @score "WellBehaved.Fuzzy.score/3"
@@ -87,6 +87,9 @@ defmodule WellBehaved.Fuzzy do
 
   @typedoc "Candidates: binaries, `{key, binary}` pairs, or a map of keys to binaries."
   @type choices :: [binary() | {key(), binary()}] | %{optional(key()) => binary()}
+
+  @typedoc "What a search looks in: choices, or a `WellBehaved.Fuzzy.Index`."
+  @type candidates :: choices() | Index.t()
 
   @doc """
   The score of `a` and `b`: the `score:` kind of the `scorer:` (see the
@@ -157,7 +160,7 @@ defmodule WellBehaved.Fuzzy do
       ...>   processor: :default, scorer: :partial_ratio, score: :similarity, score_cutoff: 90)
       [{"New York City", 100.0, :nyc}]
   """
-  @spec extract(binary(), choices(), keyword()) ::
+  @spec extract(binary(), candidates(), keyword()) ::
           [{binary(), number(), key()}] | {:error, :enomem}
   def extract(query, choices, opts \\ []) do
     call = Call.options!(@extract, opts, [:limit | @pair])
@@ -172,7 +175,7 @@ defmodule WellBehaved.Fuzzy do
       iex> WellBehaved.Fuzzy.extract_one("appel", ["apple", "maple", "apply"], scorer: :indel, score: :distance)
       {"apple", 2, 0}
   """
-  @spec extract_one(binary(), choices(), keyword()) ::
+  @spec extract_one(binary(), candidates(), keyword()) ::
           {binary(), number(), key()} | nil | {:error, :enomem}
   def extract_one(query, choices, opts \\ []) do
     call = Call.options!(@extract_one, opts, @pair)
@@ -181,6 +184,36 @@ defmodule WellBehaved.Fuzzy do
       [hit] -> hit
       [] -> nil
       {:error, _} = error -> error
+    end
+  end
+
+  defp search(name, query, %Index{} = index, call) do
+    if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+
+    if call.processor != nil do
+      Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
+      were processed when they came in, by the processor given to Index.new/2")
+    end
+
+    fun = Processor.function(index.processor)
+    query = if fun, do: fun.(query), else: query
+
+    if call.limit == 0 do
+      []
+    else
+      index.segments
+      |> Enum.with_index()
+      |> Enum.reduce_while([], fn {segment, at}, acc ->
+        case native_search(name, query, segment.ref, segment.count, call) do
+          {:error, _} = error -> {:halt, error}
+          hits -> {:cont, [segment_hits(hits, segment, at, call) | acc]}
+        end
+      end)
+      |> case do
+        {:error, _} = error -> error
+        [one] -> Enum.map(one, &elem(&1, 0))
+        many -> merge_hits(many, call)
+      end
     end
   end
 
@@ -193,33 +226,42 @@ defmodule WellBehaved.Fuzzy do
 
     case call.limit do
       0 -> []
-      _ -> run_search(name, query, texts, scored, keys, call)
+      _ -> search_list(name, query, texts, scored, keys, call)
     end
   end
 
-  defp run_search(name, query, texts, scored, keys, call) do
+  defp search_list(name, query, texts, scored, keys, call) do
     count = length(texts)
 
-    with {:ok, packed, ^count} <- Search.pack(scored, count) do
-      try do
-        limit = if call.limit == :all, do: :all, else: call.limit
-
-        case Job.checked(
-               &Native.fuzzy_search/9,
-               [query, packed, count, call.unit, Call.native(call), limit],
-               call.schedule,
-               call.tiny_slices,
-               :infinity,
-               name
-             ) do
-          {:error, _} = error -> Errors.failed(name, error)
-          hits -> hits(hits, List.to_tuple(texts), keys, call)
+    case Search.pack(scored, count) do
+      {:ok, packed, ^count} ->
+        try do
+          case native_search(name, query, packed, count, call) do
+            {:error, _} = error -> error
+            hits -> hits(hits, List.to_tuple(texts), keys, call)
+          end
+        after
+          Native.pack_release(packed)
         end
-      after
-        Native.pack_release(packed)
-      end
-    else
+
+      {:error, _} = error ->
+        Errors.failed(name, error)
+    end
+  end
+
+  # the best `call.limit` of `count` packed candidates: a binary of
+  # <<index::64, score::float-64>> (native endian), best first
+  defp native_search(name, query, packed, count, call) do
+    case Job.checked(
+           &Native.fuzzy_search/9,
+           [query, packed, count, call.unit, Call.native(call), call.limit],
+           call.schedule,
+           call.tiny_slices,
+           :infinity,
+           name
+         ) do
       {:error, _} = error -> Errors.failed(name, error)
+      hits -> hits
     end
   end
 
@@ -228,6 +270,29 @@ defmodule WellBehaved.Fuzzy do
       key = if keys == nil, do: index, else: elem(keys, index)
       {elem(texts, index), number(call, score), key}
     end
+  end
+
+  # a segment's hits, each with what ranks it against other segments'
+  defp segment_hits(binary, segment, at, call) do
+    for <<index::64-native, score::float-64-native <- binary>> do
+      {{elem(segment.texts, index), number(call, score), elem(segment.keys, index)},
+       {score, at, index}}
+    end
+  end
+
+  # the hits of every segment: best score first, then the order the
+  # candidates came in (segment, then position)
+  defp merge_hits(lists, call) do
+    sorter =
+      if Call.distance?(call),
+        do: fn {_, {s1, a1, i1}}, {_, {s2, a2, i2}} -> {s1, a1, i1} <= {s2, a2, i2} end,
+        else: fn {_, {s1, a1, i1}}, {_, {s2, a2, i2}} -> {-s1, a1, i1} <= {-s2, a2, i2} end
+
+    lists
+    |> Enum.concat()
+    |> Enum.sort(sorter)
+    |> then(fn all -> if call.limit == :all, do: all, else: Enum.take(all, call.limit) end)
+    |> Enum.map(&elem(&1, 0))
   end
 
   # the candidates' texts, and their keys as a tuple (nil: positions)

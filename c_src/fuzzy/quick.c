@@ -1,0 +1,203 @@
+/* Quick scores (fuzzy.h): a query of 1..64 bytes against short candidates,
+ * each score in one go with no state and nothing allocated, the query's
+ * match masks made once. Levenshtein (Myers 1999 in Hyyro's form), OSA
+ * (Hyyro 2003), Indel and its ratios (Allison-Dix / Hyyro 2004) take one
+ * word step per candidate byte; Jaro matches a symbol per step, its
+ * window a mask; Hamming compares bytes. */
+#include "fuzzy.h"
+#include "scores.h"
+
+#include <string.h>
+
+bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m) {
+    switch (o->scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        if (o->ins != 1 || o->del != 1 || o->sub != 1) return false;
+        break;
+    case WB_FZ_INDEL:
+    case WB_FZ_RATIO:
+    case WB_FZ_QRATIO:
+    case WB_FZ_OSA:
+    case WB_FZ_HAMMING:
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER:
+        break;
+    default:
+        return false;
+    }
+    if (m == 0 || m > 64) return false;
+    memset(q, 0, sizeof *q);
+    q->o = *o;
+    q->query = query;
+    q->m = m;
+    for (size_t i = 0; i < m; i++)
+        q->peq[query[i]] |= (uint64_t)1 << i;
+    return true;
+}
+
+bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
+    bool jaro = q->o.scorer == WB_FZ_JARO || q->o.scorer == WB_FZ_JARO_WINKLER;
+    return n <= (jaro ? 64 : WB_FZ_QUICK_MOST);
+}
+
+static size_t levenshtein(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+    uint64_t vp = ~(uint64_t)0, vn = 0, last = (uint64_t)1 << (q->m - 1);
+    size_t score = q->m;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t x = q->peq[t[j]] | vn;
+        uint64_t d0 = (((x & vp) + vp) ^ vp) | x;
+        uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
+        score += (hp & last) != 0;
+        score -= (hn & last) != 0;
+        hp = (hp << 1) | 1;
+        hn <<= 1;
+        vp = hn | ~(d0 | hp);
+        vn = hp & d0;
+    }
+    return score;
+}
+
+static size_t osa(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+    uint64_t vp = ~(uint64_t)0, vn = 0, d0 = 0, pm_old = 0, last = (uint64_t)1 << (q->m - 1);
+    size_t score = q->m;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t pm = q->peq[t[j]];
+        /* a transposition: this symbol matches a row whose symbol the
+         * previous column matched one row below, where no match was */
+        uint64_t tr = (((~d0) & pm) << 1) & pm_old;
+        d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
+        uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
+        score += (hp & last) != 0;
+        score -= (hn & last) != 0;
+        hp = (hp << 1) | 1;
+        hn <<= 1;
+        vp = hn | ~(d0 | hp);
+        vn = hp & d0;
+        pm_old = pm;
+    }
+    return score;
+}
+
+static size_t lcs(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+    uint64_t s = ~(uint64_t)0;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t u = s & q->peq[t[j]];
+        s = (s + u) | (s - u);
+    }
+    uint64_t valid = q->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << q->m) - 1;
+    return (size_t)__builtin_popcountll(~s & valid);
+}
+
+static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+    size_t common = q->m < n ? q->m : n, d = (q->m > n ? q->m : n) - common;
+    for (size_t i = 0; i < common; i++)
+        d += q->query[i] != t[i];
+    return d;
+}
+
+/* Jaro with both sides of at most 64 bytes (kernels.h's conventions):
+ * the shorter side p is walked, each of its symbols taking the lowest
+ * unmatched position of its symbol in t within the window. */
+static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
+    size_t m = q->m;
+    if (n == 0) return 0.0;
+    const uint8_t *p = q->query, *other = t;
+    size_t lp = m, lt = n;
+    const uint64_t *masks = q->peq;
+    if (m <= n) {
+        /* the query is walked: the candidate's masks, made here */
+        for (size_t j = 0; j < n; j++)
+            q->scratch[t[j]] |= (uint64_t)1 << j;
+        masks = q->scratch;
+    } else {
+        p = t;
+        other = q->query;
+        lp = n;
+        lt = m;
+    }
+    size_t bound = lt / 2 > 0 ? lt / 2 - 1 : 0;
+    uint64_t taken = 0, walked = 0;
+    for (size_t i = 0; i < lp; i++) {
+        size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < lt ? i + bound + 1 : lt;
+        uint64_t window = (hi - lo == 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1)) << lo;
+        uint64_t open = masks[p[i]] & window & ~taken;
+        if (open) {
+            taken |= open & (~open + 1);
+            walked |= (uint64_t)1 << i;
+        }
+    }
+    if (m <= n)
+        for (size_t j = 0; j < n; j++)
+            q->scratch[t[j]] = 0;
+    size_t matches = (size_t)__builtin_popcountll(walked);
+    if (matches == 0) return 0.0;
+    size_t out_of_order = 0;
+    while (walked) {
+        size_t i = (size_t)__builtin_ctzll(walked), j = (size_t)__builtin_ctzll(taken);
+        out_of_order += p[i] != other[j];
+        walked &= walked - 1;
+        taken &= taken - 1;
+    }
+    size_t half = out_of_order / 2;
+    return ((double)matches / lp + (double)matches / lt + (double)(matches - half) / matches) / 3.0;
+}
+
+uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, double *score,
+                           bool *passed) {
+    const wb_fz_options *o = &q->o;
+    size_t m = q->m;
+    switch (o->scorer) {
+    case WB_FZ_RATIO:
+    case WB_FZ_QRATIO: {
+        double r = o->scorer == WB_FZ_QRATIO && n == 0
+                       ? 0.0
+                       : wb_fz_ratio_of(m + n - 2 * lcs(q, t, n), m + n);
+        *score = wb_fz_similarity_score(o->kind, r, 100.0);
+        *passed = wb_fz_passes(o, *score);
+        return 1 + n;
+    }
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER: {
+        double sim = jaro(q, t, n);
+        if (o->scorer == WB_FZ_JARO_WINKLER) {
+            uint32_t a[4], b[4];
+            size_t most = m < n ? m : n;
+            most = most < 4 ? most : 4;
+            for (size_t i = 0; i < most; i++) {
+                a[i] = q->query[i];
+                b[i] = t[i];
+            }
+            sim = wb_fz_winkler(sim, a, most, b, most, o->prefix_weight);
+        }
+        *score = wb_fz_similarity_score(o->kind, sim, 1.0);
+        *passed = wb_fz_passes(o, *score);
+        return 1 + m + n;
+    }
+    default:
+        break;
+    }
+    size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
+    size_t gap = m > n ? m - n : n - m, d;
+    if (k != WB_FZ_NO_CUTOFF && gap > k) {
+        /* every distance here is at least the lengths' difference */
+        *passed = false;
+        *score = wb_fz_edit_score(o->kind, k + 1, maximum);
+        return 1;
+    }
+    switch (o->scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        d = levenshtein(q, t, n);
+        break;
+    case WB_FZ_OSA:
+        d = osa(q, t, n);
+        break;
+    case WB_FZ_INDEL:
+        d = m + n - 2 * lcs(q, t, n);
+        break;
+    default:
+        d = hamming(q, t, n);
+    }
+    *score = wb_fz_edit_score(o->kind, d, maximum);
+    *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
+    return 1 + n;
+}
