@@ -67,6 +67,19 @@ bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, si
     return true;
 }
 
+/* Whether the scores are integers: an edit distance's own. */
+bool wb_fz_integers(const wb_fz_options *o) {
+    return wb_fz_is_edit(o->scorer) && (o->kind == WB_FZ_DISTANCE || o->kind == WB_FZ_SIMILARITY);
+}
+
+/* The score reported beyond the cutoff (as rapidfuzz reports it): the
+ * cutoff + 1 for an integer distance, otherwise the worst of the kind. */
+double wb_fz_worst(const wb_fz_options *o) {
+    if (wb_fz_integers(o) && o->kind == WB_FZ_DISTANCE) return o->cutoff + 1.0;
+    if (o->kind == WB_FZ_DISTANCE && o->scorer >= WB_FZ_RATIO) return 100.0;
+    return wb_fz_kind_is_distance(o->kind) ? 1.0 : 0.0;
+}
+
 /* ---- tokens -------------------------------------------------------------- */
 
 static bool is_space(uint32_t c, bool codepoints) {

@@ -198,6 +198,14 @@ bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n);
  * (s->score, s->passed); returns the units it took. */
 uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, double *score, bool *passed);
 
+/* Whether the scores are integers: an edit distance's own (distance,
+ * similarity). */
+bool wb_fz_integers(const wb_fz_options *o);
+/* The score reported beyond the cutoff, as rapidfuzz reports it: the
+ * cutoff + 1 for an integer distance, otherwise the worst of the kind
+ * (0.0 for a similarity, 1.0 or 100.0 for a distance). */
+double wb_fz_worst(const wb_fz_options *o);
+
 /* The default processor for ASCII text: letters lowercased, every byte
  * that is not a letter or a digit made a space, spaces trimmed at both
  * ends. Writes at most len bytes to out and their number to *out_len;

@@ -1,11 +1,16 @@
 /* The fuzzy scorers as runtime jobs (the algorithms are in c_src/fuzzy/):
  *
- *   fuzzy_score(A, B, Unit, Options, Mode, Tiny, Ref) -> Score | nil
- *     the score of two binaries; nil when it does not pass the cutoff.
+ *   fuzzy_score(A, B, Unit, Options, Mode, Tiny, Ref) -> Score
+ *     the score of two binaries (a float); the worst of its kind when it
+ *     does not pass the cutoff (wb_fz_worst).
  *   fuzzy_search(Query, Packed, Count, Unit, Options, Limit, Mode, Tiny, Ref)
  *     -> <<Index:64/native, Score:64/float-native, ...>>
  *     the Limit (an integer, or `all`) best candidates of a packed list or
- *     an index within the cutoff, best first, ties by index.
+ *     an index within the cutoff, best first, ties by index; with Limit
+ *     {every, Width}, a row of cdist: a native cell of Width bytes (4 or
+ *     8) per candidate, in order (a float, an unsigned integer for an edit
+ *     distance's own scores), the worst score of the kind beyond the
+ *     cutoff.
  *
  * Options: {Scorer, Kind, Cutoff | nil, Ins, Del, Sub, PrefixWeight}, the
  * atoms of fuzzy.h's names. Errors: {invalid_utf8, 1 | 2 | query |
@@ -19,7 +24,7 @@
 static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
-static ERL_NIF_TERM atom_all, atom_nil, atom_other, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_all, atom_every, atom_nil, atom_other, atom_invalid_utf8, atom_query;
 
 static bool get_number(ErlNifEnv *env, ERL_NIF_TERM term, double *x) {
     ErlNifSInt64 i;
@@ -142,7 +147,7 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
 static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
     const wb_fz *fz = &((const score_job *)state)->fz;
     if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
-    return fz->passed ? enif_make_double(env, fz->score) : atom_nil;
+    return enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
 }
 
 static size_t score_memory(const void *state) {
@@ -178,6 +183,8 @@ typedef struct {
     void *holder;
     const wb_search_set *set;
     size_t count, limit;
+    bool every;     /* a row of cdist: every score, in order */
+    unsigned width; /* its cells' bytes: 4 or 8 */
     wb_fz_options o;
 } fsearch_args;
 
@@ -201,6 +208,12 @@ typedef struct {
     hit *heap;
     size_t heap_len, heap_room, limit, unsorted;
     bool sorting, failed;
+    /* a row of cdist: a 32-bit cell per candidate (a float, or an unsigned
+     * integer for an edit distance's own scores), the worst score of the
+     * kind for those beyond the cutoff */
+    uint8_t *cells;
+    unsigned width;
+    bool integers;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
 } fsearch_job;
 
@@ -213,7 +226,14 @@ static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args
         !wb_get_unit(env, argv[3], &codepoints) || !get_options(env, argv[4], codepoints, &in->o))
         return false;
     in->count = (size_t)count;
-    if (enif_is_identical(argv[5], atom_all))
+    const ERL_NIF_TERM *every;
+    int arity;
+    unsigned width;
+    in->every = enif_get_tuple(env, argv[5], &arity, &every) && arity == 2 &&
+                enif_is_identical(every[0], atom_every) && enif_get_uint(env, every[1], &width) &&
+                (width == 4 || width == 8);
+    if (in->every) in->width = width;
+    if (in->every || enif_is_identical(argv[5], atom_all))
         in->limit = SIZE_MAX;
     else if (enif_get_uint64(env, argv[5], &limit) && limit > 0)
         in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
@@ -246,6 +266,7 @@ static void fsearch_destroy(void *state) {
     free(job->query_bytes);
     free(job->text);
     free(job->heap);
+    free(job->cells);
     if (job->holder) wb_search_set_drop(job->holder);
     memset(job, 0, sizeof *job);
 }
@@ -279,6 +300,22 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         memcpy(job->query_bytes, in->query.data, in->query.size);
         job->quick_on = wb_fz_quick_init(&job->quick, &in->o, job->query_bytes, in->query.size);
     }
+    if (in->every) {
+        size_t count = in->set->count;
+        job->width = in->width;
+        job->cells = count <= SIZE_MAX / 8 ? malloc(count > 0 ? count * in->width : 1) : NULL;
+        if (!job->cells) {
+            if (job->query_bytes) free(job->query_bytes);
+            job->query_bytes = NULL;
+            wb_fz_pattern_free(&job->pattern);
+            job->has_pattern = false;
+            free(job->query);
+            job->query = NULL;
+            *reason = wb_atom(env, "enomem");
+            return false;
+        }
+        job->integers = wb_fz_integers(&in->o);
+    }
     job->o = in->o;
     job->set = in->set;
     job->limit = in->limit;
@@ -303,6 +340,24 @@ static void sift_down(const fsearch_job *job, hit *heap, size_t len, size_t at) 
         heap[at] = heap[top];
         heap[top] = t;
         at = top;
+    }
+}
+
+/* A row's cell: the score, or the worst of its kind beyond the cutoff. */
+static void store(fsearch_job *job, size_t i, double score, bool passed) {
+    if (!passed) score = wb_fz_worst(&job->o);
+    uint8_t *cell = job->cells + job->width * i;
+    if (job->width == 8 && job->integers) {
+        uint64_t v = score < 1.8e19 ? (uint64_t)score : UINT64_MAX;
+        memcpy(cell, &v, 8);
+    } else if (job->width == 8) {
+        memcpy(cell, &score, 8);
+    } else if (job->integers) {
+        uint32_t v = score < 4294967295.0 ? (uint32_t)score : UINT32_MAX;
+        memcpy(cell, &v, 4);
+    } else {
+        float v = (float)score;
+        memcpy(cell, &v, 4);
     }
 }
 
@@ -378,7 +433,10 @@ static bool quick_candidate(fsearch_job *job, uint64_t *used) {
     bool passed;
     *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, &score, &passed);
     job->next++;
-    if (passed && !keep(job, (hit){score, i})) job->failed = true;
+    if (job->cells)
+        store(job, i, score, passed);
+    else if (passed && !keep(job, (hit){score, i}))
+        job->failed = true;
     return true;
 }
 
@@ -406,7 +464,9 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         double score = job->fz.score;
         wb_fz_free(&job->fz);
         job->scoring = false;
-        if (failed || (passed && !keep(job, (hit){score, job->next - 1}))) {
+        if (job->cells && !failed) {
+            store(job, job->next - 1, score, passed);
+        } else if (failed || (passed && !keep(job, (hit){score, job->next - 1}))) {
             job->failed = true;
             return true;
         }
@@ -431,6 +491,13 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
         return wb_error(env, enif_make_tuple2(env, atom_invalid_utf8,
                                               enif_make_uint64(env, job->failed_at - 1)));
     ERL_NIF_TERM out;
+    if (job->cells) {
+        size_t size = job->width * job->set->count;
+        unsigned char *cells = enif_make_new_binary(env, size, &out);
+        if (!cells) return wb_error(env, wb_atom(env, "enomem"));
+        memcpy(cells, job->cells, size);
+        return out;
+    }
     unsigned char *bytes = enif_make_new_binary(env, job->heap_len * sizeof(hit), &out);
     if (!bytes) return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < job->heap_len; i++) {
@@ -493,6 +560,7 @@ void wb_fuzzy_load(ErlNifEnv *env) {
     for (size_t i = 0; i < WB_FZ_KINDS; i++)
         kind_atoms[i] = enif_make_atom(env, kind_names[i]);
     atom_all = enif_make_atom(env, "all");
+    atom_every = enif_make_atom(env, "every");
     atom_nil = enif_make_atom(env, "nil");
     atom_other = enif_make_atom(env, "other");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");

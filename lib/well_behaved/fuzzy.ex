@@ -70,6 +70,7 @@ defmodule WellBehaved.Fuzzy do
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
   @extract_one "WellBehaved.Fuzzy.extract_one/3"
+  @cdist "WellBehaved.Fuzzy.cdist/3"
   @pair [
     :scorer,
     :score,
@@ -123,9 +124,6 @@ defmodule WellBehaved.Fuzzy do
            :infinity,
            @score
          ) do
-      nil ->
-        Call.worst(call)
-
       score when is_float(score) ->
         number(call, score)
 
@@ -185,6 +183,133 @@ defmodule WellBehaved.Fuzzy do
       [] -> nil
       {:error, _} = error -> error
     end
+  end
+
+  @doc """
+  The score of every query against every candidate: a matrix with a row
+  per query (in order) and a column per candidate (in order), as rapidfuzz's
+  `process.cdist` gives it. `candidates`: binaries, or a
+  `WellBehaved.Fuzzy.Index` (its entries' order, its processor).
+
+  Options as `score/3` (a pair beyond `score_cutoff:` has the worst score
+  of its kind), and:
+
+    * `as:` - `:list` (default), a list of rows, each a list of scores;
+      or `:binary`, one binary of the rows one after another, 32 bits a
+      score in native byte order: a float (`<<s::float-32-native>>`), or
+      an unsigned integer for an edit distance's own scores
+      (`<<d::32-native>>`). A matrix of 1,000 x 100,000 is 400 MB as a
+      binary, far more as lists.
+    * `workers:` - how many rows are computed at the same time (default:
+      the VM's online schedulers), each a job in the `schedule:` mode: a
+      batch keeps every scheduler busy, a slice at a time in the modes
+      that slice (as `:auto` does for long rows), so the VM stays
+      responsive while it runs.
+
+  Returns `{:error, :enomem}` when native memory runs out.
+
+      iex> WellBehaved.Fuzzy.cdist(["kitten", "mitt"], ["sitting", "mitten"], scorer: :levenshtein, score: :distance)
+      [[3, 1], [4, 2]]
+  """
+  @spec cdist([binary()], [binary()] | Index.t(), keyword()) ::
+          [[number()]] | binary() | {:error, :enomem}
+  def cdist(queries, candidates, opts \\ []) do
+    call = Call.options!(@cdist, opts, [:as, :workers | @pair])
+
+    if not is_list(queries) or not Enum.all?(queries, &is_binary/1),
+      do: Options.invalid!(@cdist, "queries", queries, "a list of binaries")
+
+    case cdist_set!(candidates, call) do
+      {:error, _} = error -> error
+      {packed, count, fun, release} -> cdist_rows(queries, packed, count, fun, release, call)
+    end
+  end
+
+  defp cdist_rows(queries, packed, count, fun, release, call) do
+    queries = if fun, do: Enum.map(queries, fun), else: queries
+    workers = call.workers || System.schedulers_online()
+
+    try do
+      queries
+      |> Task.async_stream(&native_row(&1, packed, count, call),
+        max_concurrency: workers,
+        ordered: true,
+        timeout: :infinity
+      )
+      |> Enum.reduce_while([], fn
+        {:ok, {:error, _} = error}, _rows -> {:halt, error}
+        {:ok, row}, rows -> {:cont, [row | rows]}
+      end)
+      |> case do
+        {:error, _} = error -> error
+        rows when call.as == :binary -> rows |> Enum.reverse() |> IO.iodata_to_binary()
+        rows -> Enum.reverse(rows) |> Enum.map(&row_list(&1, call))
+      end
+    after
+      if release, do: Native.pack_release(packed)
+    end
+  end
+
+  # the candidates packed natively (a list, packed for this call; an
+  # index's one segment), the processor of the queries, and whether to
+  # give the packed list back afterwards
+  defp cdist_set!(%Index{} = index, call) do
+    if call.processor != nil do
+      Options.invalid!(@cdist, :processor, call.processor, "none with an index: its candidates \
+      were processed when they came in, by the processor given to Index.new/2")
+    end
+
+    case index.segments do
+      [one] -> {one.ref, one.count, Processor.function(index.processor), false}
+      many -> packed(Enum.flat_map(many, &Tuple.to_list(&1.scored)), index.processor)
+    end
+  end
+
+  defp cdist_set!(list, call) when is_list(list) do
+    if not Enum.all?(list, &is_binary/1) do
+      at = Enum.find_index(list, &(not is_binary(&1)))
+      Errors.raise!(@cdist, {:not_a_binary, at})
+    end
+
+    fun = Processor.function(call.processor)
+    packed(if(fun, do: Enum.map(list, fun), else: list), call.processor)
+  end
+
+  defp cdist_set!(other, _call),
+    do: Options.invalid!(@cdist, "candidates", other, "a list of binaries or an index")
+
+  # a list packed for this call, to give back afterwards
+  defp packed(list, processor) do
+    count = length(list)
+
+    case Search.pack(list, count) do
+      {:ok, ref, ^count} -> {ref, count, Processor.function(processor), true}
+      {:error, _} = error -> Errors.failed(@cdist, error)
+    end
+  end
+
+  defp native_row(query, packed, count, call) do
+    case Job.checked(
+           &Native.fuzzy_search/9,
+           [query, packed, count, call.unit, Call.native(call), {:every, width(call)}],
+           call.schedule,
+           call.tiny_slices,
+           :infinity,
+           @cdist
+         ) do
+      {:error, _} = error -> Errors.failed(@cdist, error)
+      row -> row
+    end
+  end
+
+  # the cells of a row: 32 bits in a binary, 64 (exact) for lists
+  defp width(%{as: :binary}), do: 4
+  defp width(_call), do: 8
+
+  defp row_list(row, call) do
+    if Call.integers?(call),
+      do: for(<<d::64-native <- row>>, do: d),
+      else: for(<<s::float-64-native <- row>>, do: s)
   end
 
   defp search(name, query, %Index{} = index, call) do

@@ -46,9 +46,10 @@ defmodule WellBehaved.Native do
   # count made into the list a slice at a time, {:more, left, list} or
   # {:done, list}
   def distances_more(_distances, _count, _list), do: stub()
-  # WellBehaved.Fuzzy: a score of two binaries (a float, or nil beyond the
-  # cutoff); the best candidates of a packed list, as a binary of
-  # <<index::64-native, score::float-64-native>>
+  # WellBehaved.Fuzzy: a score of two binaries (a float; the worst of its
+  # kind beyond the cutoff); the best candidates of a packed list, as a
+  # binary of <<index::64-native, score::float-64-native>>, or with limit
+  # :every a row of cdist, 32 bits a candidate
   def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
 
   def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),

@@ -36,7 +36,9 @@ defmodule WellBehaved.Fuzzy.Call do
             unit: :byte,
             limit: 5,
             schedule: :auto,
-            tiny_slices: false
+            tiny_slices: false,
+            as: :list,
+            workers: nil
 
   @type t :: %__MODULE__{}
 
@@ -120,6 +122,12 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(_call, :limit, limit, name),
     do: Options.invalid!(name, :limit, limit, "a non-negative integer or :all")
 
+  defp put(call, :as, as, _name) when as in [:list, :binary], do: %{call | as: as}
+  defp put(_call, :as, as, name), do: Options.invalid!(name, :as, as, ":list or :binary")
+
+  defp put(call, :workers, n, name),
+    do: %{call | workers: Options.integer!(name, :workers, n, 1..1024)}
+
   defp put(call, :schedule, mode, name),
     do: %{call | schedule: Runtime.check_mode!(mode, name, [])}
 
@@ -184,22 +192,6 @@ defmodule WellBehaved.Fuzzy.Call do
   defp range(%{score: kind}) when kind in [:normalized_distance, :normalized_similarity], do: 0..1
   defp range(%{scorer: scorer}) when scorer in @ratios, do: 0..100
   defp range(_call), do: 0..1
-
-  @doc """
-  The score reported for a pair beyond the cutoff, as rapidfuzz reports
-  it: the cutoff + 1 for an integer distance, otherwise the worst score of
-  the kind (0 for a similarity, 1.0 or 100.0 for a distance).
-  """
-  @spec worst(t()) :: number()
-  def worst(call) do
-    cond do
-      integers?(call) and call.score == :distance -> call.score_cutoff + 1
-      integers?(call) -> 0
-      call.score == :distance and call.scorer in @ratios -> 100.0
-      distance?(call) -> 1.0
-      true -> 0.0
-    end
-  end
 
   @doc "The options as the native jobs take them."
   @spec native(t()) :: tuple()
