@@ -69,6 +69,47 @@ defmodule WellBehaved.LabSearchTest do
     assert Enum.all?(rough, &(not &1.met))
   end
 
+  defp fuzzy(count, ratio_ns, speedup_low, verdict) do
+    %{
+      candidates: count,
+      scorers: [
+        %{method: :levenshtein_nearest, ns: 8.0, low: 7.0, high: 9.0},
+        %{method: :ratio, ns: ratio_ns, low: ratio_ns, high: ratio_ns},
+        %{method: :hamming, ns: 5.0, low: 4.0, high: 6.0}
+      ],
+      cdist: %{
+        queries: 1_000,
+        candidates: count,
+        workers: 2,
+        pairs: [%{one_s: 2.0, all_s: 1.0, speedup: 2.0}],
+        speedup: 1.95,
+        speedup_low: speedup_low,
+        speedup_high: 2.1,
+        ns_per_cell_one: 20.0
+      },
+      lateness:
+        Map.merge(lateness(verdict, 1.1), %{
+          workers: 2,
+          candidates: count,
+          search_ms: 5.0,
+          repeats_used: 5
+        })
+    }
+  end
+
+  test "fuzzy targets: every scorer's ns per candidate, cdist's speed-up interval, its lateness" do
+    assert Enum.map(Search.Analysis.fuzzy_targets(fuzzy(100_000, 9.0, 1.85, :within)), & &1.met) ==
+             [true, true, true]
+
+    [ns, speedup, late] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 30.0, 1.7, :outside))
+    refute ns.met or speedup.met or late.met
+    assert ns.measured =~ "1 of 2 within; slowest ratio 30 ns"
+
+    # a rough run (fewer candidates) judges nothing of the size targets
+    rough = Search.Analysis.fuzzy_targets(fuzzy(2_000, 1.0, 1.9, :within))
+    assert Enum.map(rough, & &1.met) == [false, false, true]
+  end
+
   # a repeat of the lateness windows: :auto and pure Erlang p99 (ms)
   defp windows(list) do
     for {auto, erlang, noisy} <- list do
@@ -104,6 +145,10 @@ defmodule WellBehaved.LabSearchTest do
 
     markdown = Search.to_markdown(result)
     assert markdown =~ "## Fuzzy search"
+    # every scorer, and the older search beside them; cdist's pairs
+    assert length(result.fuzzy.scorers) == length(WellBehaved.Fuzzy.Call.scorers()) + 1
+    assert markdown =~ "### Fuzzy matching: every scorer, cdist" and markdown =~ "`wratio`"
+    assert [_ | _] = result.fuzzy.cdist.pairs
     assert markdown =~ "of 100-200 bytes" and markdown =~ "150-byte queries"
     for m <- @methods ++ long.methods, do: assert(markdown =~ "`#{m}`")
     # no earlier figures for a rough run's sizes

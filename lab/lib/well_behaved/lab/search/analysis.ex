@@ -66,4 +66,57 @@ defmodule WellBehaved.Lab.Search.Analysis do
       }
     ]
   end
+
+  @doc """
+  The fuzzy part's targets (`WellBehaved.Lab.Search.Fuzzy`): every scorer
+  at most #{WellBehaved.Lab.Search.Fuzzy.ns_bound()} ns per candidate through an index on 100,000
+  candidates of 10-30 bytes, cdist with every scheduler at least
+  #{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one (the lower end of the interval), and
+  `:auto`'s ticker within the bound of pure Erlang while cdist runs.
+  """
+  @spec fuzzy_targets(map()) :: [map()]
+  def fuzzy_targets(fuzzy) do
+    full = fuzzy.candidates == 100_000
+    ns_bound = WellBehaved.Lab.Search.Fuzzy.ns_bound()
+    scorers = Enum.reject(fuzzy.scorers, &(&1.method == :levenshtein_nearest))
+    over = Enum.filter(scorers, &(&1.ns > ns_bound))
+    c = fuzzy.cdist
+    l = fuzzy.lateness
+
+    [
+      %{
+        target:
+          "every scorer <= #{ns_bound} ns per candidate via an index (100,000 of 10-30 bytes)",
+        measured:
+          if(full,
+            do:
+              "#{length(scorers) - length(over)} of #{length(scorers)} within; slowest " <>
+                Enum.map_join(
+                  Enum.take(Enum.sort_by(over, &(-&1.ns)), 3),
+                  ", ",
+                  &"#{&1.method} #{fmt(&1.ns, 0)} ns"
+                ),
+            else: "-"
+          ),
+        met: full and over == []
+      },
+      %{
+        target:
+          "cdist #{c.queries} x #{c.candidates} with #{c.workers} workers >= " <>
+            "#{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one worker",
+        measured: "#{fmt(c.speedup, 2)}x (#{fmt(c.speedup_low, 2)}-#{fmt(c.speedup_high, 2)})",
+        met: full and c.speedup_low >= WellBehaved.Lab.Search.Fuzzy.speedup_bound()
+      },
+      %{
+        target: ":auto ticker p99 within #{@bound}x of pure Erlang while cdist runs",
+        measured:
+          if(l.ratio,
+            do:
+              "#{fmt(l.ratio, 2)}x (#{fmt(l.ratio_low, 2)}-#{fmt(l.ratio_high, 2)}), #{l.verdict}",
+            else: "-"
+          ),
+        met: l.verdict == :within
+      }
+    ]
+  end
 end

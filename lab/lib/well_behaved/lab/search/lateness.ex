@@ -20,6 +20,22 @@ defmodule WellBehaved.Lab.Search.Lateness do
   @spec measure(term(), pos_integer(), String.t(), map(), (String.t() -> any())) :: map()
   def measure(index, count, query, plan, progress) do
     search = fn mode -> fn -> Levenshtein.nearest(query, index, schedule: mode) end end
+    measure_work(search, count, plan, progress, "search")
+  end
+
+  @doc """
+  The same for any work: `work.(mode)` is a function doing one call of it
+  in that mode (`:auto` measured, `:normal` for contrast), on `count`
+  candidates; `label` names it in the progress lines.
+  """
+  @spec measure_work(
+          (atom() -> (() -> any())),
+          pos_integer(),
+          map(),
+          (String.t() -> any()),
+          String.t()
+        ) :: map()
+  def measure_work(search, count, plan, progress, label) do
     search_ns = Stats.median_ns(search.(:auto), 9)
     erlang_ns = Stats.median_ns(fn -> Probe.erlang_work(1_000_000) end, 5) / 1_000_000
     iterations = round(search_ns / erlang_ns)
@@ -35,7 +51,7 @@ defmodule WellBehaved.Lab.Search.Lateness do
           end
 
         progress.(
-          "search lateness repeat #{repeat}: ticker p99 auto #{Render.ms(row.auto.p99_ms)}, " <>
+          "#{label} lateness repeat #{repeat}: ticker p99 auto #{Render.ms(row.auto.p99_ms)}, " <>
             "erlang #{Render.ms(row.erlang.p99_ms)}, normal #{Render.ms(row.normal.p99_ms)}"
         )
 

@@ -78,7 +78,53 @@ defmodule WellBehaved.Lab.Search.Render do
 
     `:auto` over the baseline (#{l.repeats_used} repeats): #{if l.ratio, do: "#{fmt(l.ratio, 2)}x (#{fmt(l.ratio_low, 2)}-#{fmt(l.ratio_high, 2)})", else: "-"}, #{l.verdict}.
 
+    #{fuzzy_markdown(Map.get(result, :fuzzy))}
     #{Markdown.targets_table(result.targets)}
+    """
+  end
+
+  # results of runs before the fuzzy part have none
+  defp fuzzy_markdown(nil), do: ""
+
+  defp fuzzy_markdown(f) do
+    rows =
+      for r <- f.scorers do
+        ["`#{r.method}`", "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})"]
+      end
+
+    c = f.cdist
+    l = f.lateness
+
+    pairs =
+      for {p, i} <- Enum.with_index(c.pairs, 1) do
+        [
+          Integer.to_string(i),
+          "#{fmt(p.one_s, 2)} s",
+          "#{fmt(p.all_s, 2)} s",
+          "#{fmt(p.speedup, 2)}x"
+        ]
+      end
+
+    """
+    ### Fuzzy matching: every scorer, cdist
+
+    One query (20 bytes) against #{f.candidates} candidates through a
+    `Fuzzy.Index` (`extract/3`, limit 5), and `Levenshtein.nearest/3` on a
+    `Levenshtein.Index` in the same rounds; ns per candidate, median over
+    the rounds (range):
+
+    #{Markdown.table(["scorer", "ns per candidate"], rows)}
+
+    `cdist/3` of #{c.queries} queries x #{c.candidates} candidates
+    (`scorer: :ratio`, `as: :binary`; #{fmt(c.ns_per_cell_one, 1)} ns a cell with one
+    worker), one worker against #{c.workers}, pair by pair:
+
+    #{Markdown.table(["pair", "one worker", "#{c.workers} workers", "speed-up"], pairs)}
+
+    Speed-up: #{fmt(c.speedup, 2)}x (#{fmt(c.speedup_low, 2)}-#{fmt(c.speedup_high, 2)}).
+    While #{l.workers} workers each run `cdist/3` of #{l.candidates} candidates in `:auto`
+    (#{fmt(l.search_ms, 2)} ms a call), the ticker's p99 over pure Erlang's
+    (#{l.repeats_used} repeats): #{if l.ratio, do: "#{fmt(l.ratio, 2)}x (#{fmt(l.ratio_low, 2)}-#{fmt(l.ratio_high, 2)})", else: "-"}, #{l.verdict}.
     """
   end
 

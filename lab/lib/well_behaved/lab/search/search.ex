@@ -68,7 +68,7 @@ defmodule WellBehaved.Lab.Search do
 
   alias WellBehaved.Levenshtein
   alias WellBehaved.Lab.Suite
-  alias WellBehaved.Lab.Search.{Analysis, Lateness, Plan, Render, Throughput}
+  alias WellBehaved.Lab.Search.{Analysis, Fuzzy, Lateness, Plan, Render, Throughput}
 
   @type result :: map()
 
@@ -87,7 +87,7 @@ defmodule WellBehaved.Lab.Search do
 
     # the first set (100,000 short candidates, or fewer in a rough run) is
     # also the one searched while the lateness is measured
-    {sets, [first_index | _]} =
+    {sets, [{first_index, first_candidates} | _]} =
       for shape <- Plan.shapes(), count <- counts(plan, shape) do
         span = shape.longest - shape.shortest + 1
 
@@ -123,11 +123,12 @@ defmodule WellBehaved.Lab.Search do
           })
 
         progress.("search #{count} candidates of #{shape.shape} bytes: #{Render.set_line(set)}")
-        {set, index}
+        {set, {index, candidates}}
       end
       |> Enum.unzip()
 
     lateness = Lateness.measure(first_index, hd(plan.counts), hd(queries), plan, progress)
+    fuzzy = Fuzzy.run(first_candidates, queries, plan, progress)
 
     %{
       candidate_bytes: "10-30",
@@ -137,7 +138,8 @@ defmodule WellBehaved.Lab.Search do
       rounds_many: plan.rounds_many,
       sets: sets,
       lateness: lateness,
-      targets: Analysis.targets(sets, lateness)
+      fuzzy: fuzzy,
+      targets: Analysis.targets(sets, lateness) ++ Analysis.fuzzy_targets(fuzzy)
     }
   end
 

@@ -1,0 +1,144 @@
+defmodule WellBehaved.Lab.Search.Fuzzy do
+  @moduledoc """
+  The search suite's fuzzy-matching part, on the suite's first candidate
+  set (100,000 strings of 10-30 letters) and its queries:
+
+    * every scorer of `WellBehaved.Fuzzy`, one query against a
+      `WellBehaved.Fuzzy.Index` of the set (`extract/3`, limit 5, the
+      scorer's normalized similarity), and `Levenshtein.nearest/3` on a
+      `Levenshtein.Index` (the older search) in the same rounds: every
+      method once a round, in an order shuffled anew for each round; the
+      figure of a scorer is its median over the rounds in ns per
+      candidate, with the range;
+    * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
+      against the set with `scorer: :ratio`, `as: :binary`, with one
+      worker and with one per scheduler, in pairs run one after the other
+      (the order alternating); the speed-up is taken pair by pair, with
+      its median and a 95% bootstrap interval;
+    * the ticker's lateness while one worker per scheduler runs `cdist/3`
+      (`workers: 1`, a few queries a call) in `:auto`, against pure
+      Erlang work of the same length per call, judged as the suite's
+      search lateness (`WellBehaved.Lab.Search.Lateness`).
+  """
+
+  alias WellBehaved.{Fuzzy, Levenshtein}
+  alias WellBehaved.Lab.Stats
+  alias WellBehaved.Lab.Search.Lateness
+
+  @ns_bound 10
+  @speedup_bound 1.8
+  @cdist_queries 1_000
+  @lateness_queries 4
+
+  @doc "The bound on a scorer's ns per candidate."
+  def ns_bound, do: @ns_bound
+
+  @doc "The bound on cdist's speed-up with every scheduler."
+  def speedup_bound, do: @speedup_bound
+
+  @doc """
+  Measures the scorers, cdist's speed-up and its lateness on `candidates`
+  with `queries` (`plan` as `WellBehaved.Lab.Search.Plan.new/2` makes it).
+  """
+  @spec run([String.t()], [String.t()], map(), (String.t() -> any())) :: map()
+  def run(candidates, queries, plan, progress) do
+    count = length(candidates)
+    index = Fuzzy.Index.new(candidates)
+    old = Levenshtein.Index.new(candidates)
+    [query | _] = queries
+    scorers = scorers(index, old, query, count, plan.rounds_one, progress)
+
+    shrink = min(count / 100_000, 1.0)
+    cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
+    cdist = cdist(index, cdist_queries, count, max(2, div(plan.repeats, 3)), progress)
+
+    lateness_queries = Enum.take(queries, @lateness_queries)
+
+    work = fn mode ->
+      fn ->
+        Fuzzy.cdist(lateness_queries, index,
+          scorer: :ratio,
+          as: :binary,
+          workers: 1,
+          schedule: mode
+        )
+      end
+    end
+
+    lateness = Lateness.measure_work(work, count, plan, progress, "cdist")
+
+    %{candidates: count, scorers: scorers, cdist: cdist, lateness: lateness}
+  end
+
+  defp scorers(index, old, query, count, rounds, progress) do
+    methods = [:levenshtein_nearest | Fuzzy.Call.scorers()]
+    progress.("fuzzy scorers, #{count} candidates: #{rounds} rounds")
+
+    runs =
+      for _ <- 1..rounds do
+        for method <- Enum.shuffle(methods), into: %{} do
+          fun =
+            case method do
+              :levenshtein_nearest -> fn -> Levenshtein.nearest(query, old) end
+              scorer -> fn -> Fuzzy.extract(query, index, scorer: scorer) end
+            end
+
+          t0 = System.monotonic_time(:nanosecond)
+          fun.()
+          {method, (System.monotonic_time(:nanosecond) - t0) / count}
+        end
+      end
+
+    for method <- methods do
+      values = Enum.map(runs, & &1[method])
+      %{method: method, ns: Stats.median(values), low: Enum.min(values), high: Enum.max(values)}
+    end
+  end
+
+  defp cdist(index, queries, count, pairs, progress) do
+    schedulers = System.schedulers_online()
+
+    run = fn workers ->
+      t0 = System.monotonic_time(:nanosecond)
+      _ = Fuzzy.cdist(queries, index, scorer: :ratio, as: :binary, workers: workers)
+      System.monotonic_time(:nanosecond) - t0
+    end
+
+    # once each first: the binaries' memory mapped before the pairs
+    run.(1)
+
+    times =
+      for pair <- 1..pairs do
+        {one, all} =
+          if rem(pair, 2) == 1 do
+            one = run.(1)
+            {one, run.(schedulers)}
+          else
+            all = run.(schedulers)
+            {run.(1), all}
+          end
+
+        progress.(
+          "cdist #{length(queries)} x #{count}, pair #{pair}: one worker #{Float.round(one / 1.0e9, 2)} s, " <>
+            "#{schedulers} workers #{Float.round(all / 1.0e9, 2)} s"
+        )
+
+        %{one_s: one / 1.0e9, all_s: all / 1.0e9, speedup: one / all}
+      end
+
+    speedups = Enum.map(times, & &1.speedup)
+    {low, high} = Stats.bootstrap_interval(speedups, &Stats.median/1)
+
+    %{
+      queries: length(queries),
+      candidates: count,
+      workers: schedulers,
+      pairs: times,
+      speedup: Stats.median(speedups),
+      speedup_low: low,
+      speedup_high: high,
+      ns_per_cell_one:
+        Stats.median(Enum.map(times, & &1.one_s)) * 1.0e9 / (length(queries) * count)
+    }
+  end
+end
