@@ -181,6 +181,9 @@ typedef struct {
     size_t sect_len, sect_count, ab_count, ba_count, a_count, b_count, ua_count;
 } token_work;
 
+/* tokens this many and fewer are kept on the stack */
+#define STACK_TOKENS 96
+
 static bool tokenize(wb_fz *s, token_work *t) {
     size_t m = s->m, n = s->n;
     size_t ta = m / 2 + 1, tb = n / 2 + 1;
@@ -188,11 +191,14 @@ static bool tokenize(wb_fz *s, token_work *t) {
     size_t token_room = 3 * (ta + tb);
     if (token_room > SIZE_MAX / sizeof(token) / 4 || m + n > SIZE_MAX / 2 / sizeof(uint32_t))
         return false;
-    token *tokens = malloc(token_room * sizeof(token));
-    uint32_t *derived = malloc((2 * (m + n) + 2) * sizeof(uint32_t));
+    size_t derived_room = 2 * (m + n) + 2;
+    token stack_tokens[STACK_TOKENS];
+    token *tokens = token_room <= STACK_TOKENS ? stack_tokens : malloc(token_room * sizeof(token));
+    uint32_t *derived =
+        derived_room <= WB_FZ_SMALL ? s->small : malloc(derived_room * sizeof(uint32_t));
     if (!tokens || !derived) {
-        free(tokens);
-        free(derived);
+        if (tokens != stack_tokens) free(tokens);
+        if (derived != s->small) free(derived);
         return false;
     }
     token *a_tokens = tokens, *b_tokens = tokens + ta;
@@ -214,9 +220,11 @@ static bool tokenize(wb_fz *s, token_work *t) {
     t->diff_abl = join(dab, t->ab_count, t->diff_ab);
     t->diff_ba = t->diff_ab + t->diff_abl;
     t->diff_bal = join(dba, t->ba_count, t->diff_ba);
-    free(tokens);
-    s->derived = derived;
-    s->owned_bytes += (2 * (m + n) + 2) * sizeof(uint32_t);
+    if (tokens != stack_tokens) free(tokens);
+    if (derived != s->small) {
+        s->derived = derived;
+        s->owned_bytes += derived_room * sizeof(uint32_t);
+    }
     return true;
 }
 
@@ -470,6 +478,52 @@ static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **
     *hl = x_short ? p->yl : p->xl;
 }
 
+/* Whether symbol c occurs in the pattern. */
+static bool pattern_has(const wb_fz_pattern *p, uint32_t c) {
+    for (size_t w = 0; w < p->nblocks; w++)
+        if (wb_fz_pattern_get(p, c, w)) return true;
+    return false;
+}
+
+/* Whether window w (at, len) cannot beat another window (rapidfuzz's
+ * rule, exact): a prefix or a whole window whose last symbol is not in
+ * the needle has the LCS of one a symbol shorter (a shorter prefix, or
+ * the window one to the left), a suffix whose first symbol is not in it
+ * that of the next suffix; those have the same LCS over fewer symbols or
+ * no more. */
+static bool dominated(const wb_fz_pattern *needle, size_t w, size_t nl, size_t hl,
+                      const uint32_t *at, size_t len) {
+    bool suffix = w >= (nl - 1) + (hl - nl + 1);
+    uint32_t edge = suffix ? at[0] : at[len - 1];
+    return !pattern_has(needle, edge);
+}
+
+/* The LCS of a needle of at most 64 symbols and a text. */
+static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n) {
+    uint64_t v = ~(uint64_t)0;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t u = v & wb_fz_pattern_get(needle, t[j], 0);
+        v = (v + u) | (v - u);
+    }
+    uint64_t valid = needle->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << needle->m) - 1;
+    return (size_t)__builtin_popcountll(~v & valid);
+}
+
+/* Moves to the next window; true when the part is done (the last window
+ * of the last direction, or a perfect score). */
+static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
+    bool last = ++s->window == windows_of(nl, hl);
+    if (last || s->best == 100.0) {
+        if (s->pattern_live) wb_fz_pattern_free(&s->needle);
+        s->pattern_live = false;
+        s->needle_in_use = NULL;
+        /* equal lengths: the other side's windows too */
+        if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
+        s->direction = 1;
+    }
+    return false;
+}
+
 /* Steps the current part; true when it is done (its similarity in
  * s->best), or failed. */
 static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
@@ -518,6 +572,23 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             const uint32_t *at;
             size_t len;
             window_at(s->window, nl, hay, hl, &at, &len);
+            if (dominated(s->needle_in_use, s->window, nl, hl, at, len)) {
+                *used += 1;
+                if (next_window(s, p, nl, hl)) return true;
+                if (*used - start >= budget) return false;
+                continue;
+            }
+            if (s->needle_in_use->nblocks == 1) {
+                /* a needle of one word: the window (at most 64 symbols)
+                 * in one go, no kernel state */
+                size_t lcs = word_lcs(s->needle_in_use, at, len);
+                *used += 1 + len;
+                double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
+                if (r > s->best) s->best = r;
+                if (next_window(s, p, nl, hl)) return true;
+                if (*used - start >= budget) return false;
+                continue;
+            }
             if (!wb_fz_lcs_init_with(&s->k.lcs, s->needle_in_use, at, len)) {
                 s->failed = true;
                 return true;
@@ -531,17 +602,31 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         s->kernel_live = false;
         double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
         if (r > s->best) s->best = r;
-        bool last = ++s->window == windows_of(nl, hl);
-        if (last || s->best == 100.0) {
-            if (s->pattern_live) wb_fz_pattern_free(&s->needle);
-            s->pattern_live = false;
-            s->needle_in_use = NULL;
-            /* equal lengths: the other side's windows too */
-            if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
-            s->direction = 1;
-        }
+        if (next_window(s, p, nl, hl)) return true;
         if (*used - start >= budget) return false;
     }
+}
+
+static bool same_symbols(const uint32_t *x, const uint32_t *y, size_t n) {
+    return x == y || n == 0 || memcmp(x, y, n * sizeof *x) == 0;
+}
+
+/* When the current part has the sides and measure of an earlier one (the
+ * sorted tokens of one-word strings are the strings): its result, and on
+ * to the next part (true). */
+static bool same_as_earlier(wb_fz *s) {
+    wb_fz_part *p = &s->parts[s->part];
+    for (size_t i = 0; i < s->part; i++) {
+        const wb_fz_part *q = &s->parts[i];
+        if (q->partial == p->partial && q->xl == p->xl && q->yl == p->yl && q->total == p->total &&
+            same_symbols(q->x, p->x, p->xl) && same_symbols(q->y, p->y, p->yl)) {
+            p->result = q->result;
+            add_base(s, p->result * p->w1 * p->w2);
+            s->part++;
+            return true;
+        }
+    }
+    return false;
 }
 
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
@@ -570,13 +655,15 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
     while (s->part < s->nparts) {
         uint64_t spent = *used - start;
         if (spent >= budget) return false;
+        if (!s->kernel_live && !s->needle_in_use && same_as_earlier(s)) continue;
         /* s->best: the part's best so far (0.0 when it begins) */
         if (!step_part(s, budget - spent, used)) return false;
         if (s->failed) {
             s->done = true;
             return true;
         }
-        const wb_fz_part *p = &s->parts[s->part];
+        wb_fz_part *p = &s->parts[s->part];
+        p->result = s->best;
         add_base(s, s->best * p->w1 * p->w2);
         s->best = 0.0;
         s->direction = 0;

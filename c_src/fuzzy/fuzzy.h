@@ -101,9 +101,12 @@ typedef struct {
     size_t xl, yl;
     size_t total;  /* ratio: the lengths its distance is measured against */
     double w1, w2; /* the similarity is multiplied by w1, then by w2 */
+    double result; /* its similarity, once done */
 } wb_fz_part;
 
 #define WB_FZ_PARTS 4
+/* derived sequences of this many symbols and fewer live in the state */
+#define WB_FZ_SMALL 256
 
 typedef struct {
     wb_fz_options o;
@@ -118,7 +121,7 @@ typedef struct {
     /* the ratios: the best of `base` and of each part's similarity */
     double base;
     size_t nparts, part;
-    uint32_t *derived; /* sorted tokens and their differences */
+    uint32_t *derived; /* sorted tokens and their differences, when not in small */
     /* a part's windows: the shorter side's pattern, the direction (1: the
      * sides swapped, for equal lengths), the window, the best so far */
     bool pattern_live; /* needle is built (not the query's) */
@@ -144,6 +147,7 @@ typedef struct {
     } k;
     wb_fz_part parts[WB_FZ_PARTS];
     wb_fz_pattern needle;
+    uint32_t small[WB_FZ_SMALL]; /* derived sequences of short inputs */
 } wb_fz;
 
 /* Decodes `len` bytes into symbols: the bytes themselves, or in codepoint
