@@ -106,20 +106,18 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
           :erlang.term_to_binary({:other, 1}),
           :erlang.term_to_binary({Index, 1, nil, 0, [{[1], ["a", "b"], nil}]})
         ] do
-      assert_raise ArgumentError, ~r/Index.load\/1: invalid/, fn -> Index.load(bad) end
+      assert_raise ArgumentError, ~r/Index.load\/2: invalid/, fn -> Index.load(bad) end
     end
 
     assert_raise ArgumentError, fn -> Index.load(:atom) end
   end
 
-  test "a dump loads on another node" do
+  defp start_peer do
     if not Node.alive?() do
       {_, 0} = System.cmd("epmd", ["-daemon"])
 
       {:ok, _} =
         Node.start(:"wb_fuzzy_#{System.unique_integer([:positive])}@127.0.0.1", :longnames)
-
-      on_exit(fn -> Node.stop() end)
     end
 
     paths = Enum.flat_map(:code.get_path(), &[~c"-pa", &1])
@@ -134,19 +132,72 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
 
     on_exit(fn -> if Process.alive?(peer), do: :peer.stop(peer) end)
     {:ok, _} = :erpc.call(node, :application, :ensure_all_started, [:well_behaved])
+    {peer, node}
+  end
 
+  test "a dump loads on another node" do
+    {_peer, node} = start_peer()
     index = Index.new(words(500) ++ ["needle in a haystack"])
     dump = Index.dump(index)
 
-    there =
+    {there, _binding} =
       :erpc.call(node, Code, :eval_string, [
         "WellBehaved.Fuzzy.extract(\"needle haystack\", WellBehaved.Fuzzy.Index.load(dump), scorer: :token_set_ratio)",
         [dump: dump]
       ])
-      |> elem(0)
 
     assert there === Fuzzy.extract("needle haystack", index, scorer: :token_set_ratio)
     assert hd(there) |> elem(0) == "needle in a haystack"
+  end
+
+  test "an index split over nodes answers as one here; dumps, loads, enumerates; partial answers" do
+    {_, a} = start_peer()
+    {peer_b, b} = start_peer()
+    entries = words(700) ++ [{:k, "Key Word"}] ++ words(300)
+    here = Index.new(entries, processor: :default)
+    split = Index.new(entries, processor: :default, nodes: [a, node(), b])
+
+    assert [{^a, _, 334}, {_, _, 334}, {^b, _, 333}] = split.shards
+    assert Index.size(split) == 1001
+    assert Enum.to_list(split) == Enum.to_list(here)
+
+    for scorer <- [:wratio, :levenshtein, :jaro_winkler], limit <- [3, :all] do
+      q = word(12)
+      opts = [scorer: scorer, limit: limit]
+      assert Fuzzy.extract(q, split, opts) === Fuzzy.extract(q, here, opts), "#{scorer} #{limit}"
+    end
+
+    assert Fuzzy.extract_one("KEY-WORD", split, scorer: :ratio) == {"Key Word", 1.0, :k}
+
+    # its dump is the same entries; loaded split again, or here
+    dump = Index.dump(split)
+    assert Enum.to_list(Index.load(dump)) == Enum.to_list(here)
+    again = Index.load(dump, nodes: [b, a])
+    assert Enum.to_list(again) == Enum.to_list(here)
+
+    assert Fuzzy.extract("key", again, scorer: :partial_ratio) ===
+             Fuzzy.extract("key", here, scorer: :partial_ratio)
+
+    # a node that stops: an error naming it, or the others' hits
+    :peer.stop(peer_b)
+    assert {:error, {:nodedown, ^b}} = Fuzzy.extract("key", split, timeout: 2_000)
+
+    assert {:partial, hits, [{^b, :nodedown}]} =
+             Fuzzy.extract("key", split, partial: true, limit: :all)
+
+    assert length(hits) == 334 + 334
+
+    assert_raise ArgumentError, ~r/add\/2: not for an index split over nodes/, fn ->
+      Index.add(split, ["x"])
+    end
+
+    assert_raise ArgumentError, ~r/delete\/2: not for an index split over nodes/, fn ->
+      Index.delete(split, :k)
+    end
+
+    assert_raise ArgumentError, ~r/only for an index split over nodes/, fn ->
+      Fuzzy.extract("x", here, partial: true)
+    end
   end
 
   test "bad arguments raise naming the function" do
@@ -160,6 +211,7 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
                    Index.add(Index.new([]), ["a", 1])
                  end
 
-    assert_raise ArgumentError, ~r/unknown option :nodes/, fn -> Index.new([], nodes: []) end
+    assert_raise ArgumentError, ~r/invalid :nodes \[\]/, fn -> Index.new([], nodes: []) end
+    assert_raise ArgumentError, ~r/unknown option :bogus/, fn -> Index.new([], bogus: 1) end
   end
 end

@@ -65,7 +65,7 @@ defmodule WellBehaved.Fuzzy do
 
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
-  alias WellBehaved.Levenshtein.{Errors, Search}
+  alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
 
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
@@ -151,6 +151,13 @@ defmodule WellBehaved.Fuzzy do
   one native job, a slice of the runtime at a time in the modes that
   slice. Returns `{:error, :enomem}` when native memory runs out.
 
+  On an index split over nodes (`WellBehaved.Fuzzy.Index.new/2` with
+  `nodes:`), every shard is searched on its node in parallel, each within
+  `timeout:` ms (default: the index's); when one does not answer, the
+  call returns `{:error, {reason, node}}`, or with `partial: true`
+  `{:partial, hits, [{node, reason}]}`: the best among the shards that
+  answered (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
+
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Fuzzy.extract("Johnathan", names, scorer: :jaro_winkler, limit: 2)
       [{"Jonathan", 0.9037037037037037, 0}, {"Johanna", 0.8814814814814815, 1}]
@@ -161,7 +168,7 @@ defmodule WellBehaved.Fuzzy do
   @spec extract(binary(), candidates(), keyword()) ::
           [{binary(), number(), key()}] | {:error, :enomem}
   def extract(query, choices, opts \\ []) do
-    call = Call.options!(@extract, opts, [:limit | @pair])
+    call = Call.options!(@extract, opts, [:limit, :timeout, :partial | @pair])
     search(@extract, query, choices, call)
   end
 
@@ -176,11 +183,12 @@ defmodule WellBehaved.Fuzzy do
   @spec extract_one(binary(), candidates(), keyword()) ::
           {binary(), number(), key()} | nil | {:error, :enomem}
   def extract_one(query, choices, opts \\ []) do
-    call = Call.options!(@extract_one, opts, @pair)
+    call = Call.options!(@extract_one, opts, [:timeout, :partial | @pair])
 
     case search(@extract_one, query, choices, %{call | limit: 1}) do
       [hit] -> hit
       [] -> nil
+      {:partial, hits, failed} -> {:partial, List.first(hits), failed}
       {:error, _} = error -> error
     end
   end
@@ -250,9 +258,35 @@ defmodule WellBehaved.Fuzzy do
     end
   end
 
+  @doc false
+  # a shard's search, on its node (the index first, for Shard.with_value/4)
+  def extract_held(index, query, opts), do: extract(query, index, opts)
+
+  # the options of a search as a shard runs it
+  defp shard_options(call) do
+    {i, d, s} = call.weights
+
+    [
+      scorer: call.scorer,
+      score: call.score,
+      score_cutoff: call.score_cutoff,
+      unit: call.unit,
+      limit: call.limit,
+      schedule: call.schedule,
+      tiny_slices: call.tiny_slices
+    ] ++
+      if(call.scorer == :levenshtein, do: [weights: {i, d, s}], else: []) ++
+      if call.scorer == :jaro_winkler, do: [prefix_weight: call.prefix_weight], else: []
+  end
+
   # the candidates packed natively (a list, packed for this call; an
   # index's one segment), the processor of the queries, and whether to
   # give the packed list back afterwards
+  defp cdist_set!(%Index{shards: [_ | _]}, _call) do
+    raise ArgumentError,
+          "#{@cdist}: not for an index split over nodes: call extract/3 for each query"
+  end
+
   defp cdist_set!(%Index{} = index, call) do
     if call.processor != nil do
       Options.invalid!(@cdist, :processor, call.processor, "none with an index: its candidates \
@@ -312,6 +346,30 @@ defmodule WellBehaved.Fuzzy do
       else: for(<<s::float-64-native <- row>>, do: s)
   end
 
+  # an index split over nodes: each shard searched where it is, in
+  # parallel, the hits merged by score (stable: shards in input order)
+  defp search(name, query, %Index{shards: [_ | _] = shards} = index, call) do
+    if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+    settings = Distributed.options(name, [timeout: index.timeout] ++ Enum.reverse(call.remote))
+    opts = shard_options(call)
+
+    calls =
+      for {node, pid, size} <- shards,
+          do: {node, {Shard, :with_value, [pid, __MODULE__, :extract_held, [query, opts]]}, size}
+
+    order = if Call.distance?(call), do: :asc, else: :desc
+
+    Distributed.ask(calls, settings, fn answers ->
+      for({hits, _size} <- answers, hits != :failed, do: hits)
+      |> Enum.concat()
+      |> Enum.sort_by(&elem(&1, 1), order)
+      |> then(fn all -> if call.limit == :all, do: all, else: Enum.take(all, call.limit) end)
+    end)
+  end
+
+  defp search(name, _query, %Index{}, %{remote: [{key, value} | _]}),
+    do: Options.invalid!(name, key, value, "no #{key}: only for an index split over nodes")
+
   defp search(name, query, %Index{} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
@@ -341,6 +399,9 @@ defmodule WellBehaved.Fuzzy do
       end
     end
   end
+
+  defp search(name, _query, _choices, %{remote: [{key, value} | _]}),
+    do: Options.invalid!(name, key, value, "no #{key}: only for an index split over nodes")
 
   defp search(name, query, choices, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")

@@ -38,7 +38,8 @@ defmodule WellBehaved.Fuzzy.Call do
             schedule: :auto,
             tiny_slices: false,
             as: :list,
-            workers: nil
+            workers: nil,
+            remote: []
 
   @type t :: %__MODULE__{}
 
@@ -127,6 +128,10 @@ defmodule WellBehaved.Fuzzy.Call do
 
   defp put(call, :workers, n, name),
     do: %{call | workers: Options.integer!(name, :workers, n, 1..1024)}
+
+  # an index split over nodes: checked by Levenshtein.Distributed
+  defp put(call, key, value, _name) when key in [:timeout, :partial],
+    do: %{call | remote: [{key, value} | call.remote]}
 
   defp put(call, :schedule, mode, name),
     do: %{call | schedule: Runtime.check_mode!(mode, name, [])}

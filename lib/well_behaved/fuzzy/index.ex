@@ -33,15 +33,17 @@ defmodule WellBehaved.Fuzzy.Index do
 
   alias WellBehaved.Options
   alias WellBehaved.Fuzzy.Processor
-  alias WellBehaved.Levenshtein.{Errors, Search}
+  alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
-  @load "WellBehaved.Fuzzy.Index.load/1"
+  @delete "WellBehaved.Fuzzy.Index.delete/2"
+  @dump "WellBehaved.Fuzzy.Index.dump/1"
+  @load "WellBehaved.Fuzzy.Index.load/2"
   @dump_version 1
 
   @enforce_keys [:segments, :size, :next, :processor]
-  defstruct [:segments, :size, :next, :processor]
+  defstruct [:segments, :size, :next, :processor, shards: nil, timeout: 5_000]
 
   @typedoc """
   An index: its segments (oldest first), its number of entries, the key
@@ -52,7 +54,9 @@ defmodule WellBehaved.Fuzzy.Index do
           segments: [segment()],
           size: non_neg_integer(),
           next: non_neg_integer(),
-          processor: nil | :default | (binary() -> binary())
+          processor: nil | :default | (binary() -> binary()),
+          shards: [{node(), pid(), non_neg_integer()}] | nil,
+          timeout: pos_integer()
         }
 
   @typedoc false
@@ -74,22 +78,52 @@ defmodule WellBehaved.Fuzzy.Index do
   to every candidate now, and to the query of every search on the index.
   Raises `ArgumentError` on a candidate that is not a binary; returns
   `{:error, :enomem}` when native memory runs out.
+
+  With `nodes: [node, ...]` (connected nodes, this one included if you
+  like, each running `:well_behaved`), the entries are split into one
+  contiguous shard per node, each an index there held by a process that
+  lives as long as the process calling `new/2` (as
+  `WellBehaved.Levenshtein.Index.new/2` does). A search asks every shard
+  in parallel and merges the hits: the same answer as one index here.
+  `timeout:` (milliseconds, default 5000) bounds each node's answer, here
+  and in every search; a search may give its own, and `partial: true`
+  (see `WellBehaved.Fuzzy.extract/3`). Such an index enumerates, sizes
+  and dumps like any other; `add/2` and `delete/2` raise on it (dump it,
+  change it here, load it with `nodes:` again); `cdist/3` does not take
+  it. Returns `{:error, {reason, node}}` when a node does not take its
+  shard (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
   """
   @spec new(WellBehaved.Fuzzy.choices(), keyword()) :: t() | {:error, :enomem}
   def new(choices, opts \\ []) do
-    processor =
-      case opts do
-        [] ->
-          nil
+    if not is_list(opts), do: Options.not_keyword!(@new, opts)
 
-        [processor: p] ->
-          check_processor!(@new, p)
+    for {key, _} = option <- opts, key not in [:processor, :nodes, :timeout] do
+      Options.bad_option!(@new, option, [:processor, :nodes, :timeout], opts)
+    end
 
-        other ->
-          Options.bad_option!(@new, List.first(other -- [processor: nil]), [:processor], other)
-      end
+    processor = check_processor!(@new, Keyword.get(opts, :processor))
+    index = %__MODULE__{segments: [], size: 0, next: 0, processor: processor}
 
-    add(%__MODULE__{segments: [], size: 0, next: 0, processor: processor}, choices)
+    case Keyword.has_key?(opts, :nodes) do
+      false ->
+        add(index, choices)
+
+      true ->
+        settings = Distributed.options(@new, Keyword.take(opts, [:nodes, :timeout]))
+        {texts, keys} = entries!(@new, choices, 0)
+        count = length(texts)
+        pairs = Enum.zip(keys, texts)
+        chunks = Distributed.split(pairs, count, settings.nodes)
+        start = &{Shard, :start_value, [self(), __MODULE__, :new, [&1, [processor: processor]]]}
+
+        case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
+          {:ok, shards} ->
+            %{index | shards: shards, size: count, next: count, timeout: settings.timeout}
+
+          {:error, _} = error ->
+            error
+        end
+    end
   end
 
   @doc """
@@ -98,6 +132,8 @@ defmodule WellBehaved.Fuzzy.Index do
   out.
   """
   @spec add(t(), WellBehaved.Fuzzy.choices()) :: t() | {:error, :enomem}
+  def add(%__MODULE__{shards: [_ | _]}, _choices), do: split_over_nodes!(@add)
+
   def add(%__MODULE__{} = index, choices) do
     {texts, keys} = entries!(@add, choices, index.next)
     fun = Processor.function(index.processor)
@@ -123,6 +159,8 @@ defmodule WellBehaved.Fuzzy.Index do
   """
   @spec delete(t(), WellBehaved.Fuzzy.key() | [WellBehaved.Fuzzy.key()]) ::
           t() | {:error, :enomem}
+  def delete(%__MODULE__{shards: [_ | _]}, _keys), do: split_over_nodes!(@delete)
+
   def delete(%__MODULE__{} = index, keys) when is_list(keys) do
     gone = MapSet.new(keys)
 
@@ -153,6 +191,15 @@ defmodule WellBehaved.Fuzzy.Index do
   (process them yourself), `:default` is kept.
   """
   @spec dump(t()) :: binary()
+  def dump(%__MODULE__{shards: [_ | _]} = index) do
+    rows =
+      index
+      |> held(@dump, {__MODULE__, :dump, []})
+      |> Enum.flat_map(fn binary -> elem(:erlang.binary_to_term(binary), 4) end)
+
+    dump_rows(index.processor, index.next, rows)
+  end
+
   def dump(%__MODULE__{} = index) do
     rows =
       for s <- index.segments do
@@ -160,36 +207,119 @@ defmodule WellBehaved.Fuzzy.Index do
          if(s.scored == s.texts, do: nil, else: Tuple.to_list(s.scored))}
       end
 
-    processor = if index.processor == :default, do: :default, else: nil
+    dump_rows(index.processor, index.next, rows)
+  end
 
-    :erlang.term_to_binary({__MODULE__, @dump_version, processor, index.next, rows}, [:compressed])
+  defp dump_rows(processor, next, rows) do
+    processor = if processor == :default, do: :default, else: nil
+    :erlang.term_to_binary({__MODULE__, @dump_version, processor, next, rows}, [:compressed])
+  end
+
+  @doc false
+  # every shard's answer to m.f(its index, a...), in order; raises when
+  # one does not answer
+  def held(%__MODULE__{shards: shards, timeout: timeout}, name, {m, f, a}) do
+    calls =
+      for {node, pid, size} <- shards, do: {node, {Shard, :with_value, [pid, m, f, a]}, size}
+
+    case Distributed.ask(
+           calls,
+           %{timeout: timeout, partial: false},
+           &Enum.map(&1, fn {x, _} -> x end)
+         ) do
+      {:error, {reason, node}} ->
+        raise RuntimeError, "#{name}: the shard on #{node} did not answer: #{inspect(reason)}"
+
+      answers ->
+        answers
+    end
+  end
+
+  defp split_over_nodes!(name) do
+    raise ArgumentError,
+          "#{name}: not for an index split over nodes: dump/1 it, change it here, " <>
+            "and load/2 it with nodes:"
   end
 
   @doc """
-  The index a binary of `dump/1` holds, packed natively again. Raises
+  The index a binary of `dump/1` holds, packed natively again (with
+  `nodes:` and `timeout:`, split over nodes as `new/2` does). Raises
   `ArgumentError` on a binary that is not one; returns `{:error, :enomem}`
-  when native memory runs out.
+  when native memory runs out, `{:error, {reason, node}}` when a node does
+  not take its shard.
   """
-  @spec load(binary()) :: t() | {:error, :enomem}
-  def load(binary) when is_binary(binary) do
+  @spec load(binary(), keyword()) :: t() | {:error, :enomem | {atom() | tuple(), node()}}
+  def load(binary, opts \\ [])
+
+  def load(binary, [_ | _] = opts) when is_binary(binary) do
+    for {key, _} = option <- opts, key not in [:nodes, :timeout] do
+      Options.bad_option!(@load, option, [:nodes, :timeout], opts)
+    end
+
+    settings = Distributed.options(@load, opts)
+    {processor, next, rows} = decode!(binary)
+
+    entries =
+      Enum.flat_map(rows, fn
+        {keys, texts, nil} -> Enum.zip([keys, texts, texts])
+        {keys, texts, scored} -> Enum.zip([keys, texts, scored])
+      end)
+
+    chunks = Distributed.split(entries, length(entries), settings.nodes)
+
+    start = fn chunk ->
+      {keys, texts, scored} = unzip3(chunk)
+      part = dump_rows(processor, next, [{keys, texts, scored}])
+      {Shard, :start_value, [self(), __MODULE__, :load, [part]]}
+    end
+
+    case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
+      {:ok, shards} ->
+        %__MODULE__{
+          segments: [],
+          shards: shards,
+          size: length(entries),
+          next: next,
+          processor: processor,
+          timeout: settings.timeout
+        }
+
+      {:error, _} = error ->
+        error
+    end
+  end
+
+  def load(binary, []) when is_binary(binary) do
+    {processor, next, rows} = decode!(binary)
+
+    rows
+    |> Enum.reduce_while({[], 0}, fn row, {segments, size} ->
+      case load_row(row) do
+        {:ok, s} -> {:cont, {[s | segments], size + s.count}}
+        {:error, _} = error -> {:halt, error}
+      end
+    end)
+    |> case do
+      {:error, _} = error ->
+        error
+
+      {segments, size} ->
+        segments = segments |> Enum.reverse() |> Enum.reject(&is_nil/1)
+        %__MODULE__{segments: segments, size: size, next: next, processor: processor}
+    end
+  end
+
+  def load(binary, opts) when is_binary(binary), do: Options.not_keyword!(@load, opts)
+
+  def load(other, _opts),
+    do: Options.invalid!(@load, "argument", other, "a binary made by dump/1")
+
+  # {processor, next, rows} of a dump, or raises
+  defp decode!(binary) do
     case safe_decode(binary) do
       {__MODULE__, @dump_version, processor, next, rows}
       when processor in [nil, :default] and is_integer(next) and is_list(rows) ->
-        rows
-        |> Enum.reduce_while({[], 0}, fn row, {segments, size} ->
-          case load_row(row) do
-            {:ok, s} -> {:cont, {[s | segments], size + s.count}}
-            {:error, _} = error -> {:halt, error}
-          end
-        end)
-        |> case do
-          {:error, _} = error ->
-            error
-
-          {segments, size} ->
-            segments = segments |> Enum.reverse() |> Enum.reject(&is_nil/1)
-            %__MODULE__{segments: segments, size: size, next: next, processor: processor}
-        end
+        {processor, next, rows}
 
       _ ->
         Options.invalid!(
@@ -201,7 +331,14 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  def load(other), do: Options.invalid!(@load, "argument", other, "a binary made by dump/1")
+  defp unzip3(triples) do
+    {a, b, c} =
+      Enum.reduce(Enum.reverse(triples), {[], [], []}, fn {x, y, z}, {xs, ys, zs} ->
+        {[x | xs], [y | ys], [z | zs]}
+      end)
+
+    {a, b, c}
+  end
 
   defp safe_decode(binary) do
     :erlang.binary_to_term(binary, [:safe])
@@ -276,10 +413,7 @@ defmodule WellBehaved.Fuzzy.Index do
         |> Enum.zip()
         |> Enum.reject(fn {key, _, _} -> MapSet.member?(gone, key) end)
 
-      {keys, texts, scored} =
-        Enum.reduce(Enum.reverse(kept), {[], [], []}, fn {k, t, s}, {ks, ts, ss} ->
-          {[k | ks], [t | ts], [s | ss]}
-        end)
+      {keys, texts, scored} = unzip3(kept)
 
       segment(texts, scored, keys)
     else
@@ -322,6 +456,16 @@ defmodule WellBehaved.Fuzzy.Index do
     def count(index), do: {:ok, index.size}
     def member?(_index, _element), do: {:error, __MODULE__}
     def slice(_index), do: {:error, __MODULE__}
+
+    def reduce(%{shards: [_ | _]} = index, acc, fun) do
+      index
+      |> WellBehaved.Fuzzy.Index.held(
+        "Enumerable.reduce/3 of a Fuzzy.Index",
+        {Enum, :to_list, []}
+      )
+      |> Enum.concat()
+      |> Enumerable.reduce(acc, fun)
+    end
 
     def reduce(index, acc, fun) do
       index.segments

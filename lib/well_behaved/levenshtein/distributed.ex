@@ -63,12 +63,23 @@ defmodule WellBehaved.Levenshtein.Distributed do
           {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
   def index(candidates, count, settings, call) do
     local = %{call | remote: []}
+    chunks = split(candidates, count, settings.nodes)
+    hold(settings.nodes, chunks, settings.timeout, &{Shard, :start, [self(), &1, local]})
+  end
 
-    calls =
-      for {node, chunk} <- Enum.zip(settings.nodes, split(candidates, count, settings.nodes)),
-          do: {node, {Shard, :start, [self(), chunk, local]}, length(chunk)}
+  @doc """
+  One holder per node of `nodes`, each started by the call `start.(chunk)`
+  makes for its chunk (in `chunks`, in node order) and answering its pid:
+  `{:ok, [{node, holder, size}]}`, or `{:error, {reason, node}}` after
+  stopping the holders that did start. The index of another module
+  (`WellBehaved.Fuzzy.Index`) shares this with Levenshtein's.
+  """
+  @spec hold([node()], [list()], pos_integer(), (list() -> {module(), atom(), list()})) ::
+          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
+  def hold(nodes, chunks, timeout, start) do
+    calls = for {node, chunk} <- Enum.zip(nodes, chunks), do: {node, start.(chunk), length(chunk)}
 
-    case gather(calls, settings.timeout) do
+    case gather(calls, timeout) do
       {answers, []} ->
         {:ok, for({{node, _, size}, pid} <- Enum.zip(calls, answers), do: {node, pid, size})}
 
@@ -80,6 +91,29 @@ defmodule WellBehaved.Levenshtein.Distributed do
 
         {:error, {reason, node}}
     end
+  end
+
+  @doc """
+  Every call of `calls` (`{node, {m, f, a}, size}`) in parallel, each
+  bounded by `settings.timeout`; `merge` makes the result of the answers
+  (`[{answer | :failed, size}]`, in call order). A shard without an answer
+  makes it `{:error, {reason, node}}`, or with `settings.partial`
+  `{:partial, merged, [{node, reason}]}`.
+  """
+  @spec ask([{node(), {module(), atom(), list()}, non_neg_integer()}], settings(), function()) ::
+          term()
+  def ask(calls, settings, merge),
+    do: finish(calls, gather(calls, settings.timeout), settings, merge)
+
+  @doc "`count` elements in length(nodes) contiguous slices of near-equal size."
+  @spec split(list(), non_neg_integer(), [node()]) :: [list()]
+  def split(list, count, nodes) do
+    n = length(nodes)
+    sizes = for i <- 0..(n - 1), do: div(count + n - 1 - i, n)
+
+    {chunks, []} = Enum.map_reduce(sizes, list, fn size, rest -> Enum.split(rest, size) end)
+
+    chunks
   end
 
   # `call`: the Levenshtein.Call of the search (a map here, so that this
@@ -103,7 +137,7 @@ defmodule WellBehaved.Levenshtein.Distributed do
               do: {node, {Shard, :search_list, [chunk, query, local, limit, name]}, length(chunk)}
       end
 
-    finish(calls, gather(calls, settings.timeout), settings, &merge(limit, call.as, &1))
+    ask(calls, settings, &merge(limit, call.as, &1))
   end
 
   # distances: nil for each candidate of a shard that failed (as: :binary,
@@ -189,15 +223,5 @@ defmodule WellBehaved.Levenshtein.Distributed do
   # stopped at the bound on its node (it can beat the local timeout there)
   defp exit_reason(reason) do
     if reason in [Shard.timed_out(), Shard.abandoned()], do: :timeout, else: {:exit, reason}
-  end
-
-  # `count` elements in length(nodes) contiguous slices of near-equal size
-  defp split(list, count, nodes) do
-    n = length(nodes)
-    sizes = for i <- 0..(n - 1), do: div(count + n - 1 - i, n)
-
-    {chunks, []} = Enum.map_reduce(sizes, list, fn size, rest -> Enum.split(rest, size) end)
-
-    chunks
   end
 end

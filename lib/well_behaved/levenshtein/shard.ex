@@ -27,6 +27,26 @@ defmodule WellBehaved.Levenshtein.Shard do
     end
   end
 
+  @doc """
+  Starts a holder on this node of the value `m.f(a...)` makes, for
+  `owner` (an index of another module: WellBehaved.Fuzzy.Index); its pid,
+  or `{:error, :enomem}` when the value is that.
+  """
+  def start_value(owner, m, f, a) do
+    case GenServer.start(__MODULE__, {:value, owner, self(), {m, f, a}}) do
+      {:ok, pid} -> pid
+      :ignore -> {:error, :enomem}
+      {:error, {%{__exception__: true} = e, stack}} -> reraise e, stack
+      {:error, reason} -> exit(reason)
+    end
+  end
+
+  @doc "`m.f(value, a...)` in the calling process, with the value `holder` holds."
+  def with_value(holder, m, f, a) do
+    value = GenServer.call(holder, :index, :infinity)
+    apply(m, f, [value | a])
+  end
+
   @retry_ms 500
   @grace_ms 30_000
 
@@ -81,6 +101,16 @@ defmodule WellBehaved.Levenshtein.Shard do
   defp answer(_name, result), do: result
 
   @impl true
+  def init({:value, owner, starter, {m, f, a}}) do
+    Process.monitor(owner)
+    Process.monitor(starter)
+
+    case apply(m, f, a) do
+      {:error, :enomem} -> :ignore
+      value -> {:ok, {value, starter, owner}}
+    end
+  end
+
   def init({owner, starter, candidates, call}) do
     Process.monitor(owner)
     # the call starting this holder, stopped at its bound (while the index
