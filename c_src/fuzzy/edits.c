@@ -316,7 +316,9 @@ static size_t damerau_row(wb_fz_damerau *k) {
         if (diag < v) v = diag;
         if (c == b[j - 1]) {
             l = j;
-            fr[j] = prev[j - 2];
+            /* column j - 2, -1 when j is 1: counted from the row's start
+             * (prev - 1), never below it */
+            fr[j] = (prev - 1)[j - 1];
             t = two_up;
         } else {
             size_t r = last[slot_of[j - 1]]; /* last row of a holding b[j - 1] */

@@ -642,10 +642,12 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (!step_kernel(s, budget, used)) return false;
         end_kernel(s);
         if (wb_fz_is_edit(s->o.scorer)) {
-            /* a distance beyond the kernel's bound cannot pass */
-            double score = wb_fz_edit_score(s->o.kind, s->distance, s->maximum);
-            finish(s, score);
-            if (s->cutoff != WB_FZ_NO_CUTOFF && s->distance > s->cutoff) s->passed = false;
+            /* a distance beyond the kernel's bound cannot pass; it is the
+             * bound + 1, whether the kernel stopped there or not */
+            bool beyond = s->cutoff != WB_FZ_NO_CUTOFF && s->distance > s->cutoff;
+            if (beyond) s->distance = s->cutoff + 1;
+            finish(s, wb_fz_edit_score(s->o.kind, s->distance, s->maximum));
+            if (beyond) s->passed = false;
         } else {
             finish(s, wb_fz_similarity_score(s->o.kind, s->similarity, 1.0));
         }
@@ -710,8 +712,9 @@ void wb_fz_free(wb_fz *s) {
 static uint64_t partial_units(size_t x, size_t y) {
     size_t ls = min_size(x, y), ll = max_size(x, y);
     if (ls == 0) return 1;
-    /* every window costs at most ls symbols of the haystack */
-    uint64_t windows = (uint64_t)windows_of(ls, ll) * (x == y ? 2 : 1);
+    /* every window costs at most ls symbols of the haystack; both
+     * directions when the sides (sorted tokens, say) have equal lengths */
+    uint64_t windows = (uint64_t)windows_of(ls, ll) * 2;
     return saturating_product(windows, wb_fz_lcs_units(ls, ls));
 }
 

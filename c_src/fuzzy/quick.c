@@ -197,6 +197,8 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, double *s
     default:
         d = hamming(q, t, n);
     }
+    /* beyond the kernel's bound, the bound + 1, as the kernels report it */
+    if (k != WB_FZ_NO_CUTOFF && d > k) d = k + 1;
     *score = wb_fz_edit_score(o->kind, d, maximum);
     *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
     return 1 + n;

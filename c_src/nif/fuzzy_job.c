@@ -199,7 +199,14 @@ typedef struct {
     bool quick_on; /* short candidates take quick scores */
     wb_fz_quick quick;
     uint8_t *query_bytes; /* the quick scores' query */
-    uint32_t *text;       /* the candidate under way, decoded */
+    uint8_t *query_input; /* the query as given (the search core's) */
+    size_t query_input_len;
+    /* levenshtein with unit costs: every distance by the search core (its
+     * vector lanes, the batches an index made once), then the scores */
+    bool lanes_on, lanes_live;
+    wb_search lanes;
+    size_t scored;  /* candidates given a score from the distances */
+    uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
     size_t next; /* the next candidate to start */
     bool scoring;
@@ -261,9 +268,11 @@ static uint64_t fsearch_setup(const void *args) {
 static void fsearch_destroy(void *state) {
     fsearch_job *job = state;
     if (job->scoring) wb_fz_free(&job->fz);
+    if (job->lanes_live) wb_search_free_with(&job->lanes, wb_block_free);
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     free(job->query);
     free(job->query_bytes);
+    free(job->query_input);
     free(job->text);
     free(job->heap);
     free(job->cells);
@@ -276,45 +285,43 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     fsearch_job *job = state;
     bool failed = false;
     job->query = symbols_of(in->query.data, in->query.size, in->o.codepoints, &job->qlen, &failed);
-    if (failed) {
-        *reason = wb_atom(env, "enomem");
-        return false;
-    }
-    if (job->qlen == SIZE_MAX) {
-        free(job->query);
-        job->query = NULL;
+    if (!failed && job->qlen == SIZE_MAX) {
+        fsearch_destroy(job);
         *reason = enif_make_tuple2(env, atom_invalid_utf8, atom_query);
         return false;
     }
-    if (!wb_fz_pattern_init(&job->pattern, job->query, job->qlen)) {
-        free(job->query);
-        job->query = NULL;
-        *reason = wb_atom(env, "enomem");
-        return false;
-    }
-    job->has_pattern = true;
+    if (!failed)
+        failed = !(job->has_pattern = wb_fz_pattern_init(&job->pattern, job->query, job->qlen));
     /* quick scores for bytes, and for codepoints that are all ASCII */
     bool bytes =
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
-    if (bytes && in->query.size <= 64 && (job->query_bytes = malloc(64)) != NULL) {
-        memcpy(job->query_bytes, in->query.data, in->query.size);
-        job->quick_on = wb_fz_quick_init(&job->quick, &in->o, job->query_bytes, in->query.size);
+    if (!failed && bytes && in->query.size <= 64) {
+        failed = (job->query_bytes = malloc(64)) == NULL;
+        if (!failed) {
+            memcpy(job->query_bytes, in->query.data, in->query.size);
+            job->quick_on = wb_fz_quick_init(&job->quick, &in->o, job->query_bytes, in->query.size);
+        }
     }
-    if (in->every) {
+    job->lanes_on =
+        in->o.scorer == WB_FZ_LEVENSHTEIN && in->o.ins == 1 && in->o.del == 1 && in->o.sub == 1;
+    if (!failed && job->lanes_on) {
+        /* the search core reads the query as given, at every step */
+        job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
+        failed = job->query_input == NULL;
+        if (!failed) memcpy(job->query_input, in->query.data, in->query.size);
+        job->query_input_len = in->query.size;
+    }
+    if (!failed && in->every) {
         size_t count = in->set->count;
         job->width = in->width;
         job->cells = count <= SIZE_MAX / 8 ? malloc(count > 0 ? count * in->width : 1) : NULL;
-        if (!job->cells) {
-            if (job->query_bytes) free(job->query_bytes);
-            job->query_bytes = NULL;
-            wb_fz_pattern_free(&job->pattern);
-            job->has_pattern = false;
-            free(job->query);
-            job->query = NULL;
-            *reason = wb_atom(env, "enomem");
-            return false;
-        }
+        failed = job->cells == NULL;
         job->integers = wb_fz_integers(&in->o);
+    }
+    if (failed) {
+        fsearch_destroy(job);
+        *reason = wb_atom(env, "enomem");
+        return false;
     }
     job->o = in->o;
     job->set = in->set;
@@ -440,9 +447,92 @@ static bool quick_candidate(fsearch_job *job, uint64_t *used) {
     return true;
 }
 
+/* Symbols of candidate i: its bytes, or in codepoint mode its codepoints
+ * (bytes that do not continue a sequence). */
+static size_t symbols_in(const fsearch_job *job, size_t i) {
+    const wb_search_set *set = job->set;
+    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (!job->o.codepoints || set->ascii) return len;
+    const uint8_t *b = set->bytes + set->offsets[i];
+    size_t n = 0;
+    for (size_t k = 0; k < len; k++)
+        n += (b[k] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Levenshtein with unit costs: the search core's distances, then each
+ * candidate's score (in budgets, as the rest); true when done. */
+static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
+    uint64_t start = *used;
+    if (!job->lanes_live) {
+        /* a distance cutoff cuts the same for every candidate */
+        size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
+                           job->o.cutoff < 4294967294.0
+                       ? (size_t)job->o.cutoff
+                       : WB_SEARCH_NO_LIMIT;
+        wb_search_status status = wb_search_init(&job->lanes, job->set, job->query_input,
+                                                 job->query_input_len, job->o.codepoints, k, 0);
+        if (status != WB_SEARCH_OK) {
+            job->failed = true;
+            return true;
+        }
+        job->lanes_live = true;
+    }
+    if (job->scored == 0 && !wb_search_step(&job->lanes, budget, used)) return false;
+    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE) {
+        job->failed_at = job->lanes.failed_at + 1;
+        return true;
+    }
+    if (job->lanes.status != WB_SEARCH_OK) {
+        job->failed = true;
+        return true;
+    }
+    size_t count = job->set->count, m = job->qlen;
+    while (job->scored < count) {
+        size_t i = job->scored++, n = symbols_in(job, i), d = job->lanes.distances[i];
+        size_t maximum = m > n ? m : n;
+        double nd = maximum == 0 ? 0.0 : (double)d / (double)maximum;
+        double score;
+        switch (job->o.kind) {
+        case WB_FZ_DISTANCE:
+            score = (double)d;
+            break;
+        case WB_FZ_SIMILARITY:
+            score = d > maximum ? 0.0 : (double)(maximum - d);
+            break;
+        case WB_FZ_NORMALIZED_DISTANCE:
+            score = nd;
+            break;
+        default:
+            score = 1.0 - nd;
+        }
+        bool passed =
+            !job->o.has_cutoff ||
+            (wb_fz_kind_is_distance(job->o.kind) ? score <= job->o.cutoff : score >= job->o.cutoff);
+        if (job->cells)
+            store(job, i, score, passed);
+        else if (passed && !keep(job, (hit){score, i})) {
+            job->failed = true;
+            return true;
+        }
+        if ((i & 63) == 63) {
+            *used += 32;
+            if (*used - start >= budget && job->scored < count) return false;
+        }
+    }
+    job->next = count;
+    return true;
+}
+
 static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
     fsearch_job *job = state;
     uint64_t start = *used;
+    if (job->lanes_on && !job->sorting && !job->failed && !job->failed_at) {
+        if (!lanes_step(job, budget, used)) return false;
+        if (job->failed || job->failed_at) return true;
+        job->sorting = true;
+        job->unsorted = job->heap_len;
+    }
     while (!job->sorting) {
         if (job->failed || job->failed_at) return true;
         if (!job->scoring) {
@@ -511,7 +601,8 @@ static size_t fsearch_memory(const void *state) {
     const fsearch_job *job = state;
     return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(hit) +
-           (job->scoring ? job->fz.owned_bytes : 0);
+           (job->scoring ? job->fz.owned_bytes : 0) +
+           (job->lanes_live ? wb_search_memory(&job->lanes) : 0);
 }
 
 wb_job_type wb_fuzzy_search_job = {
