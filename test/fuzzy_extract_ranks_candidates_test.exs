@@ -145,6 +145,11 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
                    Fuzzy.extract("a", ["a", <<0xFF>>], unit: :codepoint)
                  end
 
+    # Levenshtein's distances come from the search core: the same refusal
+    assert_raise ArgumentError, ~r/the candidate at position 2 is not valid UTF-8/, fn ->
+      Fuzzy.extract("a", ["a", "é", <<0xE9>>], unit: :codepoint, scorer: :levenshtein)
+    end
+
     assert_raise ArgumentError, ~r/the query is not valid UTF-8/, fn ->
       Fuzzy.extract(<<0xC0, 0x80>>, ["a"], unit: :codepoint)
     end
@@ -202,9 +207,11 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     list = for _ <- 1..20_000, do: word(25, ~c"abcdefgh ")
 
     for mode <- Runtime.modes() -- [:normal], round <- 1..3 do
+      scorer = Enum.at([:wratio, :levenshtein, :jaro], round - 1)
+
       pid =
         spawn(fn ->
-          Fuzzy.extract(word(30, ~c"abcdefgh "), list, scorer: :wratio, schedule: mode)
+          Fuzzy.extract(word(30, ~c"abcdefgh "), list, scorer: scorer, schedule: mode)
         end)
 
       Process.sleep(rem(round, 3))
