@@ -358,18 +358,38 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     return plan_ratio(s);
 }
 
+/* Levenshtein's kernel: bit-parallel with unit costs; the LCS when a
+ * substitution costs no less than a deletion and an insertion (it never
+ * helps: d = del (m - L) + ins (n - L)); rows of a matrix otherwise. */
+typedef enum { LEV_UNIT, LEV_INDEL, LEV_WEIGHTED } lev_kernel;
+
+static lev_kernel lev_kernel_of(const wb_fz_options *o) {
+    if (o->ins == 1 && o->del == 1 && o->sub == 1) return LEV_UNIT;
+    return o->sub >= wb_fz_sat_add(o->ins, o->del) ? LEV_INDEL : LEV_WEIGHTED;
+}
+
+/* The LCS of a and b, with a's pattern made once when there is one. */
+static bool start_lcs(wb_fz *s) {
+    return s->query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, s->b, s->n)
+                    : wb_fz_lcs_init(&s->k.lcs, s->a, s->m, s->b, s->n);
+}
+
 static bool start_kernel(wb_fz *s) {
     const uint32_t *a = s->a, *b = s->b;
     size_t m = s->m, n = s->n, k = s->cutoff;
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
-        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+        switch (lev_kernel_of(&s->o)) {
+        case LEV_UNIT:
             return s->query ? wb_fz_lev_init_with(&s->k.lev, s->query, b, n, k)
                             : wb_fz_lev_init(&s->k.lev, a, m, b, n, k);
-        return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k);
+        case LEV_INDEL:
+            return start_lcs(s);
+        default:
+            return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k);
+        }
     case WB_FZ_INDEL:
-        return s->query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, b, n)
-                        : wb_fz_lcs_init(&s->k.lcs, a, m, b, n);
+        return start_lcs(s);
     case WB_FZ_OSA:
         return wb_fz_osa_init(&s->k.osa, a, m, b, n, k);
     case WB_FZ_DAMERAU_LEVENSHTEIN:
@@ -385,9 +405,14 @@ static bool start_kernel(wb_fz *s) {
 static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
-        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+        switch (lev_kernel_of(&s->o)) {
+        case LEV_UNIT:
             return wb_fz_lev_step(&s->k.lev, budget, used);
-        return wb_fz_weighted_step(&s->k.weighted, budget, used);
+        case LEV_INDEL:
+            return wb_fz_lcs_step(&s->k.lcs, budget, used);
+        default:
+            return wb_fz_weighted_step(&s->k.weighted, budget, used);
+        }
     case WB_FZ_INDEL:
         return wb_fz_lcs_step(&s->k.lcs, budget, used);
     case WB_FZ_OSA:
@@ -405,10 +430,20 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
 static void end_kernel(wb_fz *s) {
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
-        if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1) {
+        switch (lev_kernel_of(&s->o)) {
+        case LEV_UNIT:
             s->distance = s->k.lev.result;
             wb_fz_lev_free(&s->k.lev);
-        } else {
+            break;
+        case LEV_INDEL: {
+            size_t lcs = s->k.lcs.result;
+            uint64_t d = wb_fz_sat_add(wb_fz_sat_mul(s->m - lcs, s->o.del),
+                                       wb_fz_sat_mul(s->n - lcs, s->o.ins));
+            s->distance = d >= SIZE_MAX - 1 ? SIZE_MAX - 2 : (size_t)d;
+            wb_fz_lcs_free(&s->k.lcs);
+            break;
+        }
+        default:
             s->distance = s->k.weighted.result;
             wb_fz_weighted_free(&s->k.weighted);
         }
@@ -683,8 +718,10 @@ void wb_fz_free(wb_fz *s) {
         } else {
             switch (s->o.scorer) {
             case WB_FZ_LEVENSHTEIN:
-                if (s->o.ins == 1 && s->o.del == 1 && s->o.sub == 1)
+                if (lev_kernel_of(&s->o) == LEV_UNIT)
                     wb_fz_lev_free(&s->k.lev);
+                else if (lev_kernel_of(&s->o) == LEV_INDEL)
+                    wb_fz_lcs_free(&s->k.lcs);
                 else
                     wb_fz_weighted_free(&s->k.weighted);
                 break;
@@ -721,8 +758,14 @@ static uint64_t partial_units(size_t x, size_t y) {
 uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
-        if (o->ins == 1 && o->del == 1 && o->sub == 1) return wb_fz_lev_units(m, n);
-        return wb_fz_weighted_units(m, n);
+        switch (lev_kernel_of(o)) {
+        case LEV_UNIT:
+            return wb_fz_lev_units(m, n);
+        case LEV_INDEL:
+            return wb_fz_lcs_units(m, n);
+        default:
+            return wb_fz_weighted_units(m, n);
+        }
     case WB_FZ_INDEL:
     case WB_FZ_RATIO:
     case WB_FZ_QRATIO:
