@@ -60,6 +60,30 @@ static void charge(uint64_t *used, uint64_t spent) {
     *used = sat_add(*used, spent ? spent : 1);
 }
 
+/* Steps a kernel that keeps rows of a matrix: next_row computes row
+ * *row + 1 (and counts it) and returns its least cell; bottom the last
+ * cell once every row is done. Row minima never decrease (each kernel
+ * says why), so a row whose least cell is above the cutoff settles the
+ * result at cutoff + 1. One row is 1 + n / CELLS_PER_UNIT units. */
+static bool rows_step(void *k, size_t *row, size_t m, size_t n, size_t cutoff, size_t *result,
+                      uint64_t (*next_row)(void *), size_t (*bottom)(const void *), uint64_t budget,
+                      uint64_t *used) {
+    uint64_t spent = 0, row_units = 1 + (uint64_t)n / CELLS_PER_UNIT;
+    while (*row < m) {
+        uint64_t least = next_row(k);
+        spent = sat_add(spent, row_units);
+        if (above(least, cutoff)) {
+            *result = cutoff + 1;
+            *row = m;
+        } else if (*row == m) {
+            *result = cut(bottom(k), cutoff);
+        }
+        if (spent >= budget) break;
+    }
+    charge(used, spent);
+    return *row == m;
+}
+
 /* ---- weighted Levenshtein ------------------------------------------------ */
 
 bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const uint32_t *b,
@@ -109,23 +133,20 @@ static uint64_t weighted_row(wb_fz_weighted *k) {
     return least;
 }
 
+static uint64_t weighted_next(void *k) {
+    return weighted_row(k);
+}
+
+static size_t weighted_bottom(const void *k) {
+    const wb_fz_weighted *p = k;
+    return (size_t)p->cells[p->n];
+}
+
 bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used) {
-    uint64_t spent = 0, row_units = 1 + (uint64_t)k->n / CELLS_PER_UNIT;
-    while (k->row < k->m) {
-        uint64_t least = weighted_row(k);
-        spent = sat_add(spent, row_units);
-        /* every cell comes from the row above plus costs >= 0 (or from its
-         * left neighbour): row minima never decrease */
-        if (above(least, k->cutoff)) {
-            k->result = k->cutoff + 1;
-            k->row = k->m;
-        } else if (k->row == k->m) {
-            k->result = cut(k->cells[k->n], k->cutoff);
-        }
-        if (spent >= budget) break;
-    }
-    charge(used, spent);
-    return k->row == k->m;
+    /* every cell comes from the row above plus costs >= 0 (or from its
+     * left neighbour): row minima never decrease */
+    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, weighted_next, weighted_bottom,
+                     budget, used);
 }
 
 void wb_fz_weighted_free(wb_fz_weighted *k) {
@@ -191,23 +212,20 @@ static size_t osa_row(wb_fz_osa *k) {
     return least;
 }
 
+static uint64_t osa_next(void *k) {
+    return osa_row(k);
+}
+
+static size_t osa_bottom(const void *k) {
+    const wb_fz_osa *p = k;
+    return p->rows[p->m % 3 * (p->n + 1) + p->n];
+}
+
 bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
-    uint64_t spent = 0, row_units = 1 + (uint64_t)k->n / CELLS_PER_UNIT;
-    while (k->row < k->m) {
-        size_t least = osa_row(k);
-        spent = sat_add(spent, row_units);
-        /* a transposition adds 1 to row i - 2, whose minimum is at most one
-         * less than row i - 1's: row minima never decrease */
-        if (above(least, k->cutoff)) {
-            k->result = k->cutoff + 1;
-            k->row = k->m;
-        } else if (k->row == k->m) {
-            k->result = cut(k->rows[k->m % 3 * (k->n + 1) + k->n], k->cutoff);
-        }
-        if (spent >= budget) break;
-    }
-    charge(used, spent);
-    return k->row == k->m;
+    /* a transposition adds 1 to row i - 2, whose minimum is at most one
+     * less than row i - 1's: row minima never decrease */
+    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, osa_next, osa_bottom, budget,
+                     used);
 }
 
 void wb_fz_osa_free(wb_fz_osa *k) {
@@ -340,23 +358,20 @@ static size_t damerau_row(wb_fz_damerau *k) {
     return least;
 }
 
+static uint64_t damerau_next(void *k) {
+    return damerau_row(k);
+}
+
+static size_t damerau_bottom(const void *k) {
+    const wb_fz_damerau *p = k;
+    return p->rows[(p->m & 1 ? p->n + 2 : 0) + 1 + p->n];
+}
+
 bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used) {
-    uint64_t spent = 0, row_units = 1 + (uint64_t)k->n / CELLS_PER_UNIT;
-    while (k->row < k->m) {
-        size_t least = damerau_row(k);
-        spent = sat_add(spent, row_units);
-        /* a transposition from row k - 1 adds at least i - k, and row
-         * minima grow by one at most per row: they never decrease */
-        if (above(least, k->cutoff)) {
-            k->result = k->cutoff + 1;
-            k->row = k->m;
-        } else if (k->row == k->m) {
-            k->result = cut(k->rows[(k->m & 1 ? k->n + 2 : 0) + 1 + k->n], k->cutoff);
-        }
-        if (spent >= budget) break;
-    }
-    charge(used, spent);
-    return k->row == k->m;
+    /* a transposition from row k - 1 adds at least i - k, and row
+     * minima grow by one at most per row: they never decrease */
+    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, damerau_next, damerau_bottom,
+                     budget, used);
 }
 
 void wb_fz_damerau_free(wb_fz_damerau *k) {

@@ -17,13 +17,15 @@ defmodule WellBehaved.Levenshtein.Shard do
   @new "WellBehaved.Levenshtein.Index.new/2"
 
   @doc "Starts a holder of an index of `candidates` on this node for `owner`; its pid."
-  def start(owner, candidates, call) do
-    case GenServer.start(__MODULE__, {owner, self(), candidates, call}) do
-      {:ok, pid} -> pid
-      # native memory ran out making the index (init said so quietly)
-      :ignore -> {:error, :enomem}
-      {:error, {%{__exception__: true} = e, stack}} -> reraise e, stack
-      {:error, reason} -> exit(reason)
+  def start(owner, candidates, call),
+    do: start_value(owner, __MODULE__, :local_index, [candidates, call])
+
+  @doc false
+  # the index a holder holds: {ref, size}, {:error, :enomem}, or raises
+  def local_index(candidates, call) do
+    case Search.index(candidates, length(candidates), call, @new) do
+      {:ok, ref, size} -> {ref, size}
+      {:error, _} = error -> Errors.failed(@new, error)
     end
   end
 
@@ -103,28 +105,13 @@ defmodule WellBehaved.Levenshtein.Shard do
   @impl true
   def init({:value, owner, starter, {m, f, a}}) do
     Process.monitor(owner)
+    # the call starting this holder, stopped at its bound (while the value
+    # was being made): nobody will have its pid
     Process.monitor(starter)
 
     case apply(m, f, a) do
       {:error, :enomem} -> :ignore
       value -> {:ok, {value, starter, owner}}
-    end
-  end
-
-  def init({owner, starter, candidates, call}) do
-    Process.monitor(owner)
-    # the call starting this holder, stopped at its bound (while the index
-    # was being made): nobody will have its pid
-    Process.monitor(starter)
-
-    case Search.index(candidates, length(candidates), call, @new) do
-      {:ok, ref, size} ->
-        {:ok, {{ref, size}, starter, owner}}
-
-      # raises for anything but running out of memory
-      {:error, _} = error ->
-        {:error, :enomem} = Errors.failed(@new, error)
-        :ignore
     end
   end
 
