@@ -7,10 +7,12 @@
  *     -> <<Index:64/native, Score:64/float-native, ...>>
  *     the Limit (an integer, or `all`) best candidates of a packed list or
  *     an index within the cutoff, best first, ties by index; with Limit
- *     {every, Width}, a row of cdist: a native cell of Width bytes (4 or
- *     8) per candidate, in order (a float, an unsigned integer for an edit
- *     distance's own scores), the worst score of the kind beyond the
- *     cutoff.
+ *     {into, Matrix, Row}, a row of cdist: a native cell per candidate, in
+ *     order, written into that row of the matrix (a float, an unsigned
+ *     integer for an edit distance's own scores; the worst score of the
+ *     kind beyond the cutoff), answering ok.
+ *   fuzzy_matrix_new(Rows, Cols, Width) -> Matrix | {error, enomem}
+ *   fuzzy_matrix_binary(Matrix) -> the matrix's cells as one binary, no copy
  *
  * Options: {Scorer, Kind, Cutoff | nil, Ins, Del, Sub, PrefixWeight}, the
  * atoms of fuzzy.h's names. Errors: {invalid_utf8, 1 | 2 | query |
@@ -21,10 +23,26 @@
 
 #include <stdlib.h>
 
+/* A cdist matrix: rows x cols cells of `width` bytes, written by the row
+ * jobs (each its own row), handed over as one binary without a copy. */
+typedef struct {
+    uint8_t *data;
+    size_t rows, cols, width, bytes;
+} matrix;
+
+static ErlNifResourceType *matrix_type;
+
+static void matrix_dtor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    matrix *x = obj;
+    wb_runtime_resident_bytes(-(int64_t)x->bytes);
+    wb_block_free(x->data, x->bytes);
+}
+
 static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
-static ERL_NIF_TERM atom_all, atom_every, atom_nil, atom_other, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_all, atom_into, atom_nil, atom_other, atom_invalid_utf8, atom_query;
 
 static bool get_number(ErlNifEnv *env, ERL_NIF_TERM term, double *x) {
     ErlNifSInt64 i;
@@ -183,8 +201,8 @@ typedef struct {
     void *holder;
     const wb_search_set *set;
     size_t count, limit;
-    bool every;     /* a row of cdist: every score, in order */
-    unsigned width; /* its cells' bytes: 4 or 8 */
+    matrix *into; /* a row of cdist: every score, in order, into row `row` */
+    size_t row;
     wb_fz_options o;
 } fsearch_args;
 
@@ -218,8 +236,9 @@ typedef struct {
     /* a row of cdist: a 32-bit cell per candidate (a float, or an unsigned
      * integer for an edit distance's own scores), the worst score of the
      * kind for those beyond the cutoff */
+    matrix *into; /* kept while the job runs */
     uint8_t *cells;
-    unsigned width;
+    size_t width;
     bool integers;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
 } fsearch_job;
@@ -233,14 +252,20 @@ static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args
         !wb_get_unit(env, argv[3], &codepoints) || !get_options(env, argv[4], codepoints, &in->o))
         return false;
     in->count = (size_t)count;
-    const ERL_NIF_TERM *every;
+    const ERL_NIF_TERM *into;
     int arity;
-    unsigned width;
-    in->every = enif_get_tuple(env, argv[5], &arity, &every) && arity == 2 &&
-                enif_is_identical(every[0], atom_every) && enif_get_uint(env, every[1], &width) &&
-                (width == 4 || width == 8);
-    if (in->every) in->width = width;
-    if (in->every || enif_is_identical(argv[5], atom_all))
+    ErlNifUInt64 row;
+    in->into = NULL;
+    if (enif_get_tuple(env, argv[5], &arity, &into) && arity == 3 &&
+        enif_is_identical(into[0], atom_into)) {
+        matrix *x;
+        if (!enif_get_resource(env, into[1], matrix_type, (void **)&x) ||
+            !enif_get_uint64(env, into[2], &row) || row >= x->rows || x->cols != count)
+            return false;
+        in->into = x;
+        in->row = (size_t)row;
+    }
+    if (in->into || enif_is_identical(argv[5], atom_all))
         in->limit = SIZE_MAX;
     else if (enif_get_uint64(env, argv[5], &limit) && limit > 0)
         in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
@@ -275,7 +300,7 @@ static void fsearch_destroy(void *state) {
     free(job->query_input);
     free(job->text);
     free(job->heap);
-    free(job->cells);
+    if (job->into) enif_release_resource(job->into);
     if (job->holder) wb_search_set_drop(job->holder);
     memset(job, 0, sizeof *job);
 }
@@ -311,11 +336,11 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         if (!failed) memcpy(job->query_input, in->query.data, in->query.size);
         job->query_input_len = in->query.size;
     }
-    if (!failed && in->every) {
-        size_t count = in->set->count;
-        job->width = in->width;
-        job->cells = count <= SIZE_MAX / 8 ? malloc(count > 0 ? count * in->width : 1) : NULL;
-        failed = job->cells == NULL;
+    if (!failed && in->into) {
+        job->into = in->into;
+        enif_keep_resource(job->into);
+        job->width = in->into->width;
+        job->cells = in->into->data + in->row * in->into->cols * in->into->width;
         job->integers = wb_fz_integers(&in->o);
     }
     if (failed) {
@@ -581,13 +606,7 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
         return wb_error(env, enif_make_tuple2(env, atom_invalid_utf8,
                                               enif_make_uint64(env, job->failed_at - 1)));
     ERL_NIF_TERM out;
-    if (job->cells) {
-        size_t size = job->width * job->set->count;
-        unsigned char *cells = enif_make_new_binary(env, size, &out);
-        if (!cells) return wb_error(env, wb_atom(env, "enomem"));
-        memcpy(cells, job->cells, size);
-        return out;
-    }
+    if (job->cells) return wb_atom(env, "ok");
     unsigned char *bytes = enif_make_new_binary(env, job->heap_len * sizeof(hit), &out);
     if (!bytes) return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < job->heap_len; i++) {
@@ -621,6 +640,43 @@ wb_job_type wb_fuzzy_search_job = {
     .ps_per_unit = 2000,
 };
 
+/* ---- the cdist matrix ---------------------------------------------------------------- */
+
+ERL_NIF_TERM wb_fuzzy_matrix_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    ErlNifUInt64 rows, cols;
+    unsigned width;
+    if (!enif_get_uint64(env, argv[0], &rows) || !enif_get_uint64(env, argv[1], &cols) ||
+        !enif_get_uint(env, argv[2], &width) || (width != 4 && width != 8))
+        return enif_make_badarg(env);
+    if (cols != 0 && rows > SIZE_MAX / 16 / cols) return wb_error(env, wb_atom(env, "enomem"));
+    size_t bytes = (size_t)rows * (size_t)cols * width;
+    matrix *x = enif_alloc_resource(matrix_type, sizeof *x);
+    if (!x) return wb_error(env, wb_atom(env, "enomem"));
+    /* from the VM's allocators, which keep freed memory mapped */
+    *x = (matrix){.data = wb_block_alloc(bytes > 0 ? bytes : 1),
+                  .rows = (size_t)rows,
+                  .cols = (size_t)cols,
+                  .width = width,
+                  .bytes = bytes > 0 ? bytes : 1};
+    if (!x->data) {
+        x->bytes = 0;
+        enif_release_resource(x);
+        return wb_error(env, wb_atom(env, "enomem"));
+    }
+    wb_runtime_resident_bytes((int64_t)x->bytes);
+    ERL_NIF_TERM term = enif_make_resource(env, x);
+    enif_release_resource(x);
+    return term;
+}
+
+ERL_NIF_TERM wb_fuzzy_matrix_binary(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    matrix *x;
+    if (!enif_get_resource(env, argv[0], matrix_type, (void **)&x)) return enif_make_badarg(env);
+    return enif_make_resource_binary(env, x, x->data, x->rows * x->cols * x->width);
+}
+
 /* ---- in the call: the default processor, the names --------------------------------- */
 
 #define PROCESS_IN_CALL_MOST 65536
@@ -645,15 +701,19 @@ ERL_NIF_TERM wb_fuzzy_names(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
                             enif_make_list_from_array(env, kind_atoms, WB_FZ_KINDS));
 }
 
-void wb_fuzzy_load(ErlNifEnv *env) {
+int wb_fuzzy_load(ErlNifEnv *env) {
+    matrix_type = enif_open_resource_type(env, NULL, "wb_fuzzy_matrix", matrix_dtor,
+                                          ERL_NIF_RT_CREATE | ERL_NIF_RT_TAKEOVER, NULL);
+    if (!matrix_type) return 1;
     for (size_t i = 0; i < WB_FZ_SCORERS; i++)
         scorer_atoms[i] = enif_make_atom(env, scorer_names[i]);
     for (size_t i = 0; i < WB_FZ_KINDS; i++)
         kind_atoms[i] = enif_make_atom(env, kind_names[i]);
     atom_all = enif_make_atom(env, "all");
-    atom_every = enif_make_atom(env, "every");
+    atom_into = enif_make_atom(env, "into");
     atom_nil = enif_make_atom(env, "nil");
     atom_other = enif_make_atom(env, "other");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");
+    return 0;
 }

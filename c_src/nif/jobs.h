@@ -49,6 +49,13 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* pack_release(Packed): a packed list searched for the last time gives its
  * memory back now, kept for the next list packed */
 ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* pack_keep(Packed): a sealed packed list whose bytes binaries may share
+ * from now on (never released early by pack_release); pack_slice(Packed,
+ * From, Count) and pack_pick(Packed, [Index]): its candidates as binaries
+ * over its memory, no copy, at most 4096 a call */
+ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_pack_slice(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_pack_pick(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* frees what the search glue keeps between calls, after the runtime's unload */
 void wb_search_unload(void);
 /* A packed list or an index (term) of `count` candidates, ready to search:
@@ -61,7 +68,11 @@ void wb_search_set_drop(void *holder);
 /* fuzzy_job.c: a score of two binaries, one query against many candidates */
 extern wb_job_type wb_fuzzy_score_job;
 extern wb_job_type wb_fuzzy_search_job;
-void wb_fuzzy_load(ErlNifEnv *env);
+int wb_fuzzy_load(ErlNifEnv *env);
+/* fuzzy_matrix_new(Rows, Cols, Width), fuzzy_matrix_binary(Matrix): the
+ * matrix cdist's row jobs write into, and its cells as one binary */
+ERL_NIF_TERM wb_fuzzy_matrix_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_fuzzy_matrix_binary(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* fuzzy_default_process(Binary): the default processor done natively for
  * ASCII text of up to 64 KiB; `other` for any other text */
 ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);

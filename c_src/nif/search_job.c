@@ -34,6 +34,7 @@ typedef struct {
     bool sealed;         /* every candidate copied: searchable */
     atomic_bool busy;    /* a pack_more call is at work on it */
     bool indexed;        /* made an index (lanes built) */
+    bool kept;           /* its bytes may be in binaries (pack_keep): never released early */
     uint8_t high;        /* every byte copied so far OR-ed: below 0x80, all ASCII */
     size_t offsets_room; /* bytes of packed.offsets (a reused block may be larger) */
     atomic_int users;    /* jobs and results reading it (use_index, drop_index) */
@@ -408,7 +409,7 @@ ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
     bool idle = false;
     if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return wb_atom(env, "ok");
-    if (index->sealed && !index->indexed && atomic_load(&index->users) == 0 &&
+    if (index->sealed && !index->indexed && !index->kept && atomic_load(&index->users) == 0 &&
         index->packed.offsets) {
         wb_runtime_resident_bytes(-(int64_t)index->packed.owned_bytes);
         give_spare(index->packed.bytes, index->room, index->packed.offsets, index->offsets_room);
@@ -418,6 +419,69 @@ ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     }
     atomic_store(&index->busy, false);
     return wb_atom(env, "ok");
+}
+
+/* ---- the packed binaries handed back without a copy ---------------------------- */
+
+ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    bool ok = index->sealed;
+    if (ok) index->kept = true;
+    atomic_store(&index->busy, false);
+    return ok ? wb_atom(env, "ok") : enif_make_badarg(env);
+}
+
+/* binaries made by one pack_slice call, at most: a few microseconds */
+#define SLICE_MOST 4096
+
+/* The sub-binary of candidate i over `whole` (the set's bytes). */
+static ERL_NIF_TERM candidate_binary(ErlNifEnv *env, const wb_search_set *set, ERL_NIF_TERM whole,
+                                     size_t i) {
+    return enif_make_sub_binary(env, whole, set->offsets[i],
+                                (size_t)(set->offsets[i + 1] - set->offsets[i]));
+}
+
+ERL_NIF_TERM wb_pack_slice(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    ErlNifUInt64 from, count;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index) || !index->kept ||
+        !enif_get_uint64(env, argv[1], &from) || !enif_get_uint64(env, argv[2], &count))
+        return enif_make_badarg(env);
+    const wb_search_set *set = &index->packed.set;
+    if (from > set->count || count > set->count - from || count > SLICE_MOST)
+        return enif_make_badarg(env);
+    ERL_NIF_TERM whole =
+        enif_make_resource_binary(env, index, set->bytes, (size_t)set->offsets[set->count]);
+    ERL_NIF_TERM list = enif_make_list(env, 0);
+    for (size_t i = (size_t)(from + count); i > from; i--)
+        list = enif_make_list_cell(env, candidate_binary(env, set, whole, i - 1), list);
+    return list;
+}
+
+ERL_NIF_TERM wb_pack_pick(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    unsigned length;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index) || !index->kept ||
+        !enif_get_list_length(env, argv[1], &length) || length > SLICE_MOST)
+        return enif_make_badarg(env);
+    const wb_search_set *set = &index->packed.set;
+    ERL_NIF_TERM whole =
+        enif_make_resource_binary(env, index, set->bytes, (size_t)set->offsets[set->count]);
+    ERL_NIF_TERM picked = enif_make_list(env, 0), head, tail = argv[1], out;
+    for (unsigned k = 0; k < length; k++) {
+        ErlNifUInt64 i;
+        if (!enif_get_list_cell(env, tail, &head, &tail) || !enif_get_uint64(env, head, &i) ||
+            i >= set->count)
+            return enif_make_badarg(env);
+        picked = enif_make_list_cell(env, candidate_binary(env, set, whole, (size_t)i), picked);
+    }
+    return enif_make_reverse_list(env, picked, &out) ? out : enif_make_badarg(env);
 }
 
 /* ---- the packed candidates, for other jobs (jobs.h) -------------------------- */
@@ -671,20 +735,29 @@ static void block_dtor(ErlNifEnv *env, void *obj) {
     wb_block_free(b->data, b->bytes);
 }
 
-/* The binary of every distance, over the job's own array (taken from its
- * state, which is destroyed right after): copying it made one step of
- * 4 bytes a candidate, 40 MB for 10 million. */
-static ERL_NIF_TERM distances_binary(ErlNifEnv *env, search_job *job) {
-    size_t bytes = job->search.set->count * sizeof(uint32_t);
+/* The binary over a block of wb_block_alloc, which it takes (freed with
+ * wb_block_free when the binary goes; at once when it cannot be made). */
+static ERL_NIF_TERM block_binary(ErlNifEnv *env, void *data, size_t bytes) {
     owned_block *b = enif_alloc_resource(block_type, sizeof *b);
-    if (!b) return wb_error(env, wb_atom(env, "enomem"));
-    b->data = job->search.distances;
+    if (!b) {
+        wb_block_free(data, bytes);
+        return wb_error(env, wb_atom(env, "enomem"));
+    }
+    b->data = data;
     b->bytes = bytes;
-    job->search.distances = NULL;
     wb_runtime_resident_bytes((int64_t)bytes);
     ERL_NIF_TERM out = enif_make_resource_binary(env, b, b->data, bytes);
     enif_release_resource(b);
     return out;
+}
+
+/* The binary of every distance, over the job's own array (taken from its
+ * state, which is destroyed right after): copying it made one step of
+ * 4 bytes a candidate, 40 MB for 10 million. */
+static ERL_NIF_TERM distances_binary(ErlNifEnv *env, search_job *job) {
+    uint32_t *data = job->search.distances;
+    job->search.distances = NULL;
+    return block_binary(env, data, job->search.set->count * sizeof(uint32_t));
 }
 
 static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {

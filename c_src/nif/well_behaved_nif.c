@@ -21,12 +21,17 @@ static ErlNifFunc nif_funcs[] = {
     {"pack_new", 1, wb_pack_new, 0},
     {"pack_more", 2, wb_pack_more, 0},
     {"pack_release", 1, wb_pack_release, 0},
+    {"pack_keep", 1, wb_pack_keep, 0},
+    {"pack_slice", 3, wb_pack_slice, 0},
+    {"pack_pick", 2, wb_pack_pick, 0},
     {"hits_more", 2, wb_hits_more, 0},
     {"distances_more", 3, wb_distances_more, 0},
     {"fuzzy_score", 7, fuzzy_score, 0},
     {"fuzzy_search", 9, fuzzy_search, 0},
     {"fuzzy_default_process", 1, wb_fuzzy_default_process, 0},
     {"fuzzy_names", 0, wb_fuzzy_names, 0},
+    {"fuzzy_matrix_new", 3, wb_fuzzy_matrix_new, 0},
+    {"fuzzy_matrix_binary", 1, wb_fuzzy_matrix_binary, 0},
     WB_RUNTIME_NIFS,
     WB_FILE_NIFS,
 };
@@ -77,7 +82,7 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
                                          &wb_search_index_job, &wb_fuzzy_score_job,
                                          &wb_fuzzy_search_job, NULL};
     wb_levenshtein_load(env);
-    wb_fuzzy_load(env);
+    if (wb_fuzzy_load(env)) return 1;
     if (wb_search_load(env)) return 1;
     if (wb_file_load(env)) return 1;
     return wb_runtime_load(env, types, info);

@@ -236,26 +236,49 @@ defmodule WellBehaved.Fuzzy do
   defp cdist_rows(queries, packed, count, fun, release, call) do
     queries = if fun, do: Enum.map(queries, fun), else: queries
     workers = call.workers || System.schedulers_online()
+    rows = length(queries)
+    width = width(call)
 
     try do
-      queries
-      |> Task.async_stream(&native_row(&1, packed, count, call),
-        max_concurrency: workers,
-        ordered: true,
-        timeout: :infinity
-      )
-      |> Enum.reduce_while([], fn
-        {:ok, {:error, _} = error}, _rows -> {:halt, error}
-        {:ok, row}, rows -> {:cont, [row | rows]}
-      end)
-      |> case do
-        {:error, _} = error -> error
-        rows when call.as == :binary -> rows |> Enum.reverse() |> IO.iodata_to_binary()
-        rows -> Enum.reverse(rows) |> Enum.map(&row_list(&1, call))
+      case Native.fuzzy_matrix_new(rows, count, width) do
+        {:error, _} = error ->
+          error
+
+        matrix ->
+          row = fn {query, at} -> native_row(query, packed, count, matrix, at, call) end
+
+          # one worker: the rows in this process, one after the other
+          queries
+          |> Enum.with_index()
+          |> then(fn indexed ->
+            if workers == 1,
+              do: Stream.map(indexed, &{:ok, row.(&1)}),
+              else:
+                Task.async_stream(indexed, row,
+                  max_concurrency: workers,
+                  ordered: false,
+                  timeout: :infinity
+                )
+          end)
+          |> Enum.find_value(:ok, fn
+            {:ok, {:error, _} = error} -> error
+            {:ok, :ok} -> nil
+          end)
+          |> case do
+            {:error, _} = error -> error
+            :ok -> matrix(Native.fuzzy_matrix_binary(matrix), rows, count * width, call)
+          end
       end
     after
       if release, do: Native.pack_release(packed)
     end
+  end
+
+  # the matrix as one binary, or as lists of rows
+  defp matrix(binary, _rows, _row_bytes, %{as: :binary}), do: binary
+
+  defp matrix(binary, rows, row_bytes, call) do
+    for r <- 0..(rows - 1)//1, do: row_list(binary_part(binary, r * row_bytes, row_bytes), call)
   end
 
   @doc false
@@ -295,7 +318,7 @@ defmodule WellBehaved.Fuzzy do
 
     case index.segments do
       [one] -> {one.ref, one.count, Processor.function(index.processor), false}
-      many -> packed(Enum.flat_map(many, &Tuple.to_list(&1.scored)), index.processor)
+      many -> packed(Index.scored(many), index.processor)
     end
   end
 
@@ -322,17 +345,17 @@ defmodule WellBehaved.Fuzzy do
     end
   end
 
-  defp native_row(query, packed, count, call) do
+  defp native_row(query, packed, count, matrix, row, call) do
     case Job.checked(
            &Native.fuzzy_search/9,
-           [query, packed, count, call.unit, Call.native(call), {:every, width(call)}],
+           [query, packed, count, call.unit, Call.native(call), {:into, matrix, row}],
            call.schedule,
            call.tiny_slices,
            :infinity,
            @cdist
          ) do
       {:error, _} = error -> Errors.failed(@cdist, error)
-      row -> row
+      :ok -> :ok
     end
   end
 
@@ -460,9 +483,11 @@ defmodule WellBehaved.Fuzzy do
 
   # a segment's hits, each with what ranks it against other segments'
   defp segment_hits(binary, segment, at, call) do
-    for <<index::64-native, score::float-64-native <- binary>> do
-      {{elem(segment.texts, index), number(call, score), elem(segment.keys, index)},
-       {score, at, index}}
+    found = for <<index::64-native, score::float-64-native <- binary>>, do: {index, score}
+    {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
+
+    for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
+      {{text, number(call, score), key}, {score, at, index}}
     end
   end
 

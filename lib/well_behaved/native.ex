@@ -39,6 +39,12 @@ defmodule WellBehaved.Native do
   # a packed list searched for the last time: its memory back now, kept
   # for the next list packed (:ok; nothing while a job or result reads it)
   def pack_release(_packed), do: stub()
+  # a packed list whose bytes binaries may share from now on (:ok); its
+  # candidates from..from+count-1, or those at the given positions, as
+  # binaries over its memory (no copy), at most 4096 a call
+  def pack_keep(_packed), do: stub()
+  def pack_slice(_packed, _from, _count), do: stub()
+  def pack_pick(_packed, _positions), do: stub()
   # a long result of nearest: {:hits, hits, n} from search, made into the
   # list a slice at a time
   def hits_more(_hits, _list), do: stub()
@@ -49,12 +55,17 @@ defmodule WellBehaved.Native do
   # WellBehaved.Fuzzy: a score of two binaries (a float; the worst of its
   # kind beyond the cutoff); the best candidates of a packed list, as a
   # binary of <<index::64-native, score::float-64-native>>, or with limit
-  # :every a row of cdist, 32 bits a candidate
+  # {:into, matrix, row} a row of cdist written into the matrix (:ok)
   def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
 
   def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),
     do: stub()
 
+  # cdist's matrix: rows x cols cells of width bytes that the row jobs
+  # write into ({:into, matrix, row} for fuzzy_search's limit), and its
+  # cells as one binary (no copy)
+  def fuzzy_matrix_new(_rows, _cols, _width), do: stub()
+  def fuzzy_matrix_binary(_matrix), do: stub()
   # the default processor natively for ASCII of up to 64 KiB; :other for
   # any other binary
   def fuzzy_default_process(_binary), do: stub()

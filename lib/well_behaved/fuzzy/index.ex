@@ -13,12 +13,17 @@ defmodule WellBehaved.Fuzzy.Index do
   that `load/1` makes an index again, on this node or another.
 
   Inside, the candidates are in a few segments, each packed natively
-  once: an addition is a new segment, merged with the last one while it
-  is at least half its size (so there are O(log n) segments, and each
-  candidate is packed O(log n) times over the index's life); a deletion
-  packs the segments that held the keys again. The native memory is freed
-  when the last index using it is garbage collected, and counts in
-  `WellBehaved.Runtime.stats/0`'s `resident_bytes` while it lives.
+  once (the candidates as scored, as given when a processor changed them,
+  and their keys): an addition is a new segment, merged with the last one
+  while it is at least half its size (so there are O(log n) segments, and
+  each candidate is packed O(log n) times over the index's life); a
+  deletion packs the segments that held the keys again. Nothing of the
+  candidates' size lives in the process: an index value is a few
+  references, cheap to keep in a process, to send and to collect; a hit's
+  text is a binary over the native memory, not a copy. The native memory
+  is freed when the last index using it (and the last hit's binary) is
+  garbage collected, and counts in `WellBehaved.Runtime.stats/0`'s
+  `resident_bytes` while it lives.
 
       iex> alias WellBehaved.Fuzzy.Index
       iex> index = Index.new(["apple", "maple"], processor: :default)
@@ -31,7 +36,7 @@ defmodule WellBehaved.Fuzzy.Index do
       3
   """
 
-  alias WellBehaved.Options
+  alias WellBehaved.{Native, Options}
   alias WellBehaved.Fuzzy.Processor
   alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
 
@@ -60,14 +65,16 @@ defmodule WellBehaved.Fuzzy.Index do
         }
 
   @typedoc false
-  # a native packed set of `count` candidates: their texts as given, as
-  # scored (processed), and their keys
+  # a native packed set of `count` candidates as scored (processed), the
+  # one of their texts as given when those differ (else nil), and their
+  # keys: consecutive positions from `base`, or a packed set of their
+  # external term format. Nothing of a size the candidates set lives in
+  # the process: an index is cheap to hold, send and collect.
   @type segment :: %{
           ref: reference(),
           count: non_neg_integer(),
-          texts: tuple(),
-          scored: tuple(),
-          keys: tuple()
+          texts: reference() | nil,
+          keys: {:positions, non_neg_integer()} | reference()
         }
 
   @doc """
@@ -203,8 +210,8 @@ defmodule WellBehaved.Fuzzy.Index do
   def dump(%__MODULE__{} = index) do
     rows =
       for s <- index.segments do
-        {Tuple.to_list(s.keys), Tuple.to_list(s.texts),
-         if(s.scored == s.texts, do: nil, else: Tuple.to_list(s.scored))}
+        {keys, texts, scored} = entries(s)
+        {keys, texts, if(s.texts == nil, do: nil, else: scored)}
       end
 
     dump_rows(index.processor, index.next, rows)
@@ -363,25 +370,95 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # ---- segments -------------------------------------------------------------
 
+  # native memory a call of pack_slice/pack_pick hands back, at most
+  @chunk 4096
+
   defp segment([], _scored, _keys), do: {:ok, nil}
 
   defp segment(texts, scored, keys) do
     count = length(texts)
 
-    case Search.pack(scored, count) do
+    with {:ok, ref} <- packed(scored, count),
+         {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
+         {:ok, keys} <- packed_keys(keys, count) do
+      {:ok, %{ref: ref, count: count, texts: texts_ref, keys: keys}}
+    end
+  end
+
+  defp packed(list, count) do
+    case Search.pack(list, count) do
       {:ok, ref, ^count} ->
-        {:ok,
-         %{
-           ref: ref,
-           count: count,
-           texts: List.to_tuple(texts),
-           scored: List.to_tuple(scored),
-           keys: List.to_tuple(keys)
-         }}
+        :ok = Native.pack_keep(ref)
+        {:ok, ref}
 
       {:error, _} = error ->
         Errors.failed(@add, error)
     end
+  end
+
+  # consecutive positions need nothing stored
+  defp packed_keys([base | _] = keys, count) when is_integer(base) do
+    if consecutive?(keys, base),
+      do: {:ok, {:positions, base}},
+      else: packed(Enum.map(keys, &:erlang.term_to_binary/1), count)
+  end
+
+  defp packed_keys(keys, count), do: packed(Enum.map(keys, &:erlang.term_to_binary/1), count)
+
+  defp consecutive?([], _next), do: true
+  defp consecutive?([next | rest], next), do: consecutive?(rest, next + 1)
+  defp consecutive?(_keys, _next), do: false
+
+  @doc false
+  # a segment's entries, {key, text as given}
+  @spec pairs(segment()) :: [{term(), binary()}]
+  def pairs(segment) do
+    {keys, texts, _scored} = entries(segment)
+    Enum.zip(keys, texts)
+  end
+
+  @doc false
+  # the scored texts of every segment, in order (cdist packs them as one)
+  @spec scored([segment()]) :: [binary()]
+  def scored(segments), do: Enum.flat_map(segments, &all(&1.ref, &1.count))
+
+  @doc false
+  # the texts as given and the keys of a segment's candidates at
+  # `positions` (a list), in that order
+  @spec texts_and_keys(segment(), [non_neg_integer()]) :: {[binary()], [term()]}
+  def texts_and_keys(segment, positions) do
+    texts = picked(segment.texts || segment.ref, positions)
+
+    keys =
+      case segment.keys do
+        {:positions, base} -> Enum.map(positions, &(base + &1))
+        ref -> ref |> picked(positions) |> Enum.map(&:erlang.binary_to_term/1)
+      end
+
+    {texts, keys}
+  end
+
+  defp picked(ref, positions) do
+    positions |> Enum.chunk_every(@chunk) |> Enum.flat_map(&Native.pack_pick(ref, &1))
+  end
+
+  # every candidate of a segment: {keys, texts as given, as scored}
+  defp entries(segment) do
+    scored = all(segment.ref, segment.count)
+    texts = if segment.texts, do: all(segment.texts, segment.count), else: scored
+
+    keys =
+      case segment.keys do
+        {:positions, base} -> Enum.to_list(base..(base + segment.count - 1)//1)
+        ref -> ref |> all(segment.count) |> Enum.map(&:erlang.binary_to_term/1)
+      end
+
+    {keys, texts, scored}
+  end
+
+  defp all(ref, count) do
+    0..(count - 1)//@chunk
+    |> Enum.flat_map(&Native.pack_slice(ref, &1, min(@chunk, count - &1)))
   end
 
   # the last segment merged with the one before while that one is at most
@@ -389,11 +466,10 @@ defmodule WellBehaved.Fuzzy.Index do
   defp merge(segments) do
     case Enum.reverse(segments) do
       [last, previous | rest] when previous.count <= 2 * last.count ->
-        texts = Tuple.to_list(previous.texts) ++ Tuple.to_list(last.texts)
-        scored = Tuple.to_list(previous.scored) ++ Tuple.to_list(last.scored)
-        keys = Tuple.to_list(previous.keys) ++ Tuple.to_list(last.keys)
+        {k1, t1, s1} = entries(previous)
+        {k2, t2, s2} = entries(last)
 
-        case segment(texts, scored, keys) do
+        case segment(t1 ++ t2, s1 ++ s2, k1 ++ k2) do
           {:ok, merged} -> merge(Enum.reverse([merged | rest]))
           # no memory to merge: the two stay apart
           {:error, _} -> segments
@@ -405,16 +481,15 @@ defmodule WellBehaved.Fuzzy.Index do
   end
 
   defp without(segment, gone) do
-    keys = Tuple.to_list(segment.keys)
+    {keys, texts, scored} = entries(segment)
 
     if Enum.any?(keys, &MapSet.member?(gone, &1)) do
       kept =
-        [keys, Tuple.to_list(segment.texts), Tuple.to_list(segment.scored)]
+        [keys, texts, scored]
         |> Enum.zip()
         |> Enum.reject(fn {key, _, _} -> MapSet.member?(gone, key) end)
 
       {keys, texts, scored} = unzip3(kept)
-
       segment(texts, scored, keys)
     else
       {:ok, segment}
@@ -469,7 +544,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
     def reduce(index, acc, fun) do
       index.segments
-      |> Stream.flat_map(fn s -> Enum.zip(Tuple.to_list(s.keys), Tuple.to_list(s.texts)) end)
+      |> Stream.flat_map(&WellBehaved.Fuzzy.Index.pairs/1)
       |> Enumerable.reduce(acc, fun)
     end
   end
