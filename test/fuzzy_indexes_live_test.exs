@@ -200,6 +200,31 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
     end
   end
 
+  test "hits outlive their index: texts are binaries over its memory, freed with the last of them" do
+    list = for i <- 1..20_000, do: "candidate number #{i} " <> word(20)
+    before = WellBehaved.Runtime.stats().resident_bytes
+
+    hits =
+      (fn ->
+         index = Index.new(list, processor: :default) |> Index.add([{:k, "Odd One"}])
+         assert WellBehaved.Runtime.stats().resident_bytes > before + 20_000 * 30
+         Fuzzy.extract(Enum.at(list, 6), index, scorer: :ratio, limit: 3)
+       end).()
+
+    # the index is gone from every process; its memory stays for the hits
+    :erlang.garbage_collect()
+    Process.sleep(50)
+    assert [{"candidate number 7 " <> _, 1.0, 6} | _] = hits
+    assert Enum.all?(hits, fn {text, _, key} -> text == Enum.at(list, key) end)
+
+    # and goes with them
+    hits = nil
+    _ = hits
+    :erlang.garbage_collect()
+    Process.sleep(50)
+    assert WellBehaved.Runtime.stats().resident_bytes < before + 20_000 * 30
+  end
+
   test "bad arguments raise naming the function" do
     assert_raise ArgumentError, ~r/Index.new\/2: invalid :processor :up/, fn ->
       Index.new([], processor: :up)
