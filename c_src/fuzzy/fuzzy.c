@@ -541,7 +541,7 @@ static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n)
         v = (v + u) | (v - u);
     }
     uint64_t valid = needle->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << needle->m) - 1;
-    return (size_t)__builtin_popcountll(~v & valid);
+    return (size_t)wb_fz_popcount(~v & valid);
 }
 
 /* Moves to the next window; true when the part is done (the last window

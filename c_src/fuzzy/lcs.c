@@ -93,7 +93,7 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
     for (size_t w = 0; w < nblocks && k->m > 0; w++) {
         uint64_t valid =
             w + 1 < nblocks || k->m % 64 == 0 ? ~(uint64_t)0 : ((uint64_t)1 << (k->m % 64)) - 1;
-        lcs += (size_t)__builtin_popcountll(~k->s[w] & valid);
+        lcs += (size_t)wb_fz_popcount(~k->s[w] & valid);
     }
     k->result = lcs;
     return true;

@@ -85,7 +85,7 @@ static size_t lcs(const wb_fz_quick *q, const uint8_t *t, size_t n) {
         s = (s + u) | (s - u);
     }
     uint64_t valid = q->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << q->m) - 1;
-    return (size_t)__builtin_popcountll(~s & valid);
+    return (size_t)wb_fz_popcount(~s & valid);
 }
 
 static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
@@ -129,7 +129,7 @@ static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
     if (m <= n)
         for (size_t j = 0; j < n; j++)
             q->scratch[t[j]] = 0;
-    size_t matches = (size_t)__builtin_popcountll(walked);
+    size_t matches = (size_t)wb_fz_popcount(walked);
     if (matches == 0) return 0.0;
     size_t out_of_order = 0;
     while (walked) {
