@@ -79,7 +79,8 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
     if (fits && wb_fz_quick_init(&q, o, qa, m) && wb_fz_quick_fits(&q, n)) {
         double qs;
         bool qp;
-        wb_fz_quick_score(&q, qb, n, &qs, &qp);
+        wb_fz_bar badness;
+        wb_fz_quick_score(&q, qb, n, NULL, &qs, &qp, &badness);
         WB_FUZZ_CHECK(qp == passed && (!passed || qs == score));
         WB_FUZZ_CHECK(fzr_in_range(o, m, n, qs));
     }

@@ -198,9 +198,19 @@ typedef struct {
 bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m);
 /* Whether a candidate of n bytes has a quick score. */
 bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n);
+/* A score's badness for ranking, num / den (higher is worse), where a
+ * kind of score is monotone in it (den 0: none). */
+typedef struct {
+    uint64_t num, den;
+} wb_fz_bar;
+
 /* The score of a candidate of n bytes that fits, as wb_fz_step gives it
- * (s->score, s->passed); returns the units it took. */
-uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, double *score, bool *passed);
+ * (s->score, s->passed); returns the units it took. `badness` is set for
+ * the ratios and the normalized kinds of the edit distances; with a `bar`
+ * (the worst a search keeps), a candidate strictly worse than it ends
+ * there, not passed, its score not computed (no division). */
+uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_fz_bar *bar,
+                           double *score, bool *passed, wb_fz_bar *badness);
 
 /* Whether the scores are integers: an edit distance's own (distance,
  * similarity). */

@@ -194,6 +194,7 @@ wb_job_type wb_fuzzy_score_job = {
 typedef struct {
     double score;
     uint64_t index;
+    wb_fz_bar badness; /* quick scores: for the bar (den 0: none) */
 } hit;
 
 typedef struct {
@@ -461,13 +462,18 @@ static bool quick_candidate(fsearch_job *job, uint64_t *used) {
     size_t i = job->next;
     size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
     if (!wb_fz_quick_fits(&job->quick, len)) return false;
-    double score;
+    double score = 0.0;
     bool passed;
-    *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, &score, &passed);
+    wb_fz_bar badness;
+    /* the worst kept, once `limit` are: no score worse than it is needed */
+    const wb_fz_bar *bar =
+        !job->cells && job->heap_len == job->limit ? &job->heap[0].badness : NULL;
+    *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, bar, &score, &passed,
+                               &badness);
     job->next++;
     if (job->cells)
         store(job, i, score, passed);
-    else if (passed && !keep(job, (hit){score, i}))
+    else if (passed && !keep(job, (hit){score, i, badness}))
         job->failed = true;
     return true;
 }
@@ -536,7 +542,7 @@ static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
             (wb_fz_kind_is_distance(job->o.kind) ? score <= job->o.cutoff : score >= job->o.cutoff);
         if (job->cells)
             store(job, i, score, passed);
-        else if (passed && !keep(job, (hit){score, i})) {
+        else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
             job->failed = true;
             return true;
         }
@@ -581,7 +587,7 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         job->scoring = false;
         if (job->cells && !failed) {
             store(job, job->next - 1, score, passed);
-        } else if (failed || (passed && !keep(job, (hit){score, job->next - 1}))) {
+        } else if (failed || (passed && !keep(job, (hit){score, job->next - 1, {0, 0}}))) {
             job->failed = true;
             return true;
         }
@@ -607,11 +613,12 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
                                               enif_make_uint64(env, job->failed_at - 1)));
     ERL_NIF_TERM out;
     if (job->cells) return wb_atom(env, "ok");
-    unsigned char *bytes = enif_make_new_binary(env, job->heap_len * sizeof(hit), &out);
+    /* <<Index:64, Score:64/float>> a hit, native endian */
+    unsigned char *bytes = enif_make_new_binary(env, job->heap_len * 16, &out);
     if (!bytes) return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < job->heap_len; i++) {
-        memcpy(bytes + i * sizeof(hit), &job->heap[i].index, 8);
-        memcpy(bytes + i * sizeof(hit) + 8, &job->heap[i].score, 8);
+        memcpy(bytes + i * 16, &job->heap[i].index, 8);
+        memcpy(bytes + i * 16 + 8, &job->heap[i].score, 8);
     }
     return out;
 }

@@ -180,7 +180,8 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
     if (!wb_fz_quick_init(&q, o, qa, m) || !wb_fz_quick_fits(&q, n)) return;
     double qs;
     bool qp;
-    wb_fz_quick_score(&q, qb, n, &qs, &qp);
+    wb_fz_bar badness;
+    wb_fz_quick_score(&q, qb, n, NULL, &qs, &qp, &badness);
     /* the same score, beyond the cutoff too (the kernels' bound + 1) */
     FZ_CHECK(qp == passed && qs == score, "quick: %.17g %d, wb_fz_score %.17g %d: %s", qs, qp,
              score, passed, describe(o, a, m, b, n));
