@@ -89,6 +89,9 @@ defmodule WellBehaved.Fuzzy do
   @typedoc "Candidates: binaries, `{key, binary}` pairs, or a map of keys to binaries."
   @type choices :: [binary() | {key(), binary()}] | %{optional(key()) => binary()}
 
+  @typedoc "A match: the candidate as given, its score, its key."
+  @type hit :: {binary(), number(), key()}
+
   @typedoc "What a search looks in: choices, or a `WellBehaved.Fuzzy.Index`."
   @type candidates :: choices() | Index.t()
 
@@ -144,7 +147,9 @@ defmodule WellBehaved.Fuzzy do
   The best matches of `query` among `choices`, best first and, for equal
   scores, in the order of the choices: `{candidate, score, key}`, the
   key being the candidate's position in a list (from 0), or the key it
-  came with (a `{key, candidate}` element, or a map).
+  came with (a `{key, candidate}` element, or a map). `choices` may be a
+  `WellBehaved.Fuzzy.Index` (its entries, in the order they came in; its
+  processor, and no `processor:` of the call's own).
 
   Options as `score/3`, and `limit:` (default 5): how many, or `:all`
   (every candidate within `score_cutoff:`). The candidates are scored in
@@ -166,7 +171,9 @@ defmodule WellBehaved.Fuzzy do
       [{"New York City", 100.0, :nyc}]
   """
   @spec extract(binary(), candidates(), keyword()) ::
-          [{binary(), number(), key()}] | {:error, :enomem}
+          [hit()]
+          | {:partial, [hit()], [{node(), term()}]}
+          | {:error, :enomem | {term(), node()}}
   def extract(query, choices, opts \\ []) do
     call = Call.options!(@extract, opts, [:limit, :timeout, :partial | @pair])
     search(@extract, query, choices, call)
@@ -175,13 +182,17 @@ defmodule WellBehaved.Fuzzy do
   @doc """
   The best match of `query` among `choices` (`extract/3` with `limit: 1`):
   `{candidate, score, key}`, or nil when no candidate is within
-  `score_cutoff:`.
+  `score_cutoff:` (on an index split over nodes with `partial: true`,
+  `{:partial, best_or_nil, [{node, reason}]}` when a node did not answer).
 
       iex> WellBehaved.Fuzzy.extract_one("appel", ["apple", "maple", "apply"], scorer: :indel, score: :distance)
       {"apple", 2, 0}
   """
   @spec extract_one(binary(), candidates(), keyword()) ::
-          {binary(), number(), key()} | nil | {:error, :enomem}
+          hit()
+          | nil
+          | {:partial, hit() | nil, [{node(), term()}]}
+          | {:error, :enomem | {term(), node()}}
   def extract_one(query, choices, opts \\ []) do
     call = Call.options!(@extract_one, opts, [:timeout, :partial | @pair])
 
