@@ -131,6 +131,12 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     assert Fuzzy.score("Hello World!", "hello world", processor: :default, scorer: :ratio) == 1.0
     assert Fuzzy.Processor.default("ÉCOLE, Zürich!") == "école  zürich"
     assert Fuzzy.Processor.default("--") == ""
+
+    assert_raise ArgumentError,
+                 ~r/Processor.default\/1: .* is neither ASCII nor valid UTF-8/,
+                 fn ->
+                   Fuzzy.Processor.default("caf" <> <<0xE9>>)
+                 end
   end
 
   test "codepoints: Unicode candidates, and invalid UTF-8 named by its position" do

@@ -198,6 +198,25 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
     assert_raise ArgumentError, ~r/only for an index split over nodes/, fn ->
       Fuzzy.extract("x", here, partial: true)
     end
+
+    # a call's own timeout is checked (and used), not the index's
+    {_, c} = start_peer()
+    small = Index.new(["apple", "maple"], nodes: [c, a])
+
+    assert_raise ArgumentError, ~r/invalid :timeout :bad/, fn ->
+      Fuzzy.extract("x", small, timeout: :bad)
+    end
+
+    assert [{"apple", 1.0, 0} | _] = Fuzzy.extract("apple", small, timeout: 1_000)
+
+    assert_raise ArgumentError, ~r/none with an index/, fn ->
+      Fuzzy.extract("x", small, processor: :default)
+    end
+
+    # more nodes than entries: the nodes without any hold an empty shard
+    one = Index.load(Index.dump(Index.new(["only"])), nodes: [c, a, node()])
+    assert Enum.to_list(one) == [{0, "only"}]
+    assert Fuzzy.extract_one("only", one) == {"only", 1.0, 0}
   end
 
   test "hits outlive their index: texts are binaries over its memory, freed with the last of them" do
@@ -223,6 +242,15 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
     :erlang.garbage_collect()
     Process.sleep(50)
     assert WellBehaved.Runtime.stats().resident_bytes < before + 20_000 * 30
+  end
+
+  test "an invalid candidate is named by its position in the index, past its first segment" do
+    index = Index.new(["a", "b", "c"]) |> Index.add([<<0xFF>>])
+    assert length(index.segments) == 2
+
+    assert_raise ArgumentError, ~r/the candidate at position 3 is not valid UTF-8/, fn ->
+      Fuzzy.extract("a", index, unit: :codepoint)
+    end
   end
 
   test "bad arguments raise naming the function" do

@@ -614,12 +614,14 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
     ERL_NIF_TERM out;
     if (job->cells) return wb_atom(env, "ok");
     /* <<Index:64, Score:64/float>> a hit, native endian */
-    unsigned char *bytes = enif_make_new_binary(env, job->heap_len * 16, &out);
-    if (!bytes) return wb_error(env, wb_atom(env, "enomem"));
+    /* sized by the caller's limit: an allocation that can fail */
+    ErlNifBinary b;
+    if (!enif_alloc_binary(job->heap_len * 16, &b)) return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < job->heap_len; i++) {
-        memcpy(bytes + i * 16, &job->heap[i].index, 8);
-        memcpy(bytes + i * 16 + 8, &job->heap[i].score, 8);
+        memcpy(b.data + i * 16, &job->heap[i].index, 8);
+        memcpy(b.data + i * 16 + 8, &job->heap[i].score, 8);
     }
+    out = enif_make_binary(env, &b);
     return out;
 }
 

@@ -250,38 +250,41 @@ defmodule WellBehaved.Fuzzy do
     rows = length(queries)
     width = width(call)
 
-    try do
-      case Native.fuzzy_matrix_new(rows, count, width) do
-        {:error, _} = error ->
-          error
+    case Native.fuzzy_matrix_new(rows, count, width) do
+      {:error, _} = error ->
+        error
 
-        matrix ->
-          row = fn {query, at} -> native_row(query, packed, count, matrix, at, call) end
+      matrix ->
+        row = fn {query, at} -> native_row(query, packed, count, matrix, at, call) end
 
-          # one worker: the rows in this process, one after the other
-          queries
-          |> Enum.with_index()
-          |> then(fn indexed ->
-            if workers == 1,
-              do: Stream.map(indexed, &{:ok, row.(&1)}),
-              else:
-                Task.async_stream(indexed, row,
-                  max_concurrency: workers,
-                  ordered: false,
-                  timeout: :infinity
-                )
-          end)
-          |> Enum.find_value(:ok, fn
-            {:ok, {:error, _} = error} -> error
-            {:ok, :ok} -> nil
-          end)
-          |> case do
-            {:error, _} = error -> error
-            :ok -> matrix(Native.fuzzy_matrix_binary(matrix), rows, count * width, call)
-          end
-      end
-    after
-      if release, do: Native.pack_release(packed)
+        # one worker: the rows in this process, one after the other
+        queries
+        |> Enum.with_index()
+        |> then(fn indexed ->
+          if workers == 1,
+            do: Stream.map(indexed, &{:ok, row.(&1)}),
+            else:
+              Task.async_stream(indexed, row,
+                max_concurrency: workers,
+                ordered: false,
+                timeout: :infinity
+              )
+        end)
+        |> Enum.find_value(:ok, fn
+          {:ok, :ok} -> nil
+          {:ok, {:error, _} = error} -> error
+        end)
+        |> case do
+          :ok ->
+            # every row done: the packed list is read by no job now
+            if release, do: Native.pack_release(packed)
+            matrix(Native.fuzzy_matrix_binary(matrix), rows, count * width, call)
+
+          # a row refused (the other rows' jobs may still be queued: the
+          # packed list goes with the last of them, not here)
+          {:error, _} = error ->
+            Errors.failed(@cdist, error)
+        end
     end
   end
 
@@ -313,6 +316,13 @@ defmodule WellBehaved.Fuzzy do
       if call.scorer == :jaro_winkler, do: [prefix_weight: call.prefix_weight], else: []
   end
 
+  defp no_processor!(_name, %{processor: nil}), do: :ok
+
+  defp no_processor!(name, call) do
+    Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
+    were processed when they came in, by the processor given to Index.new/2")
+  end
+
   # the candidates packed natively (a list, packed for this call; an
   # index's one segment), the processor of the queries, and whether to
   # give the packed list back afterwards
@@ -322,10 +332,7 @@ defmodule WellBehaved.Fuzzy do
   end
 
   defp cdist_set!(%Index{} = index, call) do
-    if call.processor != nil do
-      Options.invalid!(@cdist, :processor, call.processor, "none with an index: its candidates \
-      were processed when they came in, by the processor given to Index.new/2")
-    end
+    no_processor!(@cdist, call)
 
     case index.segments do
       [one] -> {one.ref, one.count, Processor.function(index.processor), false}
@@ -365,7 +372,8 @@ defmodule WellBehaved.Fuzzy do
            :infinity,
            @cdist
          ) do
-      {:error, _} = error -> Errors.failed(@cdist, error)
+      # the caller raises or returns it, once the rows stop
+      {:error, _} = error -> error
       :ok -> :ok
     end
   end
@@ -384,7 +392,9 @@ defmodule WellBehaved.Fuzzy do
   # parallel, the hits merged by score (stable: shards in input order)
   defp search(name, query, %Index{shards: [_ | _] = shards} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
-    settings = Distributed.options(name, [timeout: index.timeout] ++ Enum.reverse(call.remote))
+    no_processor!(name, call)
+    remote = Keyword.merge([timeout: index.timeout], Enum.reverse(call.remote))
+    settings = Distributed.options(name, remote)
     opts = shard_options(call)
 
     calls =
@@ -407,11 +417,7 @@ defmodule WellBehaved.Fuzzy do
   defp search(name, query, %Index{} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
-    if call.processor != nil do
-      Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
-      were processed when they came in, by the processor given to Index.new/2")
-    end
-
+    no_processor!(name, call)
     fun = Processor.function(index.processor)
     query = if fun, do: fun.(query), else: query
 
@@ -420,11 +426,15 @@ defmodule WellBehaved.Fuzzy do
     else
       index.segments
       |> Enum.with_index()
-      |> Enum.reduce_while([], fn {segment, at}, acc ->
-        case native_search(name, query, segment.ref, segment.count, call) do
+      |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
+        case native_search(name, query, segment.ref, segment.count, call, before) do
           {:error, _} = error -> {:halt, error}
-          hits -> {:cont, [segment_hits(hits, segment, at, call) | acc]}
+          hits -> {:cont, {[segment_hits(hits, segment, at, call) | acc], before + segment.count}}
         end
+      end)
+      |> then(fn
+        {:error, _} = error -> error
+        {lists, _count} -> lists
       end)
       |> case do
         {:error, _} = error -> error
@@ -471,7 +481,9 @@ defmodule WellBehaved.Fuzzy do
 
   # the best `call.limit` of `count` packed candidates: a binary of
   # <<index::64, score::float-64>> (native endian), best first
-  defp native_search(name, query, packed, count, call) do
+  # `before`: candidates of the segments before this one (positions in
+  # errors are the index's)
+  defp native_search(name, query, packed, count, call, before \\ 0) do
     case Job.checked(
            &Native.fuzzy_search/9,
            [query, packed, count, call.unit, Call.native(call), call.limit],
@@ -480,8 +492,14 @@ defmodule WellBehaved.Fuzzy do
            :infinity,
            name
          ) do
-      {:error, _} = error -> Errors.failed(name, error)
-      hits -> hits
+      {:error, {:invalid_utf8, at}} when is_integer(at) ->
+        Errors.failed(name, {:error, {:invalid_utf8, at + before}})
+
+      {:error, _} = error ->
+        Errors.failed(name, error)
+
+      hits ->
+        hits
     end
   end
 

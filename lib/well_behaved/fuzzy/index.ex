@@ -302,6 +302,8 @@ defmodule WellBehaved.Fuzzy.Index do
     rows
     |> Enum.reduce_while({[], 0}, fn row, {segments, size} ->
       case load_row(row) do
+        # a row of no entries (a node's share of a small index)
+        {:ok, nil} -> {:cont, {segments, size}}
         {:ok, s} -> {:cont, {[s | segments], size + s.count}}
         {:error, _} = error -> {:halt, error}
       end
@@ -311,7 +313,7 @@ defmodule WellBehaved.Fuzzy.Index do
         error
 
       {segments, size} ->
-        segments = segments |> Enum.reverse() |> Enum.reject(&is_nil/1)
+        segments = Enum.reverse(segments)
         %__MODULE__{segments: segments, size: size, next: next, processor: processor}
     end
   end

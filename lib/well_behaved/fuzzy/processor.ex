@@ -24,6 +24,12 @@ defmodule WellBehaved.Fuzzy.Processor do
   def default(text) when is_binary(text) do
     case Native.fuzzy_default_process(text) do
       :other ->
+        if not String.valid?(text) do
+          raise ArgumentError,
+                "WellBehaved.Fuzzy.Processor.default/1: #{inspect(text)} is neither ASCII nor " <>
+                  "valid UTF-8 (process such text with a function of your own)"
+        end
+
         text |> String.downcase() |> String.replace(@not_alphanumeric, " ") |> String.trim()
 
       processed ->
