@@ -68,6 +68,12 @@ bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, si
 }
 
 /* Whether the scores are integers: an edit distance's own. */
+double wb_fz_edit_verdict(const wb_fz_options *o, size_t d, size_t maximum, bool *passed) {
+    double score = wb_fz_edit_score(o->kind, d, maximum);
+    *passed = wb_fz_passes(o, score);
+    return score;
+}
+
 bool wb_fz_integers(const wb_fz_options *o) {
     return wb_fz_is_edit(o->scorer) && (o->kind == WB_FZ_DISTANCE || o->kind == WB_FZ_SIMILARITY);
 }
@@ -536,12 +542,9 @@ static bool dominated(const wb_fz_pattern *needle, size_t w, size_t nl, size_t h
 /* The LCS of a needle of at most 64 symbols and a text. */
 static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n) {
     uint64_t v = ~(uint64_t)0;
-    for (size_t j = 0; j < n; j++) {
-        uint64_t u = v & wb_fz_pattern_get(needle, t[j], 0);
-        v = (v + u) | (v - u);
-    }
-    uint64_t valid = needle->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << needle->m) - 1;
-    return (size_t)wb_fz_popcount(~v & valid);
+    for (size_t j = 0; j < n; j++)
+        v = wb_fz_lcs_word(v, wb_fz_pattern_get(needle, t[j], 0));
+    return wb_fz_lcs_of(v, needle->m);
 }
 
 /* Moves to the next window; true when the part is done (the last window

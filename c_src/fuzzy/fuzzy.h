@@ -188,7 +188,7 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
 #define WB_FZ_QUICK_MOST 4096
 typedef struct {
     wb_fz_options o;
-    const uint8_t *query;
+    uint8_t query[64]; /* a copy */
     size_t m;
     uint64_t peq[256];     /* the query's masks */
     uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
@@ -211,6 +211,11 @@ typedef struct {
  * there, not passed, its score not computed (no division). */
 uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_fz_bar *bar,
                            double *score, bool *passed, wb_fz_bar *badness);
+
+/* The score of the kind asked for from an edit distance d of a pair whose
+ * largest possible distance is `maximum` (a distance found elsewhere: the
+ * search core's), and in *passed whether it is within the cutoff. */
+double wb_fz_edit_verdict(const wb_fz_options *o, size_t d, size_t maximum, bool *passed);
 
 /* Whether the scores are integers: an edit distance's own (distance,
  * similarity). */

@@ -46,6 +46,20 @@ static inline unsigned wb_fz_popcount(uint64_t x) {
     return (unsigned)((x * 0x0101010101010101u) >> 56);
 }
 
+/* The LCS's vector S after one more text symbol, whose positions in the
+ * pattern's word are `match` (Allison-Dix / Hyyro 2004): one word of the
+ * kernel, of a partial ratio's window, of a quick score. */
+static inline uint64_t wb_fz_lcs_word(uint64_t s, uint64_t match) {
+    uint64_t u = s & match;
+    return (s + u) | (s - u);
+}
+
+/* The LCS that a one-word S holds: its zeros among the m pattern rows. */
+static inline size_t wb_fz_lcs_of(uint64_t s, size_t m) {
+    uint64_t valid = m >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1;
+    return (size_t)wb_fz_popcount(~s & valid);
+}
+
 /* ---- match vectors of a pattern (symbols.c) ---------------------------- *
  * For each symbol of the pattern and each block of 64 pattern positions,
  * the mask of the positions holding it: symbols below 256 in a table,

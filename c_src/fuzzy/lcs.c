@@ -68,10 +68,8 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
     if (k->m == 0) k->col = k->n;
     if (nblocks == 1) {
         uint64_t s = k->s[0];
-        for (; k->col < k->n && done < budget; k->col++, done++) {
-            uint64_t match = wb_fz_pattern_get(p, k->b[k->col], 0), u = s & match;
-            s = (s + u) | (s - u);
-        }
+        for (; k->col < k->n && done < budget; k->col++, done++)
+            s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, k->b[k->col], 0));
         k->s[0] = s;
     } else {
         for (; k->col < k->n && done < budget; k->col++) {
@@ -90,11 +88,8 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
     if (k->col < k->n) return false;
     /* the zeros of S among the m positions: the matched ones */
     size_t lcs = 0;
-    for (size_t w = 0; w < nblocks && k->m > 0; w++) {
-        uint64_t valid =
-            w + 1 < nblocks || k->m % 64 == 0 ? ~(uint64_t)0 : ((uint64_t)1 << (k->m % 64)) - 1;
-        lcs += (size_t)wb_fz_popcount(~k->s[w] & valid);
-    }
+    for (size_t w = 0; w < nblocks && k->m > 0; w++)
+        lcs += wb_fz_lcs_of(k->s[w], w + 1 < nblocks ? 64 : k->m - 64 * w);
     k->result = lcs;
     return true;
 }

@@ -28,7 +28,7 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     if (m == 0 || m > 64) return false;
     memset(q, 0, sizeof *q);
     q->o = *o;
-    q->query = query;
+    memcpy(q->query, query, m);
     q->m = m;
     for (size_t i = 0; i < m; i++)
         q->peq[query[i]] |= (uint64_t)1 << i;
@@ -40,31 +40,17 @@ bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
     return n <= (jaro ? 64 : WB_FZ_QUICK_MOST);
 }
 
-static size_t levenshtein(const wb_fz_quick *q, const uint8_t *t, size_t n) {
-    uint64_t vp = ~(uint64_t)0, vn = 0, last = (uint64_t)1 << (q->m - 1);
-    size_t score = q->m;
-    for (size_t j = 0; j < n; j++) {
-        uint64_t x = q->peq[t[j]] | vn;
-        uint64_t d0 = (((x & vp) + vp) ^ vp) | x;
-        uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-        score += (hp & last) != 0;
-        score -= (hn & last) != 0;
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp = hn | ~(d0 | hp);
-        vn = hp & d0;
-    }
-    return score;
-}
-
-static size_t osa(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+/* Levenshtein (Myers/Hyyro), or with `transpositions` OSA (Hyyro 2003):
+ * the query's column of 1..64 rows, one step per candidate byte. Inlined
+ * with a constant flag: each loop keeps only its own steps. */
+static inline size_t hyyro(const wb_fz_quick *q, const uint8_t *t, size_t n, bool transpositions) {
     uint64_t vp = ~(uint64_t)0, vn = 0, d0 = 0, pm_old = 0, last = (uint64_t)1 << (q->m - 1);
     size_t score = q->m;
     for (size_t j = 0; j < n; j++) {
         uint64_t pm = q->peq[t[j]];
         /* a transposition: this symbol matches a row whose symbol the
          * previous column matched one row below, where no match was */
-        uint64_t tr = (((~d0) & pm) << 1) & pm_old;
+        uint64_t tr = transpositions ? (((~d0) & pm) << 1) & pm_old : 0;
         d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
         uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
         score += (hp & last) != 0;
@@ -80,12 +66,9 @@ static size_t osa(const wb_fz_quick *q, const uint8_t *t, size_t n) {
 
 static size_t lcs(const wb_fz_quick *q, const uint8_t *t, size_t n) {
     uint64_t s = ~(uint64_t)0;
-    for (size_t j = 0; j < n; j++) {
-        uint64_t u = s & q->peq[t[j]];
-        s = (s + u) | (s - u);
-    }
-    uint64_t valid = q->m == 64 ? ~(uint64_t)0 : ((uint64_t)1 << q->m) - 1;
-    return (size_t)wb_fz_popcount(~s & valid);
+    for (size_t j = 0; j < n; j++)
+        s = wb_fz_lcs_word(s, q->peq[t[j]]);
+    return wb_fz_lcs_of(s, q->m);
 }
 
 static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
@@ -199,10 +182,10 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     }
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
-        d = levenshtein(q, t, n);
+        d = hyyro(q, t, n, false);
         break;
     case WB_FZ_OSA:
-        d = osa(q, t, n);
+        d = hyyro(q, t, n, true);
         break;
     case WB_FZ_INDEL:
         d = m + n - 2 * lcs(q, t, n);

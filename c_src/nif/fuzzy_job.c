@@ -217,7 +217,6 @@ typedef struct {
     bool has_pattern;
     bool quick_on; /* short candidates take quick scores */
     wb_fz_quick quick;
-    uint8_t *query_bytes; /* the quick scores' query */
     uint8_t *query_input; /* the query as given (the search core's) */
     size_t query_input_len;
     /* levenshtein with unit costs: every distance by the search core (its
@@ -297,7 +296,6 @@ static void fsearch_destroy(void *state) {
     if (job->lanes_live) wb_search_free_with(&job->lanes, wb_block_free);
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     free(job->query);
-    free(job->query_bytes);
     free(job->query_input);
     free(job->text);
     free(job->heap);
@@ -321,13 +319,8 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     /* quick scores for bytes, and for codepoints that are all ASCII */
     bool bytes =
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
-    if (!failed && bytes && in->query.size <= 64) {
-        failed = (job->query_bytes = malloc(64)) == NULL;
-        if (!failed) {
-            memcpy(job->query_bytes, in->query.data, in->query.size);
-            job->quick_on = wb_fz_quick_init(&job->quick, &in->o, job->query_bytes, in->query.size);
-        }
-    }
+    if (!failed && bytes)
+        job->quick_on = wb_fz_quick_init(&job->quick, &in->o, in->query.data, in->query.size);
     job->lanes_on =
         in->o.scorer == WB_FZ_LEVENSHTEIN && in->o.ins == 1 && in->o.del == 1 && in->o.sub == 1;
     if (!failed && job->lanes_on) {
@@ -521,25 +514,8 @@ static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
     size_t count = job->set->count, m = job->qlen;
     while (job->scored < count) {
         size_t i = job->scored++, n = symbols_in(job, i), d = job->lanes.distances[i];
-        size_t maximum = m > n ? m : n;
-        double nd = maximum == 0 ? 0.0 : (double)d / (double)maximum;
-        double score;
-        switch (job->o.kind) {
-        case WB_FZ_DISTANCE:
-            score = (double)d;
-            break;
-        case WB_FZ_SIMILARITY:
-            score = d > maximum ? 0.0 : (double)(maximum - d);
-            break;
-        case WB_FZ_NORMALIZED_DISTANCE:
-            score = nd;
-            break;
-        default:
-            score = 1.0 - nd;
-        }
-        bool passed =
-            !job->o.has_cutoff ||
-            (wb_fz_kind_is_distance(job->o.kind) ? score <= job->o.cutoff : score >= job->o.cutoff);
+        bool passed;
+        double score = wb_fz_edit_verdict(&job->o, d, m > n ? m : n, &passed);
         if (job->cells)
             store(job, i, score, passed);
         else if (passed && !keep(job, (hit){score, i, {0, 0}})) {

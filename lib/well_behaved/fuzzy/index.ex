@@ -449,14 +449,14 @@ defmodule WellBehaved.Fuzzy.Index do
     scored = all(segment.ref, segment.count)
     texts = if segment.texts, do: all(segment.texts, segment.count), else: scored
 
-    keys =
-      case segment.keys do
-        {:positions, base} -> Enum.to_list(base..(base + segment.count - 1)//1)
-        ref -> ref |> all(segment.count) |> Enum.map(&:erlang.binary_to_term/1)
-      end
-
-    {keys, texts, scored}
+    {keys(segment), texts, scored}
   end
+
+  defp keys(%{keys: {:positions, base}, count: count}),
+    do: Enum.to_list(base..(base + count - 1)//1)
+
+  defp keys(segment),
+    do: segment.keys |> all(segment.count) |> Enum.map(&:erlang.binary_to_term/1)
 
   defp all(ref, count) do
     0..(count - 1)//@chunk
@@ -482,10 +482,12 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
+  # the candidates of a segment holding none of the keys stay where they
+  # are: only its keys are read
   defp without(segment, gone) do
-    {keys, texts, scored} = entries(segment)
+    if Enum.any?(keys(segment), &MapSet.member?(gone, &1)) do
+      {keys, texts, scored} = entries(segment)
 
-    if Enum.any?(keys, &MapSet.member?(gone, &1)) do
       kept =
         [keys, texts, scored]
         |> Enum.zip()
