@@ -13,7 +13,7 @@ FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c c_src
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
-	c_src/search/lanes_body.h c_src/search/lanes_load.h \
+	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
 SDK_SRC := c_src/runtime/wb_runtime.c
 SDK_HDR := c_src/include/wb_runtime.h c_src/runtime/wb_job_check.h
@@ -62,7 +62,7 @@ $(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h 
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
 
-c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
 

@@ -68,12 +68,6 @@ bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, si
 }
 
 /* Whether the scores are integers: an edit distance's own. */
-double wb_fz_edit_verdict(const wb_fz_options *o, size_t d, size_t maximum, bool *passed) {
-    double score = wb_fz_edit_score(o->kind, d, maximum);
-    *passed = wb_fz_passes(o, score);
-    return score;
-}
-
 bool wb_fz_integers(const wb_fz_options *o) {
     return wb_fz_is_edit(o->scorer) && (o->kind == WB_FZ_DISTANCE || o->kind == WB_FZ_SIMILARITY);
 }

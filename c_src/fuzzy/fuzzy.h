@@ -204,6 +204,12 @@ typedef struct {
     uint64_t num, den;
 } wb_fz_bar;
 
+/* Whether badness num / den is strictly worse than the bar's (den 0: no
+ * bar): a candidate that cannot rank before the worst kept. */
+static inline bool wb_fz_below_bar(const wb_fz_bar *bar, uint64_t num, uint64_t den) {
+    return bar && bar->den != 0 && num * bar->den > bar->num * den;
+}
+
 /* The score of a candidate of n bytes that fits, as wb_fz_step gives it
  * (s->score, s->passed); returns the units it took. `badness` is set for
  * the ratios and the normalized kinds of the edit distances; with a `bar`
@@ -212,10 +218,12 @@ typedef struct {
 uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_fz_bar *bar,
                            double *score, bool *passed, wb_fz_bar *badness);
 
-/* The score of the kind asked for from an edit distance d of a pair whose
- * largest possible distance is `maximum` (a distance found elsewhere: the
- * search core's), and in *passed whether it is within the cutoff. */
-double wb_fz_edit_verdict(const wb_fz_options *o, size_t d, size_t maximum, bool *passed);
+/* The score of a pair of m and n symbols from its distance d, found by
+ * any kernel (the quick ones, the search core's lanes): the Levenshtein,
+ * OSA, Hamming or Indel distance, or for the ratio and qratio the Indel
+ * distance; as wb_fz_quick_score scores it, with its badness and bar. */
+void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
+                   double *score, bool *passed, wb_fz_bar *badness);
 
 /* Whether the scores are integers: an edit distance's own (distance,
  * similarity). */

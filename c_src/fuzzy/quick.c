@@ -125,9 +125,38 @@ static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
     return ((double)matches / lp + (double)matches / lt + (double)(matches - half) / matches) / 3.0;
 }
 
-/* Whether badness num/den is strictly worse than the bar's (den 0: no bar). */
-static bool below_bar(const wb_fz_bar *bar, uint64_t num, uint64_t den) {
-    return bar && bar->den != 0 && num * bar->den > bar->num * den;
+void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
+                   double *score, bool *passed, wb_fz_bar *badness) {
+    badness->num = badness->den = 0;
+    if (o->scorer == WB_FZ_RATIO || o->scorer == WB_FZ_QRATIO) {
+        bool empty = o->scorer == WB_FZ_QRATIO && n == 0;
+        size_t total = empty ? 1 : m + n;
+        if (empty) d = 1;
+        /* every kind of a ratio is monotone in d / total, and so is its
+         * rounding: a candidate past the bar cannot rank before it */
+        *badness = (wb_fz_bar){d, total};
+        if (wb_fz_below_bar(bar, d, total)) {
+            *passed = false;
+            return;
+        }
+        double r = empty ? 0.0 : wb_fz_ratio_of(d, total);
+        *score = wb_fz_similarity_score(o->kind, r, 100.0);
+        *passed = wb_fz_passes(o, *score);
+        return;
+    }
+    size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
+    /* beyond the kernel's bound, the bound + 1, as the kernels report it */
+    if (k != WB_FZ_NO_CUTOFF && d > k) d = k + 1;
+    if (o->kind == WB_FZ_NORMALIZED_DISTANCE || o->kind == WB_FZ_NORMALIZED_SIMILARITY) {
+        /* monotone in d / maximum (0 / 0 the best) */
+        *badness = (wb_fz_bar){d, maximum > 0 ? maximum : 1};
+        if (wb_fz_below_bar(bar, badness->num, badness->den)) {
+            *passed = false;
+            return;
+        }
+    }
+    *score = wb_fz_edit_score(o->kind, d, maximum);
+    *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
 }
 
 uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_fz_bar *bar,
@@ -137,21 +166,9 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     badness->num = badness->den = 0;
     switch (o->scorer) {
     case WB_FZ_RATIO:
-    case WB_FZ_QRATIO: {
-        bool empty = o->scorer == WB_FZ_QRATIO && n == 0;
-        size_t d = empty ? 1 : m + n - 2 * lcs(q, t, n), total = empty ? 1 : m + n;
-        /* every kind of a ratio is monotone in d / total, and so is its
-         * rounding: a candidate past the bar cannot rank before it */
-        *badness = (wb_fz_bar){d, total};
-        if (below_bar(bar, d, total)) {
-            *passed = false;
-            return 1 + n;
-        }
-        double r = empty ? 0.0 : wb_fz_ratio_of(d, total);
-        *score = wb_fz_similarity_score(o->kind, r, 100.0);
-        *passed = wb_fz_passes(o, *score);
+    case WB_FZ_QRATIO:
+        wb_fz_verdict(o, m, n, m + n - 2 * lcs(q, t, n), bar, score, passed, badness);
         return 1 + n;
-    }
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER: {
         double sim = jaro(q, t, n);
@@ -193,17 +210,6 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     default:
         d = hamming(q, t, n);
     }
-    /* beyond the kernel's bound, the bound + 1, as the kernels report it */
-    if (k != WB_FZ_NO_CUTOFF && d > k) d = k + 1;
-    if (o->kind == WB_FZ_NORMALIZED_DISTANCE || o->kind == WB_FZ_NORMALIZED_SIMILARITY) {
-        /* monotone in d / maximum (0 / 0 the best) */
-        *badness = (wb_fz_bar){d, maximum > 0 ? maximum : 1};
-        if (below_bar(bar, badness->num, badness->den)) {
-            *passed = false;
-            return 1 + n;
-        }
-    }
-    *score = wb_fz_edit_score(o->kind, d, maximum);
-    *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
+    wb_fz_verdict(o, m, n, d, bar, score, passed, badness);
     return 1 + n;
 }

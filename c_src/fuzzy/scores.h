@@ -26,6 +26,7 @@ static inline size_t wb_fz_edit_maximum(const wb_fz_options *o, size_t m, size_t
     case WB_FZ_INDEL:
         return m + n;
     case WB_FZ_LEVENSHTEIN: {
+        if (o->ins == 1 && o->del == 1 && o->sub == 1) return m > n ? m : n;
         /* deleting a and inserting b, or substituting the shorter's
          * length and inserting or deleting the rest */
         uint64_t all = wb_fz_sat_add(wb_fz_sat_mul(m, o->del), wb_fz_sat_mul(n, o->ins));

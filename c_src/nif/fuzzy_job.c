@@ -219,11 +219,13 @@ typedef struct {
     wb_fz_quick quick;
     uint8_t *query_input; /* the query as given (the search core's) */
     size_t query_input_len;
-    /* levenshtein with unit costs: every distance by the search core (its
-     * vector lanes, the batches an index made once), then the scores */
-    bool lanes_on, lanes_live;
+    /* the search core's values first (its vector lanes, the batches an
+     * index made once): Levenshtein with unit costs every distance; the
+     * LCS (Indel and the ratios), OSA and Hamming for the candidates its
+     * batches hold, the others left to the paths below; then the scores */
+    bool lanes_on, lanes_live, lanes_done;
+    wb_search_op lanes_op;
     wb_search lanes;
-    size_t scored;  /* candidates given a score from the distances */
     uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
     size_t next; /* the next candidate to start */
@@ -304,6 +306,29 @@ static void fsearch_destroy(void *state) {
     memset(job, 0, sizeof *job);
 }
 
+/* Whether the search core computes values for the options' scorer (true,
+ * *op what), `bytes`: the query and candidates are bytes (or ASCII). */
+static bool lanes_op_of(const wb_fz_options *o, bool bytes, wb_search_op *op) {
+    switch (o->scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
+        return o->ins == 1 && o->del == 1 && o->sub == 1;
+    case WB_FZ_INDEL:
+    case WB_FZ_RATIO:
+    case WB_FZ_QRATIO:
+        *op = WB_SEARCH_LCS;
+        return bytes;
+    case WB_FZ_OSA:
+        *op = WB_SEARCH_OSA;
+        return bytes;
+    case WB_FZ_HAMMING:
+        *op = WB_SEARCH_HAMMING;
+        return bytes;
+    default:
+        return false;
+    }
+}
+
 static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     const fsearch_args *in = args;
     fsearch_job *job = state;
@@ -321,8 +346,7 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
     if (!failed && bytes)
         job->quick_on = wb_fz_quick_init(&job->quick, &in->o, in->query.data, in->query.size);
-    job->lanes_on =
-        in->o.scorer == WB_FZ_LEVENSHTEIN && in->o.ins == 1 && in->o.del == 1 && in->o.sub == 1;
+    job->lanes_on = lanes_op_of(&in->o, bytes && job->qlen > 0, &job->lanes_op);
     if (!failed && job->lanes_on) {
         /* the search core reads the query as given, at every step */
         job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
@@ -484,61 +508,89 @@ static size_t symbols_in(const fsearch_job *job, size_t i) {
     return n;
 }
 
-/* Levenshtein with unit costs: the search core's distances, then each
- * candidate's score (in budgets, as the rest); true when done. */
+/* The search core's values (lanes_op), in budgets as the rest; true when
+ * done (or failed). */
 static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
-    uint64_t start = *used;
     if (!job->lanes_live) {
-        /* a distance cutoff cuts the same for every candidate */
-        size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
-                           job->o.cutoff < 4294967294.0
-                       ? (size_t)job->o.cutoff
-                       : WB_SEARCH_NO_LIMIT;
-        wb_search_status status = wb_search_init(&job->lanes, job->set, job->query_input,
-                                                 job->query_input_len, job->o.codepoints, k, 0);
+        wb_search_status status;
+        if (job->lanes_op == WB_SEARCH_LEVENSHTEIN) {
+            /* a distance cutoff cuts the same for every candidate */
+            size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
+                               job->o.cutoff < 4294967294.0
+                           ? (size_t)job->o.cutoff
+                           : WB_SEARCH_NO_LIMIT;
+            status = wb_search_init(&job->lanes, job->set, job->query_input, job->query_input_len,
+                                    job->o.codepoints, k, 0);
+        } else {
+            status = wb_search_init_op(&job->lanes, job->set, job->query_input,
+                                       job->query_input_len, job->o.codepoints, job->lanes_op);
+        }
         if (status != WB_SEARCH_OK) {
             job->failed = true;
             return true;
         }
         job->lanes_live = true;
     }
-    if (job->scored == 0 && !wb_search_step(&job->lanes, budget, used)) return false;
-    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE) {
+    if (!wb_search_step(&job->lanes, budget, used)) return false;
+    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE)
         job->failed_at = job->lanes.failed_at + 1;
-        return true;
-    }
-    if (job->lanes.status != WB_SEARCH_OK) {
+    else if (job->lanes.status != WB_SEARCH_OK)
         job->failed = true;
-        return true;
-    }
-    size_t count = job->set->count, m = job->qlen;
-    while (job->scored < count) {
-        size_t i = job->scored++, n = symbols_in(job, i), d = job->lanes.distances[i];
-        bool passed;
-        double score = wb_fz_edit_verdict(&job->o, d, m > n ? m : n, &passed);
-        if (job->cells)
-            store(job, i, score, passed);
-        else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
-            job->failed = true;
-            return true;
-        }
-        if ((i & 63) == 63) {
-            *used += 32;
-            if (*used - start >= budget && job->scored < count) return false;
-        }
-    }
-    job->next = count;
+    job->lanes_done = true;
     return true;
+}
+
+/* The scores of the candidates from job->next on, from the search core's
+ * values, until one has none (left to the other paths), the last one, or
+ * the budget (false: not done). Most candidates of a search with a limit
+ * end at the bar (the worst kept), compared as integers here. */
+static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = set->offsets;
+    size_t count = set->count, m = job->qlen, i = job->next;
+    wb_search_op op = job->lanes_op;
+    /* Levenshtein in codepoints: symbols, not bytes */
+    bool count_symbols = job->o.codepoints && !set->ascii;
+    /* the ratios' and Indel's badness is d / (m + n), the others' d / max(m, n) */
+    bool sum = op == WB_SEARCH_LCS;
+    bool bars = !job->cells;
+    uint64_t units = 0;
+    for (; i < count; i++) {
+        uint32_t v = values[i];
+        if (op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) break;
+        if ((++units & 63) == 0 && *used + units - start >= budget) break;
+        size_t n = count_symbols ? symbols_in(job, i) : (size_t)(offsets[i + 1] - offsets[i]);
+        size_t most = m > n ? m : n;
+        size_t d = op == WB_SEARCH_LCS       ? m + n - 2 * (size_t)v
+                   : op == WB_SEARCH_HAMMING ? most - v
+                                             : v;
+        bool full = bars && job->heap_len == job->limit;
+        if (full && wb_fz_below_bar(&job->heap[0].badness, d, sum ? m + n : most)) continue;
+        double score = 0.0;
+        bool passed;
+        wb_fz_bar badness;
+        wb_fz_verdict(&job->o, m, n, d, full ? &job->heap[0].badness : NULL, &score, &passed,
+                      &badness);
+        if (job->cells) {
+            store(job, i, score, passed);
+        } else if (passed && !keep(job, (hit){score, i, badness})) {
+            job->failed = true;
+            break;
+        }
+    }
+    job->next = i;
+    *used += units;
+    return i == count || job->failed ||
+           (op != WB_SEARCH_LEVENSHTEIN && values[i] == WB_SEARCH_NOT_DONE);
 }
 
 static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
     fsearch_job *job = state;
     uint64_t start = *used;
-    if (job->lanes_on && !job->sorting && !job->failed && !job->failed_at) {
+    if (job->lanes_on && !job->lanes_done) {
         if (!lanes_step(job, budget, used)) return false;
-        if (job->failed || job->failed_at) return true;
-        job->sorting = true;
-        job->unsorted = job->heap_len;
+        if (*used - start >= budget) return false;
     }
     while (!job->sorting) {
         if (job->failed || job->failed_at) return true;
@@ -547,6 +599,13 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
                 job->sorting = true;
                 job->unsorted = job->heap_len;
                 break;
+            }
+            if (job->lanes_done) {
+                /* Levenshtein's values are all there; the others' but for
+                 * the candidates the batches do not hold */
+                if (!lanes_scores(job, budget, start, used)) return false;
+                if (job->failed) return true;
+                if (job->next == job->set->count) continue;
             }
             if (job->quick_on && quick_candidate(job, used)) {
                 if (job->failed) return true;

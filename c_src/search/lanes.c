@@ -20,13 +20,18 @@ typedef size_t (*run4_fn)(wb_lanes *const[4], const wb_lanes_table[4], const uin
                           size_t, size_t);
 
 /* A batch at its first query byte: every vertical delta +1 (bits past a
- * lane's candidate never reach it); `of_index`: see wb_lanes. */
+ * lane's candidate never reach it); `of_index`: see wb_lanes. Its op is
+ * kept. */
 static void begin(wb_lanes *b, const uint64_t *of_index) {
     b->pos = 0;
     b->hopeless = false;
     b->of_index = of_index;
-    memset(b->vp, 0xff, sizeof b->vp);
-    memset(b->vn, 0, sizeof b->vn);
+    memset(b->vp, 0xff, sizeof b->vp); /* LCS: S all ones */
+    memset(b->vn, 0, sizeof b->vn);    /* Hamming: no equal position yet */
+    if (b->op == WB_LANES_OSA) {
+        memset(b->d0, 0, sizeof b->d0);
+        memset(b->pm, 0, sizeof b->pm);
+    }
 }
 
 /* Lane l's candidate in a batch being filled, and its length (1..64). */
@@ -77,28 +82,34 @@ static inline uint64_t low_bits(size_t n) {
 /* a function of each width 8, 16, 32, 64: f_<width><rest> */
 #define BY_WIDTH(f, rest)                                                                          \
     { f##_8##rest, f##_16##rest, f##_32##rest, f##_64##rest }
+/* of each operation, then width */
+#define BY_OP(f, isa)                                                                              \
+    {                                                                                              \
+        [WB_LANES_LEVENSHTEIN] = BY_WIDTH(f, isa##_lev), [WB_LANES_LCS] = BY_WIDTH(f, isa##_lcs),  \
+        [WB_LANES_OSA] = BY_WIDTH(f, isa##_osa), [WB_LANES_HAMMING] = BY_WIDTH(f, isa##_ham),      \
+    }
 
-/* by kernel, then by width */
-static const run_fn kernels[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = BY_WIDTH(run, _base),
+/* by kernel, then by operation, then by width */
+static const run_fn kernels[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
+    [WB_LANES_BASELINE] = BY_OP(run, _base),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = BY_WIDTH(run, _avx2),
-    [WB_LANES_AVX512] = BY_WIDTH(run, _avx512),
+    [WB_LANES_AVX2] = BY_OP(run, _avx2),
+    [WB_LANES_AVX512] = BY_OP(run, _avx512),
 #endif
 };
-static const run2_fn kernels2[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = BY_WIDTH(run2, _base),
+static const run2_fn kernels2[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
+    [WB_LANES_BASELINE] = BY_OP(run2, _base),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = BY_WIDTH(run2, _avx2),
-    [WB_LANES_AVX512] = BY_WIDTH(run2, _avx512),
+    [WB_LANES_AVX2] = BY_OP(run2, _avx2),
+    [WB_LANES_AVX512] = BY_OP(run2, _avx512),
 #endif
 };
 
 /* four batches at once: where a batch is one vector (AVX-512); with
  * narrower vectors a batch is already several chains */
-static const run4_fn kernels4[WB_LANES_KERNELS][4] = {
+static const run4_fn kernels4[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
 #if WB_LANES_X86
-    [WB_LANES_AVX512] = BY_WIDTH(run4, _avx512),
+    [WB_LANES_AVX512] = BY_OP(run4, _avx512),
 #endif
 };
 
@@ -169,7 +180,8 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
                     size_t max_steps) {
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels[kernel][wb_lanes_slot(b->width)](b, table, rows, query, qlen, bound, max_steps);
+    return kernels[kernel][b->op][wb_lanes_slot(b->width)](b, table, rows, query, qlen, bound,
+                                                           max_steps);
 }
 
 size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
@@ -178,12 +190,12 @@ size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table t
                      size_t max_steps) {
     b->bound = c->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels2[kernel][wb_lanes_slot(b->width)](b, table, rows, c, other_table, other_rows,
-                                                     query, qlen, bound, max_steps);
+    return kernels2[kernel][b->op][wb_lanes_slot(b->width)](
+        b, table, rows, c, other_table, other_rows, query, qlen, bound, max_steps);
 }
 
 bool wb_lanes_has_run4(wb_lanes_kernel kernel) {
-    return kernel != WB_LANES_OFF && kernels4[kernel][0] != NULL;
+    return kernel != WB_LANES_OFF && kernels4[kernel][0][0] != NULL;
 }
 
 size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lanes_table tables[4],
@@ -193,8 +205,8 @@ size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lane
     for (int i = 0; i < 4; i++)
         q[i]->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels4[kernel][wb_lanes_slot(q[0]->width)](q, tables, rows, fetch_tables, fetch_rows,
-                                                        query, qlen, bound, max_steps);
+    return kernels4[kernel][q[0]->op][wb_lanes_slot(q[0]->width)](
+        q, tables, rows, fetch_tables, fetch_rows, query, qlen, bound, max_steps);
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

@@ -28,6 +28,17 @@
 #define WB_LANES_LONGEST 64   /* longest candidate a lane holds */
 #define WB_LANES_WINDOW  4096 /* candidates of an index sorted together: 16 KiB of distances */
 
+/* What the lanes compute (lanes_run.h): the Levenshtein distance, the
+ * length of the longest common subsequence, the OSA distance (adjacent
+ * transpositions), or the number of equal positions (Hamming). */
+typedef enum {
+    WB_LANES_LEVENSHTEIN = 0,
+    WB_LANES_LCS,
+    WB_LANES_OSA,
+    WB_LANES_HAMMING,
+    WB_LANES_OPS
+} wb_lanes_op;
+
 typedef enum {
     WB_LANES_OFF = 0,  /* no batches: one candidate at a time */
     WB_LANES_BASELINE, /* the compiler's baseline (SSE2 on x86-64) */
@@ -60,6 +71,7 @@ void wb_lanes_query_free(wb_lanes_query *q);
  * first pos bytes is pos + popcount(vp & mask) - popcount(vn & mask): no
  * score is carried from step to step. */
 typedef struct {
+    wb_lanes_op op; /* set by the user of the batch, kept by start and load */
     unsigned width; /* bits per lane: 8, 16, 32 or 64 */
     unsigned used;  /* lanes holding a candidate */
     size_t pos;     /* query bytes done */
@@ -73,6 +85,8 @@ typedef struct {
      * state is only 8-byte aligned) */
     unsigned char vp[WB_LANES_BYTES];
     unsigned char vn[WB_LANES_BYTES];
+    unsigned char d0[WB_LANES_BYTES]; /* OSA: the last step's d0 and match masks */
+    unsigned char pm[WB_LANES_BYTES];
     unsigned char mask[WB_LANES_BYTES];  /* a lane's len low bits; 0 when unused */
     unsigned char score[WB_LANES_BYTES]; /* the distances, once pos is the query's length */
 } wb_lanes;
@@ -172,7 +186,8 @@ size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lane
                      const uint8_t *const fetch_rows[4], const uint8_t *query, size_t qlen,
                      size_t bound, size_t max_steps);
 
-/* A finished batch's distance in a lane (meaningful unless hopeless). */
+/* A finished batch's score in a lane (meaningful unless hopeless): its
+ * operation's distance, LCS or equal positions. */
 static inline uint64_t wb_lanes_score(const wb_lanes *b, unsigned lane) {
     const unsigned char *at = b->score + (size_t)lane * (b->width / 8);
     uint16_t v16;

@@ -141,6 +141,17 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
     return WB_SEARCH_OK;
 }
 
+wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const uint8_t *query,
+                                   size_t qlen, bool codepoints, wb_search_op op) {
+    wb_search_status status =
+        wb_search_init(s, set, query, qlen, codepoints, WB_SEARCH_NO_LIMIT, 0);
+    if (status != WB_SEARCH_OK) return status;
+    s->op = op;
+    for (int i = 0; i < 4; i++)
+        s->batch[i].op = (wb_lanes_op)op;
+    return WB_SEARCH_OK;
+}
+
 /* The distance from the query (1..64 bytes, match table peq) to t, or
  * bound + 1 once it cannot end at or under bound. */
 static size_t myers_word(const uint64_t peq[256], size_t m, const uint8_t *t, size_t n,
@@ -404,6 +415,18 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     const wb_search_set *set = s->set;
     const uint8_t *t = set->bytes + set->offsets[i];
     size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (s->op != WB_SEARCH_LEVENSHTEIN) {
+        /* only the batches compute the other operations */
+        unsigned place = n <= WB_LANES_LONGEST ? s->lane_slot[n] : 0; /* 0: kernel off */
+        if (place == 0) {
+            s->distances[i] = WB_SEARCH_NOT_DONE;
+            return 1;
+        }
+        unsigned slot = place - 1;
+        s->waiting[slot][s->waiting_len[slot]++] = i;
+        if (s->waiting_len[slot] == s->group * wb_lanes_count(8u << slot)) start_batch(s, slot);
+        return 1 + n / 2;
+    }
     if (!s->codepoints) {
         size_t diff = length_diff(n, s->qlen);
         if (diff > bound) { /* the length difference is the least distance */

@@ -32,6 +32,11 @@
  * Candidates in batches finish out of input order; nearest still breaks
  * ties by input order, and distances are stored by index.
  *
+ * The batches also compute, for the fuzzy scorers (wb_search_init_op),
+ * the longest common subsequence (Indel and the ratios), the OSA distance
+ * and Hamming's equal positions of every candidate they hold: the same
+ * tables, another step per query byte (lanes_run.h).
+ *
  * Unit of work (about 3 ns here): one scalar step (a candidate byte
  * against the query, the pair core's estimate on its path), two per
  * vector step of a batch, one per 2 lanes of a finished batch, one per
@@ -100,8 +105,23 @@ typedef enum {
 
 #define WB_SEARCH_NO_LIMIT SIZE_MAX
 
+/* What a search computes for each candidate (wb_search_init_op): the
+ * Levenshtein distance, or, for the candidates of 1..64 bytes that go in
+ * batches, the length of the longest common subsequence with the query,
+ * the OSA distance, or the number of equal positions (Hamming). */
+typedef enum {
+    WB_SEARCH_LEVENSHTEIN = WB_LANES_LEVENSHTEIN,
+    WB_SEARCH_LCS = WB_LANES_LCS,
+    WB_SEARCH_OSA = WB_LANES_OSA,
+    WB_SEARCH_HAMMING = WB_LANES_HAMMING,
+} wb_search_op;
+
+/* The value of a candidate wb_search_init_op leaves to its caller. */
+#define WB_SEARCH_NOT_DONE UINT32_MAX
+
 typedef struct {
     const wb_search_set *set;
+    wb_search_op op;
     uint8_t *query; /* owned copy */
     size_t qlen;
     bool codepoints;
@@ -179,6 +199,15 @@ void wb_search_set_block_allocator(const wb_search_block_allocator *allocator);
  * is searched in byte mode (the same distances, the byte kernels). */
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
                                 size_t qlen, bool codepoints, size_t max_distance, size_t limit);
+
+/* Prepares the values of `op` for every candidate of `set`, with no
+ * cutoff (wb_search_init with limit 0, for WB_SEARCH_LEVENSHTEIN). For
+ * the other operations only the candidates the batches hold get a value
+ * (1..64 bytes, a query of at least one byte, byte mode or an ASCII query
+ * in an ASCII set, batches on): the others are WB_SEARCH_NOT_DONE, for the
+ * caller to compute. */
+wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const uint8_t *query,
+                                   size_t qlen, bool codepoints, wb_search_op op);
 
 /* Does about `budget` units (at least one candidate), adds them to *used;
  * true when finished (or stopped by an error, see s->status). */

@@ -38,7 +38,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
   alias WellBehaved.{Native, Options}
   alias WellBehaved.Fuzzy.Processor
-  alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
+  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search, Shard}
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
@@ -380,10 +380,22 @@ defmodule WellBehaved.Fuzzy.Index do
   defp segment(texts, scored, keys) do
     count = length(texts)
 
-    with {:ok, ref} <- packed(scored, count),
+    with {:ok, ref} <- indexed(scored, count),
          {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
          {:ok, keys} <- packed_keys(keys, count) do
       {:ok, %{ref: ref, count: count, texts: texts_ref, keys: keys}}
+    end
+  end
+
+  # the scored texts: packed with the search core's batches, made once
+  defp indexed(list, count) do
+    case Search.index(list, count, %Call{}, @add) do
+      {:ok, ref, ^count} ->
+        :ok = Native.pack_keep(ref)
+        {:ok, ref}
+
+      {:error, _} = error ->
+        Errors.failed(@add, error)
     end
   end
 
