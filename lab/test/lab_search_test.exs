@@ -73,9 +73,9 @@ defmodule WellBehaved.LabSearchTest do
     %{
       candidates: count,
       scorers: [
-        %{method: :levenshtein_nearest, ns: 8.0, low: 7.0, high: 9.0},
-        %{method: :ratio, ns: ratio_ns, low: ratio_ns, high: ratio_ns},
-        %{method: :hamming, ns: 5.0, low: 4.0, high: 6.0}
+        %{method: :levenshtein_nearest, ns: 8.0, low: 7.0, high: 9.0} |> cold(9.0),
+        %{method: :ratio, ns: ratio_ns, low: ratio_ns, high: ratio_ns} |> cold(ratio_ns + 3),
+        %{method: :hamming, ns: 5.0, low: 4.0, high: 6.0} |> cold(11.0)
       ],
       cdist: %{
         queries: 1_000,
@@ -97,17 +97,40 @@ defmodule WellBehaved.LabSearchTest do
     }
   end
 
+  defp cold(row, ns), do: Map.merge(row, %{cold_ns: ns, cold_low: ns, cold_high: ns})
+
   test "fuzzy targets: every scorer's ns per candidate, cdist's speed-up interval, its lateness" do
     assert Enum.map(Search.Analysis.fuzzy_targets(fuzzy(100_000, 9.0, 1.85, :within)), & &1.met) ==
              [true, true, true]
 
     [ns, speedup, late] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 30.0, 1.7, :outside))
     refute ns.met or speedup.met or late.met
-    assert ns.measured =~ "1 of 2 within; slowest ratio 30 ns"
+
+    assert ns.measured =~
+             "1 of 2 within (0 of 2 on the first query after other work); slowest ratio 30 ns"
+
+    [ns | _] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 6.0, 1.85, :within))
+    assert ns.measured == "2 of 2 within (1 of 2 on the first query after other work)"
 
     # a rough run (fewer candidates) judges nothing of the size targets
     rough = Search.Analysis.fuzzy_targets(fuzzy(2_000, 1.0, 1.9, :within))
     assert Enum.map(rough, & &1.met) == [false, false, true]
+  end
+
+  test "rapidfuzz's figures: the program's lines parsed, beside ours in the report" do
+    out = "ratio cached 32.252 31.453 111.733\nratio multi 5.894 5.750 5.925\nchecksum 1.0\n"
+    rows = Search.Rapidfuzz.parse(out)
+
+    assert rows == [
+             %{method: :ratio, way: :cached, ns: 32.252, low: 31.453, high: 111.733},
+             %{method: :ratio, way: :multi, ns: 5.894, low: 5.75, high: 5.925}
+           ]
+
+    rf = %{available: true, rows: rows}
+    assert Search.Rapidfuzz.ns(rf, :ratio, :multi) == 5.894
+    assert Search.Rapidfuzz.ns(rf, :hamming, :multi) == nil
+    assert Search.Rapidfuzz.ns(%{available: false, reason: "x"}, :ratio, :cached) == nil
+    assert Search.Rapidfuzz.ns(nil, :ratio, :cached) == nil
   end
 
   # a repeat of the lateness windows: :auto and pure Erlang p99 (ms)
@@ -149,6 +172,13 @@ defmodule WellBehaved.LabSearchTest do
     assert length(result.fuzzy.scorers) == length(WellBehaved.Fuzzy.Call.scorers()) + 1
     assert markdown =~ "### Fuzzy matching: every scorer, cdist" and markdown =~ "`wratio`"
     assert [_ | _] = result.fuzzy.cdist.pairs
+    # rapidfuzz's figures beside ours, or why there are none
+    assert markdown =~ "rapidfuzz-cpp"
+
+    if result.fuzzy.rapidfuzz.available,
+      do: assert(Search.Rapidfuzz.ns(result.fuzzy.rapidfuzz, :ratio, :cached) > 0),
+      else: assert(markdown =~ "RAPIDFUZZ_CPP")
+
     assert markdown =~ "of 100-200 bytes" and markdown =~ "150-byte queries"
     for m <- @methods ++ long.methods, do: assert(markdown =~ "`#{m}`")
     # no earlier figures for a rough run's sizes

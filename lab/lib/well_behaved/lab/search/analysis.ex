@@ -70,7 +70,8 @@ defmodule WellBehaved.Lab.Search.Analysis do
   @doc """
   The fuzzy part's targets (`WellBehaved.Lab.Search.Fuzzy`): every scorer
   at most #{WellBehaved.Lab.Search.Fuzzy.ns_bound()} ns per candidate through an index on 100,000
-  candidates of 10-30 bytes, cdist with every scheduler at least
+  candidates of 10-30 bytes (a query repeated on the index; the first
+  query after other work is reported beside it), cdist with every scheduler at least
   #{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one (the lower end of the interval), and
   `:auto`'s ticker within the bound of pure Erlang while cdist runs.
   """
@@ -80,21 +81,29 @@ defmodule WellBehaved.Lab.Search.Analysis do
     ns_bound = WellBehaved.Lab.Search.Fuzzy.ns_bound()
     scorers = Enum.reject(fuzzy.scorers, &(&1.method == :levenshtein_nearest))
     over = Enum.filter(scorers, &(&1.ns > ns_bound))
+    cold_within = Enum.count(scorers, &(&1.cold_ns <= ns_bound))
     c = fuzzy.cdist
     l = fuzzy.lateness
 
     [
       %{
         target:
-          "every scorer <= #{ns_bound} ns per candidate via an index (100,000 of 10-30 bytes)",
+          "every scorer <= #{ns_bound} ns per candidate via an index (100,000 of 10-30 bytes, " <>
+            "a query repeated)",
         measured:
           if(full,
             do:
-              "#{length(scorers) - length(over)} of #{length(scorers)} within; slowest " <>
-                Enum.map_join(
-                  Enum.take(Enum.sort_by(over, &(-&1.ns)), 3),
-                  ", ",
-                  &"#{&1.method} #{fmt(&1.ns, 0)} ns"
+              "#{length(scorers) - length(over)} of #{length(scorers)} within " <>
+                "(#{cold_within} of #{length(scorers)} on the first query after other work)" <>
+                if(over == [],
+                  do: "",
+                  else:
+                    "; slowest " <>
+                      Enum.map_join(
+                        Enum.take(Enum.sort_by(over, &(-&1.ns)), 3),
+                        ", ",
+                        &"#{&1.method} #{fmt(&1.ns, 0)} ns"
+                      )
                 ),
             else: "-"
           ),

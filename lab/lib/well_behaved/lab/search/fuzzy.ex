@@ -7,9 +7,14 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       `WellBehaved.Fuzzy.Index` of the set (`extract/3`, limit 5, the
       scorer's normalized similarity), and `Levenshtein.nearest/3` on a
       `Levenshtein.Index` (the older search) in the same rounds: every
-      method once a round, in an order shuffled anew for each round; the
-      figure of a scorer is its median over the rounds in ns per
-      candidate, with the range;
+      method once a round, in an order shuffled anew for each round, its
+      query timed twice in a row: first after the other methods' work
+      (`cold`: its index's batches come from memory, as for a query
+      after other work), then again at once (the index in the caches, as
+      for a service answering query after query on it); the figures of a
+      scorer are the medians over the rounds in ns per candidate, with
+      the ranges; rapidfuzz-cpp's scorers on the same set and query
+      beside them (`WellBehaved.Lab.Search.Rapidfuzz`, when built);
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
       against the set with `scorer: :ratio`, `as: :binary`, with one
       worker and with one per scheduler, in pairs run one after the other
@@ -23,7 +28,7 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
   alias WellBehaved.{Fuzzy, Levenshtein}
   alias WellBehaved.Lab.Stats
-  alias WellBehaved.Lab.Search.Lateness
+  alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz}
 
   @ns_bound 10
   @speedup_bound 1.8
@@ -47,6 +52,8 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     old = Levenshtein.Index.new(candidates)
     [query | _] = queries
     scorers = scorers(index, old, query, count, plan.rounds_one, progress)
+    progress.("rapidfuzz-cpp's scorers, #{count} candidates: #{plan.rounds_one} rounds")
+    rapidfuzz = Rapidfuzz.run(candidates, query, plan.rounds_one)
 
     shrink = min(count / 100_000, 1.0)
     cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
@@ -67,7 +74,13 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
     lateness = Lateness.measure_work(work, count, plan, progress, "cdist")
 
-    %{candidates: count, scorers: scorers, cdist: cdist, lateness: lateness}
+    %{
+      candidates: count,
+      scorers: scorers,
+      rapidfuzz: rapidfuzz,
+      cdist: cdist,
+      lateness: lateness
+    }
   end
 
   defp scorers(index, old, query, count, rounds, progress) do
@@ -83,16 +96,32 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
               scorer -> fn -> Fuzzy.extract(query, index, scorer: scorer) end
             end
 
-          t0 = System.monotonic_time(:nanosecond)
-          fun.()
-          {method, (System.monotonic_time(:nanosecond) - t0) / count}
+          cold = time(fun, count)
+          {method, {cold, time(fun, count)}}
         end
       end
 
     for method <- methods do
-      values = Enum.map(runs, & &1[method])
-      %{method: method, ns: Stats.median(values), low: Enum.min(values), high: Enum.max(values)}
+      warm = Enum.map(runs, &elem(&1[method], 1))
+      cold = Enum.map(runs, &elem(&1[method], 0))
+
+      %{
+        method: method,
+        ns: Stats.median(warm),
+        low: Enum.min(warm),
+        high: Enum.max(warm),
+        cold_ns: Stats.median(cold),
+        cold_low: Enum.min(cold),
+        cold_high: Enum.max(cold)
+      }
     end
+  end
+
+  # ns per candidate of one call
+  defp time(fun, count) do
+    t0 = System.monotonic_time(:nanosecond)
+    fun.()
+    (System.monotonic_time(:nanosecond) - t0) / count
   end
 
   defp cdist(index, queries, count, pairs, progress) do

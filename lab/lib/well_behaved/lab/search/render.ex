@@ -5,7 +5,7 @@ defmodule WellBehaved.Lab.Search.Render do
   """
 
   alias WellBehaved.Lab.{Markdown, Suite}
-  alias WellBehaved.Lab.Search.Plan
+  alias WellBehaved.Lab.Search.{Plan, Rapidfuzz}
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
   import WellBehaved.Lab.Search.Throughput, only: [row: 2]
 
@@ -83,13 +83,41 @@ defmodule WellBehaved.Lab.Search.Render do
     """
   end
 
+  defp rapidfuzz_note(%{available: true}) do
+    """
+    rapidfuzz-cpp (built `-O3 -march=native` from the checkout in
+    `RAPIDFUZZ_CPP`, `priv/wb_rapidfuzz`), same set and query, its query
+    repeated (median ns per candidate): `cached` is a cached scorer of the
+    query over the candidates one after another (`process.extract`'s
+    loop), `multi` its SIMD scorers holding every candidate (made once,
+    as an index; no such scorer: -). The last column divides our repeated
+    figure by rapidfuzz's best: below 1 is faster.
+    """
+  end
+
+  defp rapidfuzz_note(%{reason: reason}), do: "rapidfuzz-cpp: #{reason}."
+  defp rapidfuzz_note(_none), do: "rapidfuzz-cpp: not measured."
+
   # results of runs before the fuzzy part have none
   defp fuzzy_markdown(nil), do: ""
 
   defp fuzzy_markdown(f) do
+    rf = Map.get(f, :rapidfuzz)
+
     rows =
       for r <- f.scorers do
-        ["`#{r.method}`", "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})"]
+        cached = Rapidfuzz.ns(rf, r.method, :cached)
+        multi = Rapidfuzz.ns(rf, r.method, :multi)
+        best = [cached, multi] |> Enum.reject(&is_nil/1) |> Enum.min(fn -> nil end)
+
+        [
+          "`#{r.method}`",
+          "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})",
+          "#{fmt(r.cold_ns, 1)} (#{fmt(r.cold_low, 1)}-#{fmt(r.cold_high, 1)})",
+          if(cached, do: fmt(cached, 1), else: "-"),
+          if(multi, do: fmt(multi, 1), else: "-"),
+          if(best, do: "#{fmt(r.ns / best, 2)}x", else: "-")
+        ]
       end
 
     c = f.cdist
@@ -110,10 +138,14 @@ defmodule WellBehaved.Lab.Search.Render do
 
     One query (20 bytes) against #{f.candidates} candidates through a
     `Fuzzy.Index` (`extract/3`, limit 5), and `Levenshtein.nearest/3` on a
-    `Levenshtein.Index` in the same rounds; ns per candidate, median over
+    `Levenshtein.Index` in the same rounds, each method's query timed right
+    after the other methods' work (its index's memory not in the caches)
+    and again at once (a query repeated); ns per candidate, median over
     the rounds (range):
 
-    #{Markdown.table(["scorer", "ns per candidate"], rows)}
+    #{Markdown.table(["scorer", "ns, query repeated", "ns, first query after other work", "rapidfuzz cached", "rapidfuzz multi", "ours / rapidfuzz's best"], rows)}
+
+    #{rapidfuzz_note(rf)}
 
     `cdist/3` of #{c.queries} queries x #{c.candidates} candidates
     (`scorer: :ratio`, `as: :binary`; #{fmt(c.ns_per_cell_one, 1)} ns a cell with one
