@@ -187,13 +187,10 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
 
     assert length(hits) == 334 + 334
 
-    assert_raise ArgumentError, ~r/add\/2: not for an index split over nodes/, fn ->
-      Index.add(split, ["x"])
-    end
-
-    assert_raise ArgumentError, ~r/delete\/2: not for an index split over nodes/, fn ->
-      Index.delete(split, :k)
-    end
+    # so do an addition to its shard (the smallest), a deletion, a cdist
+    assert Index.add(split, ["x"]) == {:error, {:nodedown, b}}
+    assert Index.delete(split, :k) == {:error, {:nodedown, b}}
+    assert Fuzzy.cdist(["key"], split) == {:error, {:nodedown, b}}
 
     assert_raise ArgumentError, ~r/only for an index split over nodes/, fn ->
       Fuzzy.extract("x", here, partial: true)
@@ -217,6 +214,134 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
     one = Index.load(Index.dump(Index.new(["only"])), nodes: [c, a, node()])
     assert Enum.to_list(one) == [{0, "only"}]
     assert Fuzzy.extract_one("only", one) == {"only", 1.0, 0}
+  end
+
+  # what a shard holds, read on its node
+  defp shard_entries({node, pid, _size}),
+    do: :erpc.call(node, WellBehaved.Levenshtein.Shard, :with_value, [pid, Enum, :to_list, []])
+
+  test "a split index takes additions and deletions where its shards are" do
+    {_, a} = start_peer()
+    {peer_b, b} = start_peer()
+    entries = ["apple", "Maple", {:k, "Key Word"}, "grape", "pear", "plum", "Peach"]
+    split = Index.new(entries, processor: :default, nodes: [a, node(), b])
+    assert [{^a, _, 3}, {_, _, 2}, {^b, _, 2}] = split.shards
+
+    # to the first of the smallest shards (this node's), keys from next
+    added = Index.add(split, ["Kiwi Fruit", {:lemon, "Lemon"}])
+    assert [{^a, _, 3}, {_, _, 4}, {^b, _, 2}] = added.shards
+    assert {Index.size(added), added.next} == {9, 9}
+
+    assert Enum.map(added.shards, &shard_entries/1) == [
+             [{0, "apple"}, {1, "Maple"}, {:k, "Key Word"}],
+             [{3, "grape"}, {4, "pear"}, {7, "Kiwi Fruit"}, {:lemon, "Lemon"}],
+             [{5, "plum"}, {6, "Peach"}]
+           ]
+
+    # the index's processor ran on the shard's node: on the new candidates and the query
+    assert Fuzzy.extract_one("KIWI-FRUIT", added, scorer: :ratio) == {"Kiwi Fruit", 1.0, 7}
+    assert Fuzzy.extract_one("lemon!", added, scorer: :ratio) == {"Lemon", 1.0, :lemon}
+
+    # then to b's, the smallest now; a map's keys are kept, next moves on as here
+    added = added |> Index.add(["Fig"]) |> Index.add(%{m: "Mango"})
+    assert [{^a, _, 4}, {_, _, 4}, {^b, _, 3}] = added.shards
+    assert {Index.size(added), added.next} == {11, 11}
+
+    assert Enum.to_list(added) ==
+             [{0, "apple"}, {1, "Maple"}, {:k, "Key Word"}, {:m, "Mango"}] ++
+               [{3, "grape"}, {4, "pear"}, {7, "Kiwi Fruit"}, {:lemon, "Lemon"}] ++
+               [{5, "plum"}, {6, "Peach"}, {9, "Fig"}]
+
+    # the same answers as the list of its entries
+    for scorer <- [:wratio, :levenshtein], q <- ["fig", "MANGO", "pea"] do
+      opts = [scorer: scorer, limit: :all]
+
+      assert Fuzzy.extract(q, added, opts) ===
+               Fuzzy.extract(q, Enum.to_list(added), [processor: :default] ++ opts)
+    end
+
+    # a deletion: every shard drops the keys it holds, where it is
+    deleted = Index.delete(added, [0, :m, 7, :lemon, 9, :nope])
+    assert [{^a, _, 2}, {_, _, 2}, {^b, _, 2}] = deleted.shards
+    assert {Index.size(deleted), deleted.next} == {6, 11}
+
+    assert Enum.map(deleted.shards, &shard_entries/1) == [
+             [{1, "Maple"}, {:k, "Key Word"}],
+             [{3, "grape"}, {4, "pear"}],
+             [{5, "plum"}, {6, "Peach"}]
+           ]
+
+    assert Fuzzy.extract("kiwi fruit", deleted, scorer: :ratio, score_cutoff: 0.9) == []
+    # one key; keys not held change nothing
+    deleted = deleted |> Index.delete(:k) |> Index.delete(:nope)
+    assert [{^a, _, 1}, {_, _, 2}, {^b, _, 2}] = deleted.shards
+    assert Index.size(deleted) == 5
+
+    # positions go on from next, never reused; a dump keeps it
+    again = Index.add(deleted, ["Olive"])
+    assert [{^a, _, 2}, {_, _, 2}, {^b, _, 2}] = again.shards
+    assert shard_entries(hd(again.shards)) == [{1, "Maple"}, {11, "Olive"}]
+    assert again |> Index.dump() |> Index.load() |> Index.add(["z"]) |> Enum.member?({12, "z"})
+    assert Index.add(again, []) == again
+
+    # a node down: its shard's addition, or any deletion, names it
+    smaller = Index.delete(again, 5)
+    assert [{^a, _, 2}, {_, _, 2}, {^b, _, 1}] = smaller.shards
+    :peer.stop(peer_b)
+    assert Index.add(smaller, ["x"]) == {:error, {:nodedown, b}}
+    assert Index.delete(smaller, [1]) == {:error, {:nodedown, b}}
+    # the bad choice raises here, before any node is asked
+    assert_raise ArgumentError,
+                 ~r/Index.add\/2: the candidate at position 1 is not a binary/,
+                 fn ->
+                   Index.add(smaller, ["x", :y])
+                 end
+  end
+
+  test "cdist on a split index: the matrix of its entries in its order, as here" do
+    {_, a} = start_peer()
+    {_, b} = start_peer()
+
+    for processor <- [nil, :default, &String.upcase/1] do
+      split =
+        (words(120) ++ [{:k, "Key Word"}] ++ words(60))
+        |> Index.new(processor: processor, nodes: [a, node(), b])
+        |> Index.add(words(25))
+        |> Index.add(words(40))
+        |> Index.delete([3, 100, :k, 190])
+
+      entries = Enum.to_list(split)
+      assert length(entries) == 242
+      here = Index.new(entries, processor: processor)
+      texts = Enum.map(entries, &elem(&1, 1))
+      queries = Enum.take(texts, 5) ++ [word(8), "KEY word"]
+
+      for opts <- [
+            [scorer: :levenshtein, score: :distance],
+            [scorer: :wratio],
+            [scorer: :token_set_ratio, as: :binary]
+          ] do
+        matrix = Fuzzy.cdist(queries, split, opts)
+        assert matrix == Fuzzy.cdist(queries, here, opts), inspect({processor, opts})
+
+        assert matrix == Fuzzy.cdist(queries, texts, [processor: processor] ++ opts),
+               inspect({processor, opts})
+      end
+
+      # a column per entry, in the index's order
+      [row] = Fuzzy.cdist([Enum.at(texts, 200)], split, scorer: :ratio)
+      assert length(row) == 242
+      assert Enum.at(row, 200) == 1.0
+    end
+
+    split = Index.new(["a", "b"], nodes: [a, b])
+
+    assert_raise ArgumentError, ~r/Fuzzy.cdist\/3: invalid :processor/, fn ->
+      Fuzzy.cdist(["a"], split, processor: :default)
+    end
+
+    empty = Index.new([], nodes: [a, b])
+    assert Fuzzy.cdist(["a"], empty) == Fuzzy.cdist(["a"], [])
   end
 
   test "hits outlive their index: texts are binaries over its memory, freed with the last of them" do

@@ -208,7 +208,12 @@ defmodule WellBehaved.Fuzzy do
   The score of every query against every candidate: a matrix with a row
   per query (in order) and a column per candidate (in order), as rapidfuzz's
   `process.cdist` gives it. `candidates`: binaries, or a
-  `WellBehaved.Fuzzy.Index` (its entries' order, its processor).
+  `WellBehaved.Fuzzy.Index` (its entries' order, its processor). An index
+  split over nodes gives its candidates (as processed) to this node,
+  every shard in parallel within the index's `timeout:`, in its order
+  (`Enum.to_list/1`'s); when a shard does not answer, the call returns
+  `{:error, {reason, node}}` (reasons as
+  `WellBehaved.Levenshtein.nearest/3` lists them).
 
   Options as `score/3` (a pair beyond `score_cutoff:` has the worst score
   of its kind), and:
@@ -231,7 +236,7 @@ defmodule WellBehaved.Fuzzy do
       [[3, 1], [4, 2]]
   """
   @spec cdist([binary()], [binary()] | Index.t(), keyword()) ::
-          [[number()]] | binary() | {:error, :enomem}
+          [[number()]] | binary() | {:error, :enomem | {term(), node()}}
   def cdist(queries, candidates, opts \\ []) do
     call = Call.options!(@cdist, opts, [:as, :workers | @pair])
 
@@ -324,11 +329,17 @@ defmodule WellBehaved.Fuzzy do
   end
 
   # the candidates packed natively (a list, packed for this call; an
-  # index's one segment), the processor of the queries, and whether to
-  # give the packed list back afterwards
-  defp cdist_set!(%Index{shards: [_ | _]}, _call) do
-    raise ArgumentError,
-          "#{@cdist}: not for an index split over nodes: call extract/3 for each query"
+  # index's one segment; the shards' candidates, gathered here), the
+  # processor of the queries, and whether to give the packed list back
+  # afterwards
+  defp cdist_set!(%Index{shards: [_ | _]} = index, call) do
+    no_processor!(@cdist, call)
+
+    # as scored: the processor ran where each shard is
+    case Index.ask_held(index, {Index, :scored_texts, []}) do
+      {:error, _} = error -> error
+      parts -> packed(Enum.concat(parts), index.processor)
+    end
   end
 
   defp cdist_set!(%Index{} = index, call) do

@@ -5,8 +5,9 @@ defmodule WellBehaved.Fuzzy.Index do
   in place of a list or a map: nothing is copied at each search, and the
   processor ran once, when the candidates came in.
 
-  An index is a value: `add/3` and `delete/2` return a new index and leave
-  the old one as it was (both share what did not change). Its entries are
+  An index is a value: `add/2` and `delete/2` return a new index and leave
+  the old one as it was (both share what did not change; an index split
+  over nodes, see `new/2`, is changed where its shards are). Its entries are
   `{key, candidate}`, in the order they came in; a candidate given without
   a key gets the next position as its key (0, 1, ...). It enumerates
   (`Enum.to_list/1` gives the entries), and `dump/1` makes it a binary
@@ -42,7 +43,6 @@ defmodule WellBehaved.Fuzzy.Index do
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
-  @delete "WellBehaved.Fuzzy.Index.delete/2"
   @dump "WellBehaved.Fuzzy.Index.dump/1"
   @load "WellBehaved.Fuzzy.Index.load/2"
   @dump_version 1
@@ -93,12 +93,14 @@ defmodule WellBehaved.Fuzzy.Index do
   `WellBehaved.Levenshtein.Index.new/2` does). A search asks every shard
   in parallel and merges the hits: the same answer as one index here.
   `timeout:` (milliseconds, default 5000) bounds each node's answer, here
-  and in every search; a search may give its own, and `partial: true`
-  (see `WellBehaved.Fuzzy.extract/3`). Such an index enumerates, sizes
-  and dumps like any other; `add/2` and `delete/2` raise on it (dump it,
-  change it here, load it with `nodes:` again); `cdist/3` does not take
-  it. Returns `{:error, {reason, node}}` when a node does not take its
-  shard (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
+  and in every search, addition and deletion; a search may give its own,
+  and `partial: true` (see `WellBehaved.Fuzzy.extract/3`). Such an index
+  enumerates, sizes, dumps, takes additions and deletions (see `add/2`
+  and `delete/2`: its shards change where they are) and serves
+  `WellBehaved.Fuzzy.cdist/3` like any other; its order (enumeration,
+  ties of a search, columns of `cdist/3`) is shard after shard. Returns
+  `{:error, {reason, node}}` when a node does not take its shard
+  (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
   """
   @spec new(WellBehaved.Fuzzy.choices(), keyword()) :: t() | {:error, :enomem}
   def new(choices, opts \\ []) do
@@ -137,9 +139,47 @@ defmodule WellBehaved.Fuzzy.Index do
   The index with `choices` added after its entries (processed by the
   index's processor). Returns `{:error, :enomem}` when native memory runs
   out.
+
+  On an index split over nodes, the new entries go to the shard holding
+  the fewest (the first of those), made there, and come after that
+  shard's entries (the index's order is shard after shard); candidates
+  without a key take the next positions as here. The shard is changed
+  where it is: every copy of the index value shares it, so use the value
+  returned (its size and next key are up to date). Returns `{:error,
+  {reason, node}}` when that shard does not answer within the index's
+  `timeout:` (reasons as `WellBehaved.Levenshtein.nearest/3` lists them,
+  `:enomem` when native memory ran out there); after a `:timeout` the
+  entries may have been added all the same.
   """
-  @spec add(t(), WellBehaved.Fuzzy.choices()) :: t() | {:error, :enomem}
-  def add(%__MODULE__{shards: [_ | _]}, _choices), do: split_over_nodes!(@add)
+  @spec add(t(), WellBehaved.Fuzzy.choices()) ::
+          t() | {:error, :enomem | {atom() | tuple(), node()}}
+  def add(%__MODULE__{shards: [_ | _] = shards} = index, choices) do
+    {texts, keys} = entries!(@add, choices, index.next)
+
+    case length(texts) do
+      0 ->
+        index
+
+      count ->
+        # the shard holding the fewest entries (the first of those)
+        {{node, pid, size}, at} =
+          shards |> Enum.with_index() |> Enum.min_by(fn {{_, _, size}, _} -> size end)
+
+        # keys given here (positions from the index's next): a shard's own
+        # next is not the index's
+        pairs = Enum.zip(keys, texts)
+        call = [{node, {__MODULE__, :update_held, [pid, :add, [pairs]]}, size}]
+
+        case Distributed.ask(call, settings(index), fn [{new_size, _}] -> new_size end) do
+          {:error, _} = error ->
+            error
+
+          new_size ->
+            shards = List.replace_at(shards, at, {node, pid, new_size})
+            %{index | shards: shards, size: index.size + count, next: index.next + count}
+        end
+    end
+  end
 
   def add(%__MODULE__{} = index, choices) do
     {texts, keys} = entries!(@add, choices, index.next)
@@ -163,10 +203,33 @@ defmodule WellBehaved.Fuzzy.Index do
   @doc """
   The index without the entries whose key is `key`, or is in `keys` (a
   list). Keys it does not hold are ignored.
+
+  On an index split over nodes, every shard deletes the keys it holds,
+  where it is, all in parallel (each within the index's `timeout:`); as
+  with `add/2`, every copy of the index value shares the shards, so use
+  the value returned. Returns `{:error, {reason, node}}` when a shard does
+  not answer (the first in the index's order; reasons as
+  `WellBehaved.Levenshtein.nearest/3` lists them): the shards that did
+  answer have deleted the keys, and the same deletion may be made again.
   """
   @spec delete(t(), WellBehaved.Fuzzy.key() | [WellBehaved.Fuzzy.key()]) ::
-          t() | {:error, :enomem}
-  def delete(%__MODULE__{shards: [_ | _]}, _keys), do: split_over_nodes!(@delete)
+          t() | {:error, :enomem | {atom() | tuple(), node()}}
+  def delete(%__MODULE__{shards: [_ | _] = shards} = index, keys) do
+    keys = if is_list(keys), do: keys, else: [keys]
+
+    calls =
+      for {node, pid, size} <- shards,
+          do: {node, {__MODULE__, :update_held, [pid, :delete, [keys]]}, size}
+
+    case Distributed.ask(calls, settings(index), &Enum.map(&1, fn {size, _} -> size end)) do
+      {:error, _} = error ->
+        error
+
+      sizes ->
+        shards = for {{node, pid, _}, size} <- Enum.zip(shards, sizes), do: {node, pid, size}
+        %{index | shards: shards, size: Enum.sum(sizes)}
+    end
+  end
 
   def delete(%__MODULE__{} = index, keys) when is_list(keys) do
     gone = MapSet.new(keys)
@@ -225,15 +288,8 @@ defmodule WellBehaved.Fuzzy.Index do
   @doc false
   # every shard's answer to m.f(its index, a...), in order; raises when
   # one does not answer
-  def held(%__MODULE__{shards: shards, timeout: timeout}, name, {m, f, a}) do
-    calls =
-      for {node, pid, size} <- shards, do: {node, {Shard, :with_value, [pid, m, f, a]}, size}
-
-    case Distributed.ask(
-           calls,
-           %{timeout: timeout, partial: false},
-           &Enum.map(&1, fn {x, _} -> x end)
-         ) do
+  def held(%__MODULE__{} = index, name, mfa) do
+    case ask_held(index, mfa) do
       {:error, {reason, node}} ->
         raise RuntimeError, "#{name}: the shard on #{node} did not answer: #{inspect(reason)}"
 
@@ -242,11 +298,47 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  defp split_over_nodes!(name) do
-    raise ArgumentError,
-          "#{name}: not for an index split over nodes: dump/1 it, change it here, " <>
-            "and load/2 it with nodes:"
+  @doc false
+  # every shard's answer to m.f(its index, a...), in order, or
+  # {:error, {reason, node}} for the first that does not answer
+  def ask_held(%__MODULE__{shards: shards} = index, {m, f, a}) do
+    calls =
+      for {node, pid, size} <- shards, do: {node, {Shard, :with_value, [pid, m, f, a]}, size}
+
+    Distributed.ask(calls, settings(index), &Enum.map(&1, fn {x, _} -> x end))
   end
+
+  defp settings(index), do: %{timeout: index.timeout, partial: false}
+
+  @doc false
+  # On a shard's node: the index `holder` holds replaced by
+  # `f(that index, a...)` (made here, in the bounded call, not in the
+  # holder); the size of the new one, or {:error, :enomem}. The holder
+  # takes it only if it still holds the value this call changed
+  # (Shard.swap_value/3): else (another change came first) it is made
+  # again on the newer value.
+  def update_held(holder, f, a) do
+    old = GenServer.call(holder, :index, :infinity)
+
+    case apply(__MODULE__, f, [old | a]) do
+      {:error, _} = error ->
+        error
+
+      ^old ->
+        old.size
+
+      new ->
+        case Shard.swap_value(holder, old, new) do
+          :ok -> new.size
+          :changed -> update_held(holder, f, a)
+        end
+    end
+  end
+
+  @doc false
+  # the candidates as scored, in order (a shard's part of cdist/3)
+  @spec scored_texts(t()) :: [binary()]
+  def scored_texts(%__MODULE__{segments: segments}), do: scored(segments)
 
   @doc """
   The index a binary of `dump/1` holds, packed natively again (with

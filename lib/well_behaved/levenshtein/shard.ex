@@ -49,6 +49,13 @@ defmodule WellBehaved.Levenshtein.Shard do
     apply(m, f, [value | a])
   end
 
+  @doc """
+  Makes `holder` hold `new` in place of `old`: `:ok`, or `:changed` when
+  it no longer holds `old` (another change came first) and keeps what it
+  holds.
+  """
+  def swap_value(holder, old, new), do: GenServer.call(holder, {:swap, old, new}, :infinity)
+
   @retry_ms 500
   @grace_ms 30_000
 
@@ -117,6 +124,12 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   @impl true
   def handle_call(:index, _from, {index, _, _} = state), do: {:reply, index, state}
+
+  # a value made elsewhere from the one held, kept if that is still held
+  def handle_call({:swap, old, new}, _from, {old, starter, owner}),
+    do: {:reply, :ok, {new, starter, owner}}
+
+  def handle_call({:swap, _old, _new}, _from, state), do: {:reply, :changed, state}
 
   @impl true
   def handle_info({:DOWN, _, :process, starter, reason}, {_, starter, _} = state) do
