@@ -225,6 +225,13 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
 void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
                    double *score, bool *passed, wb_fz_bar *badness);
 
+/* The Jaro or Jaro-Winkler score of a query of m bytes against t (n
+ * bytes) from their matches and transpositions (before halving), found
+ * by any kernel: as wb_fz_quick_score scores it. */
+void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,
+                        size_t n, size_t matches, size_t transpositions, double *score,
+                        bool *passed);
+
 /* Whether the scores are integers: an edit distance's own (distance,
  * similarity). */
 bool wb_fz_integers(const wb_fz_options *o);

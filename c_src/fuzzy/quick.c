@@ -78,12 +78,14 @@ static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
     return d;
 }
 
-/* Jaro with both sides of at most 64 bytes (kernels.h's conventions):
- * the shorter side p is walked, each of its symbols taking the lowest
- * unmatched position of its symbol in t within the window. */
-static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
+/* Jaro's matches and transpositions (before halving) with both sides of
+ * at most 64 bytes (kernels.h's conventions): the shorter side p is
+ * walked, each of its symbols taking the lowest unmatched position of its
+ * symbol in t within the window. */
+static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transpositions) {
     size_t m = q->m;
-    if (n == 0) return 0.0;
+    *transpositions = 0;
+    if (n == 0) return 0;
     const uint8_t *p = q->query, *other = t;
     size_t lp = m, lt = n;
     const uint64_t *masks = q->peq;
@@ -113,7 +115,7 @@ static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
         for (size_t j = 0; j < n; j++)
             q->scratch[t[j]] = 0;
     size_t matches = (size_t)wb_fz_popcount(walked);
-    if (matches == 0) return 0.0;
+    if (matches == 0) return 0;
     size_t out_of_order = 0;
     while (walked) {
         size_t i = (size_t)__builtin_ctzll(walked), j = (size_t)__builtin_ctzll(taken);
@@ -121,8 +123,30 @@ static double jaro(wb_fz_quick *q, const uint8_t *t, size_t n) {
         walked &= walked - 1;
         taken &= taken - 1;
     }
-    size_t half = out_of_order / 2;
-    return ((double)matches / lp + (double)matches / lt + (double)(matches - half) / matches) / 3.0;
+    *transpositions = out_of_order;
+    return matches;
+}
+
+void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,
+                        size_t n, size_t matches, size_t transpositions, double *score,
+                        bool *passed) {
+    size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
+    double sim =
+        n == 0 || matches == 0
+            ? 0.0
+            : ((double)matches / lp + (double)matches / lt + (double)(matches - half) / matches) /
+                  3.0;
+    if (o->scorer == WB_FZ_JARO_WINKLER) {
+        uint32_t a[4], b[4];
+        size_t most = lp < 4 ? lp : 4;
+        for (size_t i = 0; i < most; i++) {
+            a[i] = query[i];
+            b[i] = t[i];
+        }
+        sim = wb_fz_winkler(sim, a, most, b, most, o->prefix_weight);
+    }
+    *score = wb_fz_similarity_score(o->kind, sim, 1.0);
+    *passed = wb_fz_passes(o, *score);
 }
 
 void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
@@ -171,19 +195,8 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
         return 1 + n;
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER: {
-        double sim = jaro(q, t, n);
-        if (o->scorer == WB_FZ_JARO_WINKLER) {
-            uint32_t a[4], b[4];
-            size_t most = m < n ? m : n;
-            most = most < 4 ? most : 4;
-            for (size_t i = 0; i < most; i++) {
-                a[i] = q->query[i];
-                b[i] = t[i];
-            }
-            sim = wb_fz_winkler(sim, a, most, b, most, o->prefix_weight);
-        }
-        *score = wb_fz_similarity_score(o->kind, sim, 1.0);
-        *passed = wb_fz_passes(o, *score);
+        size_t transpositions, matches = jaro(q, t, n, &transpositions);
+        wb_fz_jaro_verdict(o, q->query, m, t, n, matches, transpositions, score, passed);
         return 1 + m + n;
     }
     default:

@@ -307,8 +307,9 @@ static void fsearch_destroy(void *state) {
 }
 
 /* Whether the search core computes values for the options' scorer (true,
- * *op what), `bytes`: the query and candidates are bytes (or ASCII). */
-static bool lanes_op_of(const wb_fz_options *o, bool bytes, wb_search_op *op) {
+ * *op what), `bytes`: the query (of query_bytes) and candidates are bytes
+ * (or ASCII). */
+static bool lanes_op_of(const wb_fz_options *o, bool bytes, size_t query_bytes, wb_search_op *op) {
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
         *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
@@ -324,6 +325,10 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, wb_search_op *op) {
     case WB_FZ_HAMMING:
         *op = WB_SEARCH_HAMMING;
         return bytes;
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER:
+        *op = WB_SEARCH_JARO;
+        return bytes && query_bytes <= 64; /* a batch's Jaro in one go */
     default:
         return false;
     }
@@ -346,7 +351,7 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
     if (!failed && bytes)
         job->quick_on = wb_fz_quick_init(&job->quick, &in->o, in->query.data, in->query.size);
-    job->lanes_on = lanes_op_of(&in->o, bytes && job->qlen > 0, &job->lanes_op);
+    job->lanes_on = lanes_op_of(&in->o, bytes && job->qlen > 0, in->query.size, &job->lanes_op);
     if (!failed && job->lanes_on) {
         /* the search core reads the query as given, at every step */
         job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
@@ -561,14 +566,30 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         if (op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) break;
         if ((++units & 63) == 0 && *used + units - start >= budget) break;
         size_t n = count_symbols ? symbols_in(job, i) : (size_t)(offsets[i + 1] - offsets[i]);
+        double score = 0.0;
+        bool passed;
+        if (op == WB_SEARCH_JARO) {
+            wb_fz_jaro_verdict(&job->o, job->query_input, m, set->bytes + offsets[i], n,
+                               WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), &score,
+                               &passed);
+            /* no better than the worst kept: a later candidate loses the tie */
+            if (bars && job->heap_len == job->limit &&
+                !wb_fz_better(job->o.kind, score, job->heap[0].score))
+                continue;
+            if (job->cells)
+                store(job, i, score, passed);
+            else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
+                job->failed = true;
+                break;
+            }
+            continue;
+        }
         size_t most = m > n ? m : n;
         size_t d = op == WB_SEARCH_LCS       ? m + n - 2 * (size_t)v
                    : op == WB_SEARCH_HAMMING ? most - v
                                              : v;
         bool full = bars && job->heap_len == job->limit;
         if (full && wb_fz_below_bar(&job->heap[0].badness, d, sum ? m + n : most)) continue;
-        double score = 0.0;
-        bool passed;
         wb_fz_bar badness;
         wb_fz_verdict(&job->o, m, n, d, full ? &job->heap[0].badness : NULL, &score, &passed,
                       &badness);

@@ -87,6 +87,7 @@ static inline uint64_t low_bits(size_t n) {
     {                                                                                              \
         [WB_LANES_LEVENSHTEIN] = BY_WIDTH(f, isa##_lev), [WB_LANES_LCS] = BY_WIDTH(f, isa##_lcs),  \
         [WB_LANES_OSA] = BY_WIDTH(f, isa##_osa), [WB_LANES_HAMMING] = BY_WIDTH(f, isa##_ham),      \
+        [WB_LANES_JARO] = BY_WIDTH(f, isa##_jaro),                                                 \
     }
 
 /* by kernel, then by operation, then by width */

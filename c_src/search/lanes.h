@@ -30,12 +30,14 @@
 
 /* What the lanes compute (lanes_run.h): the Levenshtein distance, the
  * length of the longest common subsequence, the OSA distance (adjacent
- * transpositions), or the number of equal positions (Hamming). */
+ * transpositions), the number of equal positions (Hamming), or Jaro's
+ * matches and transpositions (a query of at most 64 bytes). */
 typedef enum {
     WB_LANES_LEVENSHTEIN = 0,
     WB_LANES_LCS,
     WB_LANES_OSA,
     WB_LANES_HAMMING,
+    WB_LANES_JARO,
     WB_LANES_OPS
 } wb_lanes_op;
 

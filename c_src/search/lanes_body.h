@@ -81,8 +81,10 @@ WB_TARGET static inline bool WB_CAT(WB_CAT(look_due_, WB_W), WB_ISA)(size_t j, s
 #define WB_OP_LCS         1
 #define WB_OP_OSA         2
 #define WB_OP_HAMMING     3
+#define WB_OP_JARO        4
 _Static_assert(WB_OP_LEVENSHTEIN == WB_LANES_LEVENSHTEIN && WB_OP_LCS == WB_LANES_LCS &&
-                   WB_OP_OSA == WB_LANES_OSA && WB_OP_HAMMING == WB_LANES_HAMMING,
+                   WB_OP_OSA == WB_LANES_OSA && WB_OP_HAMMING == WB_LANES_HAMMING &&
+                   WB_OP_JARO == WB_LANES_JARO,
                "lanes_run.h's operations are the enum's");
 #endif
 #define WB_OP  WB_OP_LEVENSHTEIN
@@ -102,6 +104,11 @@ _Static_assert(WB_OP_LEVENSHTEIN == WB_LANES_LEVENSHTEIN && WB_OP_LCS == WB_LANE
 #undef WB_OPN
 #define WB_OP  WB_OP_HAMMING
 #define WB_OPN _ham
+#include "lanes_run.h"
+#undef WB_OP
+#undef WB_OPN
+#define WB_OP  WB_OP_JARO
+#define WB_OPN _jaro
 #include "lanes_run.h"
 #undef WB_OP
 #undef WB_OPN

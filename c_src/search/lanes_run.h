@@ -17,6 +17,8 @@
  *     score is the distance.
  *   - Hamming: vn gathers bit j where the query byte j is the candidate's
  *     byte j (vp unused); the score is the number of equal positions.
+ *   - Jaro: a batch in one go (a query of at most 64 bytes, see jaro_);
+ *     the score is the matches and the transpositions.
  *
  * Only Levenshtein and OSA scores are distances a cutoff can stop a batch
  * on; for LCS and Hamming no lane is ever hopeless (a search gives them
@@ -24,6 +26,131 @@
  */
 #define WB_RUN_NAME(f) WB_CAT(WB_CAT(WB_CAT(WB_CAT(f, WB_W), _), WB_ISA), WB_OPN)
 
+#if WB_OP == WB_OP_JARO
+/* Jaro: a query of at most 64 bytes against the lanes, a batch in one go
+ * (no state between calls). Each query byte j, in order, takes in each
+ * lane the lowest candidate position of its byte not taken yet within
+ * the window [j - bound, j + bound], bound = max(n, qlen) / 2 - 1 (the
+ * window moves one bit a step, its lower end held at 0 while j < bound).
+ * A second pass makes the same matches again and pairs the k-th matched
+ * query byte with the k-th lowest taken position: a transposition where
+ * the candidate's byte there is not the query's. The score: the matches,
+ * and the transpositions (before halving) shifted by half the lane width.
+ * Which side is walked changes neither count. */
+WB_TARGET static inline __attribute__((always_inline)) void
+WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint8_t *const *rows,
+                   const unsigned nb, const uint8_t *query, size_t qlen) {
+    /* nb batches (a constant where inlined) of P machine vectors each:
+     * independent chains for the processor to overlap */
+    enum { P = WB_LANES_BYTES / WB_NB, LANES = WB_LANES_BYTES * 8 / WB_W };
+    const WB_V zero = {0}, one = zero + (WB_T)1;
+    WB_V bv[4 * P], w0[4 * P], mask[4 * P], taken[4 * P], win[4 * P], rest[4 * P], again[4 * P],
+        trans[4 * P];
+    for (unsigned i = 0; i < nb; i++) {
+        WB_T bound[LANES], start[LANES];
+        for (unsigned l = 0; l < LANES; l++) {
+            WB_T lane_mask;
+            memcpy(&lane_mask, bs[i]->mask + (size_t)l * (WB_W / 8), sizeof lane_mask);
+            size_t n = (size_t)__builtin_popcountll((unsigned long long)lane_mask);
+            size_t most = n > qlen ? n : qlen, bd = most / 2 > 0 ? most / 2 - 1 : 0;
+            size_t width = bd + 1 < WB_W ? bd + 1 : WB_W; /* the window at j = 0: [0, bd] */
+            bound[l] = (WB_T)bd;
+            start[l] = n == 0 ? 0 : (WB_T)(width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1);
+        }
+        for (size_t k = 0; k < P; k++) {
+            size_t x = i * P + k;
+            memcpy(&bv[x], (const unsigned char *)bound + k * WB_NB, WB_NB);
+            memcpy(&w0[x], (const unsigned char *)start + k * WB_NB, WB_NB);
+            memcpy(&mask[x], bs[i]->mask + k * WB_NB, WB_NB);
+            taken[x] = again[x] = trans[x] = zero;
+            win[x] = w0[x];
+        }
+    }
+    for (size_t j = 0; j < qlen; j++) {
+        const WB_V jv = zero + (WB_T)j;
+        for (unsigned i = 0; i < nb; i++) {
+            const unsigned char *row = tables[i][rows[i][query[j]]];
+            for (size_t k = 0; k < P; k++) {
+                size_t x = i * P + k;
+                WB_V eq = *(const WB_V *)(row + k * WB_NB);
+                WB_V open = eq & win[x] & ~taken[x];
+                taken[x] |= open & (zero - open);
+                win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
+            }
+        }
+    }
+    for (size_t x = 0; x < nb * P; x++) {
+        rest[x] = taken[x];
+        win[x] = w0[x];
+    }
+    for (size_t j = 0; j < qlen; j++) {
+        const WB_V jv = zero + (WB_T)j;
+        for (unsigned i = 0; i < nb; i++) {
+            const unsigned char *row = tables[i][rows[i][query[j]]];
+            for (size_t k = 0; k < P; k++) {
+                size_t x = i * P + k;
+                WB_V eq = *(const WB_V *)(row + k * WB_NB);
+                WB_V open = eq & win[x] & ~again[x];
+                again[x] |= open & (zero - open);
+                WB_V matched = (WB_V)(open != zero);
+                WB_V next = rest[x] & (zero - rest[x]);
+                trans[x] += (WB_V)((eq & next) == zero) & matched & one;
+                rest[x] &= ~(next & matched);
+                win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
+            }
+        }
+    }
+    for (unsigned i = 0; i < nb; i++) {
+        for (size_t k = 0; k < P; k++) {
+            size_t x = i * P + k;
+            WB_V score = WB_POPCOUNT(taken[x] & mask[x]) | (trans[x] << (WB_W / 2));
+            memcpy(bs[i]->score + k * WB_NB, &score, WB_NB);
+        }
+        bs[i]->pos = qlen;
+    }
+}
+
+WB_TARGET static size_t WB_RUN_NAME(run_)(wb_lanes *b, const wb_lanes_table table,
+                                          const uint8_t *rows, const uint8_t *query, size_t qlen,
+                                          size_t bound, size_t max_steps) {
+    (void)bound;
+    (void)max_steps;
+    wb_lanes *const bs[1] = {b};
+    const wb_lanes_table ts[1] = {table};
+    const uint8_t *const rs[1] = {rows};
+    WB_RUN_NAME(jaro_)(bs, ts, rs, 1, query, qlen);
+    return 2 * qlen;
+}
+
+WB_TARGET static size_t WB_RUN_NAME(run2_)(wb_lanes *b, const wb_lanes_table table,
+                                           const uint8_t *rows, wb_lanes *c,
+                                           const wb_lanes_table other_table,
+                                           const uint8_t *other_rows, const uint8_t *query,
+                                           size_t qlen, size_t bound, size_t max_steps) {
+    (void)bound;
+    (void)max_steps;
+    wb_lanes *const bs[2] = {b, c};
+    const wb_lanes_table ts[2] = {table, other_table};
+    const uint8_t *const rs[2] = {rows, other_rows};
+    WB_RUN_NAME(jaro_)(bs, ts, rs, 2, query, qlen);
+    return 2 * qlen;
+}
+
+#if WB_NB == 64
+WB_TARGET static size_t WB_RUN_NAME(run4_)(wb_lanes *const q[4], const wb_lanes_table tables[4],
+                                           const uint8_t *const rows[4],
+                                           const wb_lanes_table fetch_tables[4],
+                                           const uint8_t *const fetch_rows[4], const uint8_t *query,
+                                           size_t qlen, size_t bound, size_t max_steps) {
+    (void)fetch_tables;
+    (void)fetch_rows;
+    (void)bound;
+    (void)max_steps;
+    WB_RUN_NAME(jaro_)(q, tables, rows, 4, query, qlen);
+    return 2 * qlen;
+}
+#endif
+#else
 /* The vectors of part k (machine vector k of the 64 bytes) of batch b in
  * variables of their own (vp<k>, vn<k>, and for OSA vp<k>d, vp<k>m; a
  * second batch in flight: wp<k>, wn<k>, ...), so that the compiler keeps
@@ -330,6 +457,7 @@ WB_TARGET static size_t WB_RUN_NAME(run4_)(wb_lanes *const q[4], const wb_lanes_
 #undef WB_Q_LOOK
 #endif
 
+#endif /* WB_OP == WB_OP_JARO */
 #undef WB_RUN_NAME
 #undef WB_STEP_SETUP
 #undef WB_ON_TRANSPOSE

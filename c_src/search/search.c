@@ -149,6 +149,10 @@ wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const
     s->op = op;
     for (int i = 0; i < 4; i++)
         s->batch[i].op = (wb_lanes_op)op;
+    if (op == WB_SEARCH_JARO && qlen > 64) { /* a batch's Jaro is done in one go */
+        s->kernel = WB_LANES_OFF;
+        memset(s->lane_slot, 0, sizeof s->lane_slot);
+    }
     return WB_SEARCH_OK;
 }
 
@@ -311,6 +315,16 @@ static void start_batch(wb_search *s, unsigned slot) {
     }
 
 static void finish_batch(wb_search *s, const wb_lanes *b) {
+    if (b->op == WB_LANES_JARO) {
+        /* matches and transpositions, from half the lane width to bit 8 */
+        unsigned half = b->width / 2;
+        for (unsigned l = 0; l < b->used; l++) {
+            uint64_t v = wb_lanes_score(b, l);
+            s->distances[wb_lanes_candidate(b, l)] =
+                (uint32_t)((v & ((UINT64_C(1) << half) - 1)) | ((v >> half) << 8));
+        }
+        return;
+    }
     if (s->limit == 0) { /* distances: the caller's cutoff is the only bound */
         if (b->hopeless) {
             for (unsigned l = 0; l < b->used; l++)

@@ -108,13 +108,21 @@ typedef enum {
 /* What a search computes for each candidate (wb_search_init_op): the
  * Levenshtein distance, or, for the candidates of 1..64 bytes that go in
  * batches, the length of the longest common subsequence with the query,
- * the OSA distance, or the number of equal positions (Hamming). */
+ * the OSA distance, the number of equal positions (Hamming), or Jaro's
+ * matches and transpositions (WB_SEARCH_JARO_*; a query of at most 64
+ * bytes, else none). */
 typedef enum {
     WB_SEARCH_LEVENSHTEIN = WB_LANES_LEVENSHTEIN,
     WB_SEARCH_LCS = WB_LANES_LCS,
     WB_SEARCH_OSA = WB_LANES_OSA,
     WB_SEARCH_HAMMING = WB_LANES_HAMMING,
+    WB_SEARCH_JARO = WB_LANES_JARO,
 } wb_search_op;
+
+/* Jaro's value of a candidate: its matches with the query, and the
+ * transpositions (before halving) from bit 8. */
+#define WB_SEARCH_JARO_MATCHES(v)        ((v)&0xffu)
+#define WB_SEARCH_JARO_TRANSPOSITIONS(v) ((v) >> 8)
 
 /* The value of a candidate wb_search_init_op leaves to its caller. */
 #define WB_SEARCH_NOT_DONE UINT32_MAX

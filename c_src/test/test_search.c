@@ -450,13 +450,39 @@ static uint32_t *widen(const uint8_t *b, size_t n) {
     return w;
 }
 
+/* Jaro's matches and transpositions (before halving), textbook: each
+ * byte of a, in order, takes the first unmatched equal byte of b within
+ * max(m, n) / 2 - 1 of its position; the k-th matched of a against the
+ * k-th matched of b. As WB_SEARCH_JARO gives them. */
+static size_t ref_jaro(const uint8_t *a, size_t m, const uint8_t *b, size_t n) {
+    size_t most = m > n ? m : n, bound = most / 2 > 0 ? most / 2 - 1 : 0;
+    bool used_a[300] = {false}, used_b[300] = {false};
+    size_t matches = 0, trans = 0;
+    for (size_t i = 0; i < m; i++) {
+        size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < n ? i + bound + 1 : n;
+        for (size_t j = lo; j < hi; j++)
+            if (!used_b[j] && b[j] == a[i]) {
+                used_a[i] = used_b[j] = true;
+                matches++;
+                break;
+            }
+    }
+    for (size_t i = 0, j = 0; i < m; i++)
+        if (used_a[i]) {
+            while (!used_b[j])
+                j++;
+            trans += a[i] != b[j++];
+        }
+    return matches | trans << 8;
+}
+
 /* The operations other than Levenshtein: every candidate the batches hold
  * (1..64 bytes, a query of at least one byte, the kernel on, bytes or
- * ASCII codepoints) has its LCS, OSA distance or equal positions as the
- * references count them; every other one is left WB_SEARCH_NOT_DONE. A
- * list and its index, in one go and one unit at a time. */
+ * ASCII codepoints; Jaro: a query of up to 64) has its LCS, OSA
+ * distance, equal positions or Jaro's counts as the references count them; every other one is left
+ * WB_SEARCH_NOT_DONE. A list and its index, in one go and one unit at a time. */
 static void test_operations(void) {
-    const wb_search_op ops[] = {WB_SEARCH_LCS, WB_SEARCH_OSA, WB_SEARCH_HAMMING};
+    const wb_search_op ops[] = {WB_SEARCH_LCS, WB_SEARCH_OSA, WB_SEARCH_HAMMING, WB_SEARCH_JARO};
     for (int round = 0; round < 36; round++) {
         wb_search_owned_set set;
         unsigned alphabets[] = {2, 4, 26, 256};
@@ -476,18 +502,20 @@ static void test_operations(void) {
         wb_search_set indexed = set.set;
         indexed.prepared = &prepared;
         uint32_t *wq = widen(q, qlen);
-        for (size_t o = 0; o < 3; o++) {
+        for (size_t o = 0; o < 4; o++) {
             size_t *want = malloc(set.set.count * sizeof *want);
             for (size_t i = 0; i < set.set.count; i++) {
                 const uint8_t *t = set.bytes + set.offsets[i];
                 size_t n = (size_t)(set.offsets[i + 1] - set.offsets[i]);
                 bool laned = wb_lanes_current() != WB_LANES_OFF && qlen >= 1 && n >= 1 &&
-                             n <= WB_LANES_LONGEST && (!codepoints || ascii);
+                             n <= WB_LANES_LONGEST && (!codepoints || ascii) &&
+                             (ops[o] != WB_SEARCH_JARO || qlen <= 64);
                 uint32_t *wt = widen(t, n);
                 want[i] = !laned                    ? WB_SEARCH_NOT_DONE
                           : ops[o] == WB_SEARCH_LCS ? fzr_lcs(wq, qlen, wt, n)
-                          : ops[o] == WB_SEARCH_OSA
-                              ? fzr_osa(wq, qlen, wt, n)
+                          : ops[o] == WB_SEARCH_OSA ? fzr_osa(wq, qlen, wt, n)
+                          : ops[o] == WB_SEARCH_JARO
+                              ? ref_jaro(q, qlen, t, n)
                               : (qlen > n ? qlen : n) - fzr_hamming(wq, qlen, wt, n);
                 free(wt);
             }
