@@ -78,7 +78,7 @@ c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c $(CORE_SRC)
 
-c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_search.c $(CORE_SRC)
 

@@ -156,9 +156,13 @@ static inline size_t fzr_hamming(const uint32_t *a, size_t m, const uint32_t *b,
 
 /* ---- Jaro, Jaro-Winkler ------------------------------------------------------ */
 
-static inline double fzr_jaro(const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
-    if (m == 0 && n == 0) return 1.0;
-    if (m == 0 || n == 0) return 0.0;
+/* Jaro's matches, and in *transpositions the matched pairs out of order
+ * (before halving): the shorter side p (a when equal) walked, each symbol
+ * taking the first free equal symbol of t within max / 2 - 1. */
+static inline size_t fzr_jaro_counts(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                                     size_t *transpositions) {
+    *transpositions = 0;
+    if (m == 0 || n == 0) return 0;
     /* p the shorter (a when equal), t the other */
     const uint32_t *p = m <= n ? a : b, *t = m <= n ? b : a;
     size_t lp = m <= n ? m : n, lt = m <= n ? n : m;
@@ -176,23 +180,28 @@ static inline double fzr_jaro(const uint32_t *a, size_t m, const uint32_t *b, si
                 break;
             }
     }
-    double r = 0.0;
-    if (matches > 0) {
-        /* the matched symbols of both, in their order, paired */
-        size_t k = 0, j = 0;
-        for (size_t i = 0; i < lp; i++) {
-            if (!p_used[i]) continue;
-            while (!t_used[j])
-                j++;
-            k += p[i] != t[j];
+    /* the matched symbols of both, in their order, paired */
+    size_t k = 0, j = 0;
+    for (size_t i = 0; matches > 0 && i < lp; i++) {
+        if (!p_used[i]) continue;
+        while (!t_used[j])
             j++;
-        }
-        double mf = (double)matches, tf = (double)(k / 2);
-        r = (mf / (double)lp + mf / (double)lt + (mf - tf) / mf) / 3.0;
+        k += p[i] != t[j];
+        j++;
     }
     free(p_used);
     free(t_used);
-    return r;
+    *transpositions = k;
+    return matches;
+}
+
+static inline double fzr_jaro(const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
+    if (m == 0 && n == 0) return 1.0;
+    size_t lp = m <= n ? m : n, lt = m <= n ? n : m, k;
+    size_t matches = fzr_jaro_counts(a, m, b, n, &k);
+    if (matches == 0) return 0.0;
+    double mf = (double)matches, tf = (double)(k / 2);
+    return (mf / (double)lp + mf / (double)lt + (mf - tf) / mf) / 3.0;
 }
 
 static inline double fzr_jaro_winkler(const uint32_t *a, size_t m, const uint32_t *b, size_t n,

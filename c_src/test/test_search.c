@@ -450,29 +450,9 @@ static uint32_t *widen(const uint8_t *b, size_t n) {
     return w;
 }
 
-/* Jaro's matches and transpositions (before halving), textbook: each
- * byte of a, in order, takes the first unmatched equal byte of b within
- * max(m, n) / 2 - 1 of its position; the k-th matched of a against the
- * k-th matched of b. As WB_SEARCH_JARO gives them. */
-static size_t ref_jaro(const uint8_t *a, size_t m, const uint8_t *b, size_t n) {
-    size_t most = m > n ? m : n, bound = most / 2 > 0 ? most / 2 - 1 : 0;
-    bool used_a[300] = {false}, used_b[300] = {false};
-    size_t matches = 0, trans = 0;
-    for (size_t i = 0; i < m; i++) {
-        size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < n ? i + bound + 1 : n;
-        for (size_t j = lo; j < hi; j++)
-            if (!used_b[j] && b[j] == a[i]) {
-                used_a[i] = used_b[j] = true;
-                matches++;
-                break;
-            }
-    }
-    for (size_t i = 0, j = 0; i < m; i++)
-        if (used_a[i]) {
-            while (!used_b[j])
-                j++;
-            trans += a[i] != b[j++];
-        }
+/* Jaro's value as WB_SEARCH_JARO gives it, by the reference */
+static size_t ref_jaro(const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
+    size_t trans, matches = fzr_jaro_counts(a, m, b, n, &trans);
     return matches | trans << 8;
 }
 
@@ -515,7 +495,7 @@ static void test_operations(void) {
                           : ops[o] == WB_SEARCH_LCS ? fzr_lcs(wq, qlen, wt, n)
                           : ops[o] == WB_SEARCH_OSA ? fzr_osa(wq, qlen, wt, n)
                           : ops[o] == WB_SEARCH_JARO
-                              ? ref_jaro(q, qlen, t, n)
+                              ? ref_jaro(wq, qlen, wt, n)
                               : (qlen > n ? qlen : n) - fzr_hamming(wq, qlen, wt, n);
                 free(wt);
             }
