@@ -56,18 +56,27 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     end
   end
 
-  test "short queries take quick scores: the same as score/3's, at every length and cutoff" do
-    # queries of 1..64 bytes, candidates around 64 (Jaro's bound) and
-    # beyond 4096 (the quick scores' bound), in bytes and ASCII codepoints
+  test "short queries take quick scores and batches: the same as score/3's, at every length and cutoff" do
+    # queries of 1..64 bytes (of one token, or with spaces), candidates
+    # around 64 (Jaro's bound, the batches') and beyond 4096 (the quick
+    # scores' bound), some with whitespace, in bytes and ASCII codepoints;
+    # as a list and through an index (its batches made once)
     list =
       for(n <- [0, 1, 2, 5, 20, 63, 64, 65, 100, 4097], do: word(n, ~c"abc ")) ++
-        for(_ <- 1..30, do: word(Enum.random(0..70), ~c"ab"))
+        for(_ <- 1..30, do: word(Enum.random(0..70), ~c"ab")) ++
+        for(_ <- 1..10, do: word(Enum.random(1..20), ~c"ab\t\n"))
+
+    index = Fuzzy.Index.new(list)
 
     for qlen <- [1, 7, 33, 64],
-        scorer <- [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler],
+        alphabet <- [~c"abc ", ~c"abc"],
+        scorer <-
+          [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler] ++
+            [:token_sort_ratio, :token_set_ratio, :token_ratio],
         unit <- [:byte, :codepoint],
-        cutoff <- [nil, 0.5] do
-      query = word(qlen, ~c"abc ")
+        cutoff <- [nil, 0.5],
+        candidates <- [list, index] do
+      query = word(qlen, alphabet)
       opts = [scorer: scorer, unit: unit, score_cutoff: cutoff]
 
       want =
@@ -77,8 +86,11 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         |> Enum.filter(fn {_, score, _} -> cutoff == nil or score >= cutoff end)
         |> Enum.sort_by(fn {_, score, at} -> {-score, at} end)
 
-      assert Fuzzy.extract(query, list, [limit: :all] ++ opts) === want,
-             "#{scorer} #{unit} query of #{qlen}, cutoff #{inspect(cutoff)}"
+      assert Fuzzy.extract(query, candidates, [limit: :all] ++ opts) === want,
+             "#{scorer} #{unit} query #{inspect(query)}, cutoff #{inspect(cutoff)}"
+
+      # the best few, as a search with a limit keeps them (the bar)
+      assert Fuzzy.extract(query, candidates, [limit: 3] ++ opts) === Enum.take(want, 3)
     end
   end
 

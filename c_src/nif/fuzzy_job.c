@@ -225,6 +225,10 @@ typedef struct {
      * batches hold, the others left to the paths below; then the scores */
     bool lanes_on, lanes_live, lanes_done;
     wb_search_op lanes_op;
+    /* the token scores of a query of one token: the ratio, for every
+     * candidate of one token (the others by the other paths) */
+    bool one_token;
+    wb_fz_options lanes_o; /* the options the values are scored by */
     wb_search lanes;
     uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
@@ -306,10 +310,19 @@ static void fsearch_destroy(void *state) {
     memset(job, 0, sizeof *job);
 }
 
+/* Whether n bytes hold whitespace (the token scores' separators in bytes
+ * and in ASCII). */
+static bool has_space(const uint8_t *b, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (b[k] == ' ' || (b[k] >= 9 && b[k] <= 13)) return true;
+    return false;
+}
+
 /* Whether the search core computes values for the options' scorer (true,
  * *op what), `bytes`: the query (of query_bytes) and candidates are bytes
  * (or ASCII). */
-static bool lanes_op_of(const wb_fz_options *o, bool bytes, size_t query_bytes, wb_search_op *op) {
+static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query,
+                        size_t query_bytes, wb_search_op *op) {
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
         *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
@@ -329,6 +342,14 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, size_t query_bytes, 
     case WB_FZ_JARO_WINKLER:
         *op = WB_SEARCH_JARO;
         return bytes && query_bytes <= 64; /* a batch's Jaro in one go */
+    case WB_FZ_TOKEN_SORT_RATIO:
+    case WB_FZ_TOKEN_SET_RATIO:
+    case WB_FZ_TOKEN_RATIO:
+        /* one token against one token: each is the ratio (sorting one
+         * token changes nothing; two sets of one token have no
+         * intersection unless equal, when both are 100) */
+        *op = WB_SEARCH_LCS;
+        return bytes && !has_space(query, query_bytes);
     default:
         return false;
     }
@@ -351,7 +372,12 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
     if (!failed && bytes)
         job->quick_on = wb_fz_quick_init(&job->quick, &in->o, in->query.data, in->query.size);
-    job->lanes_on = lanes_op_of(&in->o, bytes && job->qlen > 0, in->query.size, &job->lanes_op);
+    job->lanes_on =
+        lanes_op_of(&in->o, bytes && job->qlen > 0, in->query.data, in->query.size, &job->lanes_op);
+    job->lanes_o = in->o;
+    job->one_token = job->lanes_on && in->o.scorer >= WB_FZ_TOKEN_SORT_RATIO &&
+                     in->o.scorer <= WB_FZ_TOKEN_RATIO;
+    if (job->one_token) job->lanes_o.scorer = WB_FZ_RATIO;
     if (!failed && job->lanes_on) {
         /* the search core reads the query as given, at every step */
         job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
@@ -561,11 +587,19 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     bool sum = op == WB_SEARCH_LCS;
     bool bars = !job->cells;
     uint64_t units = 0;
+    bool general = false; /* candidate i is for the other paths */
+    /* the candidates holding whitespace: known to an index's batches */
+    const uint64_t *spaced = set->prepared ? set->prepared->spaced : NULL;
     for (; i < count; i++) {
         uint32_t v = values[i];
-        if (op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) break;
-        if ((++units & 63) == 0 && *used + units - start >= budget) break;
         size_t n = count_symbols ? symbols_in(job, i) : (size_t)(offsets[i + 1] - offsets[i]);
+        if ((op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) ||
+            (job->one_token &&
+             (spaced ? (spaced[i / 64] >> (i % 64)) & 1 : has_space(set->bytes + offsets[i], n)))) {
+            general = true;
+            break;
+        }
+        if ((++units & 63) == 0 && *used + units - start >= budget) break;
         double score = 0.0;
         bool passed;
         if (op == WB_SEARCH_JARO) {
@@ -591,7 +625,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         bool full = bars && job->heap_len == job->limit;
         if (full && wb_fz_below_bar(&job->heap[0].badness, d, sum ? m + n : most)) continue;
         wb_fz_bar badness;
-        wb_fz_verdict(&job->o, m, n, d, full ? &job->heap[0].badness : NULL, &score, &passed,
+        wb_fz_verdict(&job->lanes_o, m, n, d, full ? &job->heap[0].badness : NULL, &score, &passed,
                       &badness);
         if (job->cells) {
             store(job, i, score, passed);
@@ -602,8 +636,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     }
     job->next = i;
     *used += units;
-    return i == count || job->failed ||
-           (op != WB_SEARCH_LEVENSHTEIN && values[i] == WB_SEARCH_NOT_DONE);
+    return i == count || job->failed || general;
 }
 
 static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {

@@ -232,7 +232,14 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
     x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
     size_t capacity = laned / 8 + 4;
     x->batches = malloc(capacity * sizeof *x->batches);
-    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches) goto fail;
+    x->spaced = calloc(count / 64 + 1, sizeof *x->spaced);
+    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced) goto fail;
+    for (size_t i = 0; i < count; i++)
+        for (uint64_t k = offsets[i]; k < offsets[i + 1]; k++)
+            if (bytes[k] == ' ' || (bytes[k] >= 9 && bytes[k] <= 13)) {
+                x->spaced[i / 64] |= UINT64_C(1) << (i % 64);
+                break;
+            }
     size_t r = 0, at = 0, rows = 0;
     for (size_t window = 0; window < count; window += WB_LANES_WINDOW) {
         size_t window_end = count - window > WB_LANES_WINDOW ? window + WB_LANES_WINDOW : count;
@@ -310,7 +317,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
         }
     }
     x->bytes += x->count * sizeof *x->batches + laned * (sizeof *x->lane_index + 1) +
-                x->rest_count * sizeof *x->rest;
+                x->rest_count * sizeof *x->rest + (count / 64 + 1) * sizeof *x->spaced;
     return true;
 fail:
     wb_lanes_index_free(x);
@@ -322,6 +329,7 @@ void wb_lanes_index_free(wb_lanes_index *x) {
     free(x->lane_index);
     free(x->lane_len);
     free(x->rest);
+    free(x->spaced);
     free(x->rows);
     memset(x, 0, sizeof *x);
 }

@@ -141,6 +141,9 @@ typedef struct wb_lanes_index {
     uint8_t *lane_len;    /* and their lengths */
     uint64_t *rest;       /* the other candidates (empty, over 64 bytes), in order */
     size_t rest_count;
+    /* bit i: candidate i holds ASCII whitespace (the token scorers' test,
+     * made once here) */
+    uint64_t *spaced;
     size_t bytes; /* memory held */
 } wb_lanes_index;
 

@@ -481,6 +481,13 @@ static void test_operations(void) {
         CHECK(wb_lanes_index_build(&prepared, set.bytes, set.offsets, set.set.count), "build");
         wb_search_set indexed = set.set;
         indexed.prepared = &prepared;
+        /* the batches know which candidates hold whitespace */
+        for (size_t i = 0; i < set.set.count; i++) {
+            bool space = false;
+            for (uint64_t k = set.offsets[i]; k < set.offsets[i + 1]; k++)
+                space = space || set.bytes[k] == ' ' || (set.bytes[k] >= 9 && set.bytes[k] <= 13);
+            CHECK(((prepared.spaced[i / 64] >> (i % 64)) & 1) == space, "spaced %zu", i);
+        }
         uint32_t *wq = widen(q, qlen);
         for (size_t o = 0; o < 4; o++) {
             size_t *want = malloc(set.set.count * sizeof *want);
