@@ -72,7 +72,8 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         alphabet <- [~c"abc ", ~c"abc"],
         scorer <-
           [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler] ++
-            [:token_sort_ratio, :token_set_ratio, :token_ratio],
+            [:token_sort_ratio, :token_set_ratio, :token_ratio, :partial_ratio, :wratio] ++
+            [:partial_token_sort_ratio, :partial_token_set_ratio, :partial_token_ratio],
         unit <- [:byte, :codepoint],
         cutoff <- [nil, 0.5],
         candidates <- [list, index] do

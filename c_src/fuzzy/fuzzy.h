@@ -225,6 +225,22 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
 void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
                    double *score, bool *passed, wb_fz_bar *badness);
 
+/* For the partial ratio, and the partial token ratios and WRatio of two
+ * single tokens (both sides non-empty), from the LCS of the pair (m and n
+ * symbols): either the score is the ratio's (WB_FZ_BOUND_RATIO: WRatio of
+ * lengths within 1.5 of each other), or *score (of the kind asked for)
+ * is never worse than the score, and *passes whether it passes the
+ * cutoff. The bound: a partial ratio's best window against the shorter
+ * side (ls symbols) is at most 2 L / (ls + L) of the pair's LCS L (a full
+ * window holds at most L of it, L / ls; an edge window of w < ls at most
+ * min(L, w), 2 min(L, w) / (ls + w), largest at w = L); a ratio's score
+ * is monotone in that quotient, and so is its rounding. WRatio of single
+ * tokens past 1.5: the best of the ratio and the scaled partial ratio
+ * (the partial token ratio is it scaled lower). */
+typedef enum { WB_FZ_BOUND_RATIO, WB_FZ_BOUND_AT_MOST } wb_fz_bound_kind;
+wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n, size_t lcs,
+                                     double *score, bool *passes);
+
 /* The Jaro or Jaro-Winkler score of a query of m bytes against t (n
  * bytes) from their matches and transpositions (before halving), found
  * by any kernel: as wb_fz_quick_score scores it. */

@@ -226,3 +226,19 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     wb_fz_verdict(o, m, n, d, bar, score, passed, badness);
     return 1 + n;
 }
+
+wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n, size_t lcs,
+                                     double *score, bool *passes) {
+    size_t shorter = m < n ? m : n, longer = m < n ? n : m;
+    double bound = wb_fz_ratio_of(shorter - lcs, shorter + lcs);
+    if (o->scorer == WB_FZ_WRATIO) {
+        double len_ratio = (double)longer / (double)shorter;
+        if (len_ratio < 1.5) return WB_FZ_BOUND_RATIO;
+        bound = bound * (len_ratio < 8.0 ? 0.9 : 0.6);
+        double ratio = wb_fz_ratio_of(m + n - 2 * lcs, m + n);
+        if (ratio > bound) bound = ratio;
+    }
+    *score = wb_fz_similarity_score(o->kind, bound, 100.0);
+    *passes = wb_fz_passes(o, *score);
+    return WB_FZ_BOUND_AT_MOST;
+}

@@ -228,7 +228,11 @@ typedef struct {
     /* the token scores of a query of one token: the ratio, for every
      * candidate of one token (the others by the other paths) */
     bool one_token;
-    wb_fz_options lanes_o; /* the options the values are scored by */
+    /* the partial ratios and WRatio: the LCS bounds the score; only a
+     * candidate whose bound can rank (or pass the cutoff) is scored, by
+     * the other paths */
+    bool partial;
+    wb_fz_options lanes_o; /* the options the values are scored by exactly */
     wb_search lanes;
     uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
@@ -342,12 +346,22 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
     case WB_FZ_JARO_WINKLER:
         *op = WB_SEARCH_JARO;
         return bytes && query_bytes <= 64; /* a batch's Jaro in one go */
+    case WB_FZ_PARTIAL_RATIO:
+        /* the LCS bounds the best window (lanes_scores) */
+        *op = WB_SEARCH_LCS;
+        return bytes;
     case WB_FZ_TOKEN_SORT_RATIO:
     case WB_FZ_TOKEN_SET_RATIO:
     case WB_FZ_TOKEN_RATIO:
-        /* one token against one token: each is the ratio (sorting one
-         * token changes nothing; two sets of one token have no
-         * intersection unless equal, when both are 100) */
+    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_RATIO:
+    case WB_FZ_WRATIO:
+        /* one token against one token: the token scores are the ratio
+         * (sorting one token changes nothing; two sets of one token have
+         * no intersection unless equal, when both are 100), the partial
+         * token scores the partial ratio, WRatio the ratio or the best of
+         * it and the scaled partial ratio */
         *op = WB_SEARCH_LCS;
         return bytes && !has_space(query, query_bytes);
     default:
@@ -375,9 +389,14 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     job->lanes_on =
         lanes_op_of(&in->o, bytes && job->qlen > 0, in->query.data, in->query.size, &job->lanes_op);
     job->lanes_o = in->o;
-    job->one_token = job->lanes_on && in->o.scorer >= WB_FZ_TOKEN_SORT_RATIO &&
-                     in->o.scorer <= WB_FZ_TOKEN_RATIO;
-    if (job->one_token) job->lanes_o.scorer = WB_FZ_RATIO;
+    job->one_token =
+        job->lanes_on && in->o.scorer >= WB_FZ_TOKEN_SORT_RATIO && in->o.scorer <= WB_FZ_WRATIO;
+    if (job->lanes_on && in->o.scorer >= WB_FZ_PARTIAL_RATIO && in->o.scorer <= WB_FZ_WRATIO)
+        job->lanes_o.scorer = WB_FZ_RATIO; /* what the values score exactly */
+    job->partial =
+        job->lanes_on &&
+        (in->o.scorer == WB_FZ_PARTIAL_RATIO ||
+         (in->o.scorer >= WB_FZ_PARTIAL_TOKEN_SORT_RATIO && in->o.scorer <= WB_FZ_WRATIO));
     if (!failed && job->lanes_on) {
         /* the search core reads the query as given, at every step */
         job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
@@ -571,6 +590,27 @@ static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
     return true;
 }
 
+/* What a partial ratio or WRatio makes of a candidate's LCS with the query */
+enum {
+    BOUND_RATIO,       /* its score is the ratio: scored here */
+    BOUND_SCORE,       /* it may rank: scored exactly by the other paths */
+    BOUND_BELOW,       /* it cannot rank before the worst kept */
+    BOUND_PAST_CUTOFF, /* it cannot pass the cutoff */
+};
+
+/* The partial ratios and WRatio from a candidate's LCS (the core's bound) */
+static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs) {
+    double score;
+    bool passes;
+    if (wb_fz_partial_bound(&job->o, m, n, lcs, &score, &passes) == WB_FZ_BOUND_RATIO)
+        return BOUND_RATIO;
+    if (!passes) return BOUND_PAST_CUTOFF;
+    if (!job->cells && job->heap_len == job->limit &&
+        !wb_fz_better(job->o.kind, score, job->heap[0].score))
+        return BOUND_BELOW;
+    return BOUND_SCORE;
+}
+
 /* The scores of the candidates from job->next on, from the search core's
  * values, until one has none (left to the other paths), the last one, or
  * the budget (false: not done). Most candidates of a search with a limit
@@ -617,6 +657,15 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                 break;
             }
             continue;
+        }
+        if (job->partial) {
+            int verdict = partial_bound(job, m, n, v);
+            if (verdict == BOUND_SCORE) { /* to the other paths */
+                general = true;
+                break;
+            }
+            if (verdict == BOUND_PAST_CUTOFF && job->cells) store(job, i, 0.0, false);
+            if (verdict != BOUND_RATIO) continue;
         }
         size_t most = m > n ? m : n;
         size_t d = op == WB_SEARCH_LCS       ? m + n - 2 * (size_t)v

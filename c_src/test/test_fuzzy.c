@@ -437,6 +437,65 @@ static void test_random_pairs(size_t count, bool long_pairs) {
     }
 }
 
+/* wb_fz_partial_bound never below the score: the partial ratio of any
+ * pair, the partial token ratios and WRatio of single tokens; WRatio of
+ * lengths within 1.5 the ratio itself; a bound past the cutoff only for a
+ * score past it. Pairs from random_pair (pieces, mutations, shuffles:
+ * high scores too), spaces taken out for the token scorers. */
+static void test_partial_bounds(size_t count) {
+    uint32_t a[CAP], b[CAP];
+    const wb_fz_scorer scorers[] = {WB_FZ_PARTIAL_RATIO, WB_FZ_PARTIAL_TOKEN_SORT_RATIO,
+                                    WB_FZ_PARTIAL_TOKEN_SET_RATIO, WB_FZ_PARTIAL_TOKEN_RATIO,
+                                    WB_FZ_WRATIO};
+    size_t bounded = 0, ratios = 0;
+    for (size_t round = 0; round < count; round++) {
+        wb_fz_options o;
+        size_t m, n;
+        random_pair(false, &o, a, &m, b, &n);
+        o.kind = (wb_fz_kind)(round % WB_FZ_KINDS);
+        o.has_cutoff = round % 3 == 0;
+        o.cutoff = wb_fz_kind_is_distance(o.kind) ? 0.4 : 0.6;
+        if (o.kind == WB_FZ_DISTANCE) o.cutoff = 40;
+        if (o.kind == WB_FZ_SIMILARITY) o.cutoff = 60;
+        for (size_t k = 0; k < sizeof scorers / sizeof *scorers; k++) {
+            o.scorer = scorers[k];
+            size_t mm = m, nn = n;
+            if (o.scorer != WB_FZ_PARTIAL_RATIO) { /* single tokens */
+                mm = nn = 0;
+                for (size_t i = 0; i < m; i++)
+                    if (!fzr_space(a[i], o.codepoints)) a[mm++] = a[i];
+                for (size_t i = 0; i < n; i++)
+                    if (!fzr_space(b[i], o.codepoints)) b[nn++] = b[i];
+            }
+            if (mm == 0 || nn == 0) continue;
+            wb_fz_options plain = o, ratio = o;
+            plain.has_cutoff = false;
+            ratio.has_cutoff = false;
+            ratio.scorer = WB_FZ_RATIO;
+            fzr_raw r = fzr_compute(&plain, a, mm, b, nn);
+            double want = fzr_kind_score(o.kind, &r), bound;
+            bool passes;
+            size_t lcs = fzr_lcs(a, mm, b, nn);
+            if (wb_fz_partial_bound(&o, mm, nn, lcs, &bound, &passes) == WB_FZ_BOUND_RATIO) {
+                fzr_raw rr = fzr_compute(&ratio, a, mm, b, nn);
+                CHECK(o.scorer == WB_FZ_WRATIO && want == fzr_kind_score(o.kind, &rr),
+                      "%s: the ratio %.17g, want %.17g (%zu, %zu)", scorer_names[o.scorer],
+                      fzr_kind_score(o.kind, &rr), want, mm, nn);
+                ratios++;
+                continue;
+            }
+            bounded++;
+            CHECK(!wb_fz_better(o.kind, want, bound), "%s kind %d: bound %.17g below %.17g",
+                  scorer_names[o.scorer], (int)o.kind, bound, want);
+            bool want_passes = !o.has_cutoff || (wb_fz_kind_is_distance(o.kind) ? want <= o.cutoff
+                                                                                : want >= o.cutoff);
+            CHECK(passes || !want_passes, "%s: bound %.17g fails a cutoff %.17g passes",
+                  scorer_names[o.scorer], bound, want);
+        }
+    }
+    printf("partial bounds: %zu bounded, %zu the ratio\n", bounded, ratios);
+}
+
 /* ---- fixed cases --------------------------------------------------------------- */
 
 static size_t ascii(const char *s, uint32_t *out) {
@@ -552,6 +611,7 @@ int main(void) {
     test_known();
     test_random_pairs(1500, false);
     test_random_pairs(40, true);
+    test_partial_bounds(3000);
     printf("%zu stepped runs, %zu quick scores; in one go, the most units taken per unit of "
            "wb_fz_units: %.3f\n",
            runs, quick_runs, (double)max_used_per_unit_num / (double)max_used_per_unit_den);
