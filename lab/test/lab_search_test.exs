@@ -172,6 +172,8 @@ defmodule WellBehaved.LabSearchTest do
     assert length(result.fuzzy.scorers) == length(WellBehaved.Fuzzy.Call.scorers()) + 1
     assert markdown =~ "### Fuzzy matching: every scorer, cdist" and markdown =~ "`wratio`"
     assert [_ | _] = result.fuzzy.cdist.pairs
+    # the token scorers on candidates of several words too
+    assert length(result.fuzzy.words.scorers) == 9 and markdown =~ "candidates of 2-3 words"
     # rapidfuzz's figures beside ours, or why there are none
     assert markdown =~ "rapidfuzz-cpp"
 

@@ -14,7 +14,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       for a service answering query after query on it); the figures of a
       scorer are the medians over the rounds in ns per candidate, with
       the ranges; rapidfuzz-cpp's scorers on the same set and query
-      beside them (`WellBehaved.Lab.Search.Rapidfuzz`, when built);
+      beside them (`WellBehaved.Lab.Search.Rapidfuzz`, when built); and
+      the token scorers again on as many candidates of 2-3 words (one-word
+      candidates make them the ratio), with rapidfuzz's;
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
       against the set with `scorer: :ratio`, `as: :binary`, with one
       worker and with one per scheduler, in pairs run one after the other
@@ -28,12 +30,16 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
   alias WellBehaved.{Fuzzy, Levenshtein}
   alias WellBehaved.Lab.Stats
-  alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz}
+  alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz, Throughput}
 
   @ns_bound 10
   @speedup_bound 1.8
   @cdist_queries 1_000
   @lateness_queries 4
+  # the scorers measured on candidates of several words too
+  @word_methods [:ratio, :token_sort_ratio, :token_set_ratio, :token_ratio, :partial_ratio] ++
+                  [:partial_token_sort_ratio, :partial_token_set_ratio, :partial_token_ratio] ++
+                  [:wratio]
 
   @doc "The bound on a scorer's ns per candidate."
   def ns_bound, do: @ns_bound
@@ -51,9 +57,21 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     index = Fuzzy.Index.new(candidates)
     old = Levenshtein.Index.new(candidates)
     [query | _] = queries
-    scorers = scorers(index, old, query, count, plan.rounds_one, progress)
+    methods = [:levenshtein_nearest | Fuzzy.Call.scorers()]
+    progress.("fuzzy scorers, #{count} candidates: #{plan.rounds_one} rounds")
+    scorers = scorers(methods, index, old, query, count, plan.rounds_one)
     progress.("rapidfuzz-cpp's scorers, #{count} candidates: #{plan.rounds_one} rounds")
     rapidfuzz = Rapidfuzz.run(candidates, query, plan.rounds_one)
+
+    # the token scores on candidates of several words: their own work
+    # (one-word candidates make them the ratio)
+    {words, words_query} = words(count)
+    progress.("token scorers, #{count} candidates of 2-3 words: #{plan.rounds_one} rounds")
+
+    word_scorers =
+      scorers(@word_methods, Fuzzy.Index.new(words), nil, words_query, count, plan.rounds_one)
+
+    words_rapidfuzz = Rapidfuzz.run(words, words_query, plan.rounds_one)
 
     shrink = min(count / 100_000, 1.0)
     cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
@@ -78,15 +96,13 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       candidates: count,
       scorers: scorers,
       rapidfuzz: rapidfuzz,
+      words: %{scorers: word_scorers, rapidfuzz: words_rapidfuzz, query: words_query},
       cdist: cdist,
       lateness: lateness
     }
   end
 
-  defp scorers(index, old, query, count, rounds, progress) do
-    methods = [:levenshtein_nearest | Fuzzy.Call.scorers()]
-    progress.("fuzzy scorers, #{count} candidates: #{rounds} rounds")
-
+  defp scorers(methods, index, old, query, count, rounds) do
     runs =
       for _ <- 1..rounds do
         for method <- Enum.shuffle(methods), into: %{} do
@@ -115,6 +131,19 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
         cold_high: Enum.max(cold)
       }
     end
+  end
+
+  # `count` candidates of 2-3 words of 3-9 letters (7-29 bytes), and a
+  # query of two such words (words of 9 and 10 letters: 20 bytes)
+  defp words(count) do
+    word = fn -> Throughput.word(2 + :rand.uniform(7)) end
+
+    candidates =
+      for _ <- 1..count do
+        Enum.join(for(_ <- 1..(1 + :rand.uniform(2)), do: word.()), " ")
+      end
+
+    {candidates, Throughput.word(9) <> " " <> Throughput.word(10)}
   end
 
   # ns per candidate of one call

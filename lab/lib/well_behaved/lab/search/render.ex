@@ -83,6 +83,47 @@ defmodule WellBehaved.Lab.Search.Render do
     """
   end
 
+  @scorer_columns [
+    "scorer",
+    "ns, query repeated",
+    "ns, first query after other work",
+    "rapidfuzz cached",
+    "rapidfuzz multi",
+    "ours / rapidfuzz's best"
+  ]
+
+  defp scorer_rows(scorers, rf) do
+    for r <- scorers do
+      cached = Rapidfuzz.ns(rf, r.method, :cached)
+      multi = Rapidfuzz.ns(rf, r.method, :multi)
+      best = [cached, multi] |> Enum.reject(&is_nil/1) |> Enum.min(fn -> nil end)
+
+      [
+        "`#{r.method}`",
+        "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})",
+        "#{fmt(r.cold_ns, 1)} (#{fmt(r.cold_low, 1)}-#{fmt(r.cold_high, 1)})",
+        if(cached, do: fmt(cached, 1), else: "-"),
+        if(multi, do: fmt(multi, 1), else: "-"),
+        if(best, do: "#{fmt(r.ns / best, 2)}x", else: "-")
+      ]
+    end
+  end
+
+  # runs before the words' part have none
+  defp words_markdown(nil, _count), do: ""
+
+  defp words_markdown(words, count) do
+    """
+    The token scorers on #{count} candidates of 2-3 words (3-9 letters
+    each), the query two words (`#{words.query}`), the same way: on
+    one-word candidates and a one-word query the token scores are the
+    ratio, and WRatio and the partial token scores the ratio or the
+    partial ratio; here each candidate's tokens are sorted and compared.
+
+    #{Markdown.table(@scorer_columns, scorer_rows(words.scorers, words.rapidfuzz))}
+    """
+  end
+
   defp rapidfuzz_note(%{available: true}) do
     """
     rapidfuzz-cpp (built `-O3 -march=native` from the checkout in
@@ -102,24 +143,8 @@ defmodule WellBehaved.Lab.Search.Render do
   defp fuzzy_markdown(nil), do: ""
 
   defp fuzzy_markdown(f) do
-    rf = Map.get(f, :rapidfuzz)
-
-    rows =
-      for r <- f.scorers do
-        cached = Rapidfuzz.ns(rf, r.method, :cached)
-        multi = Rapidfuzz.ns(rf, r.method, :multi)
-        best = [cached, multi] |> Enum.reject(&is_nil/1) |> Enum.min(fn -> nil end)
-
-        [
-          "`#{r.method}`",
-          "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})",
-          "#{fmt(r.cold_ns, 1)} (#{fmt(r.cold_low, 1)}-#{fmt(r.cold_high, 1)})",
-          if(cached, do: fmt(cached, 1), else: "-"),
-          if(multi, do: fmt(multi, 1), else: "-"),
-          if(best, do: "#{fmt(r.ns / best, 2)}x", else: "-")
-        ]
-      end
-
+    rows = scorer_rows(f.scorers, Map.get(f, :rapidfuzz))
+    words = Map.get(f, :words)
     c = f.cdist
     l = f.lateness
 
@@ -143,9 +168,10 @@ defmodule WellBehaved.Lab.Search.Render do
     and again at once (a query repeated); ns per candidate, median over
     the rounds (range):
 
-    #{Markdown.table(["scorer", "ns, query repeated", "ns, first query after other work", "rapidfuzz cached", "rapidfuzz multi", "ours / rapidfuzz's best"], rows)}
+    #{Markdown.table(@scorer_columns, rows)}
 
-    #{rapidfuzz_note(rf)}
+    #{rapidfuzz_note(Map.get(f, :rapidfuzz))}
+    #{words_markdown(words, f.candidates)}
 
     `cdist/3` of #{c.queries} queries x #{c.candidates} candidates
     (`scorer: :ratio`, `as: :binary`; #{fmt(c.ns_per_cell_one, 1)} ns a cell with one
