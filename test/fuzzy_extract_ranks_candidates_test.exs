@@ -95,6 +95,33 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     end
   end
 
+  test "an index's token sort scores (its tokens sorted once) are score/3's, Unicode spaces too" do
+    # ASCII whitespace of every kind, doubled and at the ends; no-break
+    # and ideographic spaces (tokens apart in codepoints, not in bytes)
+    list =
+      ["b a", " a  b ", "a\tb\nc", "c b a", "ab", "", " ", "b\u00A0a", "b\u3000a c", "é b a"] ++
+        for(_ <- 1..40, do: word(Enum.random(0..25), ~c"ab \t"))
+
+    index = Fuzzy.Index.new(list)
+
+    for query <- ["a b", "b  a", "ab", " ", "a\u00A0b", "é a", "b a c"],
+        scorer <- [:token_sort_ratio, :partial_token_sort_ratio],
+        unit <- [:byte, :codepoint],
+        limit <- [:all, 4] do
+      opts = [scorer: scorer, unit: unit]
+
+      want =
+        list
+        |> Enum.with_index()
+        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
+        |> Enum.sort_by(fn {_, score, at} -> {-score, at} end)
+        |> then(&if(limit == :all, do: &1, else: Enum.take(&1, limit)))
+
+      assert Fuzzy.extract(query, index, [limit: limit] ++ opts) === want,
+             "#{scorer} #{unit} #{inspect(query)}"
+    end
+  end
+
   test "keys: positions, {key, text} pairs and maps; duplicates told apart" do
     assert Fuzzy.extract("ab", ["ab", "ab", "b"], scorer: :ratio, limit: :all) ==
              [{"ab", 1.0, 0}, {"ab", 1.0, 1}, {"b", Ref.ratio(~c"ab", ~c"b") / 100, 2}]

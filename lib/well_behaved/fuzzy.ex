@@ -438,7 +438,9 @@ defmodule WellBehaved.Fuzzy do
       index.segments
       |> Enum.with_index()
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
-        case native_search(name, query, segment.ref, segment.count, call, before) do
+        {query, ref, call} = sorted_search(query, segment, call)
+
+        case native_search(name, query, ref, segment.count, call, before) do
           {:error, _} = error -> {:halt, error}
           hits -> {:cont, {[segment_hits(hits, segment, at, call) | acc], before + segment.count}}
         end
@@ -469,6 +471,20 @@ defmodule WellBehaved.Fuzzy do
       0 -> []
       _ -> search_list(name, query, texts, scored, keys, call)
     end
+  end
+
+  # The token sort scores of an index's segment: the ratio (partial ratio)
+  # of the query's tokens sorted against the candidates' tokens sorted,
+  # kept by the segment (exactly the token sort score: the core's tokens
+  # are split at ASCII whitespace in bytes, and in codepoints of ASCII
+  # text, both sides); the batches then score every candidate
+  defp sorted_search(query, segment, call) do
+    sorted = %{token_sort_ratio: :ratio, partial_token_sort_ratio: :partial_ratio}[call.scorer]
+    same_tokens = call.unit == :byte or (segment.ascii and Index.ascii?(query))
+
+    if sorted != nil and same_tokens,
+      do: {Index.sorted_tokens(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
+      else: {query, segment.ref, call}
   end
 
   defp search_list(name, query, texts, scored, keys, call) do

@@ -18,7 +18,11 @@ defmodule WellBehaved.Fuzzy.Index do
   and their keys): an addition is a new segment, merged with the last one
   while it is at least half its size (so there are O(log n) segments, and
   each candidate is packed O(log n) times over the index's life); a
-  deletion packs the segments that held the keys again. Nothing of the
+  deletion packs the segments that held the keys again. The candidates as
+  scored come with the search core's batches, made once (a vector lane
+  per candidate of up to 64 bytes: about five times their bytes), and, where
+  a candidate has several tokens, with its tokens sorted (and their
+  batches), which the token sort scores compare. Nothing of the
   candidates' size lives in the process: an index value is a few
   references, cheap to keep in a process, to send and to collect; a hit's
   text is a binary over the native memory, not a copy. The native memory
@@ -70,11 +74,17 @@ defmodule WellBehaved.Fuzzy.Index do
   # keys: consecutive positions from `base`, or a packed set of their
   # external term format. Nothing of a size the candidates set lives in
   # the process: an index is cheap to hold, send and collect.
+  # sorted: the scored texts' tokens sorted and joined by one space
+  # (split at ASCII whitespace), packed with their batches, for the token
+  # sort scores; nil when every one is its text (single tokens). ascii:
+  # every scored text is ASCII (in codepoints too, the tokens are those).
   @type segment :: %{
           ref: reference(),
           count: non_neg_integer(),
           texts: reference() | nil,
-          keys: {:positions, non_neg_integer()} | reference()
+          keys: {:positions, non_neg_integer()} | reference(),
+          sorted: reference() | nil,
+          ascii: boolean()
         }
 
   @doc """
@@ -472,12 +482,40 @@ defmodule WellBehaved.Fuzzy.Index do
   defp segment(texts, scored, keys) do
     count = length(texts)
 
+    sorted = Enum.map(scored, &sorted_tokens/1)
+
     with {:ok, ref} <- indexed(scored, count),
          {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
-         {:ok, keys} <- packed_keys(keys, count) do
-      {:ok, %{ref: ref, count: count, texts: texts_ref, keys: keys}}
+         {:ok, keys} <- packed_keys(keys, count),
+         {:ok, sorted_ref} <- if(sorted == scored, do: {:ok, nil}, else: indexed(sorted, count)) do
+      {:ok,
+       %{
+         ref: ref,
+         count: count,
+         texts: texts_ref,
+         keys: keys,
+         sorted: sorted_ref,
+         ascii: Enum.all?(scored, &ascii?/1)
+       }}
     end
   end
+
+  @whitespace [" ", "\t", "\n", "\v", "\f", "\r"]
+
+  @doc false
+  # the tokens of a text (split at ASCII whitespace) sorted and joined by
+  # one space, as the token sort scores compare them in bytes
+  @spec sorted_tokens(binary()) :: binary()
+  def sorted_tokens(text) do
+    text |> :binary.split(@whitespace, [:global, :trim_all]) |> Enum.sort() |> Enum.join(" ")
+  end
+
+  @doc false
+  # every byte below 128
+  @spec ascii?(binary()) :: boolean()
+  def ascii?(<<c, rest::binary>>) when c < 128, do: ascii?(rest)
+  def ascii?(<<>>), do: true
+  def ascii?(_), do: false
 
   # the scored texts: packed with the search core's batches, made once
   defp indexed(list, count) do
