@@ -66,37 +66,31 @@ WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint
             win[x] = w0[x];
         }
     }
-    for (size_t j = 0; j < qlen; j++) {
-        const WB_V jv = zero + (WB_T)j;
-        for (unsigned i = 0; i < nb; i++) {
-            const unsigned char *row = tables[i][rows[i][query[j]]];
-            for (size_t k = 0; k < P; k++) {
-                size_t x = i * P + k;
-                WB_V eq = *(const WB_V *)(row + k * WB_NB);
-                WB_V open = eq & win[x] & ~taken[x];
-                taken[x] |= open & (zero - open);
-                win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
-            }
+    /* pass 0 matches; pass 1 makes the same matches again (`again`) and
+     * pairs each with the lowest taken position left (`rest`) */
+    for (int pass = 0; pass < 2; pass++) {
+        WB_V *found = pass ? again : taken;
+        for (size_t x = 0; x < nb * P; x++) {
+            rest[x] = taken[x];
+            win[x] = w0[x];
         }
-    }
-    for (size_t x = 0; x < nb * P; x++) {
-        rest[x] = taken[x];
-        win[x] = w0[x];
-    }
-    for (size_t j = 0; j < qlen; j++) {
-        const WB_V jv = zero + (WB_T)j;
-        for (unsigned i = 0; i < nb; i++) {
-            const unsigned char *row = tables[i][rows[i][query[j]]];
-            for (size_t k = 0; k < P; k++) {
-                size_t x = i * P + k;
-                WB_V eq = *(const WB_V *)(row + k * WB_NB);
-                WB_V open = eq & win[x] & ~again[x];
-                again[x] |= open & (zero - open);
-                WB_V matched = (WB_V)(open != zero);
-                WB_V next = rest[x] & (zero - rest[x]);
-                trans[x] += (WB_V)((eq & next) == zero) & matched & one;
-                rest[x] &= ~(next & matched);
-                win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
+        for (size_t j = 0; j < qlen; j++) {
+            const WB_V jv = zero + (WB_T)j;
+            for (unsigned i = 0; i < nb; i++) {
+                const unsigned char *row = tables[i][rows[i][query[j]]];
+                for (size_t k = 0; k < P; k++) {
+                    size_t x = i * P + k;
+                    WB_V eq = *(const WB_V *)(row + k * WB_NB);
+                    WB_V open = eq & win[x] & ~found[x];
+                    found[x] |= open & (zero - open);
+                    if (pass) {
+                        WB_V matched = (WB_V)(open != zero);
+                        WB_V next = rest[x] & (zero - rest[x]);
+                        trans[x] += (WB_V)((eq & next) == zero) & matched & one;
+                        rest[x] &= ~(next & matched);
+                    }
+                    win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
+                }
             }
         }
     }
