@@ -83,7 +83,7 @@ double wb_fz_worst(const wb_fz_options *o) {
 /* ---- tokens -------------------------------------------------------------- */
 
 static bool is_space(uint32_t c, bool codepoints) {
-    if (c == ' ' || (c >= 9 && c <= 13)) return true;
+    if (wb_fz_ascii_space(c)) return true;
     if (!codepoints || c < 0x85) return false;
     return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
            c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
@@ -270,9 +270,7 @@ static bool plan_ratio(wb_fz *s) {
     double scale = 1.0;
     if (s->o.scorer == WB_FZ_WRATIO) {
         if (m == 0 || n == 0) return true;
-        double len_ratio = (double)max_size(m, n) / (double)min_size(m, n);
-        shorter_wratio = len_ratio < 1.5;
-        scale = len_ratio < 8.0 ? 0.9 : 0.6;
+        shorter_wratio = wb_fz_wratio_near(m, n, &scale);
     }
     if (uses_tokens(s->o.scorer) && !tokenize(s, &t)) return false;
     switch (s->o.scorer) {

@@ -204,6 +204,12 @@ typedef struct {
     uint64_t num, den;
 } wb_fz_bar;
 
+/* ASCII whitespace: what separates tokens in bytes (and, with the Unicode
+ * spaces, in codepoints) */
+static inline bool wb_fz_ascii_space(uint32_t c) {
+    return c == ' ' || (c >= 9 && c <= 13);
+}
+
 /* Whether badness num / den is strictly worse than the bar's (den 0: no
  * bar): a candidate that cannot rank before the worst kept. */
 static inline bool wb_fz_below_bar(const wb_fz_bar *bar, uint64_t num, uint64_t den) {

@@ -229,12 +229,11 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
 
 wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n, size_t lcs,
                                      double *score, bool *passes) {
-    size_t shorter = m < n ? m : n, longer = m < n ? n : m;
-    double bound = wb_fz_ratio_of(shorter - lcs, shorter + lcs);
+    size_t shorter = m < n ? m : n;
+    double bound = wb_fz_ratio_of(shorter - lcs, shorter + lcs), scale;
     if (o->scorer == WB_FZ_WRATIO) {
-        double len_ratio = (double)longer / (double)shorter;
-        if (len_ratio < 1.5) return WB_FZ_BOUND_RATIO;
-        bound = bound * (len_ratio < 8.0 ? 0.9 : 0.6);
+        if (wb_fz_wratio_near(m, n, &scale)) return WB_FZ_BOUND_RATIO;
+        bound = bound * scale;
         double ratio = wb_fz_ratio_of(m + n - 2 * lcs, m + n);
         if (ratio > bound) bound = ratio;
     }

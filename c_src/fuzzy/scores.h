@@ -98,6 +98,15 @@ static inline size_t wb_fz_kernel_cutoff(const wb_fz_options *o, size_t maximum)
     return bound < 0 ? 0 : (size_t)bound + 1;
 }
 
+/* WRatio's rule on the lengths (both non-zero): whether they are within
+ * 1.5 of each other (the token scores then, scaled 0.95), else the scale
+ * of the partial scores (*scale). */
+static inline bool wb_fz_wratio_near(size_t m, size_t n, double *scale) {
+    double len_ratio = (double)(m > n ? m : n) / (double)(m < n ? m : n);
+    *scale = len_ratio < 8.0 ? 0.9 : 0.6;
+    return len_ratio < 1.5;
+}
+
 /* 100 * the Indel similarity of a distance against `total` symbols */
 static inline double wb_fz_ratio_of(size_t distance, size_t total) {
     return 100.0 * (1.0 - (total == 0 ? 0.0 : (double)distance / (double)total));

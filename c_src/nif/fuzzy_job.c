@@ -284,6 +284,9 @@ static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args
     return true;
 }
 
+static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query,
+                        size_t query_bytes, wb_search_op *op);
+
 static uint64_t fsearch_predict(const void *args) {
     const fsearch_args *in = args;
     size_t count = in->set->count;
@@ -292,6 +295,22 @@ static uint64_t fsearch_predict(const void *args) {
     size_t average = (size_t)(bytes / count);
     uint64_t each = wb_fz_units(&in->o, in->query.size, average) +
                     wb_fz_setup_units(&in->o, in->query.size, average) + decode_units(average) + 2;
+    /* an index's batches give every candidate they hold its score (not
+     * the partial ratios or the token scores, whose candidates may need
+     * the general path): their steps, a few units a score, and the general
+     * cost for the others */
+    const wb_lanes_index *x = in->set->prepared;
+    bool bytes_only =
+        !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
+    wb_search_op op;
+    bool exact = in->o.scorer < WB_FZ_PARTIAL_RATIO || in->o.scorer == WB_FZ_QRATIO;
+    if (x && in->query.size > 0 && exact &&
+        lanes_op_of(&in->o, bytes_only, in->query.data, in->query.size, &op)) {
+        uint64_t rest =
+            each > UINT64_MAX / (x->rest_count + 1) ? UINT64_MAX / 4 : each * x->rest_count;
+        return wb_search_predict(count, bytes, in->query.size, false, true) + 4 * (uint64_t)count +
+               rest;
+    }
     uint64_t most = each > UINT64_MAX / count ? UINT64_MAX / 2 : each * count;
     return most + count; /* and sorting the hits */
 }
@@ -318,7 +337,7 @@ static void fsearch_destroy(void *state) {
  * and in ASCII). */
 static bool has_space(const uint8_t *b, size_t n) {
     for (size_t k = 0; k < n; k++)
-        if (b[k] == ' ' || (b[k] >= 9 && b[k] <= 13)) return true;
+        if (wb_fz_ascii_space(b[k])) return true;
     return false;
 }
 
@@ -630,16 +649,21 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     bool general = false; /* candidate i is for the other paths */
     /* the candidates holding whitespace: known to an index's batches */
     const uint64_t *spaced = set->prepared ? set->prepared->spaced : NULL;
+    /* a unit a candidate, and what looks at its bytes or divides more */
+    uint64_t extra = op == WB_SEARCH_JARO ? 3 : job->partial ? 2 : 0;
     for (; i < count; i++) {
+        if (units > 0 && *used + units - start >= budget) break;
         uint32_t v = values[i];
-        size_t n = count_symbols ? symbols_in(job, i) : (size_t)(offsets[i + 1] - offsets[i]);
+        size_t len = (size_t)(offsets[i + 1] - offsets[i]);
+        size_t n = count_symbols ? symbols_in(job, i) : len;
+        units += 1 + extra + (count_symbols ? len / 16 : 0);
+        if (job->one_token && !spaced) units += len / 8;
         if ((op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) ||
             (job->one_token &&
              (spaced ? (spaced[i / 64] >> (i % 64)) & 1 : has_space(set->bytes + offsets[i], n)))) {
             general = true;
             break;
         }
-        if ((++units & 63) == 0 && *used + units - start >= budget) break;
         double score = 0.0;
         bool passed;
         if (op == WB_SEARCH_JARO) {

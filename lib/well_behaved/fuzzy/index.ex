@@ -155,7 +155,11 @@ defmodule WellBehaved.Fuzzy.Index do
   shard's entries (the index's order is shard after shard); candidates
   without a key take the next positions as here. The shard is changed
   where it is: every copy of the index value shares it, so use the value
-  returned (its size and next key are up to date). Returns `{:error,
+  returned (its size and next key are up to date), from one process at a
+  time: two additions from the same value (or an older one) give their
+  entries the same positions, and their sizes count only their own. Give
+  keys of your own (`{key, text}` pairs, a map) where several processes
+  add. Returns `{:error,
   {reason, node}}` when that shard does not answer within the index's
   `timeout:` (reasons as `WellBehaved.Levenshtein.nearest/3` lists them,
   `:enomem` when native memory ran out there); after a `:timeout` the
