@@ -98,11 +98,7 @@ defmodule WellBehaved.FuzzyCdistFillsTheMatrixTest do
     candidates = for _ <- 1..5_000, do: word(25)
 
     for mode <- Runtime.modes() -- [:normal] do
-      pid = spawn(fn -> Fuzzy.cdist(queries, candidates, scorer: :wratio, schedule: mode) end)
-      Process.sleep(20)
-      ref = Process.monitor(pid)
-      Process.exit(pid, :kill)
-      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+      kill_during(fn -> Fuzzy.cdist(queries, candidates, scorer: :wratio, schedule: mode) end, 20)
     end
 
     assert_no_live_jobs()

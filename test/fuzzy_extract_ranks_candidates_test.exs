@@ -255,15 +255,10 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     for mode <- Runtime.modes() -- [:normal], round <- 1..3 do
       scorer = Enum.at([:wratio, :levenshtein, :jaro], round - 1)
 
-      pid =
-        spawn(fn ->
-          Fuzzy.extract(word(30, ~c"abcdefgh "), list, scorer: scorer, schedule: mode)
-        end)
-
-      Process.sleep(rem(round, 3))
-      ref = Process.monitor(pid)
-      Process.exit(pid, :kill)
-      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+      kill_during(
+        fn -> Fuzzy.extract(word(30, ~c"abcdefgh "), list, scorer: scorer, schedule: mode) end,
+        rem(round, 3)
+      )
     end
 
     assert_no_live_jobs()

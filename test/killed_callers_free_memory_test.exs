@@ -48,12 +48,4 @@ defmodule WellBehaved.KilledCallersFreeMemoryTest do
   defp spawn_job(a, b) do
     spawn(fn -> Levenshtein.distance(a, b, schedule: :threaded) end)
   end
-
-  defp kill_during(fun, delay_ms) do
-    pid = spawn(fun)
-    if delay_ms > 0, do: Process.sleep(delay_ms)
-    ref = Process.monitor(pid)
-    Process.exit(pid, :kill)
-    assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
-  end
 end

@@ -170,11 +170,10 @@ defmodule WellBehaved.LevenshteinSearchTest do
     assert Runtime.stats().resident_bytes >= 300_000 * 20
 
     for mode <- @modes -- [:normal], set <- [list, index], round <- 1..3 do
-      pid = spawn(fn -> Levenshtein.distances(word(30, ~c"abcdefgh"), set, schedule: mode) end)
-      Process.sleep(rem(round, 3))
-      ref = Process.monitor(pid)
-      Process.exit(pid, :kill)
-      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+      kill_during(
+        fn -> Levenshtein.distances(word(30, ~c"abcdefgh"), set, schedule: mode) end,
+        rem(round, 3)
+      )
     end
 
     assert_no_live_jobs()

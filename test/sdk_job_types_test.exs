@@ -51,11 +51,10 @@ defmodule WellBehaved.SDKJobTypesTest do
   test "callers killed mid-job in every mode leave no live job" do
     # a few seconds of work: every kill lands during the job
     for mode <- Runtime.modes() -- [:normal], round <- 1..10 do
-      pid = spawn(fn -> call(2_000_000_000, schedule: mode) end)
-      if rem(round, 2) == 0, do: Process.sleep(rem(round, 5))
-      ref = Process.monitor(pid)
-      Process.exit(pid, :kill)
-      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+      kill_during(
+        fn -> call(2_000_000_000, schedule: mode) end,
+        if(rem(round, 2) == 0, do: rem(round, 5), else: 0)
+      )
     end
 
     eventually(fn ->

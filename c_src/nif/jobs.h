@@ -56,6 +56,8 @@ ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
 ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_slice(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_pick(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* pack_ascii(Packed): whether its bytes are all ASCII (found when packed) */
+ERL_NIF_TERM wb_pack_ascii(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* frees what the search glue keeps between calls, after the runtime's unload */
 void wb_search_unload(void);
 /* A packed list or an index (term) of `count` candidates, ready to search:

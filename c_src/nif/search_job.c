@@ -435,6 +435,20 @@ ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     return ok ? wb_atom(env, "ok") : enif_make_badarg(env);
 }
 
+/* pack_ascii(Packed): whether every byte of a sealed packed list is ASCII,
+ * as packing found it */
+ERL_NIF_TERM wb_pack_ascii(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    bool sealed = index->sealed, ascii = index->packed.set.ascii;
+    atomic_store(&index->busy, false);
+    if (!sealed) return enif_make_badarg(env);
+    return wb_atom(env, ascii ? "true" : "false");
+}
+
 /* binaries made by one pack_slice call, at most: a few microseconds */
 #define SLICE_MOST 4096
 

@@ -45,6 +45,8 @@ defmodule WellBehaved.Native do
   def pack_keep(_packed), do: stub()
   def pack_slice(_packed, _from, _count), do: stub()
   def pack_pick(_packed, _positions), do: stub()
+  # whether a sealed packed list's bytes are all ASCII (found when packed)
+  def pack_ascii(_packed), do: stub()
   # a long result of nearest: {:hits, hits, n} from search, made into the
   # list a slice at a time
   def hits_more(_hits, _list), do: stub()

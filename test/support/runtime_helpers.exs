@@ -30,6 +30,18 @@ defmodule WellBehaved.Test.RuntimeHelpers do
   defdelegate assert_no_live_jobs(native), to: WellBehaved.Testing
 
   @doc """
+  Runs `fun` in a process of its own and kills it after `delay_ms` (at
+  once for 0), then waits until it is gone.
+  """
+  def kill_during(fun, delay_ms) do
+    pid = spawn(fun)
+    if delay_ms > 0, do: Process.sleep(delay_ms)
+    ref = Process.monitor(pid)
+    Process.exit(pid, :kill)
+    assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+  end
+
+  @doc """
   Two binaries of `n` bytes with nothing in common, whose distance is `n`:
   about `n * n / 40e9` seconds of work (a second at the default 200 kB).
   """

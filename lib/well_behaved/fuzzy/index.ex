@@ -499,7 +499,7 @@ defmodule WellBehaved.Fuzzy.Index do
          texts: texts_ref,
          keys: keys,
          sorted: sorted_ref,
-         ascii: Enum.all?(scored, &ascii?/1)
+         ascii: Native.pack_ascii(ref)
        }}
     end
   end
@@ -522,19 +522,10 @@ defmodule WellBehaved.Fuzzy.Index do
   def ascii?(_), do: false
 
   # the scored texts: packed with the search core's batches, made once
-  defp indexed(list, count) do
-    case Search.index(list, count, %Call{}, @add) do
-      {:ok, ref, ^count} ->
-        :ok = Native.pack_keep(ref)
-        {:ok, ref}
+  defp indexed(list, count), do: packed(list, count, &Search.index(&1, &2, %Call{}, @add))
 
-      {:error, _} = error ->
-        Errors.failed(@add, error)
-    end
-  end
-
-  defp packed(list, count) do
-    case Search.pack(list, count) do
+  defp packed(list, count, pack \\ &Search.pack/2) do
+    case pack.(list, count) do
       {:ok, ref, ^count} ->
         :ok = Native.pack_keep(ref)
         {:ok, ref}
