@@ -164,7 +164,9 @@ void wb_lanes_load(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_query *q,
                    const uint8_t *bytes, const uint64_t *offsets);
 
 /* Up to max_steps query bytes (row of byte c: table[rows[c]]) (at least one unless done); returns
- * how many. Stops early, with b->hopeless, once no lane can end at or under bound. */
+ * how many. Stops early, with b->hopeless, once no lane can end at or under bound. Jaro (a
+ * query of at most 64 bytes) does the whole batch, both passes, and returns twice the query's
+ * length. */
 size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
                     const uint8_t *rows, const uint8_t *query, size_t qlen, size_t bound,
                     size_t max_steps);
