@@ -218,10 +218,12 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
   end
 
   test "a caller killed mid-query of a list split over nodes stops the remote job", %{a: a} do
-    # one unit of work per slice: 20 pairs of 10 kB, about 1.6 million
-    # slices each, cannot end within the bound on any machine
-    query = random_bytes(10_000)
-    list = for _ <- 1..20, do: random_bytes(10_000)
+    # 20 pairs of 300 kB with nothing in common: about 2 s of work each
+    # (long_pair/1), 40 s in all, far past the poll that sees the job start
+    # and the bound that sees it stop (pairs of 10 kB ended in 225 ms, before
+    # a busy machine's poll saw them)
+    {query, other} = long_pair(300_000)
+    list = List.duplicate(other, 20)
     live = fn -> :erpc.call(a, WellBehaved.Runtime, :stats, []).live_jobs end
 
     caller =
