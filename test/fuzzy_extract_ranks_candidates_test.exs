@@ -58,11 +58,11 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
 
   test "short queries take quick scores and batches: the same as score/3's, at every length and cutoff" do
     # queries of 1..64 bytes (of one token, or with spaces), candidates
-    # around 64 (Jaro's bound, the batches') and beyond 4096 (the quick
-    # scores' bound), some with whitespace, in bytes and ASCII codepoints;
+    # around 64 (Jaro's bound, the batches'), beyond 256 (Damerau's quick
+    # bound) and beyond 4096 (the quick scores' bound), some with whitespace, in bytes and ASCII codepoints;
     # as a list and through an index (its batches made once)
     list =
-      for(n <- [0, 1, 2, 5, 20, 63, 64, 65, 100, 4097], do: word(n, ~c"abc ")) ++
+      for(n <- [0, 1, 2, 5, 20, 63, 64, 65, 100, 257, 4097], do: word(n, ~c"abc ")) ++
         for(_ <- 1..30, do: word(Enum.random(0..70), ~c"ab")) ++
         for(_ <- 1..10, do: word(Enum.random(1..20), ~c"ab\t\n"))
 
@@ -72,6 +72,7 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         alphabet <- [~c"abc ", ~c"abc"],
         scorer <-
           [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler] ++
+            [:damerau_levenshtein] ++
             [:token_sort_ratio, :token_set_ratio, :token_ratio, :partial_ratio, :wratio] ++
             [:partial_token_sort_ratio, :partial_token_set_ratio, :partial_token_ratio],
         unit <- [:byte, :codepoint],

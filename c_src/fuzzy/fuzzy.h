@@ -181,17 +181,25 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
 
 /* Quick scores: a query of 1..64 bytes (byte mode, or ASCII text in
  * codepoint mode) against candidates of up to WB_FZ_QUICK_MOST bytes (64
- * for Jaro), for the scorers whose kernels then take one machine word:
- * levenshtein with unit costs, indel, ratio, qratio, osa, hamming, jaro,
- * jaro_winkler. Each score is done in one go (at most some microseconds),
- * with no state and nothing allocated: a search's fast path. */
-#define WB_FZ_QUICK_MOST 4096
+ * for Jaro, WB_FZ_QUICK_DAMERAU_MOST for Damerau-Levenshtein), for the
+ * scorers whose kernels then take one machine word: levenshtein with unit
+ * costs, indel, ratio, qratio, osa, hamming, jaro, jaro_winkler; and
+ * damerau_levenshtein, its matrix on the stack. Each score is done in one
+ * go (at most some microseconds), with no state and nothing allocated: a
+ * search's fast path. */
+#define WB_FZ_QUICK_MOST         4096
+#define WB_FZ_QUICK_DAMERAU_MOST 256
 typedef struct {
     wb_fz_options o;
     uint8_t query[64]; /* a copy */
     size_t m;
     uint64_t peq[256];     /* the query's masks */
     uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
+    /* Damerau-Levenshtein: the query's count of each byte (restored after
+     * each score), and the last query row holding each byte (zero between
+     * scores) */
+    int16_t counts[256];
+    uint8_t last_row[256];
 } wb_fz_quick;
 
 /* false when the scorer or the query has no quick scores. */
@@ -246,6 +254,18 @@ void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const w
 typedef enum { WB_FZ_BOUND_RATIO, WB_FZ_BOUND_AT_MOST } wb_fz_bound_kind;
 wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n, size_t lcs,
                                      double *score, bool *passes);
+
+/* The Damerau-Levenshtein score of the quick query against t (n bytes,
+ * n fitting), its LCS with the query known (`lcs`): as wb_fz_quick_score
+ * scores it (which finds the LCS itself). Each edit changes the Indel
+ * distance by two at most and the count of a byte on each side by one at
+ * most (a transposition neither), so the distance is at least half the
+ * Indel distance and the symbols either side holds beyond the other's
+ * counts: a candidate whose bound is past the cutoff, or no better than
+ * the bar (a search's worst kept, which wins a tie), ends there, not
+ * passed; the others are computed exactly. Returns the units taken. */
+uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                             const wb_fz_bar *bar, double *score, bool *passed, wb_fz_bar *badness);
 
 /* The Jaro or Jaro-Winkler score of a query of m bytes against t (n
  * bytes) from their matches and transpositions (before halving), found

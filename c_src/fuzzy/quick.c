@@ -21,6 +21,7 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     case WB_FZ_HAMMING:
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
         break;
     default:
         return false;
@@ -30,14 +31,23 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     q->o = *o;
     memcpy(q->query, query, m);
     q->m = m;
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < m; i++) {
         q->peq[query[i]] |= (uint64_t)1 << i;
+        q->counts[query[i]]++;
+    }
     return true;
 }
 
 bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
-    bool jaro = q->o.scorer == WB_FZ_JARO || q->o.scorer == WB_FZ_JARO_WINKLER;
-    return n <= (jaro ? 64 : WB_FZ_QUICK_MOST);
+    switch (q->o.scorer) {
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER:
+        return n <= 64;
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        return n <= WB_FZ_QUICK_DAMERAU_MOST;
+    default:
+        return n <= WB_FZ_QUICK_MOST;
+    }
 }
 
 /* Levenshtein (Myers/Hyyro), or with `transpositions` OSA (Hyyro 2003):
@@ -127,6 +137,95 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
     return matches;
 }
 
+/* Damerau-Levenshtein of the query (rows, m <= 64) and t (columns, n <=
+ * WB_FZ_QUICK_DAMERAU_MOST): Zhao and Sahni's rows as edits.c computes
+ * them, on bytes, the rows and the last row of each byte on the stack
+ * and in q (left zero). */
+static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n) {
+    size_t m = q->m;
+    if (n == 0) return m;
+    uint32_t rows[2][WB_FZ_QUICK_DAMERAU_MOST + 2], fr_cells[WB_FZ_QUICK_DAMERAU_MOST + 2];
+    uint32_t big = (uint32_t)(m > n ? m : n) + 1;
+    /* column -1 at index 0; row 0 in rows[0], row -1 in rows[1] */
+    rows[0][0] = big;
+    for (size_t j = 0; j <= n; j++)
+        rows[0][j + 1] = (uint32_t)j;
+    for (size_t j = 0; j < n + 2; j++)
+        rows[1][j] = fr_cells[j] = big;
+    uint32_t *fr = fr_cells + 1;
+    uint8_t *last = q->last_row;
+    for (size_t i = 1; i <= m; i++) {
+        uint32_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
+        uint8_t c = q->query[i - 1];
+        size_t l = 0;
+        uint32_t tt = big, two_up = cur[0];
+        cur[0] = (uint32_t)i;
+        for (size_t j = 1; j <= n; j++) {
+            uint32_t v = prev[j] + 1, left = cur[j - 1] + 1, diag = prev[j - 1] + (c != t[j - 1]);
+            if (left < v) v = left;
+            if (diag < v) v = diag;
+            if (c == t[j - 1]) {
+                l = j;
+                fr[j] = prev[(ptrdiff_t)j - 2];
+                tt = two_up;
+            } else {
+                size_t r = last[t[j - 1]];
+                uint32_t swap = UINT32_MAX;
+                if (l != 0 && j - l == 1) {
+                    if (r != 0) swap = fr[j] + (uint32_t)(i - r);
+                } else if (r != 0 && i - r == 1) {
+                    swap = tt + (uint32_t)(j - l);
+                }
+                if (swap < v) v = swap;
+            }
+            two_up = cur[j];
+            cur[j] = v;
+        }
+        last[c] = (uint8_t)i;
+    }
+    for (size_t i = 0; i < m; i++)
+        last[q->query[i]] = 0;
+    return rows[m & 1][n + 1];
+}
+
+/* The Damerau-Levenshtein distance's lower bound (wb_fz_quick_damerau) */
+static size_t damerau_floor(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs) {
+    size_t extra = 0; /* t's bytes beyond the query's counts */
+    for (size_t j = 0; j < n; j++)
+        extra += q->counts[t[j]]-- <= 0;
+    for (size_t j = 0; j < n; j++)
+        q->counts[t[j]]++;
+    size_t missing = q->m - (n - extra); /* the query's bytes t lacks */
+    size_t floor = (q->m + n - 2 * lcs + 1) / 2;
+    if (extra > floor) floor = extra;
+    return missing > floor ? missing : floor;
+}
+
+uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                             const wb_fz_bar *bar, double *score, bool *passed,
+                             wb_fz_bar *badness) {
+    const wb_fz_options *o = &q->o;
+    size_t m = q->m, maximum = m > n ? m : n, k = wb_fz_kernel_cutoff(o, maximum);
+    size_t floor = damerau_floor(q, t, n, lcs);
+    badness->num = badness->den = 0;
+    if (k != WB_FZ_NO_CUTOFF && floor > k) {
+        *passed = false;
+        *score = wb_fz_edit_score(o->kind, k + 1, maximum);
+        return 1 + n;
+    }
+    /* no better than the bar: the worst kept, of an earlier candidate,
+     * wins the tie */
+    bool normalized =
+        o->kind == WB_FZ_NORMALIZED_DISTANCE || o->kind == WB_FZ_NORMALIZED_SIMILARITY;
+    if (normalized && bar && bar->den != 0 && floor * bar->den >= bar->num * maximum) {
+        *passed = false;
+        return 1 + n;
+    }
+    wb_fz_verdict(o, m, n, damerau(q, t, n), bar, score, passed, badness);
+    /* about a unit (2 ns) a cell or two */
+    return 1 + n + m * n / 2;
+}
+
 void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,
                         size_t n, size_t matches, size_t transpositions, double *score,
                         bool *passed) {
@@ -202,6 +301,8 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     default:
         break;
     }
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN)
+        return n + wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, score, passed, badness);
     size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
     size_t gap = m > n ? m - n : n - m, d;
     if (k != WB_FZ_NO_CUTOFF && gap > k) {

@@ -303,7 +303,9 @@ static uint64_t fsearch_predict(const void *args) {
     bool bytes_only =
         !in->o.codepoints || (in->set->ascii && wb_lev_ascii(in->query.data, in->query.size));
     wb_search_op op;
-    bool exact = in->o.scorer < WB_FZ_PARTIAL_RATIO || in->o.scorer == WB_FZ_QRATIO;
+    /* Damerau-Levenshtein's values bound it: its cost is the general one */
+    bool exact = (in->o.scorer < WB_FZ_PARTIAL_RATIO || in->o.scorer == WB_FZ_QRATIO) &&
+                 in->o.scorer != WB_FZ_DAMERAU_LEVENSHTEIN;
     if (x && in->query.size > 0 && exact &&
         lanes_op_of(&in->o, bytes_only, in->query.data, in->query.size, &op)) {
         uint64_t rest =
@@ -365,6 +367,10 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
     case WB_FZ_JARO_WINKLER:
         *op = WB_SEARCH_JARO;
         return bytes && query_bytes <= 64; /* a batch's Jaro in one go */
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        /* the LCS bounds the distance; the quick score does the rest */
+        *op = WB_SEARCH_LCS;
+        return bytes && query_bytes <= 64;
     case WB_FZ_PARTIAL_RATIO:
         /* the LCS bounds the best window (lanes_scores) */
         *op = WB_SEARCH_LCS;
@@ -407,6 +413,8 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         job->quick_on = wb_fz_quick_init(&job->quick, &in->o, in->query.data, in->query.size);
     job->lanes_on =
         lanes_op_of(&in->o, bytes && job->qlen > 0, in->query.data, in->query.size, &job->lanes_op);
+    /* Damerau-Levenshtein's values are bounds the quick score finishes */
+    if (in->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && !job->quick_on) job->lanes_on = false;
     job->lanes_o = in->o;
     job->one_token =
         job->lanes_on && in->o.scorer >= WB_FZ_TOKEN_SORT_RATIO && in->o.scorer <= WB_FZ_WRATIO;
@@ -651,6 +659,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     const uint64_t *spaced = set->prepared ? set->prepared->spaced : NULL;
     /* a unit a candidate, and what looks at its bytes or divides more */
     uint64_t extra = op == WB_SEARCH_JARO ? 3 : job->partial ? 2 : 0;
+    bool damerau = job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN;
     for (; i < count; i++) {
         if (units > 0 && *used + units - start >= budget) break;
         uint32_t v = values[i];
@@ -677,6 +686,25 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             if (job->cells)
                 store(job, i, score, passed);
             else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
+                job->failed = true;
+                break;
+            }
+            continue;
+        }
+        if (damerau) {
+            /* the LCS bounds it (wb_fz_quick_damerau); the query fits */
+            if (!wb_fz_quick_fits(&job->quick, n)) {
+                general = true;
+                break;
+            }
+            bool full = bars && job->heap_len == job->limit;
+            wb_fz_bar badness;
+            units +=
+                wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
+                                    full ? &job->heap[0].badness : NULL, &score, &passed, &badness);
+            if (job->cells) {
+                store(job, i, score, passed);
+            } else if (passed && !keep(job, (hit){score, i, badness})) {
                 job->failed = true;
                 break;
             }
