@@ -274,6 +274,17 @@ void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, 
                         size_t n, size_t matches, size_t transpositions, double *score,
                         bool *passed);
 
+/* For Jaro and Jaro-Winkler with a query of m bytes (1..64): the best
+ * score of the kind asked for that a candidate of n bytes (n <= 64) with
+ * M matches can have, whatever its transpositions and prefix, at
+ * [n * 65 + M] of a table of WB_FZ_JARO_TOPS (malloc'd, the caller's to
+ * free; NULL when out of memory), a hair beyond it for rounding: a search
+ * checks its bar before any division. Each transposition lowers the third
+ * term of Jaro's mean; Winkler's boost grows with the prefix and with the
+ * Jaro similarity (weights up to 0.25). */
+#define WB_FZ_JARO_TOPS (65 * 65)
+double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m);
+
 /* Whether the scores are integers: an edit distance's own (distance,
  * similarity). */
 bool wb_fz_integers(const wb_fz_options *o);

@@ -7,6 +7,7 @@
 #include "fuzzy.h"
 #include "scores.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m) {
@@ -224,6 +225,28 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
     wb_fz_verdict(o, m, n, damerau(q, t, n), bar, score, passed, badness);
     /* about a unit (2 ns) a cell or two */
     return 1 + n + m * n / 2;
+}
+
+double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m) {
+    double *top = malloc(WB_FZ_JARO_TOPS * sizeof(double));
+    if (!top) return NULL;
+    uint32_t prefix[4] = {0, 0, 0, 0};
+    for (size_t n = 0; n <= 64; n++) {
+        size_t lp = m < n ? m : n, lt = m < n ? n : m;
+        for (size_t matches = 0; matches <= 64; matches++) {
+            double sim = n == 0 || matches == 0 || matches > lp
+                             ? 0.0
+                             : ((double)matches / lp + (double)matches / lt + 1.0) / 3.0;
+            if (o->scorer == WB_FZ_JARO_WINKLER) {
+                size_t most = lp < 4 ? lp : 4;
+                sim = wb_fz_winkler(sim, prefix, most, prefix, most, o->prefix_weight);
+            }
+            /* a hair beyond: the score's own rounding cannot pass it */
+            double score = wb_fz_similarity_score(o->kind, sim, 1.0);
+            top[n * 65 + matches] = score + (wb_fz_kind_is_distance(o->kind) ? -1e-9 : 1e-9);
+        }
+    }
+    return top;
 }
 
 void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,

@@ -233,6 +233,11 @@ typedef struct {
      * the other paths */
     bool partial;
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
+    /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
+     * bytes (n <= 64) with M matches can have, whatever its
+     * transpositions and prefix, at jaro_top[n * 65 + M] (a hair above,
+     * for rounding): the bar is checked before any division */
+    double *jaro_top;
     wb_search lanes;
     uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
@@ -328,6 +333,7 @@ static void fsearch_destroy(void *state) {
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     free(job->query);
     free(job->query_input);
+    free(job->jaro_top);
     free(job->text);
     free(job->heap);
     if (job->into) enif_release_resource(job->into);
@@ -431,6 +437,9 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         if (!failed) memcpy(job->query_input, in->query.data, in->query.size);
         job->query_input_len = in->query.size;
     }
+    if (!failed && job->lanes_on && job->lanes_op == WB_SEARCH_JARO && !in->into &&
+        in->limit != SIZE_MAX)
+        failed = !(job->jaro_top = wb_fz_jaro_tops(&in->o, in->query.size));
     if (!failed && in->into) {
         job->into = in->into;
         enif_keep_resource(job->into);
@@ -676,6 +685,12 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         double score = 0.0;
         bool passed;
         if (op == WB_SEARCH_JARO) {
+            /* no better than the worst kept, whatever the transpositions:
+             * a later candidate loses the tie (no division) */
+            if (job->jaro_top && job->heap_len == job->limit &&
+                !wb_fz_better(job->o.kind, job->jaro_top[n * 65 + WB_SEARCH_JARO_MATCHES(v)],
+                              job->heap[0].score))
+                continue;
             wb_fz_jaro_verdict(&job->o, job->query_input, m, set->bytes + offsets[i], n,
                                WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), &score,
                                &passed);

@@ -42,26 +42,28 @@ WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint
                    const unsigned nb, const uint8_t *query, size_t qlen) {
     /* nb batches (a constant where inlined) of P machine vectors each:
      * independent chains for the processor to overlap */
-    enum { P = WB_LANES_BYTES / WB_NB, LANES = WB_LANES_BYTES * 8 / WB_W };
+    enum { P = WB_LANES_BYTES / WB_NB };
     const WB_V zero = {0}, one = zero + (WB_T)1;
     WB_V bv[4 * P], w0[4 * P], mask[4 * P], taken[4 * P], win[4 * P], rest[4 * P], again[4 * P],
         trans[4 * P];
+    /* each lane's bound and first window, from its length n (the bits of
+     * its mask), lane by lane in vectors: qlen <= 64, so bound <= 31 and
+     * the window's width, bound + 1 capped at the lane's, at least 1 */
+    const WB_V ql = zero + (WB_T)qlen, cap = zero + (WB_T)WB_W;
     for (unsigned i = 0; i < nb; i++) {
-        WB_T bound[LANES], start[LANES];
-        for (unsigned l = 0; l < LANES; l++) {
-            WB_T lane_mask;
-            memcpy(&lane_mask, bs[i]->mask + (size_t)l * (WB_W / 8), sizeof lane_mask);
-            size_t n = (size_t)__builtin_popcountll((unsigned long long)lane_mask);
-            size_t most = n > qlen ? n : qlen, bd = most / 2 > 0 ? most / 2 - 1 : 0;
-            size_t width = bd + 1 < WB_W ? bd + 1 : WB_W; /* the window at j = 0: [0, bd] */
-            bound[l] = (WB_T)bd;
-            start[l] = n == 0 ? 0 : (WB_T)(width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1);
-        }
         for (size_t k = 0; k < P; k++) {
             size_t x = i * P + k;
-            memcpy(&bv[x], (const unsigned char *)bound + k * WB_NB, WB_NB);
-            memcpy(&w0[x], (const unsigned char *)start + k * WB_NB, WB_NB);
             memcpy(&mask[x], bs[i]->mask + k * WB_NB, WB_NB);
+            WB_V n = WB_POPCOUNT(mask[x]);
+            WB_V most = (WB_V)(n > ql) & n, half;
+            most |= ~(WB_V)(n > ql) & ql;
+            half = most >> 1;
+            bv[x] = half + (WB_V)(half != zero); /* half - 1, or 0 */
+            WB_V width = bv[x] + one;
+            width = ((WB_V)(width > cap) & cap) | (~(WB_V)(width > cap) & width);
+            /* the low `width` bits: a shift by the lane's width is none */
+            WB_V low = ((one << (width - one)) << 1) - one;
+            w0[x] = low & ~(WB_V)(n == zero);
             taken[x] = again[x] = trans[x] = zero;
             win[x] = w0[x];
         }
