@@ -181,20 +181,25 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
 
 /* Quick scores: a query of 1..64 bytes (byte mode, or ASCII text in
  * codepoint mode) against candidates of up to WB_FZ_QUICK_MOST bytes (64
- * for Jaro, WB_FZ_QUICK_DAMERAU_MOST for Damerau-Levenshtein), for the
+ * for Jaro, WB_FZ_QUICK_MATRIX_MOST for Damerau-Levenshtein), for the
  * scorers whose kernels then take one machine word: levenshtein with unit
  * costs, indel, ratio, qratio, osa, hamming, jaro, jaro_winkler; and
- * damerau_levenshtein, its matrix on the stack. Each score is done in one
- * go (at most some microseconds), with no state and nothing allocated: a
- * search's fast path. */
-#define WB_FZ_QUICK_MOST         4096
-#define WB_FZ_QUICK_DAMERAU_MOST 256
+ * damerau_levenshtein (its matrix on the stack) and partial_ratio (a
+ * window of the longer side a word step a byte), against candidates of up
+ * to WB_FZ_QUICK_MATRIX_MOST bytes. Each score is done in one go (at most
+ * some microseconds), with no state and nothing allocated: a search's
+ * fast path. */
+#define WB_FZ_QUICK_MOST        4096
+#define WB_FZ_QUICK_MATRIX_MOST 256
 typedef struct {
     wb_fz_options o;
     uint8_t query[64]; /* a copy */
     size_t m;
     uint64_t peq[256];     /* the query's masks */
     uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
+    /* partial_ratio: the masks of the query reversed, and of a candidate
+     * reversed (zero between scores) */
+    uint64_t rpeq[256], rscratch[256];
     /* Damerau-Levenshtein: the query's count of each byte (restored after
      * each score), and the last query row holding each byte (zero between
      * scores) */
@@ -266,6 +271,16 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * passed; the others are computed exactly. Returns the units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, double *score, bool *passed, wb_fz_bar *badness);
+
+/* WRatio of the quick query (made for the partial ratio, with WRatio's
+ * kind and cutoff) and t (n bytes, at most WB_FZ_QUICK_MATRIX_MOST), both
+ * single tokens (no whitespace, neither empty) whose lengths are 1.5 or
+ * more apart, their LCS known (`lcs`): the best of the ratio and the
+ * scaled partial ratio, as wb_fz_score weighs them (the partial token
+ * ratio of single tokens is the partial ratio, scaled lower). Returns the
+ * units taken. */
+uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                                  double *score, bool *passed);
 
 /* The Jaro or Jaro-Winkler score of a query of m bytes against t (n
  * bytes) from their matches and transpositions (before halving), found

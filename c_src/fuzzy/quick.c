@@ -23,6 +23,7 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
     case WB_FZ_DAMERAU_LEVENSHTEIN:
+    case WB_FZ_PARTIAL_RATIO:
         break;
     default:
         return false;
@@ -34,6 +35,7 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     q->m = m;
     for (size_t i = 0; i < m; i++) {
         q->peq[query[i]] |= (uint64_t)1 << i;
+        q->rpeq[query[i]] |= (uint64_t)1 << (m - 1 - i);
         q->counts[query[i]]++;
     }
     return true;
@@ -45,7 +47,8 @@ bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
     case WB_FZ_JARO_WINKLER:
         return n <= 64;
     case WB_FZ_DAMERAU_LEVENSHTEIN:
-        return n <= WB_FZ_QUICK_DAMERAU_MOST;
+    case WB_FZ_PARTIAL_RATIO:
+        return n <= WB_FZ_QUICK_MATRIX_MOST;
     default:
         return n <= WB_FZ_QUICK_MOST;
     }
@@ -87,6 +90,81 @@ static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
     for (size_t i = 0; i < common; i++)
         d += q->query[i] != t[i];
     return d;
+}
+
+/* The best window of a needle (nl of 1..64 bytes, its masks peq and
+ * reversed rpeq) in a haystack (hl >= nl): prefixes of the haystack of 1
+ * .. nl - 1 bytes (the needle's LCS with each, a word step a byte),
+ * suffixes the same backwards, and every whole window but those fuzzy.c
+ * passes over (their last byte not in the needle: the window one to the
+ * left, or a shorter prefix, has their LCS over fewer bytes or as many).
+ * The best as 2 LCS / (nl + window), kept as integers: the ratio of the
+ * best (ratios are monotone in it, and equal quotients round equally) is
+ * the best of the ratios fuzzy.c takes. */
+typedef struct {
+    size_t lcs2, total; /* the best window's 2 LCS and length + nl */
+} best_window;
+
+static inline void consider(best_window *b, size_t lcs, size_t total) {
+    if (2 * lcs * b->total > b->lcs2 * total) *b = (best_window){2 * lcs, total};
+}
+
+static void windows(const uint64_t *peq, const uint64_t *rpeq, size_t nl, const uint8_t *hay,
+                    size_t hl, best_window *best) {
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
+    for (size_t w = 1; w < nl; w++) {
+        v = wb_fz_lcs_word(v, peq[hay[w - 1]]);
+        r = wb_fz_lcs_word(r, rpeq[hay[hl - w]]);
+        consider(best, wb_fz_lcs_of(v, nl), nl + w);
+        consider(best, wb_fz_lcs_of(r, nl), nl + w);
+    }
+    for (size_t at = 0; at + nl <= hl && best->lcs2 != best->total; at++) {
+        if (!peq[hay[at + nl - 1]]) continue;
+        uint64_t s = ~(uint64_t)0;
+        for (size_t j = at; j < at + nl; j++)
+            s = wb_fz_lcs_word(s, peq[hay[j]]);
+        consider(best, wb_fz_lcs_of(s, nl), 2 * nl);
+    }
+}
+
+/* partial()'s word steps, about a unit each */
+static uint64_t partial_units(size_t m, size_t n) {
+    size_t shorter = m < n ? m : n, longer = m < n ? n : m;
+    return 1 + 2 * shorter + (longer - shorter + 1) * shorter;
+}
+
+/* The partial ratio (0..100) of the query and t (n bytes, fitting): the
+ * shorter side's windows in the longer, both ways when of one length. */
+static double partial(wb_fz_quick *q, const uint8_t *t, size_t n) {
+    size_t m = q->m;
+    if (n == 0) return 0.0;
+    best_window best = {0, 1};
+    if (m <= n) windows(q->peq, q->rpeq, m, t, n, &best);
+    if (n <= m && best.lcs2 != best.total) {
+        for (size_t j = 0; j < n; j++) {
+            q->scratch[t[j]] |= (uint64_t)1 << j;
+            q->rscratch[t[j]] |= (uint64_t)1 << (n - 1 - j);
+        }
+        windows(q->scratch, q->rscratch, n, q->query, m, &best);
+        for (size_t j = 0; j < n; j++)
+            q->scratch[t[j]] = q->rscratch[t[j]] = 0;
+    }
+    return best.lcs2 == 0 ? 0.0 : wb_fz_ratio_of(best.total - best.lcs2, best.total);
+}
+
+uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                                  double *score, bool *passed) {
+    size_t m = q->m;
+    double scale, best = partial(q, t, n);
+    wb_fz_wratio_near(m, n, &scale);
+    /* fuzzy.c's parts, weighted as it weighs them: the ratio, the partial
+     * ratio, the partial token ratio (the partial ratio again) */
+    double base = wb_fz_ratio_of(m + n - 2 * lcs, m + n) * 1.0 * 1.0;
+    if (best * scale * 1.0 > base) base = best * scale * 1.0;
+    if (best * 0.95 * scale > base) base = best * 0.95 * scale;
+    *score = wb_fz_similarity_score(q->o.kind, base, 100.0);
+    *passed = wb_fz_passes(&q->o, *score);
+    return partial_units(m, n);
 }
 
 /* Jaro's matches and transpositions (before halving) with both sides of
@@ -139,13 +217,13 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
 }
 
 /* Damerau-Levenshtein of the query (rows, m <= 64) and t (columns, n <=
- * WB_FZ_QUICK_DAMERAU_MOST): Zhao and Sahni's rows as edits.c computes
+ * WB_FZ_QUICK_MATRIX_MOST): Zhao and Sahni's rows as edits.c computes
  * them, on bytes, the rows and the last row of each byte on the stack
  * and in q (left zero). */
 static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n) {
     size_t m = q->m;
     if (n == 0) return m;
-    uint32_t rows[2][WB_FZ_QUICK_DAMERAU_MOST + 2], fr_cells[WB_FZ_QUICK_DAMERAU_MOST + 2];
+    uint32_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
     uint32_t big = (uint32_t)(m > n ? m : n) + 1;
     /* column -1 at index 0; row 0 in rows[0], row -1 in rows[1] */
     rows[0][0] = big;
@@ -326,6 +404,12 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     }
     if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN)
         return n + wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, score, passed, badness);
+    if (o->scorer == WB_FZ_PARTIAL_RATIO) {
+        /* as fuzzy.c weighs its one part: by 1.0, twice */
+        *score = wb_fz_similarity_score(o->kind, partial(q, t, n) * 1.0 * 1.0, 100.0);
+        *passed = wb_fz_passes(o, *score);
+        return partial_units(m, n);
+    }
     size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
     size_t gap = m > n ? m - n : n - m, d;
     if (k != WB_FZ_NO_CUTOFF && gap > k) {

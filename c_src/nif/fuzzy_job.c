@@ -216,6 +216,9 @@ typedef struct {
     wb_fz_pattern pattern; /* the query's, made once */
     bool has_pattern;
     bool quick_on; /* short candidates take quick scores */
+    /* or the quick partial ratio serves the partial token scores and
+     * WRatio of single tokens (lanes_scores) */
+    bool quick_single;
     wb_fz_quick quick;
     uint8_t *query_input; /* the query as given (the search core's) */
     size_t query_input_len;
@@ -430,6 +433,12 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         job->lanes_on &&
         (in->o.scorer == WB_FZ_PARTIAL_RATIO ||
          (in->o.scorer >= WB_FZ_PARTIAL_TOKEN_SORT_RATIO && in->o.scorer <= WB_FZ_WRATIO));
+    if (!failed && job->partial && job->one_token && !job->quick_on) {
+        /* single tokens: the partial token scores are the partial ratio */
+        wb_fz_options single = in->o;
+        single.scorer = WB_FZ_PARTIAL_RATIO;
+        job->quick_single = wb_fz_quick_init(&job->quick, &single, in->query.data, in->query.size);
+    }
     if (!failed && job->lanes_on) {
         /* the search core reads the query as given, at every step */
         job->query_input = malloc(in->query.size > 0 ? in->query.size : 1);
@@ -669,6 +678,10 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     /* a unit a candidate, and what looks at its bytes or divides more */
     uint64_t extra = op == WB_SEARCH_JARO ? 3 : job->partial ? 2 : 0;
     bool damerau = job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN;
+    /* the partial ratio of a candidate that may rank: the quick score */
+    bool quick_wratio = job->o.scorer == WB_FZ_WRATIO && job->quick_single;
+    bool quick_partial = (job->o.scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
+                         (job->quick_single && !quick_wratio);
     for (; i < count; i++) {
         if (units > 0 && *used + units - start >= budget) break;
         uint32_t v = values[i];
@@ -727,6 +740,22 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         }
         if (job->partial) {
             int verdict = partial_bound(job, m, n, v);
+            bool quick = n <= WB_FZ_QUICK_MATRIX_MOST && (quick_partial || quick_wratio);
+            if (verdict == BOUND_SCORE && quick) {
+                wb_fz_bar badness;
+                const uint8_t *t = set->bytes + offsets[i];
+                units +=
+                    quick_wratio
+                        ? wb_fz_quick_wratio_apart(&job->quick, t, n, v, &score, &passed)
+                        : wb_fz_quick_score(&job->quick, t, n, NULL, &score, &passed, &badness);
+                if (job->cells) {
+                    store(job, i, score, passed);
+                } else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
+                    job->failed = true;
+                    break;
+                }
+                continue;
+            }
             if (verdict == BOUND_SCORE) { /* to the other paths */
                 general = true;
                 break;
