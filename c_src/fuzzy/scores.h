@@ -102,9 +102,12 @@ static inline size_t wb_fz_kernel_cutoff(const wb_fz_options *o, size_t maximum)
  * 1.5 of each other (the token scores then, scaled 0.95), else the scale
  * of the partial scores (*scale). */
 static inline bool wb_fz_wratio_near(size_t m, size_t n, double *scale) {
-    double len_ratio = (double)(m > n ? m : n) / (double)(m < n ? m : n);
-    *scale = len_ratio < 8.0 ? 0.9 : 0.6;
-    return len_ratio < 1.5;
+    /* the lengths' ratio against 8 and 1.5, in integers: the same verdicts
+     * as the rounded quotient's, which no ratio of lengths brings to
+     * either; lengths of memory are far from overflowing 3 * shorter */
+    size_t longer = m > n ? m : n, shorter = m < n ? m : n;
+    *scale = longer / 8 < shorter ? 0.9 : 0.6; /* longer < 8 shorter */
+    return 2 * longer < 3 * shorter;
 }
 
 /* 100 * the Indel similarity of a distance against `total` symbols */

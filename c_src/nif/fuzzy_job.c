@@ -774,6 +774,10 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                       &badness);
         if (job->cells) {
             store(job, i, score, passed);
+        } else if (full && passed && !wb_fz_better(job->o.kind, score, job->heap[0].score)) {
+            /* no better than the worst kept (whose badness, from another
+             * path's score, may be none) */
+            continue;
         } else if (passed && !keep(job, (hit){score, i, badness})) {
             job->failed = true;
             break;
