@@ -329,25 +329,10 @@ static size_t damerau_row(wb_fz_damerau *k) {
     cur[0] = i;
     size_t least = i;
     for (size_t j = 1; j <= n; j++) {
-        size_t v = prev[j] + 1, left = cur[j - 1] + 1, diag = prev[j - 1] + (c != b[j - 1]);
-        if (left < v) v = left;
-        if (diag < v) v = diag;
-        if (c == b[j - 1]) {
-            l = j;
-            /* column j - 2, -1 when j is 1: counted from the row's start
-             * (prev - 1), never below it */
-            fr[j] = (prev - 1)[j - 1];
-            t = two_up;
-        } else {
-            size_t r = last[slot_of[j - 1]]; /* last row of a holding b[j - 1] */
-            size_t swap = SIZE_MAX;
-            if (l != 0 && j - l == 1) {
-                if (r != 0) swap = fr[j] + (i - r);
-            } else if (r != 0 && i - r == 1) {
-                swap = t + (j - l);
-            }
-            if (swap < v) v = swap;
-        }
+        /* column j - 2 of row i - 1, -1 when j is 1: counted from the
+         * row's start (prev - 1), never below it */
+        size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == b[j - 1],
+                                   last[slot_of[j - 1]], two_up, (prev - 1)[j - 1], &l, &t, &fr[j]);
         two_up = cur[j];
         cur[j] = v;
         if (v < least) least = v;

@@ -171,6 +171,36 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used);
 void wb_fz_osa_free(wb_fz_osa *k);
 uint64_t wb_fz_osa_units(size_t m, size_t n);
 
+/* One cell (i, j) of Zhao and Sahni's Damerau-Levenshtein rows, for both
+ * of their forms (edits.c's resumable rows, quick.c's bytes): from the
+ * cells above (up), left and diagonal, whether a[i - 1] is b[j - 1], the
+ * last row k < i of a holding b[j - 1] (r, 0: none) and the row's state:
+ * *l the last column of this row where b matched a[i - 1] (0: none), *t
+ * d[i - 2][*l - 1], *fr FR[j] (d[k - 1][j - 2] saved at row k's match).
+ * On a match, two_up (d[i - 2][j - 1]) and two_back (d[i - 1][j - 2])
+ * are saved. A transposition ending here pairs row r with column *l; only
+ * *l = j - 1 or r = i - 1 can beat the other edits. */
+static inline size_t wb_fz_zhao_cell(size_t i, size_t j, size_t up, size_t left, size_t diag,
+                                     bool match, size_t r, size_t two_up, size_t two_back,
+                                     size_t *l, size_t *t, size_t *fr) {
+    size_t v = up + 1, cost = diag + !match;
+    if (left + 1 < v) v = left + 1;
+    if (cost < v) v = cost;
+    if (match) {
+        *l = j;
+        *fr = two_back;
+        *t = two_up;
+        return v;
+    }
+    size_t swap = SIZE_MAX;
+    if (*l != 0 && j - *l == 1) {
+        if (r != 0) swap = *fr + (i - r);
+    } else if (r != 0 && i - r == 1) {
+        swap = *t + (j - *l);
+    }
+    return swap < v ? swap : v;
+}
+
 /* Damerau-Levenshtein, unrestricted (transpositions of symbols with any
  * edits between them): Zhao and Sahni's algorithm, O(m n) time, rows of
  * n + 2 cells and the last row each symbol was seen in. */

@@ -223,40 +223,24 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
 static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n) {
     size_t m = q->m;
     if (n == 0) return m;
-    uint32_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
-    uint32_t big = (uint32_t)(m > n ? m : n) + 1;
+    size_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
+    size_t big = (m > n ? m : n) + 1;
     /* column -1 at index 0; row 0 in rows[0], row -1 in rows[1] */
     rows[0][0] = big;
     for (size_t j = 0; j <= n; j++)
-        rows[0][j + 1] = (uint32_t)j;
+        rows[0][j + 1] = j;
     for (size_t j = 0; j < n + 2; j++)
         rows[1][j] = fr_cells[j] = big;
-    uint32_t *fr = fr_cells + 1;
+    size_t *fr = fr_cells + 1;
     uint8_t *last = q->last_row;
     for (size_t i = 1; i <= m; i++) {
-        uint32_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
+        size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
         uint8_t c = q->query[i - 1];
-        size_t l = 0;
-        uint32_t tt = big, two_up = cur[0];
-        cur[0] = (uint32_t)i;
+        size_t l = 0, tt = big, two_up = cur[0];
+        cur[0] = i;
         for (size_t j = 1; j <= n; j++) {
-            uint32_t v = prev[j] + 1, left = cur[j - 1] + 1, diag = prev[j - 1] + (c != t[j - 1]);
-            if (left < v) v = left;
-            if (diag < v) v = diag;
-            if (c == t[j - 1]) {
-                l = j;
-                fr[j] = prev[(ptrdiff_t)j - 2];
-                tt = two_up;
-            } else {
-                size_t r = last[t[j - 1]];
-                uint32_t swap = UINT32_MAX;
-                if (l != 0 && j - l == 1) {
-                    if (r != 0) swap = fr[j] + (uint32_t)(i - r);
-                } else if (r != 0 && i - r == 1) {
-                    swap = tt + (uint32_t)(j - l);
-                }
-                if (swap < v) v = swap;
-            }
+            size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
+                                       last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
             two_up = cur[j];
             cur[j] = v;
         }
