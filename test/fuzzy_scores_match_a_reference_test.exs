@@ -53,8 +53,20 @@ defmodule WellBehaved.FuzzyScoresMatchAReferenceTest do
     fixed ++ random ++ long
   end
 
-  test "the native and the Elixir side name the same scorers and kinds" do
-    assert Native.fuzzy_names() == {Call.scorers(), Call.kinds()}
+  test "the native and the Elixir side name the same scorers and kinds, and bound prefix weights alike" do
+    most = Call.prefix_weight_most()
+    assert Native.fuzzy_names() == {Call.scorers(), Call.kinds(), most}
+
+    # the native side takes what Elixir does, and refuses the rest
+    native = fn w ->
+      call = struct(Call, scorer: :jaro_winkler, prefix_weight: w)
+      args = ["ab", "ba", :byte, put_elem(Call.native(call), 6, w)]
+      WellBehaved.Job.checked(&Native.fuzzy_score/7, args, :normal, false, :infinity, "test")
+    end
+
+    assert is_float(native.(0.0)) and is_float(native.(most))
+    assert native.(most * 1.0001) == {:error, :badarg}
+    assert native.(-0.01) == {:error, :badarg}
   end
 
   for unit <- [:byte, :codepoint], scorer <- Call.scorers() do

@@ -298,6 +298,10 @@ void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, 
  * term of Jaro's mean; Winkler's boost grows with the prefix and with the
  * Jaro similarity (weights up to 0.25). */
 #define WB_FZ_JARO_TOPS (65 * 65)
+/* Jaro-Winkler's prefix weights: 0 up to this (past it Winkler's boost
+ * would fall as the Jaro similarity rises; the Elixir side checks the
+ * same bound, a test compares them) */
+#define WB_FZ_PREFIX_WEIGHT_MOST 0.25
 double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m);
 
 /* Whether the scores are integers: an edit distance's own (distance,

@@ -71,7 +71,8 @@ static bool get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_f
     o->has_cutoff = !enif_is_identical(t[2], atom_nil);
     if (o->has_cutoff && !get_number(env, t[2], &o->cutoff)) return false;
     if (!enif_get_uint64(env, t[3], &ins) || !enif_get_uint64(env, t[4], &del) ||
-        !enif_get_uint64(env, t[5], &sub) || !get_number(env, t[6], &o->prefix_weight))
+        !enif_get_uint64(env, t[5], &sub) || !get_number(env, t[6], &o->prefix_weight) ||
+        !(o->prefix_weight >= 0 && o->prefix_weight <= WB_FZ_PREFIX_WEIGHT_MOST))
         return false;
     o->ins = ins;
     o->del = del;
@@ -865,7 +866,8 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
 
 static size_t fsearch_memory(const void *state) {
     const fsearch_job *job = state;
-    return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes +
+    return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes + job->query_input_len +
+           (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(hit) +
            (job->scoring ? job->fz.owned_bytes : 0) +
            (job->lanes_live ? wb_search_memory(&job->lanes) : 0);
@@ -944,8 +946,9 @@ ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TE
 ERL_NIF_TERM wb_fuzzy_names(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     (void)argc;
     (void)argv;
-    return enif_make_tuple2(env, enif_make_list_from_array(env, scorer_atoms, WB_FZ_SCORERS),
-                            enif_make_list_from_array(env, kind_atoms, WB_FZ_KINDS));
+    return enif_make_tuple3(env, enif_make_list_from_array(env, scorer_atoms, WB_FZ_SCORERS),
+                            enif_make_list_from_array(env, kind_atoms, WB_FZ_KINDS),
+                            enif_make_double(env, WB_FZ_PREFIX_WEIGHT_MOST));
 }
 
 int wb_fuzzy_load(ErlNifEnv *env) {

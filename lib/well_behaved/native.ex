@@ -71,7 +71,8 @@ defmodule WellBehaved.Native do
   # the default processor natively for ASCII of up to 64 KiB; :other for
   # any other binary
   def fuzzy_default_process(_binary), do: stub()
-  # {scorers, kinds}: the atoms the native side knows, in its order
+  # {scorers, kinds, most prefix weight}: the atoms the native side knows,
+  # in its order, and the largest prefix_weight it takes
   def fuzzy_names, do: stub()
   def runtime_stats, do: stub()
 

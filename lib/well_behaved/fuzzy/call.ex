@@ -26,6 +26,8 @@ defmodule WellBehaved.Fuzzy.Call do
   ]
   @scorers @edit ++ @jaro ++ @ratios
   @kinds [:distance, :similarity, :normalized_distance, :normalized_similarity]
+  # Jaro-Winkler's largest prefix weight (as the native side's)
+  @prefix_weight_most 0.25
 
   defstruct scorer: :wratio,
             score: :normalized_similarity,
@@ -48,6 +50,9 @@ defmodule WellBehaved.Fuzzy.Call do
 
   @doc "The kinds of score, in the native order."
   def kinds, do: @kinds
+
+  @doc "The largest `prefix_weight:` Jaro-Winkler takes."
+  def prefix_weight_most, do: @prefix_weight_most
 
   @doc """
   Checks `opts` against `known` for the function `name`: the keys first,
@@ -98,11 +103,12 @@ defmodule WellBehaved.Fuzzy.Call do
     )
   end
 
-  defp put(call, :prefix_weight, w, _name) when is_number(w) and w >= 0 and w <= 0.25,
-    do: %{call | prefix_weight: w / 1}
+  defp put(call, :prefix_weight, w, _name)
+       when is_number(w) and w >= 0 and w <= @prefix_weight_most,
+       do: %{call | prefix_weight: w / 1}
 
   defp put(_call, :prefix_weight, w, name),
-    do: Options.invalid!(name, :prefix_weight, w, "a number in 0.0..0.25")
+    do: Options.invalid!(name, :prefix_weight, w, "a number in 0.0..#{@prefix_weight_most}")
 
   defp put(call, :processor, p, _name) when p in [nil, :default] or is_function(p, 1),
     do: %{call | processor: p}
