@@ -75,7 +75,8 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
     shrink = min(count / 100_000, 1.0)
     cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
-    cdist = cdist(index, cdist_queries, count, max(2, div(plan.repeats, 3)), progress)
+    # pairs enough for an interval: 7 in a full run, 6 in a quick one
+    cdist = cdist(index, cdist_queries, count, max(3, div(2 * plan.repeats, 3)), progress)
 
     lateness_queries = Enum.take(queries, @lateness_queries)
 
