@@ -657,6 +657,13 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     return BOUND_SCORE;
 }
 
+/* A row of cdist scores every candidate, with a division and a store:
+ * about 8 ns a candidate beyond a search's, which its one unit did not
+ * count (the runtime learned 6.2 ns a unit from cdist, 2.4 from
+ * searches, so a step sized on the search core's units ran several
+ * slices long); 3 units more bring cdist's to 1.9 ns a unit. */
+#define CELL_UNITS 3
+
 /* The scores of the candidates from job->next on, from the search core's
  * values, until one has none (left to the other paths), the last one, or
  * the budget (false: not done). Most candidates of a search with a limit
@@ -678,6 +685,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     const uint64_t *spaced = set->prepared ? set->prepared->spaced : NULL;
     /* a unit a candidate, and what looks at its bytes or divides more */
     uint64_t extra = op == WB_SEARCH_JARO ? 3 : job->partial ? 2 : 0;
+    uint64_t cell = job->cells ? CELL_UNITS : 0;
     bool damerau = job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN;
     /* the partial ratio of a candidate that may rank: the quick score */
     bool quick_wratio = job->o.scorer == WB_FZ_WRATIO && job->quick_single;
@@ -688,7 +696,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         uint32_t v = values[i];
         size_t len = (size_t)(offsets[i + 1] - offsets[i]);
         size_t n = count_symbols ? symbols_in(job, i) : len;
-        units += 1 + extra + (count_symbols ? len / 16 : 0);
+        units += 1 + extra + cell + (count_symbols ? len / 16 : 0);
         if (job->one_token && !spaced) units += len / 8;
         if ((op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) ||
             (job->one_token &&
