@@ -253,14 +253,21 @@ static ERL_NIF_TERM pack_failed(ErlNifEnv *env, bool *failed, ERL_NIF_TERM reaso
     return wb_error(env, reason);
 }
 
-ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+/* The packed list `term` names, taken (busy) if no other call holds it;
+ * NULL otherwise. The caller clears busy. */
+static search_index *take_packed(ErlNifEnv *env, ERL_NIF_TERM term) {
     search_index *index;
-    (void)argc;
-    if (!enif_get_resource(env, argv[0], index_type, (void **)&index) ||
-        !enif_is_list(env, argv[1]))
-        return enif_make_badarg(env);
     bool idle = false;
-    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    if (!enif_get_resource(env, term, index_type, (void **)&index) ||
+        !atomic_compare_exchange_strong(&index->busy, &idle, true))
+        return NULL;
+    return index;
+}
+
+ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    search_index *index = enif_is_list(env, argv[1]) ? take_packed(env, argv[0]) : NULL;
+    if (!index) return enif_make_badarg(env);
     ERL_NIF_TERM out, head, at_head, tail = argv[1];
     ErlNifBinary bin;
     wb_search_owned_set *p = &index->packed;
@@ -424,11 +431,9 @@ ERL_NIF_TERM wb_pack_release(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
 /* ---- the packed binaries handed back without a copy ---------------------------- */
 
 ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    search_index *index;
     (void)argc;
-    if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
-    bool idle = false;
-    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    search_index *index = take_packed(env, argv[0]);
+    if (!index) return enif_make_badarg(env);
     bool ok = index->sealed;
     if (ok) index->kept = true;
     atomic_store(&index->busy, false);
@@ -438,11 +443,9 @@ ERL_NIF_TERM wb_pack_keep(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
 /* pack_ascii(Packed): whether every byte of a sealed packed list is ASCII,
  * as packing found it */
 ERL_NIF_TERM wb_pack_ascii(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    search_index *index;
     (void)argc;
-    if (!enif_get_resource(env, argv[0], index_type, (void **)&index)) return enif_make_badarg(env);
-    bool idle = false;
-    if (!atomic_compare_exchange_strong(&index->busy, &idle, true)) return enif_make_badarg(env);
+    search_index *index = take_packed(env, argv[0]);
+    if (!index) return enif_make_badarg(env);
     bool sealed = index->sealed, ascii = index->packed.set.ascii;
     atomic_store(&index->busy, false);
     if (!sealed) return enif_make_badarg(env);
