@@ -535,6 +535,20 @@ static bool keep(fsearch_job *job, hit h) {
     return true;
 }
 
+/* Candidate i's score: into the cdist row, or among the hits kept
+ * (candidates come in order: one no better than the worst kept, once
+ * `limit` are, loses the tie and ends here); false when out of memory. */
+static bool record(fsearch_job *job, size_t i, double score, bool passed, wb_fz_bar badness) {
+    if (job->cells) {
+        store(job, i, score, passed);
+        return true;
+    }
+    if (!passed) return true;
+    if (job->heap_len == job->limit && !wb_fz_better(job->o.kind, score, job->heap[0].score))
+        return true;
+    return keep(job, (hit){score, i, badness});
+}
+
 /* Starts the score of the next candidate; false when done with it
  * already (failed, or out of memory). */
 static bool start_candidate(fsearch_job *job, uint64_t *used) {
@@ -584,10 +598,7 @@ static bool quick_candidate(fsearch_job *job, uint64_t *used) {
     *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, bar, &score, &passed,
                                &badness);
     job->next++;
-    if (job->cells)
-        store(job, i, score, passed);
-    else if (passed && !keep(job, (hit){score, i, badness}))
-        job->failed = true;
+    if (!record(job, i, score, passed, badness)) job->failed = true;
     return true;
 }
 
@@ -716,13 +727,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             wb_fz_jaro_verdict(&job->o, job->query_input, m, set->bytes + offsets[i], n,
                                WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), &score,
                                &passed);
-            /* no better than the worst kept: a later candidate loses the tie */
-            if (bars && job->heap_len == job->limit &&
-                !wb_fz_better(job->o.kind, score, job->heap[0].score))
-                continue;
-            if (job->cells)
-                store(job, i, score, passed);
-            else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
+            if (!record(job, i, score, passed, (wb_fz_bar){0, 0})) {
                 job->failed = true;
                 break;
             }
@@ -739,9 +744,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             units +=
                 wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
                                     full ? &job->heap[0].badness : NULL, &score, &passed, &badness);
-            if (job->cells) {
-                store(job, i, score, passed);
-            } else if (passed && !keep(job, (hit){score, i, badness})) {
+            if (!record(job, i, score, passed, badness)) {
                 job->failed = true;
                 break;
             }
@@ -757,9 +760,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                     quick_wratio
                         ? wb_fz_quick_wratio_apart(&job->quick, t, n, v, &score, &passed)
                         : wb_fz_quick_score(&job->quick, t, n, NULL, &score, &passed, &badness);
-                if (job->cells) {
-                    store(job, i, score, passed);
-                } else if (passed && !keep(job, (hit){score, i, {0, 0}})) {
+                if (!record(job, i, score, passed, (wb_fz_bar){0, 0})) {
                     job->failed = true;
                     break;
                 }
@@ -781,13 +782,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         wb_fz_bar badness;
         wb_fz_verdict(&job->lanes_o, m, n, d, full ? &job->heap[0].badness : NULL, &score, &passed,
                       &badness);
-        if (job->cells) {
-            store(job, i, score, passed);
-        } else if (full && passed && !wb_fz_better(job->o.kind, score, job->heap[0].score)) {
-            /* no better than the worst kept (whose badness, from another
-             * path's score, may be none) */
-            continue;
-        } else if (passed && !keep(job, (hit){score, i, badness})) {
+        if (!record(job, i, score, passed, badness)) {
             job->failed = true;
             break;
         }
@@ -832,9 +827,7 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         double score = job->fz.score;
         wb_fz_free(&job->fz);
         job->scoring = false;
-        if (job->cells && !failed) {
-            store(job, job->next - 1, score, passed);
-        } else if (failed || (passed && !keep(job, (hit){score, job->next - 1, {0, 0}}))) {
+        if (failed || !record(job, job->next - 1, score, passed, (wb_fz_bar){0, 0})) {
             job->failed = true;
             return true;
         }
