@@ -197,9 +197,7 @@ typedef struct {
     size_t m;
     uint64_t peq[256];     /* the query's masks */
     uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
-    /* partial_ratio: the masks of the query reversed, and of a candidate
-     * reversed (zero between scores) */
-    uint64_t rpeq[256], rscratch[256];
+    uint64_t rpeq[256];    /* partial_ratio: the masks of the query reversed */
     /* Damerau-Levenshtein: the query's count of each byte (restored after
      * each score), and the last query row holding each byte (zero between
      * scores) */
@@ -272,15 +270,24 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, double *score, bool *passed, wb_fz_bar *badness);
 
+/* The partial ratio of the quick query (made for it) and t (n bytes,
+ * at most WB_FZ_QUICK_MATRIX_MOST), as wb_fz_quick_score scores it. With
+ * `worst` (the score of a search's worst kept, which wins a tie; NULL:
+ * none), the windows whose bound cannot beat it are not computed: a
+ * candidate that cannot beat it may get a worse score than its own,
+ * never a better one. Returns the units taken. */
+uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, const double *worst,
+                             double *score, bool *passed);
+
 /* WRatio of the quick query (made for the partial ratio, with WRatio's
  * kind and cutoff) and t (n bytes, at most WB_FZ_QUICK_MATRIX_MOST), both
  * single tokens (no whitespace, neither empty) whose lengths are 1.5 or
  * more apart, their LCS known (`lcs`): the best of the ratio and the
  * scaled partial ratio, as wb_fz_score weighs them (the partial token
- * ratio of single tokens is the partial ratio, scaled lower). Returns the
- * units taken. */
+ * ratio of single tokens is the partial ratio, scaled lower); `worst` as
+ * for wb_fz_quick_partial. Returns the units taken. */
 uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
-                                  double *score, bool *passed);
+                                  const double *worst, double *score, bool *passed);
 
 /* The Jaro or Jaro-Winkler score of a query of m bytes against t (n
  * bytes) from their matches and transpositions (before halving), found

@@ -54,6 +54,19 @@ static inline uint64_t wb_fz_lcs_word(uint64_t s, uint64_t match) {
     return (s + u) | (s - u);
 }
 
+/* wb_fz_lcs_word keeping the LCS (*lcs) as it goes, with no count of
+ * bits: it grows by one exactly when the step's sum carries out of the
+ * word. U is a subset of S, so S - U borrows nothing; the sum clears the
+ * lowest match of each run of ones holding one and sets the zero above
+ * that run, which the OR with S - U takes back: a zero moves up a run,
+ * but for the highest run, which the rows past the pattern (ones,
+ * always) carry out of the word: a zero more. */
+static inline uint64_t wb_fz_lcs_word_counted(uint64_t s, uint64_t match, size_t *lcs) {
+    uint64_t u = s & match, sum = s + u;
+    *lcs += sum < s;
+    return sum | (s - u);
+}
+
 /* The LCS that a one-word S holds: its zeros among the m pattern rows. */
 static inline size_t wb_fz_lcs_of(uint64_t s, size_t m) {
     uint64_t valid = m >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1;

@@ -92,12 +92,13 @@ static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
     return d;
 }
 
-/* The best window of a needle (nl of 1..64 bytes, its masks peq and
- * reversed rpeq) in a haystack (hl >= nl): prefixes of the haystack of 1
- * .. nl - 1 bytes (the needle's LCS with each, a word step a byte),
- * suffixes the same backwards, and every whole window but those fuzzy.c
- * passes over (their last byte not in the needle: the window one to the
- * left, or a shorter prefix, has their LCS over fewer bytes or as many).
+/* The partial ratio: the best window of a needle (the shorter side, nl
+ * of 1..64 bytes) in a haystack (nl <= hl <= WB_FZ_QUICK_MATRIX_MOST):
+ * prefixes of the haystack of 1 .. nl - 1 bytes, suffixes the same, and
+ * the whole windows. Two passes give the needle's LCS with every prefix
+ * and every suffix of the haystack: exact for the short ones, and a
+ * whole window's LCS is at most both of those that hold it, so a window
+ * whose bound cannot beat the best found, or the bar, is not computed.
  * The best as 2 LCS / (nl + window), kept as integers: the ratio of the
  * best (ratios are monotone in it, and equal quotients round equally) is
  * the best of the ratios fuzzy.c takes. */
@@ -105,58 +106,159 @@ typedef struct {
     size_t lcs2, total; /* the best window's 2 LCS and length + nl */
 } best_window;
 
+/* What a window must beat besides the best found: a search's worst kept
+ * (`worst`, of kind `kind`, NULL: none), the ratio scaled by `scale` */
+typedef struct {
+    const double *worst;
+    wb_fz_kind kind;
+    double scale;
+} window_bar;
+
+static inline bool beats(const best_window *b, size_t lcs, size_t total) {
+    return 2 * lcs * b->total > b->lcs2 * total;
+}
+
 static inline void consider(best_window *b, size_t lcs, size_t total) {
-    if (2 * lcs * b->total > b->lcs2 * total) *b = (best_window){2 * lcs, total};
+    if (beats(b, lcs, total)) *b = (best_window){2 * lcs, total};
 }
 
-static void windows(const uint64_t *peq, const uint64_t *rpeq, size_t nl, const uint8_t *hay,
-                    size_t hl, best_window *best) {
-    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
-    for (size_t w = 1; w < nl; w++) {
-        v = wb_fz_lcs_word(v, peq[hay[w - 1]]);
-        r = wb_fz_lcs_word(r, rpeq[hay[hl - w]]);
-        consider(best, wb_fz_lcs_of(v, nl), nl + w);
-        consider(best, wb_fz_lcs_of(r, nl), nl + w);
+/* Whether a window of `total` (+ nl) holding `lcs` of the needle scores
+ * better than the bar: what a ratio's score is made of, monotone in it */
+static bool clears(const window_bar *bar, size_t lcs, size_t total) {
+    if (!bar->worst) return true;
+    double ratio = wb_fz_ratio_of(total - 2 * lcs, total) * bar->scale;
+    return wb_fz_better(bar->kind, wb_fz_similarity_score(bar->kind, ratio, 100.0), *bar->worst);
+}
+
+/* The edge windows of one side, from reach[w] (w = 0..nl - 1): the LCS
+ * with its first (or last) w bytes, growing by one at most a byte. For
+ * each LCS k, only the window of fewest bytes (the same LCS over more
+ * bytes scores lower): one past the last holding k - 1. */
+static void edges(const uint8_t *reach, size_t nl, best_window *b) {
+    uint8_t last[65];
+    for (size_t w = 0; w < nl; w++)
+        last[reach[w]] = (uint8_t)w;
+    for (size_t k = 1; k <= reach[nl - 1]; k++)
+        consider(b, k, nl + last[k - 1] + 1);
+}
+
+/* The whole windows, from the LCS of the needle with the haystack's
+ * first w bytes (before[w]) and last w (after[w]): a window's LCS is at
+ * most both of those that hold it; the best of those bounds first (most
+ * candidates end there), then each window whose bound beats the best
+ * found and the bar, exactly: over the haystack's bytes with the
+ * needle's masks (`t_is_needle` false), or over the needle's (t) with the
+ * query's masks cut to the window. */
+static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t nl, size_t hl,
+                      bool t_is_needle, const uint8_t *before, const uint8_t *after,
+                      const window_bar *bar, best_window *best) {
+    best_window b = *best; /* a local: no stores */
+    uint64_t units = 0, cut = nl >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << nl) - 1;
+    size_t top = 0;
+    for (size_t at = 0; at + nl <= hl; at++) {
+        size_t most = before[at + nl] < after[hl - at] ? before[at + nl] : after[hl - at];
+        top = most > top ? most : top;
     }
-    for (size_t at = 0; at + nl <= hl && best->lcs2 != best->total; at++) {
-        if (!peq[hay[at + nl - 1]]) continue;
+    if (!beats(&b, top, 2 * nl) || !clears(bar, top, 2 * nl)) return units;
+    for (size_t at = 0; at + nl <= hl && b.lcs2 != b.total; at++) {
+        size_t most = before[at + nl] < after[hl - at] ? before[at + nl] : after[hl - at];
+        if (!beats(&b, most, 2 * nl) || !clears(bar, most, 2 * nl)) continue;
         uint64_t s = ~(uint64_t)0;
-        for (size_t j = at; j < at + nl; j++)
-            s = wb_fz_lcs_word(s, peq[hay[j]]);
-        consider(best, wb_fz_lcs_of(s, nl), 2 * nl);
+        if (t_is_needle) {
+            for (size_t j = 0; j < nl; j++)
+                s = wb_fz_lcs_word(s, (q->peq[t[j]] >> at) & cut);
+        } else {
+            /* fuzzy.c passes over a window whose last byte is not in the
+             * needle: the one to the left, or a shorter prefix, has its
+             * LCS over fewer bytes or as many */
+            if (!q->peq[t[at + nl - 1]]) continue;
+            for (size_t j = at; j < at + nl; j++)
+                s = wb_fz_lcs_word(s, q->peq[t[j]]);
+        }
+        consider(&b, wb_fz_lcs_of(s, nl), 2 * nl);
+        units += nl;
     }
+    *best = b;
+    return units;
 }
 
-/* partial()'s word steps, about a unit each */
-static uint64_t partial_units(size_t m, size_t n) {
-    size_t shorter = m < n ? m : n, longer = m < n ? n : m;
-    return 1 + 2 * shorter + (longer - shorter + 1) * shorter;
+/* The query's windows in t (m <= n <= WB_FZ_QUICK_MATRIX_MOST): a pass
+ * over t each way with the query's masks (the LCS with each prefix and
+ * each suffix of t, no branch: the LCS grows by one at most a step) */
+static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
+                         best_window *best) {
+    uint8_t before[WB_FZ_QUICK_MATRIX_MOST + 1], after[WB_FZ_QUICK_MATRIX_MOST + 1];
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
+    size_t lcs = 0, rlcs = 0;
+    before[0] = after[0] = 0;
+    for (size_t w = 1; w <= n; w++) {
+        v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &lcs);
+        r = wb_fz_lcs_word_counted(r, q->rpeq[t[n - w]], &rlcs);
+        before[w] = (uint8_t)lcs;
+        after[w] = (uint8_t)rlcs;
+    }
+    edges(before, q->m, best);
+    edges(after, q->m, best);
+    return 2 * n + whole(q, t, q->m, n, false, before, after, bar, best);
+}
+
+/* t's windows in the query (n <= m): t over the query's masks each way;
+ * the zeros of the LCS vector in its first w rows are t's LCS with the
+ * query's first w bytes (with the reversed masks, its last w) */
+static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
+                         best_window *best) {
+    uint8_t before[65], after[65];
+    size_t m = q->m;
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
+    for (size_t j = 0; j < n; j++) {
+        v = wb_fz_lcs_word(v, q->peq[t[j]]);
+        r = wb_fz_lcs_word(r, q->rpeq[t[n - 1 - j]]);
+    }
+    before[0] = after[0] = 0;
+    for (size_t w = 1; w <= m; w++) {
+        before[w] = (uint8_t)(before[w - 1] + (~v >> (w - 1) & 1));
+        after[w] = (uint8_t)(after[w - 1] + (~r >> (w - 1) & 1));
+    }
+    edges(before, n, best);
+    edges(after, n, best);
+    return 2 * n + m + whole(q, t, n, m, true, before, after, bar, best);
 }
 
 /* The partial ratio (0..100) of the query and t (n bytes, fitting): the
- * shorter side's windows in the longer, both ways when of one length. */
-static double partial(wb_fz_quick *q, const uint8_t *t, size_t n) {
+ * shorter side's windows in the longer, both ways when of one length.
+ * Below the bar, a lower ratio may come back. Adds the word steps taken
+ * to *units. */
+static double partial(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
+                      uint64_t *units) {
     size_t m = q->m;
+    *units += 1;
     if (n == 0) return 0.0;
     best_window best = {0, 1};
-    if (m <= n) windows(q->peq, q->rpeq, m, t, n, &best);
-    if (n <= m && best.lcs2 != best.total) {
-        for (size_t j = 0; j < n; j++) {
-            q->scratch[t[j]] |= (uint64_t)1 << j;
-            q->rscratch[t[j]] |= (uint64_t)1 << (n - 1 - j);
-        }
-        windows(q->scratch, q->rscratch, n, q->query, m, &best);
-        for (size_t j = 0; j < n; j++)
-            q->scratch[t[j]] = q->rscratch[t[j]] = 0;
-    }
+    if (m <= n) *units += query_in(q, t, n, bar, &best);
+    if (n <= m && best.lcs2 != best.total) *units += in_query(q, t, n, bar, &best);
     return best.lcs2 == 0 ? 0.0 : wb_fz_ratio_of(best.total - best.lcs2, best.total);
 }
 
+uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, const double *worst,
+                             double *score, bool *passed) {
+    uint64_t units = 0;
+    window_bar bar = {worst, q->o.kind, 1.0};
+    /* as fuzzy.c weighs its one part: by 1.0, twice */
+    *score = wb_fz_similarity_score(q->o.kind, partial(q, t, n, &bar, &units) * 1.0 * 1.0, 100.0);
+    *passed = wb_fz_passes(&q->o, *score);
+    return units;
+}
+
 uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
-                                  double *score, bool *passed) {
+                                  const double *worst, double *score, bool *passed) {
     size_t m = q->m;
-    double scale, best = partial(q, t, n);
+    uint64_t units = 0;
+    double scale;
     wb_fz_wratio_near(m, n, &scale);
+    /* the partial ratio scaled (the larger of its two weights) must beat
+     * the worst kept */
+    window_bar bar = {worst, q->o.kind, scale * 1.0};
+    double best = partial(q, t, n, &bar, &units);
     /* fuzzy.c's parts, weighted as it weighs them: the ratio, the partial
      * ratio, the partial token ratio (the partial ratio again) */
     double base = wb_fz_ratio_of(m + n - 2 * lcs, m + n) * 1.0 * 1.0;
@@ -164,7 +266,7 @@ uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, si
     if (best * 0.95 * scale > base) base = best * 0.95 * scale;
     *score = wb_fz_similarity_score(q->o.kind, base, 100.0);
     *passed = wb_fz_passes(&q->o, *score);
-    return partial_units(m, n);
+    return units;
 }
 
 /* Jaro's matches and transpositions (before halving) with both sides of
@@ -388,12 +490,7 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     }
     if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN)
         return n + wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, score, passed, badness);
-    if (o->scorer == WB_FZ_PARTIAL_RATIO) {
-        /* as fuzzy.c weighs its one part: by 1.0, twice */
-        *score = wb_fz_similarity_score(o->kind, partial(q, t, n) * 1.0 * 1.0, 100.0);
-        *passed = wb_fz_passes(o, *score);
-        return partial_units(m, n);
-    }
+    if (o->scorer == WB_FZ_PARTIAL_RATIO) return wb_fz_quick_partial(q, t, n, NULL, score, passed);
     size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
     size_t gap = m > n ? m - n : n - m, d;
     if (k != WB_FZ_NO_CUTOFF && gap > k) {

@@ -236,6 +236,15 @@ typedef struct {
      * candidate whose bound can rank (or pass the cutoff) is scored, by
      * the other paths */
     bool partial;
+    /* ... and with a limit, once it is reached: for a candidate of n
+     * symbols (n <= PARTIAL_LEAST_MOST), the least LCS whose bound beats
+     * the worst kept, at partial_least[n], found for the worst kept of
+     * generation least_seen[n] (a kept hit makes a new one). The worst
+     * kept only gets better, so each is found from where it was. */
+#define PARTIAL_LEAST_MOST 256
+    uint16_t partial_least[PARTIAL_LEAST_MOST + 1];
+    uint32_t least_seen[PARTIAL_LEAST_MOST + 1];
+    uint32_t kept_generation;
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
@@ -509,6 +518,7 @@ static void store(fsearch_job *job, size_t i, double score, bool passed) {
 
 /* Keeps a hit among the `limit` best; false when out of memory. */
 static bool keep(fsearch_job *job, hit h) {
+    job->kept_generation++;
     if (job->heap_len == job->limit) {
         if (!worse(job->o.kind, &job->heap[0], &h)) return true;
         job->heap[0] = h;
@@ -668,6 +678,35 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     return BOUND_SCORE;
 }
 
+/* Whether a candidate of n symbols (n <= PARTIAL_LEAST_MOST) with this
+ * LCS cannot rank before the worst kept (the limit reached): as
+ * partial_bound finds (BOUND_BELOW, or past the cutoff, which the worst
+ * kept passed), or for WRatio of lengths near each other (BOUND_RATIO)
+ * as the ratio scores it. With no division: the bound and the ratio are
+ * monotone in the LCS. */
+static bool partial_below(fsearch_job *job, size_t m, size_t n, size_t lcs) {
+    if (job->least_seen[n] != job->kept_generation) {
+        size_t least = job->partial_least[n], most = m < n ? m : n;
+        while (least <= most) {
+            int verdict = partial_bound(job, m, n, least);
+            if (verdict == BOUND_RATIO) {
+                double score;
+                bool passed;
+                wb_fz_bar badness;
+                wb_fz_verdict(&job->lanes_o, m, n, m + n - 2 * least, NULL, &score, &passed,
+                              &badness);
+                if (passed && wb_fz_better(job->o.kind, score, job->heap[0].score)) break;
+            } else if (verdict != BOUND_BELOW && verdict != BOUND_PAST_CUTOFF) {
+                break;
+            }
+            least++;
+        }
+        job->partial_least[n] = (uint16_t)least;
+        job->least_seen[n] = job->kept_generation;
+    }
+    return lcs < job->partial_least[n];
+}
+
 /* A row of cdist scores every candidate, with a division and a store:
  * about 8 ns a candidate beyond a search's, which its one unit did not
  * count (the runtime learned 6.2 ns a unit from cdist, 2.4 from
@@ -751,15 +790,19 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             continue;
         }
         if (job->partial) {
+            if (bars && job->heap_len == job->limit && n <= PARTIAL_LEAST_MOST &&
+                partial_below(job, m, n, v))
+                continue;
             int verdict = partial_bound(job, m, n, v);
             bool quick = n <= WB_FZ_QUICK_MATRIX_MOST && (quick_partial || quick_wratio);
             if (verdict == BOUND_SCORE && quick) {
-                wb_fz_bar badness;
                 const uint8_t *t = set->bytes + offsets[i];
+                const double *worst =
+                    bars && job->heap_len == job->limit ? &job->heap[0].score : NULL;
                 units +=
                     quick_wratio
-                        ? wb_fz_quick_wratio_apart(&job->quick, t, n, v, &score, &passed)
-                        : wb_fz_quick_score(&job->quick, t, n, NULL, &score, &passed, &badness);
+                        ? wb_fz_quick_wratio_apart(&job->quick, t, n, v, worst, &score, &passed)
+                        : wb_fz_quick_partial(&job->quick, t, n, worst, &score, &passed);
                 if (!record(job, i, score, passed, (wb_fz_bar){0, 0})) {
                     job->failed = true;
                     break;

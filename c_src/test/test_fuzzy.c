@@ -92,7 +92,7 @@ static double next_double(double x, bool up) {
 /* ---- running the core ------------------------------------------------------- */
 
 static uint64_t max_used_per_unit_num, max_used_per_unit_den = 1;
-static size_t runs, quick_runs, bar_runs, top_runs, wratio_runs;
+static size_t runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs;
 
 /* wb_fz_start, then wb_fz_step(budget) until done; false when out of
  * memory or when it takes more steps than its units allow. */
@@ -139,6 +139,32 @@ static void abandon(const wb_fz_options *o, const uint32_t *a, size_t m, const u
     for (size_t i = 0; i < steps && !wb_fz_step(&s, 1, &used); i++) {
     }
     wb_fz_free(&s);
+}
+
+/* The quick partial ratio (or WRatio of single tokens apart, `lcs`
+ * given) with a search's worst kept: at the pair's own score (a tie,
+ * which the worst kept wins) never better than it, and a hair worse
+ * than it its own score (windows that cannot beat the bar are left out,
+ * never one that can). */
+static void check_window_bars(wb_fz_quick *q, const uint8_t *t, size_t n, const uint32_t *a,
+                              size_t m, const uint32_t *b, double score, bool wratio, size_t lcs) {
+    const wb_fz_options *o = &q->o;
+    double hair = wb_fz_kind_is_distance(o->kind) ? -1e-9 : 1e-9;
+    double worsts[2] = {
+        score,
+        score - hair * (o->kind == WB_FZ_SIMILARITY || o->kind == WB_FZ_DISTANCE ? 100.0 : 1.0)};
+    for (size_t i = 0; i < 2; i++) {
+        double s;
+        bool p;
+        if (wratio)
+            wb_fz_quick_wratio_apart(q, t, n, lcs, &worsts[i], &s, &p);
+        else
+            wb_fz_quick_partial(q, t, n, &worsts[i], &s, &p);
+        FZ_CHECK(i == 0 ? !wb_fz_better(o->kind, s, score) : s == score,
+                 "quick partial with the bar at %.17g: %.17g, its own %.17g: %s", worsts[i], s,
+                 score, describe(o, a, m, b, n));
+    }
+    window_bar_runs++;
 }
 
 /* The ways a search scores a pair give the score of wb_fz_score: with
@@ -191,9 +217,10 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
         if (!wb_fz_quick_init(&q, &single, qa, m)) return;
         double ws;
         bool wp;
-        wb_fz_quick_wratio_apart(&q, qb, n, fzr_lcs(a, m, b, n), &ws, &wp);
+        wb_fz_quick_wratio_apart(&q, qb, n, fzr_lcs(a, m, b, n), NULL, &ws, &wp);
         FZ_CHECK(wp == passed && ws == score, "quick WRatio: %.17g %d, wb_fz_score %.17g %d: %s",
                  ws, wp, score, passed, describe(o, a, m, b, n));
+        check_window_bars(&q, qb, n, a, m, b, score, true, fzr_lcs(a, m, b, n));
         wratio_runs++;
         return;
     }
@@ -206,6 +233,7 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
     FZ_CHECK(qp == passed && qs == score, "quick: %.17g %d, wb_fz_score %.17g %d: %s", qs, qp,
              score, passed, describe(o, a, m, b, n));
     quick_runs++;
+    if (o->scorer == WB_FZ_PARTIAL_RATIO) check_window_bars(&q, qb, n, a, m, b, score, false, 0);
     bool jaro = o->scorer == WB_FZ_JARO || o->scorer == WB_FZ_JARO_WINKLER;
     if (jaro && n <= 64) {
         /* the best a candidate of its length and matches can have: never
@@ -658,9 +686,9 @@ int main(void) {
     test_random_pairs(40, true);
     test_partial_bounds(3000);
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
-           "Jaro's top), %zu quick WRatios of single tokens; in one go, the most units taken per "
-           "unit of wb_fz_units: %.3f\n",
-           runs, quick_runs, bar_runs, top_runs, wratio_runs,
+           "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
+           "search's worst kept; in one go, the most units taken per unit of wb_fz_units: %.3f\n",
+           runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs,
            (double)max_used_per_unit_num / (double)max_used_per_unit_den);
     return CHECK_SUMMARY();
 }
