@@ -271,13 +271,14 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
                              const wb_fz_bar *bar, double *score, bool *passed, wb_fz_bar *badness);
 
 /* The partial ratio of the quick query (made for it) and t (n bytes,
- * at most WB_FZ_QUICK_MATRIX_MOST), as wb_fz_quick_score scores it. With
+ * at most WB_FZ_QUICK_MATRIX_MOST), their LCS known (`lcs`), as
+ * wb_fz_quick_score scores it. With
  * `worst` (the score of a search's worst kept, which wins a tie; NULL:
  * none), the windows whose bound cannot beat it are not computed: a
  * candidate that cannot beat it may get a worse score than its own,
  * never a better one. Returns the units taken. */
-uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, const double *worst,
-                             double *score, bool *passed);
+uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                             const double *worst, double *score, bool *passed);
 
 /* WRatio of the quick query (made for the partial ratio, with WRatio's
  * kind and cutoff) and t (n bytes, at most WB_FZ_QUICK_MATRIX_MOST), both

@@ -182,24 +182,34 @@ static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t nl, size_t 
     return units;
 }
 
-/* The query's windows in t (m <= n <= WB_FZ_QUICK_MATRIX_MOST): a pass
- * over t each way with the query's masks (the LCS with each prefix and
- * each suffix of t, no branch: the LCS grows by one at most a step) */
-static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
-                         best_window *best) {
+/* The query's windows in t (m <= n <= WB_FZ_QUICK_MATRIX_MOST), their
+ * LCS `lcs`: a pass over t each way with the query's masks (the LCS with
+ * each prefix and each suffix of t, no branch: the LCS grows by one at
+ * most a step), the edges from their first m - 1 steps, the rest only
+ * when a whole window holding the pair's LCS could beat the best found
+ * and the bar */
+static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                         const window_bar *bar, best_window *best) {
     uint8_t before[WB_FZ_QUICK_MATRIX_MOST + 1], after[WB_FZ_QUICK_MATRIX_MOST + 1];
     uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
-    size_t lcs = 0, rlcs = 0;
+    size_t m = q->m, ahead = 0, behind = 0, w = 1;
     before[0] = after[0] = 0;
-    for (size_t w = 1; w <= n; w++) {
-        v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &lcs);
-        r = wb_fz_lcs_word_counted(r, q->rpeq[t[n - w]], &rlcs);
-        before[w] = (uint8_t)lcs;
-        after[w] = (uint8_t)rlcs;
+    for (; w < m; w++) {
+        v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &ahead);
+        r = wb_fz_lcs_word_counted(r, q->rpeq[t[n - w]], &behind);
+        before[w] = (uint8_t)ahead;
+        after[w] = (uint8_t)behind;
     }
-    edges(before, q->m, best);
-    edges(after, q->m, best);
-    return 2 * n + whole(q, t, q->m, n, false, before, after, bar, best);
+    edges(before, m, best);
+    edges(after, m, best);
+    if (!beats(best, lcs, 2 * m) || !clears(bar, lcs, 2 * m)) return 2 * (m - 1);
+    for (; w <= n; w++) {
+        v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &ahead);
+        r = wb_fz_lcs_word_counted(r, q->rpeq[t[n - w]], &behind);
+        before[w] = (uint8_t)ahead;
+        after[w] = (uint8_t)behind;
+    }
+    return 2 * n + whole(q, t, m, n, false, before, after, bar, best);
 }
 
 /* t's windows in the query (n <= m): t over the query's masks each way;
@@ -228,23 +238,24 @@ static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const
  * shorter side's windows in the longer, both ways when of one length.
  * Below the bar, a lower ratio may come back. Adds the word steps taken
  * to *units. */
-static double partial(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
-                      uint64_t *units) {
+static double partial(const wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                      const window_bar *bar, uint64_t *units) {
     size_t m = q->m;
     *units += 1;
     if (n == 0) return 0.0;
     best_window best = {0, 1};
-    if (m <= n) *units += query_in(q, t, n, bar, &best);
+    if (m <= n) *units += query_in(q, t, n, lcs, bar, &best);
     if (n <= m && best.lcs2 != best.total) *units += in_query(q, t, n, bar, &best);
     return best.lcs2 == 0 ? 0.0 : wb_fz_ratio_of(best.total - best.lcs2, best.total);
 }
 
-uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, const double *worst,
-                             double *score, bool *passed) {
+uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
+                             const double *worst, double *score, bool *passed) {
     uint64_t units = 0;
     window_bar bar = {worst, q->o.kind, 1.0};
     /* as fuzzy.c weighs its one part: by 1.0, twice */
-    *score = wb_fz_similarity_score(q->o.kind, partial(q, t, n, &bar, &units) * 1.0 * 1.0, 100.0);
+    *score =
+        wb_fz_similarity_score(q->o.kind, partial(q, t, n, lcs, &bar, &units) * 1.0 * 1.0, 100.0);
     *passed = wb_fz_passes(&q->o, *score);
     return units;
 }
@@ -258,7 +269,7 @@ uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, si
     /* the partial ratio scaled (the larger of its two weights) must beat
      * the worst kept */
     window_bar bar = {worst, q->o.kind, scale * 1.0};
-    double best = partial(q, t, n, &bar, &units);
+    double best = partial(q, t, n, lcs, &bar, &units);
     /* fuzzy.c's parts, weighted as it weighs them: the ratio, the partial
      * ratio, the partial token ratio (the partial ratio again) */
     double base = wb_fz_ratio_of(m + n - 2 * lcs, m + n) * 1.0 * 1.0;
@@ -490,7 +501,8 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
     }
     if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN)
         return n + wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, score, passed, badness);
-    if (o->scorer == WB_FZ_PARTIAL_RATIO) return wb_fz_quick_partial(q, t, n, NULL, score, passed);
+    if (o->scorer == WB_FZ_PARTIAL_RATIO)
+        return n + wb_fz_quick_partial(q, t, n, lcs(q, t, n), NULL, score, passed);
     size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);
     size_t gap = m > n ? m - n : n - m, d;
     if (k != WB_FZ_NO_CUTOFF && gap > k) {

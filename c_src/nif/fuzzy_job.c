@@ -802,7 +802,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                 units +=
                     quick_wratio
                         ? wb_fz_quick_wratio_apart(&job->quick, t, n, v, worst, &score, &passed)
-                        : wb_fz_quick_partial(&job->quick, t, n, worst, &score, &passed);
+                        : wb_fz_quick_partial(&job->quick, t, n, v, worst, &score, &passed);
                 if (!record(job, i, score, passed, (wb_fz_bar){0, 0})) {
                     job->failed = true;
                     break;

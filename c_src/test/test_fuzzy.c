@@ -159,7 +159,7 @@ static void check_window_bars(wb_fz_quick *q, const uint8_t *t, size_t n, const 
         if (wratio)
             wb_fz_quick_wratio_apart(q, t, n, lcs, &worsts[i], &s, &p);
         else
-            wb_fz_quick_partial(q, t, n, &worsts[i], &s, &p);
+            wb_fz_quick_partial(q, t, n, lcs, &worsts[i], &s, &p);
         FZ_CHECK(i == 0 ? !wb_fz_better(o->kind, s, score) : s == score,
                  "quick partial with the bar at %.17g: %.17g, its own %.17g: %s", worsts[i], s,
                  score, describe(o, a, m, b, n));
@@ -233,7 +233,8 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
     FZ_CHECK(qp == passed && qs == score, "quick: %.17g %d, wb_fz_score %.17g %d: %s", qs, qp,
              score, passed, describe(o, a, m, b, n));
     quick_runs++;
-    if (o->scorer == WB_FZ_PARTIAL_RATIO) check_window_bars(&q, qb, n, a, m, b, score, false, 0);
+    if (o->scorer == WB_FZ_PARTIAL_RATIO)
+        check_window_bars(&q, qb, n, a, m, b, score, false, fzr_lcs(a, m, b, n));
     bool jaro = o->scorer == WB_FZ_JARO || o->scorer == WB_FZ_JARO_WINKLER;
     if (jaro && n <= 64) {
         /* the best a candidate of its length and matches can have: never
