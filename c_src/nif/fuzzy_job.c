@@ -236,15 +236,20 @@ typedef struct {
      * candidate whose bound can rank (or pass the cutoff) is scored, by
      * the other paths */
     bool partial;
-    /* ... and with a limit, once it is reached: for a candidate of n
-     * symbols (n <= PARTIAL_LEAST_MOST), the least LCS whose bound beats
-     * the worst kept, at partial_least[n], found for the worst kept of
-     * generation least_seen[n] (a kept hit makes a new one). The worst
-     * kept only gets better, so each is found from where it was. */
-#define PARTIAL_LEAST_MOST 256
-    uint16_t partial_least[PARTIAL_LEAST_MOST + 1];
-    uint32_t least_seen[PARTIAL_LEAST_MOST + 1];
+    /* With a limit, once it is reached: the candidates that cannot rank
+     * before the worst kept, known from their value alone, in a tight
+     * loop (skip_below). For a candidate of n symbols (n <=
+     * VALUE_BAR_MOST), the bar on its value at value_bar[n], found for
+     * the worst kept of generation bar_seen[n] (a kept hit makes a new
+     * one): the least value that may rank where more is better (an LCS,
+     * Hamming's or Jaro's matches), the most where less is (a distance).
+     * The worst kept only gets better, so a bar moves one way only, found
+     * from where it was. */
+#define VALUE_BAR_MOST 256
+    uint32_t value_bar[VALUE_BAR_MOST + 1];
+    uint32_t bar_seen[VALUE_BAR_MOST + 1];
     uint32_t kept_generation;
+    bool value_bars, more_is_better;
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
@@ -459,6 +464,11 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     if (!failed && job->lanes_on && job->lanes_op == WB_SEARCH_JARO && !in->into &&
         in->limit != SIZE_MAX)
         failed = !(job->jaro_top = wb_fz_jaro_tops(&in->o, in->query.size));
+    /* the value bars: a search with a limit, Jaro's with its table */
+    job->value_bars = job->lanes_on && !in->into && in->limit != SIZE_MAX &&
+                      (job->lanes_op != WB_SEARCH_JARO || job->jaro_top);
+    job->more_is_better = job->lanes_op == WB_SEARCH_LCS || job->lanes_op == WB_SEARCH_HAMMING ||
+                          job->lanes_op == WB_SEARCH_JARO;
     if (!failed && in->into) {
         job->into = in->into;
         enif_keep_resource(job->into);
@@ -678,33 +688,84 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     return BOUND_SCORE;
 }
 
-/* Whether a candidate of n symbols (n <= PARTIAL_LEAST_MOST) with this
- * LCS cannot rank before the worst kept (the limit reached): as
- * partial_bound finds (BOUND_BELOW, or past the cutoff, which the worst
- * kept passed), or for WRatio of lengths near each other (BOUND_RATIO)
- * as the ratio scores it. With no division: the bound and the ratio are
- * monotone in the LCS. */
-static bool partial_below(fsearch_job *job, size_t m, size_t n, size_t lcs) {
-    if (job->least_seen[n] != job->kept_generation) {
-        size_t least = job->partial_least[n], most = m < n ? m : n;
-        while (least <= most) {
-            int verdict = partial_bound(job, m, n, least);
-            if (verdict == BOUND_RATIO) {
-                double score;
-                bool passed;
-                wb_fz_bar badness;
-                wb_fz_verdict(&job->lanes_o, m, n, m + n - 2 * least, NULL, &score, &passed,
-                              &badness);
-                if (passed && wb_fz_better(job->o.kind, score, job->heap[0].score)) break;
-            } else if (verdict != BOUND_BELOW && verdict != BOUND_PAST_CUTOFF) {
-                break;
-            }
-            least++;
-        }
-        job->partial_least[n] = (uint16_t)least;
-        job->least_seen[n] = job->kept_generation;
+/* Whether a candidate of n symbols whose value (for Jaro its matches) is
+ * v may rank before the worst kept (the limit reached), as the paths of
+ * lanes_scores find: Jaro's best score for its length and matches; the
+ * partial ratios' and WRatio's bound (partial_bound), or the ratio for
+ * WRatio of lengths near each other; Damerau-Levenshtein's distance of
+ * at least half the Indel distance; the others' score from their
+ * distance. Each is monotone in the value; past the cutoff (which the
+ * worst kept passed) none ranks. */
+static bool may_rank(fsearch_job *job, size_t m, size_t n, size_t v) {
+    double score, worst = job->heap[0].score;
+    bool passed;
+    wb_fz_bar badness;
+    if (job->lanes_op == WB_SEARCH_JARO)
+        return wb_fz_better(job->o.kind, job->jaro_top[n * 65 + v], worst);
+    if (job->partial) {
+        int verdict = partial_bound(job, m, n, v);
+        if (verdict != BOUND_RATIO) return verdict == BOUND_SCORE;
+        wb_fz_verdict(&job->lanes_o, m, n, m + n - 2 * v, NULL, &score, &passed, &badness);
+    } else if (job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
+        wb_fz_verdict(&job->o, m, n, (m + n - 2 * v + 1) / 2, NULL, &score, &passed, &badness);
+    } else {
+        size_t most = m > n ? m : n;
+        size_t d = job->lanes_op == WB_SEARCH_LCS       ? m + n - 2 * v
+                   : job->lanes_op == WB_SEARCH_HAMMING ? most - v
+                                                        : v;
+        wb_fz_verdict(&job->lanes_o, m, n, d, NULL, &score, &passed, &badness);
     }
-    return lcs < job->partial_least[n];
+    return passed && wb_fz_better(job->o.kind, score, worst);
+}
+
+/* value_bar[n] for the worst kept now, from where it was, one way: where
+ * more is better the least value that may rank (a candidate below it
+ * cannot), where less is one past the most (a candidate at or past it
+ * cannot); values run up to the shorter side's length (an LCS, matches)
+ * or the longer's (a distance). */
+static void value_bar_now(fsearch_job *job, size_t m, size_t n) {
+    bool seen = job->bar_seen[n] != 0;
+    size_t at;
+    if (job->more_is_better) {
+        size_t top = m < n ? m : n;
+        at = seen ? job->value_bar[n] : 0;
+        while (at <= top && !may_rank(job, m, n, at))
+            at++;
+    } else {
+        at = seen ? job->value_bar[n] : (m > n ? m : n) + 1;
+        while (at > 0 && !may_rank(job, m, n, at - 1))
+            at--;
+    }
+    job->value_bar[n] = (uint32_t)at;
+    job->bar_seen[n] = job->kept_generation;
+}
+
+/* From candidate i on, those whose value alone says they cannot rank
+ * (the limit reached, bytes are symbols), a unit and `extra` each, until
+ * one may, or is for the other paths (no value yet, whitespace in a
+ * token score, past VALUE_BAR_MOST), or the budget: returns it. */
+static size_t skip_below(fsearch_job *job, size_t i, uint64_t extra, uint64_t budget,
+                         uint64_t start, uint64_t used, uint64_t *units) {
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = job->set->offsets;
+    const uint64_t *spaced = job->one_token ? job->set->prepared->spaced : NULL;
+    size_t count = job->set->count, m = job->qlen;
+    size_t most = job->lanes_op == WB_SEARCH_JARO ? 64 : VALUE_BAR_MOST;
+    bool jaro = job->lanes_op == WB_SEARCH_JARO, more = job->more_is_better;
+    uint64_t u = *units;
+    for (; i < count; i++) {
+        if (u > 0 && used + u - start >= budget) break;
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        uint32_t v = values[i];
+        if (n > most || v == WB_SEARCH_NOT_DONE) break;
+        if (spaced && (spaced[i / 64] >> (i % 64)) & 1) break;
+        if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, m, n);
+        uint32_t key = jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
+        if (more ? key >= job->value_bar[n] : key < job->value_bar[n]) break;
+        u += 1 + extra;
+    }
+    *units = u;
+    return i;
 }
 
 /* A row of cdist scores every candidate, with a division and a store:
@@ -741,7 +802,15 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
     bool quick_wratio = job->o.scorer == WB_FZ_WRATIO && job->quick_single;
     bool quick_partial = (job->o.scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
                          (job->quick_single && !quick_wratio);
+    /* with a limit, the candidates that cannot rank by their value alone
+     * end in a tight loop: bytes as symbols, and for the token scores
+     * the index's note of whitespace */
+    bool skipping = job->value_bars && bars && !count_symbols && (!job->one_token || spaced);
     for (; i < count; i++) {
+        if (skipping && job->heap_len == job->limit) {
+            i = skip_below(job, i, extra, budget, start, *used, &units);
+            if (i == count) break;
+        }
         if (units > 0 && *used + units - start >= budget) break;
         uint32_t v = values[i];
         size_t len = (size_t)(offsets[i + 1] - offsets[i]);
@@ -790,9 +859,6 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             continue;
         }
         if (job->partial) {
-            if (bars && job->heap_len == job->limit && n <= PARTIAL_LEAST_MOST &&
-                partial_below(job, m, n, v))
-                continue;
             int verdict = partial_bound(job, m, n, v);
             bool quick = n <= WB_FZ_QUICK_MATRIX_MOST && (quick_partial || quick_wratio);
             if (verdict == BOUND_SCORE && quick) {
