@@ -198,10 +198,8 @@ typedef struct {
     uint64_t peq[256];     /* the query's masks */
     uint64_t scratch[256]; /* a candidate's masks (jaro), zero between scores */
     uint64_t rpeq[256];    /* partial_ratio: the masks of the query reversed */
-    /* Damerau-Levenshtein: the query's count of each byte (restored after
-     * each score), and the last query row holding each byte (zero between
-     * scores) */
-    int16_t counts[256];
+    /* Damerau-Levenshtein: the last query row holding each byte (zero
+     * between scores) */
     uint8_t last_row[256];
 } wb_fz_quick;
 
@@ -260,15 +258,21 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
 
 /* The Damerau-Levenshtein score of the quick query against t (n bytes,
  * n fitting), its LCS with the query known (`lcs`): as wb_fz_quick_score
- * scores it (which finds the LCS itself). Each edit changes the Indel
- * distance by two at most and the count of a byte on each side by one at
- * most (a transposition neither), so the distance is at least half the
- * Indel distance and the symbols either side holds beyond the other's
- * counts: a candidate whose bound is past the cutoff, or no better than
- * the bar (a search's worst kept, which wins a tie), ends there, not
- * passed; the others are computed exactly. Returns the units taken. */
+ * scores it (which finds the LCS itself). The distance is at least the
+ * longer side's length less the LCS: each insertion, deletion,
+ * substitution or swap of neighbours (a transposition with edits
+ * between is some of each, at one apiece) changes that by one at most: a
+ * substitution or a swap keeps the lengths and moves the LCS by one at
+ * most; an insertion (a deletion) raises (lowers) the longer length and
+ * the LCS by none or one each. A candidate whose bound is past the cutoff, or no better
+ * than the bar (a search's worst kept, which wins a tie), ends there,
+ * not passed; the others are computed exactly, but for those whose rows
+ * reach `cut` (a distance that cannot rank; SIZE_MAX: none), which score
+ * as the least of such a row, no better than their own. Returns the
+ * units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
-                             const wb_fz_bar *bar, double *score, bool *passed, wb_fz_bar *badness);
+                             const wb_fz_bar *bar, size_t cut, double *score, bool *passed,
+                             wb_fz_bar *badness);
 
 /* The partial ratio of the quick query (made for it) and t (n bytes,
  * at most WB_FZ_QUICK_MATRIX_MOST), their LCS known (`lcs`), as

@@ -36,7 +36,6 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     for (size_t i = 0; i < m; i++) {
         q->peq[query[i]] |= (uint64_t)1 << i;
         q->rpeq[query[i]] |= (uint64_t)1 << (m - 1 - i);
-        q->counts[query[i]]++;
     }
     return true;
 }
@@ -333,7 +332,7 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
  * WB_FZ_QUICK_MATRIX_MOST): Zhao and Sahni's rows as edits.c computes
  * them, on bytes, the rows and the last row of each byte on the stack
  * and in q (left zero). */
-static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n) {
+static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut) {
     size_t m = q->m;
     if (n == 0) return m;
     size_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
@@ -349,40 +348,37 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n) {
     for (size_t i = 1; i <= m; i++) {
         size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
         uint8_t c = q->query[i - 1];
-        size_t l = 0, tt = big, two_up = cur[0];
+        size_t l = 0, tt = big, two_up = cur[0], least = i;
         cur[0] = i;
         for (size_t j = 1; j <= n; j++) {
             size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
                                        last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
             two_up = cur[j];
             cur[j] = v;
+            least = v < least ? v : least;
         }
         last[c] = (uint8_t)i;
+        if (least >= cut) {
+            /* the distance is at least the least of any row: a path
+             * through the row costs that much; one past it by a
+             * transposition from row k pays a deletion for each row from
+             * k to this one, as much as a path down to it. */
+            for (size_t r = 0; r < i; r++)
+                last[q->query[r]] = 0;
+            return least;
+        }
     }
     for (size_t i = 0; i < m; i++)
         last[q->query[i]] = 0;
     return rows[m & 1][n + 1];
 }
 
-/* The Damerau-Levenshtein distance's lower bound (wb_fz_quick_damerau) */
-static size_t damerau_floor(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs) {
-    size_t extra = 0; /* t's bytes beyond the query's counts */
-    for (size_t j = 0; j < n; j++)
-        extra += q->counts[t[j]]-- <= 0;
-    for (size_t j = 0; j < n; j++)
-        q->counts[t[j]]++;
-    size_t missing = q->m - (n - extra); /* the query's bytes t lacks */
-    size_t floor = (q->m + n - 2 * lcs + 1) / 2;
-    if (extra > floor) floor = extra;
-    return missing > floor ? missing : floor;
-}
-
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
-                             const wb_fz_bar *bar, double *score, bool *passed,
+                             const wb_fz_bar *bar, size_t cut, double *score, bool *passed,
                              wb_fz_bar *badness) {
     const wb_fz_options *o = &q->o;
     size_t m = q->m, maximum = m > n ? m : n, k = wb_fz_kernel_cutoff(o, maximum);
-    size_t floor = damerau_floor(q, t, n, lcs);
+    size_t floor = maximum - lcs;
     badness->num = badness->den = 0;
     if (k != WB_FZ_NO_CUTOFF && floor > k) {
         *passed = false;
@@ -397,7 +393,11 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
         *passed = false;
         return 1 + n;
     }
-    wb_fz_verdict(o, m, n, damerau(q, t, n), bar, score, passed, badness);
+    /* the rows end where the distance is sure to be past the cutoff
+     * (scored as the bound + 1, as any past it), or at `cut` (a distance
+     * that cannot rank: no better a score from a row's least) */
+    if (k != WB_FZ_NO_CUTOFF && k + 1 < cut) cut = k + 1;
+    wb_fz_verdict(o, m, n, damerau(q, t, n, cut), bar, score, passed, badness);
     /* about a unit (2 ns) a cell or two */
     return 1 + n + m * n / 2;
 }
@@ -500,7 +500,8 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
         break;
     }
     if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN)
-        return n + wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, score, passed, badness);
+        return n +
+               wb_fz_quick_damerau(q, t, n, lcs(q, t, n), bar, SIZE_MAX, score, passed, badness);
     if (o->scorer == WB_FZ_PARTIAL_RATIO)
         return n + wb_fz_quick_partial(q, t, n, lcs(q, t, n), NULL, score, passed);
     size_t maximum = wb_fz_edit_maximum(o, m, n), k = wb_fz_kernel_cutoff(o, maximum);

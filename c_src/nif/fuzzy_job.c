@@ -693,7 +693,7 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
  * lanes_scores find: Jaro's best score for its length and matches; the
  * partial ratios' and WRatio's bound (partial_bound), or the ratio for
  * WRatio of lengths near each other; Damerau-Levenshtein's distance of
- * at least half the Indel distance; the others' score from their
+ * at least the longer length less the LCS; the others' score from their
  * distance. Each is monotone in the value; past the cutoff (which the
  * worst kept passed) none ranks. */
 static bool may_rank(fsearch_job *job, size_t m, size_t n, size_t v) {
@@ -707,7 +707,7 @@ static bool may_rank(fsearch_job *job, size_t m, size_t n, size_t v) {
         if (verdict != BOUND_RATIO) return verdict == BOUND_SCORE;
         wb_fz_verdict(&job->lanes_o, m, n, m + n - 2 * v, NULL, &score, &passed, &badness);
     } else if (job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
-        wb_fz_verdict(&job->o, m, n, (m + n - 2 * v + 1) / 2, NULL, &score, &passed, &badness);
+        wb_fz_verdict(&job->o, m, n, (m > n ? m : n) - v, NULL, &score, &passed, &badness);
     } else {
         size_t most = m > n ? m : n;
         size_t d = job->lanes_op == WB_SEARCH_LCS       ? m + n - 2 * v
@@ -848,10 +848,17 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                 break;
             }
             bool full = bars && job->heap_len == job->limit;
+            /* the least distance that cannot rank: the value bar's least
+             * LCS that may is one past the longer length less it */
+            size_t cut = SIZE_MAX;
+            if (full && job->value_bars && n <= VALUE_BAR_MOST) {
+                if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, m, n);
+                cut = (m > n ? m : n) + 1 - job->value_bar[n];
+            }
             wb_fz_bar badness;
-            units +=
-                wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
-                                    full ? &job->heap[0].badness : NULL, &score, &passed, &badness);
+            units += wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
+                                         full ? &job->heap[0].badness : NULL, cut, &score, &passed,
+                                         &badness);
             if (!record(job, i, score, passed, badness)) {
                 job->failed = true;
                 break;

@@ -9,6 +9,7 @@
  * and the default ASCII processor.
  */
 #include "../fuzzy/fuzzy.h"
+#include "../fuzzy/scores.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ static double next_double(double x, bool up) {
 /* ---- running the core ------------------------------------------------------- */
 
 static uint64_t max_used_per_unit_num, max_used_per_unit_den = 1;
-static size_t runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs;
+static size_t runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs, cut_runs;
 
 /* wb_fz_start, then wb_fz_step(budget) until done; false when out of
  * memory or when it takes more steps than its units allow. */
@@ -259,6 +260,22 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
         FZ_CHECK(bp == passed && (!bp || bs == score),
                  "quick with a bar one edit worse: %.17g %d: %s", bs, bp, describe(o, a, m, b, n));
         bar_runs++;
+    }
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && o->kind == WB_FZ_DISTANCE && passed &&
+        wb_fz_kernel_cutoff(o, m > n ? m : n) == WB_FZ_NO_CUTOFF) {
+        /* rows that reach a cut end there: a distance from cut to its own
+         * (a row's least never above it), its own when the cut is past */
+        size_t d = (size_t)score, lcs = fzr_lcs(a, m, b, n);
+        for (size_t cut = 1; cut <= d + 1; cut++) {
+            double cs;
+            bool cp;
+            wb_fz_bar again;
+            wb_fz_quick_damerau(&q, qb, n, lcs, NULL, cut, &cs, &cp, &again);
+            FZ_CHECK(cut > d ? cs == score : cs >= (double)cut && cs <= score,
+                     "quick Damerau-Levenshtein cut at %zu: %.17g, its own %.17g: %s", cut, cs,
+                     score, describe(o, a, m, b, n));
+        }
+        cut_runs++;
     }
 }
 
@@ -688,8 +705,9 @@ int main(void) {
     test_partial_bounds(3000);
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
-           "search's worst kept; in one go, the most units taken per unit of wb_fz_units: %.3f\n",
-           runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs,
+           "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "
+           "units taken per unit of wb_fz_units: %.3f\n",
+           runs, quick_runs, bar_runs, top_runs, wratio_runs, window_bar_runs, cut_runs,
            (double)max_used_per_unit_num / (double)max_used_per_unit_den);
     return CHECK_SUMMARY();
 }
