@@ -267,8 +267,9 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * the LCS by none or one each. A candidate whose bound is past the cutoff, or no better
  * than the bar (a search's worst kept, which wins a tie), ends there,
  * not passed; the others are computed exactly, but for those whose rows
- * reach `cut` (a distance that cannot rank; SIZE_MAX: none), which score
- * as the least of such a row, no better than their own. Returns the
+ * reach `cut` (a distance that cannot rank; SIZE_MAX: none): a row's
+ * least of a cell and the difference of the lengths left is a bound,
+ * which such a candidate scores as, no better than its own. Returns the
  * units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, size_t cut, double *score, bool *passed,

@@ -348,21 +348,26 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut) {
     for (size_t i = 1; i <= m; i++) {
         size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
         uint8_t c = q->query[i - 1];
-        size_t l = 0, tt = big, two_up = cur[0], least = i;
+        /* the row's least of a cell and the lengths left's difference */
+        size_t l = 0, tt = big, two_up = cur[0], left = m - i;
+        size_t least = i + (left > n ? left - n : n - left);
         cur[0] = i;
         for (size_t j = 1; j <= n; j++) {
             size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
                                        last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
             two_up = cur[j];
             cur[j] = v;
-            least = v < least ? v : least;
+            size_t ahead = v + (left > n - j ? left - (n - j) : (n - j) - left);
+            least = ahead < least ? ahead : least;
         }
         last[c] = (uint8_t)i;
         if (least >= cut) {
-            /* the distance is at least the least of any row: a path
-             * through the row costs that much; one past it by a
-             * transposition from row k pays a deletion for each row from
-             * k to this one, as much as a path down to it. */
+            /* the distance is at least that least: every step of a path
+             * costs at least the change it makes to the lengths left's
+             * difference, and a path past the row (a transposition from
+             * cell (k - 1, l - 1) to (i', j'), i' beyond it) costs no
+             * less than the one going diagonally to (k, l), down to the
+             * row, then on as cheaply as the lengths allow. */
             for (size_t r = 0; r < i; r++)
                 last[q->query[r]] = 0;
             return least;
