@@ -83,6 +83,30 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
         wb_fz_quick_score(&q, qb, n, NULL, &qs, &qp, &badness);
         WB_FUZZ_CHECK(qp == passed && (!passed || qs == score));
         WB_FUZZ_CHECK(fzr_in_range(o, m, n, qs));
+        size_t lcs = fzr_lcs(a, m, b, n);
+        if (o->scorer == WB_FZ_PARTIAL_RATIO && n <= WB_FZ_QUICK_MATRIX_MOST) {
+            /* a search's worst kept at its own score: never better; the
+             * bar past it: its own */
+            double bs;
+            bool bp;
+            wb_fz_quick_partial(&q, qb, n, lcs, &qs, &bs, &bp);
+            WB_FUZZ_CHECK(!wb_fz_better(o->kind, bs, qs));
+            double worse = wb_fz_better(o->kind, qs, qs + 1e-9) ? qs + 1e-9 : qs - 1e-9;
+            wb_fz_quick_partial(&q, qb, n, lcs, &worse, &bs, &bp);
+            WB_FUZZ_CHECK(bs == qs);
+        }
+        if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && o->kind == WB_FZ_DISTANCE && !o->has_cutoff &&
+            n <= WB_FZ_QUICK_MATRIX_MOST) {
+            /* rows cut at a distance: from the cut to its own, its own
+             * when the cut is past it */
+            size_t d = (size_t)qs, cut = 1 + lcs % (d + 1);
+            double cs;
+            bool cp;
+            wb_fz_quick_damerau(&q, qb, n, lcs, NULL, cut, &cs, &cp, &badness);
+            WB_FUZZ_CHECK(cs >= (double)cut && cs <= qs);
+            wb_fz_quick_damerau(&q, qb, n, lcs, NULL, d + 1, &cs, &cp, &badness);
+            WB_FUZZ_CHECK(cs == qs);
+        }
     }
     free(qb);
 }
