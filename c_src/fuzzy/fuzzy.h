@@ -302,6 +302,14 @@ void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, 
                         size_t n, size_t matches, size_t transpositions, double *score,
                         bool *passed);
 
+/* Jaro-Winkler's best score of the kind asked for for a query of m
+ * bytes and a candidate of n with these matches and transpositions
+ * (before halving), whatever their first bytes (the longest prefix), a
+ * hair beyond it for rounding: a search ends a candidate that cannot
+ * beat the worst kept before reading its bytes. */
+double wb_fz_winkler_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
+                         size_t transpositions);
+
 /* For Jaro and Jaro-Winkler with a query of m bytes (1..64): the best
  * score of the kind asked for that a candidate of n bytes (n <= 64) with
  * M matches can have, whatever its transpositions and prefix, at

@@ -429,15 +429,30 @@ double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m) {
     return top;
 }
 
+/* Jaro's similarity from the counts */
+static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions) {
+    size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
+    return n == 0 || matches == 0 ? 0.0
+                                  : ((double)matches / lp + (double)matches / lt +
+                                     (double)(matches - half) / matches) /
+                                        3.0;
+}
+
+double wb_fz_winkler_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
+                         size_t transpositions) {
+    static const uint32_t same[4] = {0, 0, 0, 0};
+    size_t lp = m < n ? m : n, most = lp < 4 ? lp : 4;
+    double sim = wb_fz_winkler(jaro_of(m, n, matches, transpositions), same, most, same, most,
+                               o->prefix_weight);
+    double score = wb_fz_similarity_score(o->kind, sim, 1.0);
+    return score + (wb_fz_kind_is_distance(o->kind) ? -1e-9 : 1e-9);
+}
+
 void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,
                         size_t n, size_t matches, size_t transpositions, double *score,
                         bool *passed) {
-    size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
-    double sim =
-        n == 0 || matches == 0
-            ? 0.0
-            : ((double)matches / lp + (double)matches / lt + (double)(matches - half) / matches) /
-                  3.0;
+    size_t lp = m < n ? m : n;
+    double sim = jaro_of(m, n, matches, transpositions);
     if (o->scorer == WB_FZ_JARO_WINKLER) {
         uint32_t a[4], b[4];
         size_t most = lp < 4 ? lp : 4;

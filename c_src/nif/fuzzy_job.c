@@ -832,6 +832,14 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                 !wb_fz_better(job->o.kind, job->jaro_top[n * 65 + WB_SEARCH_JARO_MATCHES(v)],
                               job->heap[0].score))
                 continue;
+            /* Jaro-Winkler: its bytes only for a candidate whose counts
+             * may rank with the longest prefix */
+            if (job->o.scorer == WB_FZ_JARO_WINKLER && job->heap_len == job->limit && bars &&
+                !wb_fz_better(job->o.kind,
+                              wb_fz_winkler_top(&job->o, m, n, WB_SEARCH_JARO_MATCHES(v),
+                                                WB_SEARCH_JARO_TRANSPOSITIONS(v)),
+                              job->heap[0].score))
+                continue;
             wb_fz_jaro_verdict(&job->o, job->query_input, m, set->bytes + offsets[i], n,
                                WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), &score,
                                &passed);

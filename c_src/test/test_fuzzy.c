@@ -244,6 +244,13 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
         CHECK(top != NULL, "alloc");
         size_t transpositions, matches = fzr_jaro_counts(a, m, b, n, &transpositions);
         double best = top[n * 65 + matches];
+        if (o->scorer == WB_FZ_JARO_WINKLER) {
+            /* and with its transpositions, whatever its first bytes */
+            double counted = wb_fz_winkler_top(o, m, n, matches, transpositions);
+            FZ_CHECK(!wb_fz_better(o->kind, score, counted),
+                     "Jaro-Winkler's top of the counts %.17g, score %.17g: %s", counted, score,
+                     describe(o, a, m, b, n));
+        }
         FZ_CHECK(!wb_fz_better(o->kind, score, best), "jaro top %.17g, score %.17g: %s", best,
                  score, describe(o, a, m, b, n));
         free(top);
