@@ -40,6 +40,7 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
 
   test "every scorer and kind ranks like the reference, cutoffs and limits included" do
     list = candidates(40)
+    index = Fuzzy.Index.new(list)
     query = word(12, ~c"abc ")
 
     for scorer <- Call.scorers(),
@@ -48,6 +49,9 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
       opts = [scorer: scorer, score: kind, limit: limit]
       want = expected(query, indexed(list), opts)
       assert Fuzzy.extract(query, list, opts) === want, "#{scorer} #{kind} #{limit}"
+      # an index's search, its bars on the batches' values (a distance's
+      # the most that may rank, the others' the least)
+      assert Fuzzy.extract(query, index, opts) === want, "index: #{scorer} #{kind} #{limit}"
 
       # the cutoff: the score of the middle hit, which then passes
       {_, middle, _} = Enum.at(want, div(length(want), 2))
