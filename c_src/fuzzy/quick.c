@@ -141,41 +141,33 @@ static void edges(const uint8_t *reach, size_t nl, best_window *b) {
         consider(b, k, nl + last[k - 1] + 1);
 }
 
-/* The whole windows, from the LCS of the needle with the haystack's
- * first w bytes (before[w]) and last w (after[w]): a window's LCS is at
- * most both of those that hold it; the best of those bounds first (most
- * candidates end there), then each window whose bound beats the best
- * found and the bar, exactly: over the haystack's bytes with the
- * needle's masks (`t_is_needle` false), or over the needle's (t) with the
- * query's masks cut to the window. */
-static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t nl, size_t hl,
-                      bool t_is_needle, const uint8_t *before, const uint8_t *after,
-                      const window_bar *bar, best_window *best) {
+/* The query's whole windows in t (n bytes), from the query's LCS with
+ * t's first w bytes (before[w]) and last w (after[w]): a window's LCS is
+ * at most both of those that hold it; the best of those bounds first
+ * (most candidates end there), then each window whose bound beats the
+ * best found and the bar, exactly. */
+static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t n, const uint8_t *before,
+                      const uint8_t *after, const window_bar *bar, best_window *best) {
     best_window b = *best; /* a local: no stores */
-    uint64_t units = 0, cut = nl >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << nl) - 1;
-    size_t top = 0;
-    for (size_t at = 0; at + nl <= hl; at++) {
-        size_t most = before[at + nl] < after[hl - at] ? before[at + nl] : after[hl - at];
+    size_t m = q->m, top = 0;
+    uint64_t units = 0;
+    for (size_t at = 0; at + m <= n; at++) {
+        size_t most = before[at + m] < after[n - at] ? before[at + m] : after[n - at];
         top = most > top ? most : top;
     }
-    if (!beats(&b, top, 2 * nl) || !clears(bar, top, 2 * nl)) return units;
-    for (size_t at = 0; at + nl <= hl && b.lcs2 != b.total; at++) {
-        size_t most = before[at + nl] < after[hl - at] ? before[at + nl] : after[hl - at];
-        if (!beats(&b, most, 2 * nl) || !clears(bar, most, 2 * nl)) continue;
+    if (!beats(&b, top, 2 * m) || !clears(bar, top, 2 * m)) return units;
+    for (size_t at = 0; at + m <= n && b.lcs2 != b.total; at++) {
+        size_t most = before[at + m] < after[n - at] ? before[at + m] : after[n - at];
+        /* fuzzy.c passes over a window whose last byte is not in the
+         * query: the one to the left, or a shorter prefix, has its LCS
+         * over fewer bytes or as many */
+        if (!q->peq[t[at + m - 1]] || !beats(&b, most, 2 * m) || !clears(bar, most, 2 * m))
+            continue;
         uint64_t s = ~(uint64_t)0;
-        if (t_is_needle) {
-            for (size_t j = 0; j < nl; j++)
-                s = wb_fz_lcs_word(s, (q->peq[t[j]] >> at) & cut);
-        } else {
-            /* fuzzy.c passes over a window whose last byte is not in the
-             * needle: the one to the left, or a shorter prefix, has its
-             * LCS over fewer bytes or as many */
-            if (!q->peq[t[at + nl - 1]]) continue;
-            for (size_t j = at; j < at + nl; j++)
-                s = wb_fz_lcs_word(s, q->peq[t[j]]);
-        }
-        consider(&b, wb_fz_lcs_of(s, nl), 2 * nl);
-        units += nl;
+        for (size_t j = at; j < at + m; j++)
+            s = wb_fz_lcs_word(s, q->peq[t[j]]);
+        consider(&b, wb_fz_lcs_of(s, m), 2 * m);
+        units += m;
     }
     *best = b;
     return units;
@@ -208,29 +200,59 @@ static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, size_
         before[w] = (uint8_t)ahead;
         after[w] = (uint8_t)behind;
     }
-    return 2 * n + whole(q, t, m, n, false, before, after, bar, best);
+    return 2 * n + whole(q, t, n, before, after, bar, best);
+}
+
+/* The edge windows of one side from the zeros of an LCS vector (`zeros`,
+ * the needle's nl - 1 first rows): the k-th zero's row is where the LCS
+ * with the side's first (or last) bytes reaches k, its fewest bytes */
+static void edges_of(uint64_t zeros, size_t nl, best_window *b) {
+    for (size_t k = 1; zeros; k++, zeros &= zeros - 1)
+        consider(b, k, nl + (size_t)__builtin_ctzll(zeros) + 1);
 }
 
 /* t's windows in the query (n <= m): t over the query's masks each way;
  * the zeros of the LCS vector in its first w rows are t's LCS with the
- * query's first w bytes (with the reversed masks, its last w) */
+ * query's first w bytes (with the reversed masks, its last w); a whole
+ * window's bound from the zeros at its two ends, moved a row a window */
 static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
                          best_window *best) {
-    uint8_t before[65], after[65];
     size_t m = q->m;
-    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0, low = ((uint64_t)1 << (n - 1)) - 1;
     for (size_t j = 0; j < n; j++) {
         v = wb_fz_lcs_word(v, q->peq[t[j]]);
         r = wb_fz_lcs_word(r, q->rpeq[t[n - 1 - j]]);
     }
-    before[0] = after[0] = 0;
-    for (size_t w = 1; w <= m; w++) {
-        before[w] = (uint8_t)(before[w - 1] + (~v >> (w - 1) & 1));
-        after[w] = (uint8_t)(after[w - 1] + (~r >> (w - 1) & 1));
+    uint64_t zf = ~v, zr = ~r, rows = m >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1;
+    edges_of(zf & low, n, best);
+    edges_of(zr & low, n, best);
+    /* the window at `at`: the LCS with the query's first at + n bytes and
+     * with its last m - at */
+    best_window b = *best;
+    size_t ahead = wb_fz_popcount(zf & (low | ((uint64_t)1 << (n - 1)))),
+           behind = wb_fz_popcount(zr & rows), top = 0;
+    for (size_t at = 0, fa = ahead, be = behind; at + n <= m; at++) {
+        size_t most = fa < be ? fa : be;
+        top = most > top ? most : top;
+        fa += at + n < m ? (zf >> (at + n)) & 1 : 0;
+        be -= (zr >> (m - 1 - at)) & 1;
     }
-    edges(before, n, best);
-    edges(after, n, best);
-    return 2 * n + m + whole(q, t, n, m, true, before, after, bar, best);
+    uint64_t units = 2 * n + (m - n + 1);
+    if (!beats(&b, top, 2 * n) || !clears(bar, top, 2 * n)) return units;
+    uint64_t cut = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+    for (size_t at = 0; at + n <= m && b.lcs2 != b.total; at++) {
+        size_t most = ahead < behind ? ahead : behind;
+        ahead += at + n < m ? (zf >> (at + n)) & 1 : 0;
+        behind -= (zr >> (m - 1 - at)) & 1;
+        if (!beats(&b, most, 2 * n) || !clears(bar, most, 2 * n)) continue;
+        uint64_t s = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++)
+            s = wb_fz_lcs_word(s, (q->peq[t[j]] >> at) & cut);
+        consider(&b, wb_fz_lcs_of(s, n), 2 * n);
+        units += n;
+    }
+    *best = b;
+    return units;
 }
 
 /* The partial ratio (0..100) of the query and t (n bytes, fitting): the
