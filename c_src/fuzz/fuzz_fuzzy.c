@@ -103,7 +103,7 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
             double cs;
             bool cp;
             wb_fz_quick_damerau(&q, qb, n, lcs, NULL, cut, &cs, &cp, &badness);
-            WB_FUZZ_CHECK(cs >= (double)cut && cs <= qs);
+            WB_FUZZ_CHECK(cut > d ? cs == qs : cs >= (double)cut && cs <= qs);
             wb_fz_quick_damerau(&q, qb, n, lcs, NULL, d + 1, &cs, &cp, &badness);
             WB_FUZZ_CHECK(cs == qs);
         }
