@@ -184,8 +184,9 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
  * for Jaro, WB_FZ_QUICK_MATRIX_MOST for Damerau-Levenshtein), for the
  * scorers whose kernels then take one machine word: levenshtein with unit
  * costs, indel, ratio, qratio, osa, hamming, jaro, jaro_winkler; and
- * damerau_levenshtein (its matrix on the stack) and partial_ratio (a
- * window of the longer side a word step a byte), against candidates of up
+ * damerau_levenshtein (its rows on the stack) and partial_ratio (the
+ * shorter side's LCS with the longer's prefixes and suffixes a word step
+ * a byte, then the windows that could be best), against candidates of up
  * to WB_FZ_QUICK_MATRIX_MOST bytes. Each score is done in one go (at most
  * some microseconds), with no state and nothing allocated: a search's
  * fast path. */
@@ -264,9 +265,9 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * between is some of each, at one apiece) changes that by one at most: a
  * substitution or a swap keeps the lengths and moves the LCS by one at
  * most; an insertion (a deletion) raises (lowers) the longer length and
- * the LCS by none or one each. A candidate whose bound is past the cutoff, or no better
- * than the bar (a search's worst kept, which wins a tie), ends there,
- * not passed; the others are computed exactly, but for those whose rows
+ * the LCS by none or one each. A candidate whose bound is past the
+ * cutoff, or no better than the bar (a search's worst kept, which wins
+ * a tie), ends there, not passed; the others are computed exactly, but for those whose rows
  * reach `cut` (a distance that cannot rank; SIZE_MAX: none): a row's
  * least of a cell and the difference of the lengths left is a bound,
  * which such a candidate scores as, no better than its own. Returns the
@@ -277,11 +278,10 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
 
 /* The partial ratio of the quick query (made for it) and t (n bytes,
  * at most WB_FZ_QUICK_MATRIX_MOST), their LCS known (`lcs`), as
- * wb_fz_quick_score scores it. With
- * `worst` (the score of a search's worst kept, which wins a tie; NULL:
- * none), the windows whose bound cannot beat it are not computed: a
- * candidate that cannot beat it may get a worse score than its own,
- * never a better one. Returns the units taken. */
+ * wb_fz_quick_score scores it. With `worst` (the score of a search's
+ * worst kept, which wins a tie; NULL: none), the windows whose bound cannot beat it are not
+ * computed: a candidate that cannot beat it may get a worse score than its own, never a better one.
+ * Returns the units taken. */
 uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const double *worst, double *score, bool *passed);
 
@@ -302,13 +302,13 @@ void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, 
                         size_t n, size_t matches, size_t transpositions, double *score,
                         bool *passed);
 
-/* Jaro-Winkler's best score of the kind asked for for a query of m
- * bytes and a candidate of n with these matches and transpositions
+/* Jaro's or Jaro-Winkler's best score of the kind asked for for a query
+ * of m bytes and a candidate of n with these matches and transpositions
  * (before halving), whatever their first bytes (the longest prefix), a
  * hair beyond it for rounding: a search ends a candidate that cannot
  * beat the worst kept before reading its bytes. */
-double wb_fz_winkler_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
-                         size_t transpositions);
+double wb_fz_jaro_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
+                      size_t transpositions);
 
 /* For Jaro and Jaro-Winkler with a query of m bytes (1..64): the best
  * score of the kind asked for that a candidate of n bytes (n <= 64) with

@@ -129,16 +129,13 @@ static bool clears(const window_bar *bar, size_t lcs, size_t total) {
     return wb_fz_better(bar->kind, wb_fz_similarity_score(bar->kind, ratio, 100.0), *bar->worst);
 }
 
-/* The edge windows of one side, from reach[w] (w = 0..nl - 1): the LCS
- * with its first (or last) w bytes, growing by one at most a byte. For
- * each LCS k, only the window of fewest bytes (the same LCS over more
- * bytes scores lower): one past the last holding k - 1. */
-static void edges(const uint8_t *reach, size_t nl, best_window *b) {
-    uint8_t last[65];
-    for (size_t w = 0; w < nl; w++)
-        last[reach[w]] = (uint8_t)w;
-    for (size_t k = 1; k <= reach[nl - 1]; k++)
-        consider(b, k, nl + last[k - 1] + 1);
+/* The edge windows of one side from the rows (or steps) where its LCS
+ * grows (`zeros`, under the needle's nl - 1): the k-th is where the LCS
+ * with the side's first (or last) bytes reaches k, its fewest bytes (the
+ * same LCS over more bytes scores lower) */
+static void edges_of(uint64_t zeros, size_t nl, best_window *b) {
+    for (size_t k = 1; zeros; k++, zeros &= zeros - 1)
+        consider(b, k, nl + (size_t)__builtin_ctzll(zeros) + 1);
 }
 
 /* The query's whole windows in t (n bytes), from the query's LCS with
@@ -182,17 +179,20 @@ static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t n, const ui
 static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                          const window_bar *bar, best_window *best) {
     uint8_t before[WB_FZ_QUICK_MATRIX_MOST + 1], after[WB_FZ_QUICK_MATRIX_MOST + 1];
-    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0;
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0, grew = 0, rgrew = 0;
     size_t m = q->m, ahead = 0, behind = 0, w = 1;
     before[0] = after[0] = 0;
     for (; w < m; w++) {
+        size_t was = ahead, rwas = behind;
         v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &ahead);
         r = wb_fz_lcs_word_counted(r, q->rpeq[t[n - w]], &behind);
         before[w] = (uint8_t)ahead;
         after[w] = (uint8_t)behind;
+        grew |= (uint64_t)(ahead - was) << (w - 1);
+        rgrew |= (uint64_t)(behind - rwas) << (w - 1);
     }
-    edges(before, m, best);
-    edges(after, m, best);
+    edges_of(grew, m, best);
+    edges_of(rgrew, m, best);
     if (!beats(best, lcs, 2 * m) || !clears(bar, lcs, 2 * m)) return 2 * (m - 1);
     for (; w <= n; w++) {
         v = wb_fz_lcs_word_counted(v, q->peq[t[w - 1]], &ahead);
@@ -201,14 +201,6 @@ static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, size_
         after[w] = (uint8_t)behind;
     }
     return 2 * n + whole(q, t, n, before, after, bar, best);
-}
-
-/* The edge windows of one side from the zeros of an LCS vector (`zeros`,
- * the needle's nl - 1 first rows): the k-th zero's row is where the LCS
- * with the side's first (or last) bytes reaches k, its fewest bytes */
-static void edges_of(uint64_t zeros, size_t nl, best_window *b) {
-    for (size_t k = 1; zeros; k++, zeros &= zeros - 1)
-        consider(b, k, nl + (size_t)__builtin_ctzll(zeros) + 1);
 }
 
 /* t's windows in the query (n <= m): t over the query's masks each way;
@@ -366,7 +358,7 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, si
         rows[0][j + 1] = j;
     for (size_t j = 0; j < n + 2; j++)
         rows[1][j] = fr_cells[j] = big;
-    size_t *fr = fr_cells + 1;
+    size_t *fr = fr_cells + 1, d = SIZE_MAX; /* d: a row's least at the cut */
     uint8_t *last = q->last_row;
     for (size_t i = 1; i <= m; i++) {
         size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
@@ -385,21 +377,20 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, si
         }
         last[c] = (uint8_t)i;
         *rows_done = i;
+        /* the distance is at least that least: every step of a path
+         * costs at least the change it makes to the lengths left's
+         * difference, and a path past the row (a transposition from cell
+         * (k - 1, l - 1) to (i', j'), i' beyond it) costs no less than the
+         * one going diagonally to (k, l), down to the row, then on as
+         * cheaply as the lengths allow. */
         if (least >= cut) {
-            /* the distance is at least that least: every step of a path
-             * costs at least the change it makes to the lengths left's
-             * difference, and a path past the row (a transposition from
-             * cell (k - 1, l - 1) to (i', j'), i' beyond it) costs no
-             * less than the one going diagonally to (k, l), down to the
-             * row, then on as cheaply as the lengths allow. */
-            for (size_t r = 0; r < i; r++)
-                last[q->query[r]] = 0;
-            return least;
+            d = least;
+            break;
         }
     }
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < *rows_done; i++)
         last[q->query[i]] = 0;
-    return rows[m & 1][n + 1];
+    return d != SIZE_MAX ? d : rows[m & 1][n + 1];
 }
 
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
@@ -433,28 +424,6 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
     return 1 + n + 4 * rows * n;
 }
 
-double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m) {
-    double *top = malloc(WB_FZ_JARO_TOPS * sizeof(double));
-    if (!top) return NULL;
-    uint32_t prefix[4] = {0, 0, 0, 0};
-    for (size_t n = 0; n <= 64; n++) {
-        size_t lp = m < n ? m : n, lt = m < n ? n : m;
-        for (size_t matches = 0; matches <= 64; matches++) {
-            double sim = n == 0 || matches == 0 || matches > lp
-                             ? 0.0
-                             : ((double)matches / lp + (double)matches / lt + 1.0) / 3.0;
-            if (o->scorer == WB_FZ_JARO_WINKLER) {
-                size_t most = lp < 4 ? lp : 4;
-                sim = wb_fz_winkler(sim, prefix, most, prefix, most, o->prefix_weight);
-            }
-            /* a hair beyond: the score's own rounding cannot pass it */
-            double score = wb_fz_similarity_score(o->kind, sim, 1.0);
-            top[n * 65 + matches] = score + (wb_fz_kind_is_distance(o->kind) ? -1e-9 : 1e-9);
-        }
-    }
-    return top;
-}
-
 /* Jaro's similarity from the counts */
 static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions) {
     size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
@@ -464,14 +433,29 @@ static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions)
                                         3.0;
 }
 
-double wb_fz_winkler_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
-                         size_t transpositions) {
+double wb_fz_jaro_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,
+                      size_t transpositions) {
     static const uint32_t same[4] = {0, 0, 0, 0};
-    size_t lp = m < n ? m : n, most = lp < 4 ? lp : 4;
-    double sim = wb_fz_winkler(jaro_of(m, n, matches, transpositions), same, most, same, most,
-                               o->prefix_weight);
+    double sim = jaro_of(m, n, matches, transpositions);
+    if (o->scorer == WB_FZ_JARO_WINKLER) {
+        size_t lp = m < n ? m : n, most = lp < 4 ? lp : 4;
+        sim = wb_fz_winkler(sim, same, most, same, most, o->prefix_weight);
+    }
+    /* a hair beyond: the score's own rounding cannot pass it */
     double score = wb_fz_similarity_score(o->kind, sim, 1.0);
     return score + (wb_fz_kind_is_distance(o->kind) ? -1e-9 : 1e-9);
+}
+
+double *wb_fz_jaro_tops(const wb_fz_options *o, size_t m) {
+    double *top = malloc(WB_FZ_JARO_TOPS * sizeof(double));
+    if (!top) return NULL;
+    for (size_t n = 0; n <= 64; n++) {
+        size_t lp = m < n ? m : n;
+        /* no transpositions; more matches than the shorter side: none */
+        for (size_t matches = 0; matches <= 64; matches++)
+            top[n * 65 + matches] = wb_fz_jaro_top(o, m, n, matches > lp ? 0 : matches, 0);
+    }
+    return top;
 }
 
 void wb_fz_jaro_verdict(const wb_fz_options *o, const uint8_t *query, size_t m, const uint8_t *t,

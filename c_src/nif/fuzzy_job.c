@@ -254,7 +254,7 @@ typedef struct {
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
      * transpositions and prefix, at jaro_top[n * 65 + M] (a hair above,
-     * for rounding): the bar is checked before any division */
+     * for rounding): the value bars on the matches (may_rank) */
     double *jaro_top;
     wb_search lanes;
     uint32_t *text; /* the candidate under way, decoded */
@@ -688,6 +688,13 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     return BOUND_SCORE;
 }
 
+/* The distance a value of the search core's gives for a pair of m and n
+ * symbols: the Indel distance from the LCS, Hamming's from the equal
+ * positions, Levenshtein's and OSA's as they are */
+static size_t distance_of(wb_search_op op, size_t m, size_t n, size_t v) {
+    return op == WB_SEARCH_LCS ? m + n - 2 * v : op == WB_SEARCH_HAMMING ? (m > n ? m : n) - v : v;
+}
+
 /* Whether a candidate of n symbols whose value (for Jaro its matches) is
  * v may rank before the worst kept (the limit reached), as the paths of
  * lanes_scores find: Jaro's best score for its length and matches; the
@@ -709,11 +716,8 @@ static bool may_rank(fsearch_job *job, size_t m, size_t n, size_t v) {
     } else if (job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
         wb_fz_verdict(&job->o, m, n, (m > n ? m : n) - v, NULL, &score, &passed, &badness);
     } else {
-        size_t most = m > n ? m : n;
-        size_t d = job->lanes_op == WB_SEARCH_LCS       ? m + n - 2 * v
-                   : job->lanes_op == WB_SEARCH_HAMMING ? most - v
-                                                        : v;
-        wb_fz_verdict(&job->lanes_o, m, n, d, NULL, &score, &passed, &badness);
+        wb_fz_verdict(&job->lanes_o, m, n, distance_of(job->lanes_op, m, n, v), NULL, &score,
+                      &passed, &badness);
     }
     return passed && wb_fz_better(job->o.kind, score, worst);
 }
@@ -830,18 +834,14 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
         double score = 0.0;
         bool passed;
         if (op == WB_SEARCH_JARO) {
-            /* no better than the worst kept, whatever the transpositions:
-             * a later candidate loses the tie (no division) */
-            if (job->jaro_top && job->heap_len == job->limit &&
-                !wb_fz_better(job->o.kind, job->jaro_top[n * 65 + WB_SEARCH_JARO_MATCHES(v)],
-                              job->heap[0].score))
-                continue;
-            /* Jaro-Winkler: its bytes only for a candidate whose counts
-             * may rank with the longest prefix */
+            /* its matches may rank (skip_below: Jaro's lanes are bytes and
+             * its table is made with a limit, so it passes over the others);
+             * Jaro-Winkler reads its bytes only if its counts may rank with
+             * the longest prefix */
             if (job->o.scorer == WB_FZ_JARO_WINKLER && job->heap_len == job->limit && bars &&
                 !wb_fz_better(job->o.kind,
-                              wb_fz_winkler_top(&job->o, m, n, WB_SEARCH_JARO_MATCHES(v),
-                                                WB_SEARCH_JARO_TRANSPOSITIONS(v)),
+                              wb_fz_jaro_top(&job->o, m, n, WB_SEARCH_JARO_MATCHES(v),
+                                             WB_SEARCH_JARO_TRANSPOSITIONS(v)),
                               job->heap[0].score))
                 continue;
             wb_fz_jaro_verdict(&job->o, job->query_input, m, set->bytes + offsets[i], n,
@@ -901,10 +901,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             if (verdict == BOUND_PAST_CUTOFF && job->cells) store(job, i, 0.0, false);
             if (verdict != BOUND_RATIO) continue;
         }
-        size_t most = m > n ? m : n;
-        size_t d = op == WB_SEARCH_LCS       ? m + n - 2 * (size_t)v
-                   : op == WB_SEARCH_HAMMING ? most - v
-                                             : v;
+        size_t most = m > n ? m : n, d = distance_of(op, m, n, v);
         bool full = bars && job->heap_len == job->limit;
         if (full && wb_fz_below_bar(&job->heap[0].badness, d, sum ? m + n : most)) continue;
         wb_fz_bar badness;

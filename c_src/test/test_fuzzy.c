@@ -246,7 +246,7 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
         double best = top[n * 65 + matches];
         if (o->scorer == WB_FZ_JARO_WINKLER) {
             /* and with its transpositions, whatever its first bytes */
-            double counted = wb_fz_winkler_top(o, m, n, matches, transpositions);
+            double counted = wb_fz_jaro_top(o, m, n, matches, transpositions);
             FZ_CHECK(!wb_fz_better(o->kind, score, counted),
                      "Jaro-Winkler's top of the counts %.17g, score %.17g: %s", counted, score,
                      describe(o, a, m, b, n));
