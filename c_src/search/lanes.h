@@ -23,15 +23,17 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WB_LANES_BYTES   64   /* bytes per batch vector */
-#define WB_LANES_MAX     64   /* lanes of 8 bits */
-#define WB_LANES_LONGEST 64   /* longest candidate a lane holds */
-#define WB_LANES_WINDOW  4096 /* candidates of an index sorted together: 16 KiB of distances */
+#define WB_LANES_BYTES           64 /* bytes per batch vector */
+#define WB_LANES_MAX             64 /* lanes of 8 bits */
+#define WB_LANES_LONGEST         64 /* longest candidate a lane holds */
+#define WB_LANES_WINDOW          4096 /* candidates of an index sorted together: 16 KiB of distances */
+#define WB_LANES_JARO_QUERY_MOST 64 /* longest query of Jaro's batches */
 
 /* What the lanes compute (lanes_run.h): the Levenshtein distance, the
  * length of the longest common subsequence, the OSA distance (adjacent
  * transpositions), the number of equal positions (Hamming), or Jaro's
- * matches and transpositions (a query of at most 64 bytes). */
+ * matches and transpositions (a query of at most WB_LANES_JARO_QUERY_MOST
+ * bytes). */
 typedef enum {
     WB_LANES_LEVENSHTEIN = 0,
     WB_LANES_LCS,

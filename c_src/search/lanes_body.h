@@ -13,6 +13,10 @@
 #define WB_V          WB_CAT(WB_CAT(vec, WB_W), WB_ISA)
 #define WB_POPCOUNT   WB_CAT(WB_CAT(popcount_, WB_W), WB_ISA)
 
+/* a loop over the batches in flight and their parts, unrolled: their
+ * vectors then stay in registers */
+#define WB_UNROLL _Pragma("GCC unroll 8")
+
 typedef WB_T WB_V __attribute__((vector_size(WB_NB), may_alias));
 
 #if WB_LANES_BYTES / WB_NB == 1
@@ -114,6 +118,7 @@ _Static_assert(WB_OP_LEVENSHTEIN == WB_LANES_LEVENSHTEIN && WB_OP_LCS == WB_LANE
 #undef WB_OPN
 
 #undef WB_POPCOUNT
+#undef WB_UNROLL
 #undef WB_PARTS
 #undef WB_LOOK_DUE
 #undef WB_NONE_ALIVE

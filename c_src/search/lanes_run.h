@@ -31,12 +31,13 @@
  * (no state between calls). Each query byte j, in order, takes in each
  * lane the lowest candidate position of its byte not taken yet within
  * the window [j - bound, j + bound], bound = max(n, qlen) / 2 - 1 (the
- * window moves one bit a step, its lower end held at 0 while j < bound).
- * A second pass makes the same matches again and pairs the k-th matched
- * query byte with the k-th lowest taken position: a transposition where
- * the candidate's byte there is not the query's. The score: the matches,
- * and the transpositions (before halving) shifted by half the lane width.
- * Which side is walked changes neither count. */
+ * window moves one bit a step, its lower end held at 0 while j < bound),
+ * and notes whether it took one. A second pass pairs each matched query
+ * byte, in order, with the lowest taken position left: a transposition
+ * where the candidate's byte there is not the query's (a bit of its own,
+ * counted at the end). The score: the matches, and the transpositions
+ * (before halving) shifted by half the lane width. Which side is walked
+ * changes neither count. */
 WB_TARGET static inline __attribute__((always_inline)) void
 WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint8_t *const *rows,
                    const unsigned nb, const uint8_t *query, size_t qlen) {
@@ -44,8 +45,10 @@ WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint
      * independent chains for the processor to overlap */
     enum { P = WB_LANES_BYTES / WB_NB };
     const WB_V zero = {0}, one = zero + (WB_T)1;
-    WB_V bv[4 * P], w0[4 * P], mask[4 * P], taken[4 * P], win[4 * P], rest[4 * P], again[4 * P],
-        trans[4 * P];
+    WB_V bv[4 * P], mask[4 * P], taken[4 * P], win[4 * P], rest[4 * P], odd[4 * P];
+    /* whether query byte j took a position, lane by lane (all ones or
+     * none): 16 KiB on the stack, read back by the second pass */
+    WB_V took[WB_LANES_JARO_QUERY_MOST][4 * P];
     /* each lane's bound and first window, from its length n (the bits of
      * its mask), lane by lane in vectors: qlen <= 64, so bound <= 31 and
      * the window's width, bound + 1 capped at the lane's, at least 1 */
@@ -63,43 +66,42 @@ WB_RUN_NAME(jaro_)(wb_lanes *const *bs, const wb_lanes_table *tables, const uint
             width = ((WB_V)(width > cap) & cap) | (~(WB_V)(width > cap) & width);
             /* the low `width` bits: a shift by the lane's width is none */
             WB_V low = ((one << (width - one)) << 1) - one;
-            w0[x] = low & ~(WB_V)(n == zero);
-            taken[x] = again[x] = trans[x] = zero;
-            win[x] = w0[x];
+            win[x] = low & ~(WB_V)(n == zero);
+            taken[x] = odd[x] = zero;
         }
     }
-    /* pass 0 matches; pass 1 makes the same matches again (`again`) and
-     * pairs each with the lowest taken position left (`rest`) */
-    for (int pass = 0; pass < 2; pass++) {
-        WB_V *found = pass ? again : taken;
-        for (size_t x = 0; x < nb * P; x++) {
-            rest[x] = taken[x];
-            win[x] = w0[x];
+    for (size_t j = 0; j < qlen; j++) {
+        const WB_V jv = zero + (WB_T)j;
+        WB_UNROLL for (unsigned i = 0; i < nb; i++) {
+            const unsigned char *row = tables[i][rows[i][query[j]]];
+            WB_UNROLL for (size_t k = 0; k < P; k++) {
+                size_t x = i * P + k;
+                WB_V eq = *(const WB_V *)(row + k * WB_NB);
+                WB_V open = eq & win[x] & ~taken[x];
+                taken[x] |= open & (zero - open);
+                took[j][x] = (WB_V)(open != zero);
+                win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
+            }
         }
-        for (size_t j = 0; j < qlen; j++) {
-            const WB_V jv = zero + (WB_T)j;
-            for (unsigned i = 0; i < nb; i++) {
-                const unsigned char *row = tables[i][rows[i][query[j]]];
-                for (size_t k = 0; k < P; k++) {
-                    size_t x = i * P + k;
-                    WB_V eq = *(const WB_V *)(row + k * WB_NB);
-                    WB_V open = eq & win[x] & ~found[x];
-                    found[x] |= open & (zero - open);
-                    if (pass) {
-                        WB_V matched = (WB_V)(open != zero);
-                        WB_V next = rest[x] & (zero - rest[x]);
-                        trans[x] += (WB_V)((eq & next) == zero) & matched & one;
-                        rest[x] &= ~(next & matched);
-                    }
-                    win[x] = (win[x] + win[x]) | (win[x] & one & (WB_V)(jv < bv[x]));
-                }
+    }
+    for (size_t x = 0; x < nb * P; x++)
+        rest[x] = taken[x];
+    for (size_t j = 0; j < qlen; j++) {
+        WB_UNROLL for (unsigned i = 0; i < nb; i++) {
+            const unsigned char *row = tables[i][rows[i][query[j]]];
+            WB_UNROLL for (size_t k = 0; k < P; k++) {
+                size_t x = i * P + k;
+                WB_V eq = *(const WB_V *)(row + k * WB_NB);
+                WB_V next = rest[x] & (zero - rest[x]) & took[j][x];
+                odd[x] |= next & ~eq;
+                rest[x] &= ~next;
             }
         }
     }
     for (unsigned i = 0; i < nb; i++) {
         for (size_t k = 0; k < P; k++) {
             size_t x = i * P + k;
-            WB_V score = WB_POPCOUNT(taken[x] & mask[x]) | (trans[x] << (WB_W / 2));
+            WB_V score = WB_POPCOUNT(taken[x] & mask[x]) | (WB_POPCOUNT(odd[x]) << (WB_W / 2));
             memcpy(bs[i]->score + k * WB_NB, &score, WB_NB);
         }
         bs[i]->pos = qlen;

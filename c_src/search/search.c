@@ -149,7 +149,8 @@ wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const
     s->op = op;
     for (int i = 0; i < 4; i++)
         s->batch[i].op = (wb_lanes_op)op;
-    if (op == WB_SEARCH_JARO && qlen > 64) { /* a batch's Jaro is done in one go */
+    if (op == WB_SEARCH_JARO &&
+        qlen > WB_LANES_JARO_QUERY_MOST) { /* a batch's Jaro is done in one go */
         s->kernel = WB_LANES_OFF;
         memset(s->lane_slot, 0, sizeof s->lane_slot);
     }
@@ -305,24 +306,41 @@ static void start_batch(wb_search *s, unsigned slot) {
 }
 
 /* Records the lanes of a finished batch. */
-/* distances: lane l's score (type T, lanes of its width) capped at `cap`
- * into the candidate's place */
-#define STORE_LANES(T)                                                                             \
+/* distances: lane l's score (type T, lanes of its width) made a value by
+ * VALUE into the candidate's place */
+#define STORE_LANES(T, VALUE)                                                                      \
     for (unsigned l = 0; l < used; l++) {                                                          \
         T d;                                                                                       \
         memcpy(&d, score + (size_t)l * sizeof d, sizeof d);                                        \
-        distances[index[l]] = d > cap ? cap : (uint32_t)d;                                         \
+        distances[index[l]] = VALUE;                                                               \
+    }
+/* every lane by its width, not through a switch per lane */
+#define STORE_BY_WIDTH(VALUE)                                                                      \
+    switch (b->width) {                                                                            \
+    case 8:                                                                                        \
+        STORE_LANES(uint8_t, VALUE)                                                                \
+        break;                                                                                     \
+    case 16:                                                                                       \
+        STORE_LANES(uint16_t, VALUE)                                                               \
+        break;                                                                                     \
+    case 32:                                                                                       \
+        STORE_LANES(uint32_t, VALUE)                                                               \
+        break;                                                                                     \
+    default:                                                                                       \
+        STORE_LANES(uint64_t, VALUE)                                                               \
     }
 
 static void finish_batch(wb_search *s, const wb_lanes *b) {
+    const uint64_t *index = b->of_index ? b->of_index : b->index;
+    /* in locals: the stores into distances could alias the batch */
+    uint32_t *distances = s->distances;
+    const unsigned char *score = b->score;
+    unsigned used = b->used;
     if (b->op == WB_LANES_JARO) {
         /* matches and transpositions, from half the lane width to bit 8 */
         unsigned half = b->width / 2;
-        for (unsigned l = 0; l < b->used; l++) {
-            uint64_t v = wb_lanes_score(b, l);
-            s->distances[wb_lanes_candidate(b, l)] =
-                (uint32_t)((v & ((UINT64_C(1) << half) - 1)) | ((v >> half) << 8));
-        }
+        uint64_t low = (UINT64_C(1) << half) - 1;
+        STORE_BY_WIDTH((uint32_t)((d & low) | ((uint64_t)d >> half) << 8))
         return;
     }
     if (s->limit == 0) { /* distances: the caller's cutoff is the only bound */
@@ -331,26 +349,8 @@ static void finish_batch(wb_search *s, const wb_lanes *b) {
                 store_distance(s, (size_t)wb_lanes_candidate(b, l), b->bound + 1);
             return;
         }
-        /* the lanes by their width, not through a switch per lane */
-        const uint64_t *index = b->of_index ? b->of_index : b->index;
         uint32_t cap = s->max_distance < UINT32_MAX ? (uint32_t)s->max_distance + 1 : UINT32_MAX;
-        /* in locals: the stores into distances could alias the batch */
-        uint32_t *distances = s->distances;
-        const unsigned char *score = b->score;
-        unsigned used = b->used;
-        switch (b->width) {
-        case 8:
-            STORE_LANES(uint8_t)
-            break;
-        case 16:
-            STORE_LANES(uint16_t)
-            break;
-        case 32:
-            STORE_LANES(uint32_t)
-            break;
-        default:
-            STORE_LANES(uint64_t)
-        }
+        STORE_BY_WIDTH(d > cap ? cap : (uint32_t)d)
         return;
     }
     /* nearest: with every hit kept, a lane over the bound changes nothing */
