@@ -3,7 +3,7 @@ defmodule WellBehaved.LabSearchTest do
   # made-up results; one rough run of the suite itself (small sets).
   use ExUnit.Case, async: false
 
-  alias WellBehaved.Lab.{JSON, Search}
+  alias WellBehaved.Lab.{JSON, Search, Stats}
 
   @methods WellBehaved.Lab.Search.Plan.methods()
 
@@ -115,6 +115,47 @@ defmodule WellBehaved.LabSearchTest do
     # a rough run (fewer candidates) judges nothing of the size targets
     rough = Search.Analysis.fuzzy_targets(fuzzy(2_000, 1.0, 1.9, :within))
     assert Enum.map(rough, & &1.met) == [false, false, true]
+  end
+
+  test "fuzzy targets: with the machine's pace unsteady, a scorer over the bound in its median but within it in its fastest round is not told apart" do
+    f = fuzzy(100_000, 12.0, 1.85, :within)
+    # ratio's fastest round within the bound; hamming's median too
+    f = %{
+      f
+      | scorers: Enum.map(f.scorers, &if(&1.method == :ratio, do: %{&1 | low: 8.0}, else: &1))
+    }
+
+    pace = fn spread -> Search.Fuzzy.pace_summary([2.0, 2.0 * spread, 2.1]) end
+
+    [ns | _] = Search.Analysis.fuzzy_targets(Map.put(f, :pace, pace.(2.0)))
+    refute ns.met
+
+    assert ns.measured =~
+             "1 of 2 within (0 of 2 on the first query after other work); " <>
+               "1 not told apart from the bound (ratio 12.0, fastest 8.0): " <>
+               "the machine's pace varied 2.00x across the rounds"
+
+    refute ns.measured =~ "slowest"
+
+    # a steady pace: over is over
+    [ns | _] = Search.Analysis.fuzzy_targets(Map.put(f, :pace, pace.(1.1)))
+    assert ns.measured =~ "; slowest ratio 12 ns"
+    refute ns.measured =~ "told apart"
+
+    # the fastest round over the bound too: over, however unsteady
+    slow = %{
+      f
+      | scorers: Enum.map(f.scorers, &if(&1.method == :ratio, do: %{&1 | low: 10.5}, else: &1))
+    }
+
+    [ns | _] = Search.Analysis.fuzzy_targets(Map.put(slow, :pace, pace.(2.0)))
+    assert ns.measured =~ "; slowest ratio 12 ns"
+  end
+
+  test "the pace of the rounds: median, range and spread" do
+    p = Search.Fuzzy.pace_summary([3.0, 1.5, 2.0, 2.5])
+    assert p.low == 1.5 and p.high == 3.0 and p.spread == 2.0
+    assert p.ns == Stats.median([3.0, 1.5, 2.0, 2.5])
   end
 
   test "rapidfuzz's figures: the program's lines parsed, beside ours in the report" do

@@ -17,6 +17,15 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       beside them (`WellBehaved.Lab.Search.Rapidfuzz`, when built); and
       the token scorers again on as many candidates of 2-3 words (one-word
       candidates make them the ratio), with rapidfuzz's;
+    * the machine's pace through those rounds: a fixed search (the ratio
+      over the set's first #{20_000} candidates, the same kind of work),
+      timed three times at the start and three at the end of each round;
+      the median of a round's six is its pace. A noise check that times a
+      scalar loop can read "quiet" while searches run 2-3x slower for
+      minutes (the host's other tenants share the vector units and the
+      caches); when the rounds' paces differ by more than #{1.25}x, a
+      scorer over the bound whose fastest round was within it is not told
+      apart from it (`WellBehaved.Lab.Search.Analysis.fuzzy_targets/1`);
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
       against the set with `scorer: :ratio`, `as: :binary`, with one
       worker and with one per scheduler, in pairs run one after the other
@@ -33,6 +42,10 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
   alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz, Throughput}
 
   @ns_bound 10
+  # the pace check: a search over this many of the candidates, and the
+  # most the rounds' paces may differ by for the figures to be told apart
+  @pace_candidates 20_000
+  @pace_spread_max 1.25
   @speedup_bound 1.8
   @cdist_queries 1_000
   @lateness_queries 4
@@ -47,6 +60,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
   @doc "The bound on cdist's speed-up with every scheduler."
   def speedup_bound, do: @speedup_bound
 
+  @doc "The most the rounds' paces may differ by (slowest / fastest) for the figures to be told apart."
+  def pace_spread_max, do: @pace_spread_max
+
   @doc """
   Measures the scorers, cdist's speed-up and its lateness on `candidates`
   with `queries` (`plan` as `WellBehaved.Lab.Search.Plan.new/2` makes it).
@@ -58,8 +74,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     old = Levenshtein.Index.new(candidates)
     [query | _] = queries
     methods = [:levenshtein_nearest | Fuzzy.Call.scorers()]
+    pace = pace(candidates, query)
     progress.("fuzzy scorers, #{count} candidates: #{plan.rounds_one} rounds")
-    scorers = scorers(methods, index, old, query, count, plan.rounds_one)
+    {scorers, paces} = scorers(methods, index, old, query, count, plan.rounds_one, pace)
     progress.("rapidfuzz-cpp's scorers, #{count} candidates: #{plan.rounds_one} rounds")
     rapidfuzz = Rapidfuzz.run(candidates, query, plan.rounds_one)
 
@@ -68,8 +85,16 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     {words, words_query} = words(count)
     progress.("token scorers, #{count} candidates of 2-3 words: #{plan.rounds_one} rounds")
 
-    word_scorers =
-      scorers(@word_methods, Fuzzy.Index.new(words), nil, words_query, count, plan.rounds_one)
+    {word_scorers, word_paces} =
+      scorers(
+        @word_methods,
+        Fuzzy.Index.new(words),
+        nil,
+        words_query,
+        count,
+        plan.rounds_one,
+        pace
+      )
 
     words_rapidfuzz = Rapidfuzz.run(words, words_query, plan.rounds_one)
 
@@ -96,42 +121,83 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     %{
       candidates: count,
       scorers: scorers,
+      pace: pace_summary(paces),
       rapidfuzz: rapidfuzz,
-      words: %{scorers: word_scorers, rapidfuzz: words_rapidfuzz, query: words_query},
+      words: %{
+        scorers: word_scorers,
+        pace: pace_summary(word_paces),
+        rapidfuzz: words_rapidfuzz,
+        query: words_query
+      },
       cdist: cdist,
       lateness: lateness
     }
   end
 
-  defp scorers(methods, index, old, query, count, rounds) do
-    runs =
+  # the scorers' rows, and each round's pace
+  defp scorers(methods, index, old, query, count, rounds, pace) do
+    rounds =
       for _ <- 1..rounds do
-        for method <- Enum.shuffle(methods), into: %{} do
-          fun =
-            case method do
-              :levenshtein_nearest -> fn -> Levenshtein.nearest(query, old) end
-              scorer -> fn -> Fuzzy.extract(query, index, scorer: scorer) end
-            end
+        before = for _ <- 1..3, do: pace.()
 
-          cold = time(fun, count)
-          {method, {cold, time(fun, count)}}
-        end
+        times =
+          for method <- Enum.shuffle(methods), into: %{} do
+            fun =
+              case method do
+                :levenshtein_nearest -> fn -> Levenshtein.nearest(query, old) end
+                scorer -> fn -> Fuzzy.extract(query, index, scorer: scorer) end
+              end
+
+            cold = time(fun, count)
+            {method, {cold, time(fun, count)}}
+          end
+
+        {times, Stats.median(before ++ for(_ <- 1..3, do: pace.()))}
       end
 
-    for method <- methods do
-      warm = Enum.map(runs, &elem(&1[method], 1))
-      cold = Enum.map(runs, &elem(&1[method], 0))
+    runs = Enum.map(rounds, &elem(&1, 0))
 
-      %{
-        method: method,
-        ns: Stats.median(warm),
-        low: Enum.min(warm),
-        high: Enum.max(warm),
-        cold_ns: Stats.median(cold),
-        cold_low: Enum.min(cold),
-        cold_high: Enum.max(cold)
-      }
-    end
+    rows =
+      for method <- methods do
+        warm = Enum.map(runs, &elem(&1[method], 1))
+        cold = Enum.map(runs, &elem(&1[method], 0))
+
+        %{
+          method: method,
+          ns: Stats.median(warm),
+          low: Enum.min(warm),
+          high: Enum.max(warm),
+          cold_ns: Stats.median(cold),
+          cold_low: Enum.min(cold),
+          cold_high: Enum.max(cold)
+        }
+      end
+
+    {rows, Enum.map(rounds, &elem(&1, 1))}
+  end
+
+  # the pace check's search, in ns per candidate of its own
+  defp pace(candidates, query) do
+    pace_index = Fuzzy.Index.new(Enum.take(candidates, @pace_candidates))
+    size = Fuzzy.Index.size(pace_index)
+    fn -> time(fn -> Fuzzy.extract(query, pace_index, scorer: :ratio) end, size) end
+  end
+
+  @doc """
+  The rounds' paces (ns per candidate of the pace check's search, one a
+  round): their median, range and spread (slowest / fastest).
+  """
+  @spec pace_summary([number()]) :: map()
+  def pace_summary(paces) do
+    low = Enum.min(paces)
+
+    %{
+      candidates: @pace_candidates,
+      ns: Stats.median(paces),
+      low: low,
+      high: Enum.max(paces),
+      spread: Enum.max(paces) / max(low, 1.0e-9)
+    }
   end
 
   # `count` candidates of 2-3 words of 3-9 letters (7-29 bytes), and a

@@ -121,6 +121,26 @@ defmodule WellBehaved.Lab.Search.Render do
     partial ratio; here each candidate's tokens are sorted and compared.
 
     #{Markdown.table(@scorer_columns, scorer_rows(words.scorers, words.rapidfuzz))}
+
+    #{pace_note(Map.get(words, :pace))}
+    """
+  end
+
+  # results of runs before the pace check have none
+  defp pace_note(nil), do: ""
+
+  defp pace_note(p) do
+    verdict =
+      if p.spread > WellBehaved.Lab.Search.Fuzzy.pace_spread_max(),
+        do:
+          "**the machine's pace varied #{fmt(p.spread, 2)}x**: figures within that factor " <>
+            "of each other, or of a bound, are not told apart",
+        else: "steady"
+
+    """
+    The machine's pace through these rounds (the ratio over #{p.candidates} of the
+    candidates, timed at each round's start and end): #{fmt(p.ns, 2)} ns per candidate
+    (#{fmt(p.low, 2)}-#{fmt(p.high, 2)} over the rounds), #{verdict}.
     """
   end
 
@@ -169,6 +189,8 @@ defmodule WellBehaved.Lab.Search.Render do
     the rounds (range):
 
     #{Markdown.table(@scorer_columns, rows)}
+
+    #{pace_note(Map.get(f, :pace))}
 
     #{rapidfuzz_note(Map.get(f, :rapidfuzz))}
     #{words_markdown(words, f.candidates)}
