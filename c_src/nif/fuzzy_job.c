@@ -250,6 +250,12 @@ typedef struct {
     uint32_t bar_seen[VALUE_BAR_MOST + 1];
     uint32_t kept_generation;
     bool value_bars, more_is_better;
+    /* skip_below's look past the candidate it stops at: those from
+     * ahead_from up to ahead_to are passed over, and ahead_to (when
+     * ahead_hit) is the next that may rank, its bytes asked into the
+     * cache while the one before is scored */
+    size_t ahead_from, ahead_to;
+    bool ahead_hit;
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
@@ -744,29 +750,73 @@ static void value_bar_now(fsearch_job *job, size_t m, size_t n) {
     job->bar_seen[n] = job->kept_generation;
 }
 
-/* From candidate i on, those whose value alone says they cannot rank
- * (the limit reached, bytes are symbols), `each` units each, until
- * one may, or is for the other paths (no value yet, whitespace in a
- * token score, past VALUE_BAR_MOST), or the budget: returns it. */
+/* What skip_below reads for each candidate, in locals (the bars' stores
+ * could alias the job's fields) */
+typedef struct {
+    const uint32_t *values;
+    const uint64_t *offsets, *spaced;
+    size_t m, most;
+    bool jaro, more;
+} skip_view;
+
+/* Whether candidate i may be passed over by its value alone (the limit
+ * reached, bytes are symbols): false for one that may rank or is for the
+ * other paths (no value yet, whitespace in a token score, past the
+ * bars' lengths) */
+static inline bool passed_over(fsearch_job *job, const skip_view *w, size_t i) {
+    size_t n = (size_t)(w->offsets[i + 1] - w->offsets[i]);
+    uint32_t v = w->values[i];
+    if (n > w->most || v == WB_SEARCH_NOT_DONE) return false;
+    if (w->spaced && (w->spaced[i / 64] >> (i % 64)) & 1) return false;
+    if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, w->m, n);
+    uint32_t key = w->jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
+    return w->more ? key < job->value_bar[n] : key >= job->value_bar[n];
+}
+
+/* How far skip_below looks past the candidate it stops at */
+#define LOOK_AHEAD 64
+
+/* From candidate i on, those whose value alone says they cannot rank,
+ * `each` units each, until one may (or is for the other paths), or the
+ * budget: returns it. Then looks up to LOOK_AHEAD candidates past it for
+ * the next such one, whose bytes the scores of most scorers read: asked
+ * into the cache now, they are there when its turn comes (the next call,
+ * from the one after this, starts where the look ended). The bars only
+ * get stricter, so what the look passed over stays passed over. */
 static size_t skip_below(fsearch_job *job, size_t i, uint64_t each, uint64_t budget, uint64_t start,
                          uint64_t used, uint64_t *units) {
-    const uint32_t *values = job->lanes.distances;
-    const uint64_t *offsets = job->set->offsets;
-    const uint64_t *spaced = job->one_token ? job->set->prepared->spaced : NULL;
-    size_t count = job->set->count, m = job->qlen;
-    size_t most = job->lanes_op == WB_SEARCH_JARO ? 64 : VALUE_BAR_MOST;
-    bool jaro = job->lanes_op == WB_SEARCH_JARO, more = job->more_is_better;
+    bool jaro = job->lanes_op == WB_SEARCH_JARO;
+    const skip_view w = {job->lanes.distances,
+                         job->set->offsets,
+                         job->one_token ? job->set->prepared->spaced : NULL,
+                         job->qlen,
+                         jaro ? 64 : VALUE_BAR_MOST,
+                         jaro,
+                         job->more_is_better};
+    size_t count = job->set->count;
     uint64_t u = *units;
-    for (; i < count; i++) {
-        if (u > 0 && used + u - start >= budget) break;
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        uint32_t v = values[i];
-        if (n > most || v == WB_SEARCH_NOT_DONE) break;
-        if (spaced && (spaced[i / 64] >> (i % 64)) & 1) break;
-        if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, m, n);
-        uint32_t key = jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
-        if (more ? key >= job->value_bar[n] : key < job->value_bar[n]) break;
+    bool known = false;
+    if (job->ahead_from == i && job->ahead_to > i) {
+        known = job->ahead_hit;
+        i = job->ahead_to;
+    }
+    job->ahead_to = 0;
+    for (; !known && i < count; i++) {
+        if (u > 0 && used + u - start >= budget) {
+            *units = u;
+            return i;
+        }
+        if (!passed_over(job, &w, i)) break;
         u += each;
+    }
+    if (i < count) {
+        size_t k = i + 1, end = count - k > LOOK_AHEAD ? k + LOOK_AHEAD : count;
+        for (; k < end && passed_over(job, &w, k); k++)
+            u += each;
+        job->ahead_from = i + 1;
+        job->ahead_to = k;
+        job->ahead_hit = k < end;
+        if (job->ahead_hit) __builtin_prefetch(job->set->bytes + w.offsets[k]);
     }
     *units = u;
     return i;
