@@ -115,9 +115,14 @@ format-check:
 test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS))
 
-# mix builds the native code it needs (make native, for MIX_ENV=test)
+# mix builds the native code it needs (make native, for MIX_ENV=test).
+# SIGKILL bounds the suite: a job looping in a normal NIF would hold its
+# scheduler, and the VM, past any test's timeout.
+TEST_ELIXIR_SECONDS ?= 2400
 test-elixir:
-	mix test
+	timeout --signal=KILL $(TEST_ELIXIR_SECONDS) mix test || { rc=$$?; \
+	  [ $$rc -ne 137 ] || echo "error: mix test ran past $(TEST_ELIXIR_SECONDS) s and was killed" >&2; \
+	  exit $$rc; }
 
 # mix compile once then mix run, from a copy of the tree and as a git
 # dependency of a new app

@@ -256,6 +256,7 @@ typedef struct {
      * cache while the one before is scored */
     size_t ahead_from, ahead_to;
     bool ahead_hit;
+    uint64_t ahead_units;  /* theirs, counted when they are reached */
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
@@ -750,27 +751,37 @@ static void value_bar_now(fsearch_job *job, size_t m, size_t n) {
     job->bar_seen[n] = job->kept_generation;
 }
 
-/* What skip_below reads for each candidate, in locals (the bars' stores
- * could alias the job's fields) */
-typedef struct {
-    const uint32_t *values;
-    const uint64_t *offsets, *spaced;
-    size_t m, most;
-    bool jaro, more;
-} skip_view;
+/* From candidate i up to `end`, those passed over by their value alone
+ * (the limit reached, bytes are symbols): returns the first that is not,
+ * one that may rank or is for the other paths (no value yet, whitespace
+ * in a token score, past the bars' lengths), or end. Inlined with
+ * constant flags, each loop keeps only its own tests. */
+static inline __attribute__((always_inline)) size_t
+pass_over(fsearch_job *job, size_t i, size_t end, bool jaro, bool more, bool tokens) {
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = job->set->offsets;
+    const uint64_t *spaced = tokens ? job->set->prepared->spaced : NULL;
+    const size_t m = job->qlen, most = jaro ? 64 : VALUE_BAR_MOST;
+    const uint32_t generation = job->kept_generation; /* no bar moves it */
+    for (; i < end; i++) {
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        uint32_t v = values[i];
+        if (n > most || v == WB_SEARCH_NOT_DONE) break;
+        if (tokens && (spaced[i / 64] >> (i % 64)) & 1) break;
+        if (job->bar_seen[n] != generation) value_bar_now(job, m, n);
+        uint32_t key = jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
+        if (more ? key >= job->value_bar[n] : key < job->value_bar[n]) break;
+    }
+    return i;
+}
 
-/* Whether candidate i may be passed over by its value alone (the limit
- * reached, bytes are symbols): false for one that may rank or is for the
- * other paths (no value yet, whitespace in a token score, past the
- * bars' lengths) */
-static inline bool passed_over(fsearch_job *job, const skip_view *w, size_t i) {
-    size_t n = (size_t)(w->offsets[i + 1] - w->offsets[i]);
-    uint32_t v = w->values[i];
-    if (n > w->most || v == WB_SEARCH_NOT_DONE) return false;
-    if (w->spaced && (w->spaced[i / 64] >> (i % 64)) & 1) return false;
-    if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, w->m, n);
-    uint32_t key = w->jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
-    return w->more ? key < job->value_bar[n] : key >= job->value_bar[n];
+/* pass_over for this search's kind of values */
+static size_t pass_over_values(fsearch_job *job, size_t i, size_t end) {
+    if (job->one_token) /* the ratio's LCS, whitespace noted */
+        return pass_over(job, i, end, false, true, true);
+    if (job->lanes_op == WB_SEARCH_JARO) return pass_over(job, i, end, true, true, false);
+    if (job->more_is_better) return pass_over(job, i, end, false, true, false);
+    return pass_over(job, i, end, false, false, false);
 }
 
 /* How far skip_below looks past the candidate it stops at */
@@ -781,42 +792,43 @@ static inline bool passed_over(fsearch_job *job, const skip_view *w, size_t i) {
  * budget: returns it. Then looks up to LOOK_AHEAD candidates past it for
  * the next such one, whose bytes the scores of most scorers read: asked
  * into the cache now, they are there when its turn comes (the next call,
- * from the one after this, starts where the look ended). The bars only
- * get stricter, so what the look passed over stays passed over. */
+ * from the one after this, starts where the look ended, and counts their
+ * units). The bars only get stricter, so what the look passed over stays
+ * passed over. */
 static size_t skip_below(fsearch_job *job, size_t i, uint64_t each, uint64_t budget, uint64_t start,
                          uint64_t used, uint64_t *units) {
-    bool jaro = job->lanes_op == WB_SEARCH_JARO;
-    const skip_view w = {job->lanes.distances,
-                         job->set->offsets,
-                         job->one_token ? job->set->prepared->spaced : NULL,
-                         job->qlen,
-                         jaro ? 64 : VALUE_BAR_MOST,
-                         jaro,
-                         job->more_is_better};
     size_t count = job->set->count;
     uint64_t u = *units;
     bool known = false;
     if (job->ahead_from == i && job->ahead_to > i) {
         known = job->ahead_hit;
         i = job->ahead_to;
+        u += job->ahead_units;
     }
     job->ahead_to = 0;
-    for (; !known && i < count; i++) {
-        if (u > 0 && used + u - start >= budget) {
+    if (!known) {
+        /* as many as the budget holds (the first one whatever it holds) */
+        uint64_t spent = used + u - start, left = spent < budget ? budget - spent : 0;
+        uint64_t most = left / each + (left % each != 0);
+        size_t room = left ? (most < SIZE_MAX ? (size_t)most : SIZE_MAX) : u == 0;
+        size_t end = count - i > room ? i + room : count, from = i;
+        i = pass_over_values(job, i, end);
+        u += (uint64_t)(i - from) * each;
+        if (i == end && i < count) { /* the budget */
             *units = u;
             return i;
         }
-        if (!passed_over(job, &w, i)) break;
-        u += each;
     }
     if (i < count) {
         size_t k = i + 1, end = count - k > LOOK_AHEAD ? k + LOOK_AHEAD : count;
-        for (; k < end && passed_over(job, &w, k); k++)
-            u += each;
+        size_t at = pass_over_values(job, k, end);
+        /* counted when reached: counted now, they could end the slice
+         * before candidate i, again and again */
+        job->ahead_units = (uint64_t)(at - k) * each;
         job->ahead_from = i + 1;
-        job->ahead_to = k;
-        job->ahead_hit = k < end;
-        if (job->ahead_hit) __builtin_prefetch(job->set->bytes + w.offsets[k]);
+        job->ahead_to = at;
+        job->ahead_hit = at < end;
+        if (job->ahead_hit) __builtin_prefetch(job->set->bytes + job->set->offsets[at]);
     }
     *units = u;
     return i;
