@@ -345,12 +345,31 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
 /* Damerau-Levenshtein of the query (rows, m <= 64) and t (columns, n <=
  * WB_FZ_QUICK_MATRIX_MOST): Zhao and Sahni's rows as edits.c computes
  * them, on bytes, the rows and the last row of each byte on the stack
- * and in q (left zero). */
-static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, size_t *rows_done) {
+ * and in q (left zero). With a cut (`bounded`), each row ends the rows
+ * once its least bound reaches it (see below). */
+static inline __attribute__((always_inline)) size_t damerau_rows(wb_fz_quick *q, const uint8_t *t,
+                                                                 size_t n, size_t cut,
+                                                                 size_t *rows_done, bool bounded) {
     size_t m = q->m;
     *rows_done = 0;
     if (n == 0) return m;
     size_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
+    /* with a cut: the zeros of the query's reversed LCS vector over t's
+     * last n - j bytes (gone[j]), and so the LCS of the query's last m - i
+     * bytes with them (shared[j], for row i: one bit fewer a row, taken
+     * off as the row reaches it) */
+    uint64_t gone[WB_FZ_QUICK_MATRIX_MOST + 1];
+    uint8_t shared[WB_FZ_QUICK_MATRIX_MOST + 1];
+    if (bounded) {
+        uint64_t v = ~(uint64_t)0;
+        gone[n] = 0;
+        shared[n] = 0;
+        for (size_t j = n; j-- > 0;) {
+            v = wb_fz_lcs_word(v, q->rpeq[t[j]]);
+            gone[j] = ~v;
+            shared[j] = (uint8_t)wb_fz_lcs_of(v, m);
+        }
+    }
     size_t big = (m > n ? m : n) + 1;
     /* column -1 at index 0; row 0 in rows[0], row -1 in rows[1] */
     rows[0][0] = big;
@@ -363,26 +382,38 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, si
     for (size_t i = 1; i <= m; i++) {
         size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
         uint8_t c = q->query[i - 1];
-        /* the row's least of a cell and the lengths left's difference */
+        /* the row's least bound of a cell's path on (below) */
         size_t l = 0, tt = big, two_up = cur[0], left = m - i;
         size_t least = i + (left > n ? left - n : n - left);
+        if (bounded) {
+            shared[0] = (uint8_t)(shared[0] - ((gone[0] >> left) & 1));
+            size_t most = left > n ? left : n, lcs_bound = most - shared[0];
+            if (lcs_bound > 0 && i + lcs_bound - 1 > least) least = i + lcs_bound - 1;
+        }
         cur[0] = i;
         for (size_t j = 1; j <= n; j++) {
             size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
                                        last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
             two_up = cur[j];
             cur[j] = v;
-            size_t ahead = v + (left > n - j ? left - (n - j) : (n - j) - left);
-            least = ahead < least ? ahead : least;
+            size_t rest = n - j, on = left > rest ? left - rest : rest - left;
+            if (bounded) {
+                shared[j] = (uint8_t)(shared[j] - ((gone[j] >> left) & 1));
+                size_t most = left > rest ? left : rest, lcs_bound = most - shared[j];
+                if (lcs_bound > on + 1) on = lcs_bound - 1;
+            }
+            least = v + on < least ? v + on : least;
         }
         last[c] = (uint8_t)i;
         *rows_done = i;
-        /* the distance is at least that least: every step of a path
-         * costs at least the change it makes to the lengths left's
-         * difference, and a path past the row (a transposition from cell
-         * (k - 1, l - 1) to (i', j'), i' beyond it) costs no less than the
-         * one going diagonally to (k, l), down to the row, then on as
-         * cheaply as the lengths allow. */
+        /* the distance is at least that least: a path through the row at
+         * cell (i, j) costs D(i, j) and then at least the lengths left's
+         * difference, and the longer of them less their LCS; a path past
+         * the row (a transposition from cell (k - 1, l - 1) to (i', j'),
+         * i' beyond it) costs no less than D(i, l) (reached diagonally to
+         * (k, l), then down) and one less than that LCS bound at (i, l),
+         * or its lengths' difference: the rest of it covers (i' - i) +
+         * (j' - l) - 2 more edits, at least the larger of the two less one */
         if (least >= cut) {
             d = least;
             break;
@@ -391,6 +422,11 @@ static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, si
     for (size_t i = 0; i < *rows_done; i++)
         last[q->query[i]] = 0;
     return d != SIZE_MAX ? d : rows[m & 1][n + 1];
+}
+
+static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, size_t *rows_done) {
+    return cut == SIZE_MAX ? damerau_rows(q, t, n, cut, rows_done, false)
+                           : damerau_rows(q, t, n, cut, rows_done, true);
 }
 
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
