@@ -940,7 +940,13 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             continue;
         }
         if (job->partial) {
-            int verdict = partial_bound(job, m, n, v);
+            /* at or past its length's bar, fresh, its bound may rank (the
+             * bar is where partial_bound's verdict turns; WRatio's can
+             * be the ratio's instead) */
+            bool past_bar = bars && job->heap_len == job->limit && job->value_bars &&
+                            job->o.scorer != WB_FZ_WRATIO && n <= VALUE_BAR_MOST &&
+                            job->bar_seen[n] == job->kept_generation && v >= job->value_bar[n];
+            int verdict = past_bar ? BOUND_SCORE : partial_bound(job, m, n, v);
             bool quick = n <= WB_FZ_QUICK_MATRIX_MOST && (quick_partial || quick_wratio);
             if (verdict == BOUND_SCORE && quick) {
                 const uint8_t *t = set->bytes + offsets[i];
