@@ -790,11 +790,31 @@ uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
 
 uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n) {
     if (!uses_tokens(o->scorer)) return 1;
-    /* splitting, sorting (n log n comparisons) and joining */
-    uint64_t total = (uint64_t)m + n, log = 1;
+    /* splitting, sorting (n log n comparisons) and joining; the token
+     * sets' intersection and differences, the strings made of them and
+     * the parts scored on those weigh more, by scorer: with one, a search
+     * of 100,000 candidates of 2-3 words had the runtime learn 3.8-4.4 ns
+     * a unit from these scorers against 0.8-1.4 from the others (so their
+     * slices ran about 3.5x long); these weights bring them to 1.0-1.4 */
+    uint64_t total = (uint64_t)m + n, log = 1, weight;
     while (((uint64_t)1 << log) < total && log < 63)
         log++;
-    return 1 + saturating_product(total, log) / 4;
+    switch (o->scorer) {
+    case WB_FZ_TOKEN_SET_RATIO:
+    case WB_FZ_TOKEN_RATIO:
+        weight = 4;
+        break;
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_RATIO:
+        weight = 12;
+        break;
+    case WB_FZ_WRATIO:
+        weight = 9;
+        break;
+    default:
+        weight = 1;
+    }
+    return 1 + saturating_product(saturating_product(total, log), weight) / 4;
 }
 
 bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
