@@ -115,14 +115,11 @@ format-check:
 test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS))
 
-# mix builds the native code it needs (make native, for MIX_ENV=test).
-# SIGKILL bounds the suite: a job looping in a normal NIF would hold its
-# scheduler, and the VM, past any test's timeout.
+# mix builds the native code it needs (make native, for MIX_ENV=test);
+# the suite bounded in time (run-mix-test)
 TEST_ELIXIR_SECONDS ?= 2400
 test-elixir:
-	timeout --signal=KILL $(TEST_ELIXIR_SECONDS) mix test || { rc=$$?; \
-	  [ $$rc -ne 137 ] || echo "error: mix test ran past $(TEST_ELIXIR_SECONDS) s and was killed" >&2; \
-	  exit $$rc; }
+	$(call run-mix-test,$(TEST_ELIXIR_SECONDS))
 
 # mix compile once then mix run, from a copy of the tree and as a git
 # dependency of a new app

@@ -65,3 +65,12 @@ define run-c-tests
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  timeout --signal=KILL $(C_TEST_TIMEOUT) $$t || exit 1; done
 endef
+
+# run-mix-test(seconds): mix test bounded by SIGKILL, a hang a failure (a
+# job looping in a normal NIF holds its scheduler, and the VM, past any
+# test's timeout, and the VM ignores SIGTERM then)
+define run-mix-test
+	timeout --signal=KILL $(1) mix test || { rc=$$?; \
+	  [ $$rc -ne 137 ] || echo "error: mix test ran past $(1) s and was killed" >&2; \
+	  exit $$rc; }
+endef

@@ -76,7 +76,8 @@ static void check_op(const wb_search_owned_set *set, const wb_lanes_index *prepa
             size_t trans, matches;
             if (op == WB_SEARCH_JARO) {
                 matches = fzr_jaro_counts(wq, qlen, wt, n, &trans);
-                want[i] = qlen <= 64 ? (uint32_t)(matches | trans << 8) : WB_SEARCH_NOT_DONE;
+                want[i] = qlen <= WB_LANES_JARO_QUERY_MOST ? (uint32_t)(matches | trans << 8)
+                                                           : WB_SEARCH_NOT_DONE;
             } else {
                 want[i] = (uint32_t)(op == WB_SEARCH_LCS ? fzr_lcs(wq, qlen, wt, n)
                                      : op == WB_SEARCH_OSA

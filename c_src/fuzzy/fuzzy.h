@@ -267,11 +267,12 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * most; an insertion (a deletion) raises (lowers) the longer length and
  * the LCS by none or one each. A candidate whose bound is past the
  * cutoff, or no better than the bar (a search's worst kept, which wins
- * a tie), ends there, not passed; the others are computed exactly, but for those whose rows
- * reach `cut` (a distance that cannot rank; SIZE_MAX: none): a row's
- * least of a cell and the difference of the lengths left is a bound,
- * which such a candidate scores as, no better than its own. Returns the
- * units taken. */
+ * a tie), ends there, not passed; the others are computed exactly, but
+ * for those whose rows reach `cut` (a distance that cannot rank;
+ * SIZE_MAX: none): a row's least of a cell and what the path on from it
+ * must cost (the lengths left's difference, their LCS's bound) is a
+ * bound, which such a candidate scores as, no better than its own.
+ * Returns the units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, size_t cut, double *score, bool *passed,
                              wb_fz_bar *badness);
@@ -279,9 +280,10 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
 /* The partial ratio of the quick query (made for it) and t (n bytes,
  * at most WB_FZ_QUICK_MATRIX_MOST), their LCS known (`lcs`), as
  * wb_fz_quick_score scores it. With `worst` (the score of a search's
- * worst kept, which wins a tie; NULL: none), the windows whose bound cannot beat it are not
- * computed: a candidate that cannot beat it may get a worse score than its own, never a better one.
- * Returns the units taken. */
+ * worst kept, which wins a tie; NULL: none), the windows whose bound
+ * cannot beat it are not computed: a candidate that cannot beat it may
+ * get a worse score than its own, never a better one. Returns the units
+ * taken. */
 uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const double *worst, double *score, bool *passed);
 

@@ -342,6 +342,15 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
     return matches;
 }
 
+/* What a path on from a cell must still cost, `left` and `rest` symbols
+ * of each side to go: their lengths' difference, and with their LCS
+ * (`shared`, bounded) the longer less it, less one (see damerau_rows) */
+static inline size_t path_on(size_t left, size_t rest, size_t shared, bool bounded) {
+    size_t on = left > rest ? left - rest : rest - left;
+    size_t lcs_bound = (left > rest ? left : rest) - shared;
+    return bounded && lcs_bound > on + 1 ? lcs_bound - 1 : on;
+}
+
 /* Damerau-Levenshtein of the query (rows, m <= 64) and t (columns, n <=
  * WB_FZ_QUICK_MATRIX_MOST): Zhao and Sahni's rows as edits.c computes
  * them, on bytes, the rows and the last row of each byte on the stack
@@ -384,24 +393,16 @@ static inline __attribute__((always_inline)) size_t damerau_rows(wb_fz_quick *q,
         uint8_t c = q->query[i - 1];
         /* the row's least bound of a cell's path on (below) */
         size_t l = 0, tt = big, two_up = cur[0], left = m - i;
-        size_t least = i + (left > n ? left - n : n - left);
-        if (bounded) {
-            shared[0] = (uint8_t)(shared[0] - ((gone[0] >> left) & 1));
-            size_t most = left > n ? left : n, lcs_bound = most - shared[0];
-            if (lcs_bound > 0 && i + lcs_bound - 1 > least) least = i + lcs_bound - 1;
-        }
+        if (bounded) shared[0] = (uint8_t)(shared[0] - ((gone[0] >> left) & 1));
+        size_t least = i + path_on(left, n, bounded ? shared[0] : 0, bounded);
         cur[0] = i;
         for (size_t j = 1; j <= n; j++) {
             size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
                                        last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
             two_up = cur[j];
             cur[j] = v;
-            size_t rest = n - j, on = left > rest ? left - rest : rest - left;
-            if (bounded) {
-                shared[j] = (uint8_t)(shared[j] - ((gone[j] >> left) & 1));
-                size_t most = left > rest ? left : rest, lcs_bound = most - shared[j];
-                if (lcs_bound > on + 1) on = lcs_bound - 1;
-            }
+            if (bounded) shared[j] = (uint8_t)(shared[j] - ((gone[j] >> left) & 1));
+            size_t on = path_on(left, n - j, bounded ? shared[j] : 0, bounded);
             least = v + on < least ? v + on : least;
         }
         last[c] = (uint8_t)i;

@@ -397,7 +397,7 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
         *op = WB_SEARCH_JARO;
-        return bytes && query_bytes <= 64; /* a batch's Jaro in one go */
+        return bytes && query_bytes <= WB_LANES_JARO_QUERY_MOST; /* a batch's Jaro in one go */
     case WB_FZ_DAMERAU_LEVENSHTEIN:
         /* the LCS bounds the distance; the quick score does the rest */
         *op = WB_SEARCH_LCS;
@@ -751,6 +751,14 @@ static void value_bar_now(fsearch_job *job, size_t m, size_t n) {
     job->bar_seen[n] = job->kept_generation;
 }
 
+/* Whether a value `key` of a candidate of n symbols is at or past its
+ * length's bar, found for the worst kept now (`generation`): it may rank */
+static inline bool past_bar(const fsearch_job *job, size_t n, uint32_t key, bool more,
+                            uint32_t generation) {
+    return job->bar_seen[n] == generation &&
+           (more ? key >= job->value_bar[n] : key < job->value_bar[n]);
+}
+
 /* From candidate i up to `end`, those passed over by their value alone
  * (the limit reached, bytes are symbols): returns the first that is not,
  * one that may rank or is for the other paths (no value yet, whitespace
@@ -769,8 +777,7 @@ pass_over(fsearch_job *job, size_t i, size_t end, bool jaro, bool more, bool tok
         if (n > most || v == WB_SEARCH_NOT_DONE) break;
         if (tokens && (spaced[i / 64] >> (i % 64)) & 1) break;
         if (job->bar_seen[n] != generation) value_bar_now(job, m, n);
-        uint32_t key = jaro ? WB_SEARCH_JARO_MATCHES(v) : v;
-        if (more ? key >= job->value_bar[n] : key < job->value_bar[n]) break;
+        if (past_bar(job, n, jaro ? WB_SEARCH_JARO_MATCHES(v) : v, more, generation)) break;
     }
     return i;
 }
@@ -943,10 +950,10 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             /* at or past its length's bar, fresh, its bound may rank (the
              * bar is where partial_bound's verdict turns; WRatio's can
              * be the ratio's instead) */
-            bool past_bar = bars && job->heap_len == job->limit && job->value_bars &&
-                            job->o.scorer != WB_FZ_WRATIO && n <= VALUE_BAR_MOST &&
-                            job->bar_seen[n] == job->kept_generation && v >= job->value_bar[n];
-            int verdict = past_bar ? BOUND_SCORE : partial_bound(job, m, n, v);
+            bool known = bars && job->heap_len == job->limit && job->value_bars &&
+                         job->o.scorer != WB_FZ_WRATIO && n <= VALUE_BAR_MOST &&
+                         past_bar(job, n, v, true, job->kept_generation);
+            int verdict = known ? BOUND_SCORE : partial_bound(job, m, n, v);
             bool quick = n <= WB_FZ_QUICK_MATRIX_MOST && (quick_partial || quick_wratio);
             if (verdict == BOUND_SCORE && quick) {
                 const uint8_t *t = set->bytes + offsets[i];

@@ -149,8 +149,8 @@ wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const
     s->op = op;
     for (int i = 0; i < 4; i++)
         s->batch[i].op = (wb_lanes_op)op;
-    if (op == WB_SEARCH_JARO &&
-        qlen > WB_LANES_JARO_QUERY_MOST) { /* a batch's Jaro is done in one go */
+    /* a batch's Jaro is done in one go, its query within a lane */
+    if (op == WB_SEARCH_JARO && qlen > WB_LANES_JARO_QUERY_MOST) {
         s->kernel = WB_LANES_OFF;
         memset(s->lane_slot, 0, sizeof s->lane_slot);
     }

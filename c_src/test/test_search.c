@@ -496,7 +496,7 @@ static void test_operations(void) {
                 size_t n = (size_t)(set.offsets[i + 1] - set.offsets[i]);
                 bool laned = wb_lanes_current() != WB_LANES_OFF && qlen >= 1 && n >= 1 &&
                              n <= WB_LANES_LONGEST && (!codepoints || ascii) &&
-                             (ops[o] != WB_SEARCH_JARO || qlen <= 64);
+                             (ops[o] != WB_SEARCH_JARO || qlen <= WB_LANES_JARO_QUERY_MOST);
                 uint32_t *wt = widen(t, n);
                 want[i] = !laned                    ? WB_SEARCH_NOT_DONE
                           : ops[o] == WB_SEARCH_LCS ? fzr_lcs(wq, qlen, wt, n)

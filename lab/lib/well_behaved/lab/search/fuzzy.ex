@@ -1,4 +1,9 @@
 defmodule WellBehaved.Lab.Search.Fuzzy do
+  # the pace check: a search over this many of the candidates, and the
+  # most the rounds' paces may differ by for the figures to be told apart
+  @pace_candidates 20_000
+  @pace_spread_max 1.25
+
   @moduledoc """
   The search suite's fuzzy-matching part, on the suite's first candidate
   set (100,000 strings of 10-30 letters) and its queries:
@@ -18,14 +23,14 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       the token scorers again on as many candidates of 2-3 words (one-word
       candidates make them the ratio), with rapidfuzz's;
     * the machine's pace through those rounds: a fixed search (the ratio
-      over the set's first #{20_000} candidates, the same kind of work),
+      over the set's first #{@pace_candidates} candidates, the same kind of work),
       timed three times at the start and three at the end of each round;
       the slower of the two threes' fastest is the round's pace (the
       fastest of three: past a cold cache or a collection, which a slow
       phase of the machine is not, lasting minutes). A noise check that times a
       scalar loop can read "quiet" while searches run 2-3x slower for
       minutes (the host's other tenants share the vector units and the
-      caches); when the rounds' paces differ by more than #{1.25}x, a
+      caches); when the rounds' paces differ by more than #{@pace_spread_max}x, a
       scorer over the bound whose fastest round was within it is not told
       apart from it (`WellBehaved.Lab.Search.Analysis.fuzzy_targets/1`);
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
@@ -44,10 +49,6 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
   alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz, Throughput}
 
   @ns_bound 10
-  # the pace check: a search over this many of the candidates, and the
-  # most the rounds' paces may differ by for the figures to be told apart
-  @pace_candidates 20_000
-  @pace_spread_max 1.25
   @speedup_bound 1.8
   @cdist_queries 1_000
   @lateness_queries 4
