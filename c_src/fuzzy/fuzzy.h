@@ -184,7 +184,7 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
  * for Jaro, WB_FZ_QUICK_MATRIX_MOST for Damerau-Levenshtein), for the
  * scorers whose kernels then take one machine word: levenshtein with unit
  * costs, indel, ratio, qratio, osa, hamming, jaro, jaro_winkler; and
- * damerau_levenshtein (its rows on the stack) and partial_ratio (the
+ * damerau_levenshtein (its cells in the quick's table) and partial_ratio (the
  * shorter side's LCS with the longer's prefixes and suffixes a word step
  * a byte, then the windows that could be best), against candidates of up
  * to WB_FZ_QUICK_MATRIX_MOST bytes. Each score is done in one go (at most
@@ -192,6 +192,12 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
  * fast path. */
 #define WB_FZ_QUICK_MOST        4096
 #define WB_FZ_QUICK_MATRIX_MOST 256
+/* x86: Damerau-Levenshtein counts bits with the CPU's popcnt if it has it */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define WB_FZ_QUICK_POPCNT 1
+#else
+#define WB_FZ_QUICK_POPCNT 0
+#endif
 typedef struct {
     wb_fz_options o;
     uint8_t query[64]; /* a copy */
@@ -202,6 +208,11 @@ typedef struct {
     /* Damerau-Levenshtein: the last query row holding each byte (zero
      * between scores) */
     uint8_t last_row[256];
+    /* whether the CPU counts bits (x86's popcnt; false: shifts and adds) */
+    bool popcnt;
+    /* Damerau-Levenshtein: the rows' cells (q->m + 1 rows of n + 1),
+     * written before read */
+    uint16_t cells[65 * (WB_FZ_QUICK_MATRIX_MOST + 1)];
 } wb_fz_quick;
 
 /* false when the scorer or the query has no quick scores. */
@@ -267,11 +278,11 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * most; an insertion (a deletion) raises (lowers) the longer length and
  * the LCS by none or one each. A candidate whose bound is past the
  * cutoff, or no better than the bar (a search's worst kept, which wins
- * a tie), ends there, not passed; the others are computed exactly, but
- * for those whose rows reach `cut` (a distance that cannot rank;
- * SIZE_MAX: none): a row's least of a cell and what the path on from it
- * must cost (the lengths left's difference, their LCS's bound) is a
- * bound, which such a candidate scores as, no better than its own.
+ * a tie), ends there, not passed; the others are computed exactly below
+ * `cut` (a distance that cannot rank; SIZE_MAX: none), and a distance at
+ * or past it scores as the cut, no better than its own: only the cells
+ * whose value and the bound of the path on from them (the same LCS
+ * bound on what is left of each side) stay within the cut are computed.
  * Returns the units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, size_t cut, double *score, bool *passed,

@@ -7,6 +7,7 @@
 #include "fuzzy.h"
 #include "scores.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +30,14 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
         return false;
     }
     if (m == 0 || m > 64) return false;
-    memset(q, 0, sizeof *q);
+    memset(q, 0, offsetof(wb_fz_quick, cells)); /* the cells are written before read */
     q->o = *o;
     memcpy(q->query, query, m);
     q->m = m;
+#if WB_FZ_QUICK_POPCNT
+    __builtin_cpu_init();
+    q->popcnt = __builtin_cpu_supports("popcnt");
+#endif
     for (size_t i = 0; i < m; i++) {
         q->peq[query[i]] |= (uint64_t)1 << i;
         q->rpeq[query[i]] |= (uint64_t)1 << (m - 1 - i);
@@ -342,92 +347,181 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
     return matches;
 }
 
-/* What a path on from a cell must still cost, `left` and `rest` symbols
- * of each side to go: their lengths' difference, and with their LCS
- * (`shared`, bounded) the longer less it, less one (see damerau_rows) */
-static inline size_t path_on(size_t left, size_t rest, size_t shared, bool bounded) {
-    size_t on = left > rest ? left - rest : rest - left;
-    size_t lcs_bound = (left > rest ? left : rest) - shared;
-    return bounded && lcs_bound > on + 1 ? lcs_bound - 1 : on;
+/* A cell's value that no path below the cut goes through (and any
+ * value read outside the cells a row computed) */
+#define DL_OFF 0x7FFF
+
+/* The LCS of the query's last `left` bytes with t from column j on: the
+ * zeros of the query's reversed LCS vector over t's last bytes (`gone`,
+ * see damerau) among its first `left` bits; counted by the CPU's
+ * instruction where `counts` (a constant where inlined) */
+static inline size_t shared_from(uint64_t gone, size_t left, bool counts) {
+    uint64_t bits = left >= 64 ? gone : gone & (((uint64_t)1 << left) - 1);
+    return counts ? (size_t)__builtin_popcountll(bits) : wb_fz_popcount(bits);
+}
+
+/* What a path on from cell (i, j) costs at least, `left` = m - i and
+ * `rest` = n - j symbols of each side to go: the longer less their LCS
+ * (an edit, a swap of neighbours included, changes that by one at most:
+ * see wb_fz_quick_damerau) */
+static inline size_t path_on(uint64_t gone, size_t left, size_t rest, bool counts) {
+    return (left > rest ? left : rest) - shared_from(gone, left, counts);
+}
+
+/* A cell's value with a swap into it (`value` without): from the row two
+ * up or the column two back only (a swap from further up and further
+ * back costs no less than the cell up and back plus one), each from a
+ * cell its row computed; `l` the row's last column holding its byte c */
+static inline size_t swapped(const uint16_t *h, size_t s, const uint16_t *lo, const uint16_t *hi,
+                             const uint8_t *last, const uint8_t *t, size_t i, size_t j, uint8_t c,
+                             int above, size_t *l, size_t value) {
+    uint8_t b = t[j - 1];
+    if (b == c) {
+        *l = j;
+    } else if (j >= 2 && t[j - 2] == c) {
+        /* from (k - 1, j - 2), the rows between deleted */
+        size_t k = last[b];
+        if (k != 0 && j - 2 >= lo[k - 1] && j - 2 <= hi[k - 1]) {
+            size_t swap = h[(k - 1) * s + j - 2] + (i - k);
+            value = swap < value ? swap : value;
+        }
+    } else if (b == above && *l != 0 && *l - 1 >= lo[i - 2] && *l - 1 <= hi[i - 2]) {
+        /* from (i - 2, l - 1), the columns between inserted */
+        size_t swap = h[(i - 2) * s + *l - 1] + (j - *l);
+        value = swap < value ? swap : value;
+    }
+    return value;
 }
 
 /* Damerau-Levenshtein of the query (rows, m <= 64) and t (columns, n <=
- * WB_FZ_QUICK_MATRIX_MOST): Zhao and Sahni's rows as edits.c computes
- * them, on bytes, the rows and the last row of each byte on the stack
- * and in q (left zero). With a cut (`bounded`), each row ends the rows
- * once its least bound reaches it (see below). */
-static inline __attribute__((always_inline)) size_t damerau_rows(wb_fz_quick *q, const uint8_t *t,
-                                                                 size_t n, size_t cut,
-                                                                 size_t *rows_done, bool bounded) {
-    size_t m = q->m;
-    *rows_done = 0;
-    if (n == 0) return m;
-    size_t rows[2][WB_FZ_QUICK_MATRIX_MOST + 2], fr_cells[WB_FZ_QUICK_MATRIX_MOST + 2];
-    /* with a cut: the zeros of the query's reversed LCS vector over t's
-     * last n - j bytes (gone[j]), and so the LCS of the query's last m - i
-     * bytes with them (shared[j], for row i: one bit fewer a row, taken
-     * off as the row reaches it) */
+ * WB_FZ_QUICK_MATRIX_MOST) below `cut` (SIZE_MAX: none): the distance if
+ * below it, else `cut`. Lowrance and Wagner's cells on bytes, in q's
+ * table, a swap only from the row two up or the column two back (as Zhao
+ * and Sahni: swapped).
+ *
+ * A cell whose value and path on (path_on) add up past the cut is set
+ * off (DL_OFF): what goes through it costs the cut at least. Any other
+ * cell of a path below the cut is computed exactly, from its neighbour
+ * on that path; and each row computes only from the first to one past
+ * the last cell the row above did not set off, then on to the right
+ * while its cells are not set off, so such a cell must be in that span.
+ * For a swap, from (k - 1, l - 1) to (i, j) (a[k] = b[j], a[i] = b[l],
+ * each the last before the other), the path on from (k - 1, l - 1) to
+ * (i - 1, j - 1) diagonally then straight costs no more at any cell x
+ * than D(k - 1, l - 1) plus its steps, and path_on(x) at most path_on(i,
+ * j) plus x's steps to (i, j) (the longer side grows by as many, the LCS
+ * does not shrink); so value and path on at x add up to no more than
+ * those of (i, j) plus one, which that cell's being below the cut keeps
+ * at the cut at most. Cells are set off past the cut, not at it, for
+ * that one. A cell's neighbour on the left is taken as computed, set off
+ * or not (a value never below the distance's). The rows end when one
+ * sets off every cell. The cells computed go to *cells. */
+static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q, const uint8_t *t,
+                                                                  size_t n, size_t cut,
+                                                                  uint64_t *cells, bool counts) {
+    size_t m = q->m, s = n + 1, rows = 0, d = cut;
+    *cells = 0;
+    if (n == 0) return m < cut ? m : cut;
+    /* the zeros of the query's reversed LCS vector over t's last n - j
+     * bytes: the LCS of each of the query's suffixes with them */
     uint64_t gone[WB_FZ_QUICK_MATRIX_MOST + 1];
-    uint8_t shared[WB_FZ_QUICK_MATRIX_MOST + 1];
-    if (bounded) {
-        uint64_t v = ~(uint64_t)0;
-        gone[n] = 0;
-        shared[n] = 0;
-        for (size_t j = n; j-- > 0;) {
-            v = wb_fz_lcs_word(v, q->rpeq[t[j]]);
-            gone[j] = ~v;
-            shared[j] = (uint8_t)wb_fz_lcs_of(v, m);
+    uint64_t v = ~(uint64_t)0;
+    gone[n] = 0;
+    for (size_t j = n; j-- > 0;) {
+        v = wb_fz_lcs_word(v, q->rpeq[t[j]]);
+        gone[j] = ~v;
+    }
+    /* each row's first and last cell not set off; `h` the rows' cells */
+    uint16_t lo[65], hi[65], *h = q->cells;
+    uint8_t *last = q->last_row;
+    size_t lo_now = SIZE_MAX, hi_now = 0;
+    /* row 0: a cell past the cut is set off */
+    size_t first = n < cut ? n : cut;
+    for (size_t j = 0; j <= first; j++) {
+        size_t value = j + path_on(gone[j], m, n - j, counts) > cut ? DL_OFF : j;
+        h[j] = (uint16_t)value;
+        if (value != DL_OFF) {
+            lo_now = lo_now == SIZE_MAX ? j : lo_now;
+            hi_now = j;
         }
     }
-    size_t big = (m > n ? m : n) + 1;
-    /* column -1 at index 0; row 0 in rows[0], row -1 in rows[1] */
-    rows[0][0] = big;
-    for (size_t j = 0; j <= n; j++)
-        rows[0][j + 1] = j;
-    for (size_t j = 0; j < n + 2; j++)
-        rows[1][j] = fr_cells[j] = big;
-    size_t *fr = fr_cells + 1, d = SIZE_MAX; /* d: a row's least at the cut */
-    uint8_t *last = q->last_row;
-    for (size_t i = 1; i <= m; i++) {
-        size_t *cur = rows[i & 1] + 1, *prev = rows[(i & 1) ^ 1] + 1;
-        uint8_t c = q->query[i - 1];
-        /* the row's least bound of a cell's path on (below) */
-        size_t l = 0, tt = big, two_up = cur[0], left = m - i;
-        if (bounded) shared[0] = (uint8_t)(shared[0] - ((gone[0] >> left) & 1));
-        size_t least = i + path_on(left, n, bounded ? shared[0] : 0, bounded);
-        cur[0] = i;
-        for (size_t j = 1; j <= n; j++) {
-            size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == t[j - 1],
-                                       last[t[j - 1]], two_up, (prev - 1)[j - 1], &l, &tt, &fr[j]);
-            two_up = cur[j];
-            cur[j] = v;
-            if (bounded) shared[j] = (uint8_t)(shared[j] - ((gone[j] >> left) & 1));
-            size_t on = path_on(left, n - j, bounded ? shared[j] : 0, bounded);
-            least = v + on < least ? v + on : least;
-        }
-        last[c] = (uint8_t)i;
-        *rows_done = i;
-        /* the distance is at least that least: a path through the row at
-         * cell (i, j) costs D(i, j) and then at least the lengths left's
-         * difference, and the longer of them less their LCS; a path past
-         * the row (a transposition from cell (k - 1, l - 1) to (i', j'),
-         * i' beyond it) costs no less than D(i, l) (reached diagonally to
-         * (k, l), then down) and one less than that LCS bound at (i, l),
-         * or its lengths' difference: the rest of it covers (i' - i) +
-         * (j' - l) - 2 more edits, at least the larger of the two less one */
-        if (least >= cut) {
-            d = least;
+    *cells += first + 1;
+    for (size_t i = 1; lo_now != SIZE_MAX; i++) {
+        lo[i - 1] = (uint16_t)lo_now;
+        hi[i - 1] = (uint16_t)hi_now;
+        uint16_t *up = h + (i - 1) * s, *row = h + i * s;
+        if (lo_now > 0) up[lo_now - 1] = DL_OFF;
+        if (hi_now < n) up[hi_now + 1] = DL_OFF;
+        if (i > m) {
+            if (hi_now == n) d = up[n];
             break;
         }
+        rows = i;
+        uint8_t c = q->query[i - 1];
+        size_t start = lo_now, end = hi_now < n ? hi_now + 1 : n, left_mask = m - i;
+        /* the last column before `start` holding c, where a swap from
+         * the row two up may begin (from its cells not set off) */
+        size_t l = 0, from = i >= 2 ? (size_t)lo[i - 2] + 1 : start;
+        for (size_t j = start; j-- > from;)
+            if (t[j - 1] == c) {
+                l = j;
+                break;
+            }
+        size_t left = DL_OFF, j = start;
+        lo_now = SIZE_MAX;
+        if (j == 0) {
+            left = i + path_on(gone[0], left_mask, n, counts) > cut ? DL_OFF : i;
+            row[0] = (uint16_t)left;
+            if (left != DL_OFF) lo_now = hi_now = 0;
+            j = 1;
+        }
+        /* the query's byte a row up: a swap from the row two up */
+        int above = i >= 2 ? q->query[i - 2] : -1;
+        bool off = left == DL_OFF;
+        /* under the row above's span, then on while the cells are not
+         * set off (from the left, or a swap) */
+        for (; j <= end; j++) {
+            uint8_t b = t[j - 1];
+            size_t over = up[j] + 1, diag = up[j - 1] + (b != c), value = left + 1;
+            value = over < value ? over : value;
+            value = diag < value ? diag : value;
+            value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, value);
+            left = value;
+            off = value + path_on(gone[j], left_mask, n - j, counts) > cut;
+            row[j] = (uint16_t)(off ? DL_OFF : value);
+            hi_now = off ? hi_now : j;
+            lo_now = lo_now == SIZE_MAX && !off ? j : lo_now;
+        }
+        for (; j <= n && !off; j++) {
+            size_t value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, left + 1);
+            left = value;
+            off = value + path_on(gone[j], left_mask, n - j, counts) > cut;
+            row[j] = (uint16_t)(off ? DL_OFF : value);
+            hi_now = off ? hi_now : j;
+            lo_now = lo_now == SIZE_MAX && !off ? j : lo_now;
+        }
+        *cells += j - start;
+        last[c] = (uint8_t)i;
     }
-    for (size_t i = 0; i < *rows_done; i++)
+    for (size_t i = 0; i < rows; i++)
         last[q->query[i]] = 0;
-    return d != SIZE_MAX ? d : rows[m & 1][n + 1];
+    return d < cut ? d : cut;
 }
 
-static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, size_t *rows_done) {
-    return cut == SIZE_MAX ? damerau_rows(q, t, n, cut, rows_done, false)
-                           : damerau_rows(q, t, n, cut, rows_done, true);
+/* Damerau-Levenshtein's cells with the bits counted by the CPU (x86's
+ * popcnt, where the CPU has it: wb_fz_quick_init) or by shifts and adds */
+#if WB_FZ_QUICK_POPCNT
+__attribute__((target("popcnt"))) static size_t
+damerau_popcnt(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, uint64_t *cells) {
+    return damerau_cells(q, t, n, cut, cells, true);
+}
+#endif
+
+static size_t damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t cut, uint64_t *cells) {
+#if WB_FZ_QUICK_POPCNT
+    if (q->popcnt) return damerau_popcnt(q, t, n, cut, cells);
+#endif
+    return damerau_cells(q, t, n, cut, cells, false);
 }
 
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
@@ -454,11 +548,11 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
      * (scored as the bound + 1, as any past it), or at `cut` (a distance
      * that cannot rank: no better a score from a row's least) */
     if (k != WB_FZ_NO_CUTOFF && k + 1 < cut) cut = k + 1;
-    size_t rows;
-    wb_fz_verdict(o, m, n, damerau(q, t, n, cut, &rows), bar, score, passed, badness);
-    /* four units (about 2 ns each) a cell: 3.5-4.5 ns a cell alone, and
-     * in a search about twice the others' time a unit at two */
-    return 1 + n + 4 * rows * n;
+    uint64_t cells;
+    wb_fz_verdict(o, m, n, damerau(q, t, n, cut, &cells), bar, score, passed, badness);
+    /* four units a cell (4-5 ns each): 1.1-1.4 ns a unit on 1,557 pairs
+     * a search's limit left to it */
+    return 1 + n + 4 * cells;
 }
 
 /* Jaro's similarity from the counts */
