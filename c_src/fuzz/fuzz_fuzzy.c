@@ -76,7 +76,8 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
         qb[j] = (uint8_t)b[j];
     }
     wb_fz_quick q;
-    if (fits && wb_fz_quick_init(&q, o, qa, m) && wb_fz_quick_fits(&q, n)) {
+    bool quick = fits && wb_fz_quick_init(&q, o, qa, m);
+    if (quick && wb_fz_quick_fits(&q, n)) {
         double qs;
         bool qp;
         wb_fz_bar badness;
@@ -97,17 +98,18 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
         }
         if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && o->kind == WB_FZ_DISTANCE && !o->has_cutoff &&
             n <= WB_FZ_QUICK_MATRIX_MOST) {
-            /* rows cut at a distance: from the cut to its own, its own
-             * when the cut is past it */
+            /* cut at a distance: the cut, its own when the cut is past
+             * it */
             size_t d = (size_t)qs, cut = 1 + lcs % (d + 1);
             double cs;
             bool cp;
             wb_fz_quick_damerau(&q, qb, n, lcs, NULL, cut, &cs, &cp, &badness);
-            WB_FUZZ_CHECK(cut > d ? cs == qs : cs >= (double)cut && cs <= qs);
+            WB_FUZZ_CHECK(cs == (cut > d ? qs : (double)cut));
             wb_fz_quick_damerau(&q, qb, n, lcs, NULL, d + 1, &cs, &cp, &badness);
             WB_FUZZ_CHECK(cs == qs);
         }
     }
+    if (quick) wb_fz_quick_free(&q);
     free(qb);
 }
 

@@ -210,13 +210,21 @@ typedef struct {
     uint8_t last_row[256];
     /* whether the CPU counts bits (x86's popcnt; false: shifts and adds) */
     bool popcnt;
-    /* Damerau-Levenshtein: the rows' cells (q->m + 1 rows of n + 1),
-     * written before read */
-    uint16_t cells[65 * (WB_FZ_QUICK_MATRIX_MOST + 1)];
+    /* Damerau-Levenshtein: its rows' cells, (m + 1) rows of up to
+     * WB_FZ_QUICK_MATRIX_MOST + 1, written before read (owned: freed by
+     * wb_fz_quick_free) */
+    uint16_t *cells;
 } wb_fz_quick;
 
-/* false when the scorer or the query has no quick scores. */
+/* false when the scorer or the query has no quick scores, or out of
+ * memory (Damerau-Levenshtein's cells); true: free it with
+ * wb_fz_quick_free. */
 bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m);
+/* Frees what wb_fz_quick_init took (none but for Damerau-Levenshtein);
+ * a zeroed q too. */
+void wb_fz_quick_free(wb_fz_quick *q);
+/* The bytes wb_fz_quick_init took beside q. */
+size_t wb_fz_quick_memory(const wb_fz_quick *q);
 /* Whether a candidate of n bytes has a quick score. */
 bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n);
 /* A score's badness for ranking, num / den (higher is worse), where a

@@ -7,7 +7,6 @@
 #include "fuzzy.h"
 #include "scores.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +29,7 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
         return false;
     }
     if (m == 0 || m > 64) return false;
-    memset(q, 0, offsetof(wb_fz_quick, cells)); /* the cells are written before read */
+    memset(q, 0, sizeof *q);
     q->o = *o;
     memcpy(q->query, query, m);
     q->m = m;
@@ -42,7 +41,20 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
         q->peq[query[i]] |= (uint64_t)1 << i;
         q->rpeq[query[i]] |= (uint64_t)1 << (m - 1 - i);
     }
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
+        q->cells = malloc((m + 1) * (WB_FZ_QUICK_MATRIX_MOST + 1) * sizeof *q->cells);
+        if (!q->cells) return false;
+    }
     return true;
+}
+
+size_t wb_fz_quick_memory(const wb_fz_quick *q) {
+    return q->cells ? (q->m + 1) * (WB_FZ_QUICK_MATRIX_MOST + 1) * sizeof *q->cells : 0;
+}
+
+void wb_fz_quick_free(wb_fz_quick *q) {
+    free(q->cells);
+    q->cells = NULL;
 }
 
 bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {

@@ -356,6 +356,7 @@ static void fsearch_destroy(void *state) {
     if (job->scoring) wb_fz_free(&job->fz);
     if (job->lanes_live) wb_search_free_with(&job->lanes, wb_block_free);
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
+    wb_fz_quick_free(&job->quick);
     free(job->query);
     free(job->query_input);
     free(job->jaro_top);
@@ -1071,7 +1072,7 @@ static size_t fsearch_memory(const void *state) {
            (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(hit) +
            (job->scoring ? job->fz.owned_bytes : 0) +
-           (job->lanes_live ? wb_search_memory(&job->lanes) : 0);
+           (job->lanes_live ? wb_search_memory(&job->lanes) : 0) + wb_fz_quick_memory(&job->quick);
 }
 
 wb_job_type wb_fuzzy_search_job = {

@@ -168,6 +168,82 @@ static void check_window_bars(wb_fz_quick *q, const uint8_t *t, size_t n, const 
     window_bar_runs++;
 }
 
+/* WRatio of single tokens apart from the quick partial ratio's query q */
+static void check_wratio_apart(wb_fz_quick *q, const uint8_t *qb, size_t n, const uint32_t *a,
+                               size_t m, const uint32_t *b, double score, bool passed,
+                               const wb_fz_options *o) {
+    double ws;
+    bool wp;
+    wb_fz_quick_wratio_apart(q, qb, n, fzr_lcs(a, m, b, n), NULL, &ws, &wp);
+    FZ_CHECK(wp == passed && ws == score, "quick WRatio: %.17g %d, wb_fz_score %.17g %d: %s", ws,
+             wp, score, passed, describe(o, a, m, b, n));
+    check_window_bars(q, qb, n, a, m, b, score, true, fzr_lcs(a, m, b, n));
+    wratio_runs++;
+}
+
+/* The quick score of q against qb (n bytes, fitting) and its bounds */
+static void check_quick_fitting(wb_fz_quick *q, const uint8_t *qb, size_t n, const uint32_t *a,
+                                size_t m, const uint32_t *b, double score, bool passed,
+                                const wb_fz_options *o) {
+    double qs;
+    bool qp;
+    wb_fz_bar badness;
+    wb_fz_quick_score(q, qb, n, NULL, &qs, &qp, &badness);
+    /* the same score, beyond the cutoff too (the kernels' bound + 1) */
+    FZ_CHECK(qp == passed && qs == score, "quick: %.17g %d, wb_fz_score %.17g %d: %s", qs, qp,
+             score, passed, describe(o, a, m, b, n));
+    quick_runs++;
+    if (o->scorer == WB_FZ_PARTIAL_RATIO)
+        check_window_bars(q, qb, n, a, m, b, score, false, fzr_lcs(a, m, b, n));
+    bool jaro = o->scorer == WB_FZ_JARO || o->scorer == WB_FZ_JARO_WINKLER;
+    if (jaro && n <= 64) {
+        /* the best a candidate of its length and matches can have: never
+         * beaten by its score */
+        double *top = wb_fz_jaro_tops(o, m);
+        CHECK(top != NULL, "alloc");
+        size_t transpositions, matches = fzr_jaro_counts(a, m, b, n, &transpositions);
+        double best = top[n * 65 + matches];
+        if (o->scorer == WB_FZ_JARO_WINKLER) {
+            /* and with its transpositions, whatever its first bytes */
+            double counted = wb_fz_jaro_top(o, m, n, matches, transpositions);
+            FZ_CHECK(!wb_fz_better(o->kind, score, counted),
+                     "Jaro-Winkler's top of the counts %.17g, score %.17g: %s", counted, score,
+                     describe(o, a, m, b, n));
+        }
+        FZ_CHECK(!wb_fz_better(o->kind, score, best), "jaro top %.17g, score %.17g: %s", best,
+                 score, describe(o, a, m, b, n));
+        free(top);
+        top_runs++;
+    }
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && badness.den != 0) {
+        /* the distance's lower bound is never above it: a bar one edit
+         * worse than the pair's own badness keeps the pair, with its
+         * score (a bound above the distance would end it there) */
+        wb_fz_bar own = {badness.num + 1, badness.den}, again;
+        double bs;
+        bool bp;
+        wb_fz_quick_score(q, qb, n, &own, &bs, &bp, &again);
+        FZ_CHECK(bp == passed && (!bp || bs == score),
+                 "quick with a bar one edit worse: %.17g %d: %s", bs, bp, describe(o, a, m, b, n));
+        bar_runs++;
+    }
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && o->kind == WB_FZ_DISTANCE && passed &&
+        wb_fz_kernel_cutoff(o, m > n ? m : n) == WB_FZ_NO_CUTOFF) {
+        /* a distance cut: the cut, its own when the cut is past it */
+        size_t d = (size_t)score, lcs = fzr_lcs(a, m, b, n);
+        for (size_t cut = 1; cut <= d + 1; cut++) {
+            double cs;
+            bool cp;
+            wb_fz_bar again;
+            wb_fz_quick_damerau(q, qb, n, lcs, NULL, cut, &cs, &cp, &again);
+            FZ_CHECK(cs == (cut > d ? score : (double)cut),
+                     "quick Damerau-Levenshtein cut at %zu: %.17g, its own %.17g: %s", cut, cs,
+                     score, describe(o, a, m, b, n));
+        }
+        cut_runs++;
+    }
+}
+
 /* The ways a search scores a pair give the score of wb_fz_score: with
  * a's pattern made once (wb_fz_start_with), stepped in `budget`; and the
  * quick score, when the scorer and the pair have one (a query of 1..64
@@ -216,74 +292,13 @@ static void check_search_paths(const wb_fz_options *o, const uint32_t *a, size_t
         wb_fz_options single = *o;
         single.scorer = WB_FZ_PARTIAL_RATIO;
         if (!wb_fz_quick_init(&q, &single, qa, m)) return;
-        double ws;
-        bool wp;
-        wb_fz_quick_wratio_apart(&q, qb, n, fzr_lcs(a, m, b, n), NULL, &ws, &wp);
-        FZ_CHECK(wp == passed && ws == score, "quick WRatio: %.17g %d, wb_fz_score %.17g %d: %s",
-                 ws, wp, score, passed, describe(o, a, m, b, n));
-        check_window_bars(&q, qb, n, a, m, b, score, true, fzr_lcs(a, m, b, n));
-        wratio_runs++;
+        check_wratio_apart(&q, qb, n, a, m, b, score, passed, o);
+        wb_fz_quick_free(&q);
         return;
     }
-    if (!wb_fz_quick_init(&q, o, qa, m) || !wb_fz_quick_fits(&q, n)) return;
-    double qs;
-    bool qp;
-    wb_fz_bar badness;
-    wb_fz_quick_score(&q, qb, n, NULL, &qs, &qp, &badness);
-    /* the same score, beyond the cutoff too (the kernels' bound + 1) */
-    FZ_CHECK(qp == passed && qs == score, "quick: %.17g %d, wb_fz_score %.17g %d: %s", qs, qp,
-             score, passed, describe(o, a, m, b, n));
-    quick_runs++;
-    if (o->scorer == WB_FZ_PARTIAL_RATIO)
-        check_window_bars(&q, qb, n, a, m, b, score, false, fzr_lcs(a, m, b, n));
-    bool jaro = o->scorer == WB_FZ_JARO || o->scorer == WB_FZ_JARO_WINKLER;
-    if (jaro && n <= 64) {
-        /* the best a candidate of its length and matches can have: never
-         * beaten by its score */
-        double *top = wb_fz_jaro_tops(o, m);
-        CHECK(top != NULL, "alloc");
-        size_t transpositions, matches = fzr_jaro_counts(a, m, b, n, &transpositions);
-        double best = top[n * 65 + matches];
-        if (o->scorer == WB_FZ_JARO_WINKLER) {
-            /* and with its transpositions, whatever its first bytes */
-            double counted = wb_fz_jaro_top(o, m, n, matches, transpositions);
-            FZ_CHECK(!wb_fz_better(o->kind, score, counted),
-                     "Jaro-Winkler's top of the counts %.17g, score %.17g: %s", counted, score,
-                     describe(o, a, m, b, n));
-        }
-        FZ_CHECK(!wb_fz_better(o->kind, score, best), "jaro top %.17g, score %.17g: %s", best,
-                 score, describe(o, a, m, b, n));
-        free(top);
-        top_runs++;
-    }
-    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && badness.den != 0) {
-        /* the distance's lower bound is never above it: a bar one edit
-         * worse than the pair's own badness keeps the pair, with its
-         * score (a bound above the distance would end it there) */
-        wb_fz_bar own = {badness.num + 1, badness.den}, again;
-        double bs;
-        bool bp;
-        wb_fz_quick_score(&q, qb, n, &own, &bs, &bp, &again);
-        FZ_CHECK(bp == passed && (!bp || bs == score),
-                 "quick with a bar one edit worse: %.17g %d: %s", bs, bp, describe(o, a, m, b, n));
-        bar_runs++;
-    }
-    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && o->kind == WB_FZ_DISTANCE && passed &&
-        wb_fz_kernel_cutoff(o, m > n ? m : n) == WB_FZ_NO_CUTOFF) {
-        /* rows that reach a cut end there: a distance from cut to its own
-         * (a row's least never above it), its own when the cut is past */
-        size_t d = (size_t)score, lcs = fzr_lcs(a, m, b, n);
-        for (size_t cut = 1; cut <= d + 1; cut++) {
-            double cs;
-            bool cp;
-            wb_fz_bar again;
-            wb_fz_quick_damerau(&q, qb, n, lcs, NULL, cut, &cs, &cp, &again);
-            FZ_CHECK(cut > d ? cs == score : cs >= (double)cut && cs <= score,
-                     "quick Damerau-Levenshtein cut at %zu: %.17g, its own %.17g: %s", cut, cs,
-                     score, describe(o, a, m, b, n));
-        }
-        cut_runs++;
-    }
+    if (!wb_fz_quick_init(&q, o, qa, m)) return;
+    if (wb_fz_quick_fits(&q, n)) check_quick_fitting(&q, qb, n, a, m, b, score, passed, o);
+    wb_fz_quick_free(&q);
 }
 
 /* The core's score in one go and stepped agree with each other and with
@@ -804,6 +819,7 @@ static void test_damerau_cuts(size_t count) {
                   m, n, letters, cut, score, want, d);
             cuts++;
         }
+        wb_fz_quick_free(&q);
     }
     printf("the quick Damerau-Levenshtein at %zu cuts of %zu pairs\n", cuts, count);
 }
