@@ -363,21 +363,22 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
  * value read outside the cells a row computed) */
 #define DL_OFF 0x7FFF
 
-/* The LCS of the query's last `left` bytes with t from column j on: the
- * zeros of the query's reversed LCS vector over t's last bytes (`gone`,
- * see damerau) among its first `left` bits; counted by the CPU's
- * instruction where `counts` (a constant where inlined) */
-static inline size_t shared_from(uint64_t gone, size_t left, bool counts) {
-    uint64_t bits = left >= 64 ? gone : gone & (((uint64_t)1 << left) - 1);
-    return counts ? (size_t)__builtin_popcountll(bits) : wb_fz_popcount(bits);
+/* The bits of a word under `left` (0..64) */
+static inline uint64_t low_bits(size_t left) {
+    return left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
 }
 
 /* What a path on from cell (i, j) costs at least, `left` = m - i and
  * `rest` = n - j symbols of each side to go: the longer less their LCS
  * (an edit, a swap of neighbours included, changes that by one at most:
- * see wb_fz_quick_damerau) */
-static inline size_t path_on(uint64_t gone, size_t left, size_t rest, bool counts) {
-    return (left > rest ? left : rest) - shared_from(gone, left, counts);
+ * see wb_fz_quick_damerau). That LCS: the zeros of the query's reversed
+ * LCS vector over t's last `rest` bytes (`gone`, see damerau) among its
+ * first `left` bits (`under`: low_bits(left)), counted by the CPU's
+ * instruction where `counts` (a constant where inlined). */
+static inline size_t path_on(uint64_t gone, uint64_t under, size_t left, size_t rest, bool counts) {
+    uint64_t bits = gone & under;
+    size_t shared = counts ? (size_t)__builtin_popcountll(bits) : wb_fz_popcount(bits);
+    return (left > rest ? left : rest) - shared;
 }
 
 /* A cell's value with a swap into it (`value` without): from the row two
@@ -450,7 +451,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
     /* row 0: a cell past the cut is set off */
     size_t first = n < cut ? n : cut;
     for (size_t j = 0; j <= first; j++) {
-        size_t value = j + path_on(gone[j], m, n - j, counts) > cut ? DL_OFF : j;
+        size_t value = j + path_on(gone[j], low_bits(m), m, n - j, counts) > cut ? DL_OFF : j;
         h[j] = (uint16_t)value;
         if (value != DL_OFF) {
             lo_now = lo_now == SIZE_MAX ? j : lo_now;
@@ -470,7 +471,8 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
         }
         rows = i;
         uint8_t c = q->query[i - 1];
-        size_t start = lo_now, end = hi_now < n ? hi_now + 1 : n, left_mask = m - i;
+        size_t start = lo_now, end = hi_now < n ? hi_now + 1 : n, to_go = m - i;
+        uint64_t under = low_bits(to_go);
         /* the last column before `start` holding c, where a swap from
          * the row two up may begin (from its cells not set off) */
         size_t l = 0, from = i >= 2 ? (size_t)lo[i - 2] + 1 : start;
@@ -482,7 +484,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
         size_t left = DL_OFF, j = start;
         lo_now = SIZE_MAX;
         if (j == 0) {
-            left = i + path_on(gone[0], left_mask, n, counts) > cut ? DL_OFF : i;
+            left = i + path_on(gone[0], under, to_go, n, counts) > cut ? DL_OFF : i;
             row[0] = (uint16_t)left;
             if (left != DL_OFF) lo_now = hi_now = 0;
             j = 1;
@@ -499,7 +501,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
             value = diag < value ? diag : value;
             value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, value);
             left = value;
-            off = value + path_on(gone[j], left_mask, n - j, counts) > cut;
+            off = value + path_on(gone[j], under, to_go, n - j, counts) > cut;
             row[j] = (uint16_t)(off ? DL_OFF : value);
             hi_now = off ? hi_now : j;
             lo_now = lo_now == SIZE_MAX && !off ? j : lo_now;
@@ -507,7 +509,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
         for (; j <= n && !off; j++) {
             size_t value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, left + 1);
             left = value;
-            off = value + path_on(gone[j], left_mask, n - j, counts) > cut;
+            off = value + path_on(gone[j], under, to_go, n - j, counts) > cut;
             row[j] = (uint16_t)(off ? DL_OFF : value);
             hi_now = off ? hi_now : j;
             lo_now = lo_now == SIZE_MAX && !off ? j : lo_now;
