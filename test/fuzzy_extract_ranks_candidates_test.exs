@@ -206,6 +206,55 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     end
   end
 
+  test "Damerau-Levenshtein through an index with a limit keeps score/3's best, ties by position" do
+    # a search with a limit of at most 64 first bounds each candidate by
+    # its OSA distance, and drops those past the limit-th best bound: on
+    # a small alphabet (many ties, swaps apart) and edits of the query,
+    # every limit near and past 64, each kind and cutoff
+    query = word(20, ~c"abcd")
+
+    near =
+      for _ <- 1..150 do
+        <<head::binary-size(8), mid::binary-size(2), tail::binary>> = query
+        <<a, b>> = mid
+        # a symbol moved: a distance of 2 over an LCS bound of 1
+        moved = String.slice(query, 1..5) <> String.first(query) <> String.slice(query, 6..19)
+
+        Enum.random([
+          head <> <<b, a>> <> tail,
+          head <> <<b>> <> "d" <> <<a>> <> tail,
+          query,
+          moved,
+          String.replace(moved, "a", "b", global: false)
+        ])
+      end
+
+    list = near ++ for(_ <- 1..450, do: word(Enum.random(10..30), ~c"abcd"))
+    index = Fuzzy.Index.new(Enum.shuffle(list))
+    list = Enum.to_list(index) |> Enum.map(fn {_, text} -> text end)
+
+    for score <- [:normalized_similarity, :normalized_distance, :distance],
+        cutoff <- [nil, 0.4],
+        score != :distance or cutoff == nil,
+        limit <- [1, 2, 5, 64, 65] do
+      opts = [scorer: :damerau_levenshtein, score: score, score_cutoff: cutoff]
+      better = if score == :normalized_similarity, do: &>=/2, else: &<=/2
+
+      want =
+        list
+        |> Enum.with_index()
+        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
+        |> Enum.filter(fn {_, s, _} -> cutoff == nil or better.(s, cutoff) end)
+        |> Enum.sort_by(fn {_, s, at} ->
+          {if(score == :normalized_similarity, do: -s, else: s), at}
+        end)
+        |> Enum.take(limit)
+
+      assert Fuzzy.extract(query, index, [limit: limit] ++ opts) === want,
+             "#{score} cutoff #{inspect(cutoff)} limit #{limit}"
+    end
+  end
+
   test "every mode and tiny slices give the same result" do
     list = candidates(60)
     query = word(20, ~c"abc ")

@@ -296,6 +296,12 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
                              const wb_fz_bar *bar, size_t cut, double *score, bool *passed,
                              wb_fz_bar *badness);
 
+/* The OSA distance of the quick query and t (n <= WB_FZ_QUICK_MOST
+ * bytes): never below Damerau-Levenshtein's (its scripts are some of
+ * Damerau-Levenshtein's, swaps without edits between), a bound in one
+ * word step a byte. */
+size_t wb_fz_quick_damerau_most(const wb_fz_quick *q, const uint8_t *t, size_t n);
+
 /* The partial ratio of the quick query (made for it) and t (n bytes,
  * at most WB_FZ_QUICK_MATRIX_MOST), their LCS known (`lcs`), as
  * wb_fz_quick_score scores it. With `worst` (the score of a search's

@@ -569,6 +569,10 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
     return 1 + n + 4 * cells;
 }
 
+size_t wb_fz_quick_damerau_most(const wb_fz_quick *q, const uint8_t *t, size_t n) {
+    return n == 0 ? q->m : hyyro(q, t, n, true);
+}
+
 /* Jaro's similarity from the counts */
 static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions) {
     size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;

@@ -256,7 +256,23 @@ typedef struct {
      * cache while the one before is scored */
     size_t ahead_from, ahead_to;
     bool ahead_hit;
-    uint64_t ahead_units;  /* theirs, counted when they are reached */
+    uint64_t ahead_units; /* theirs, counted when they are reached */
+    /* Damerau-Levenshtein with a limit (of at most SEED_MOST, a
+     * normalized score): before the scores, a pass over the values keeps
+     * the limit best of the candidates' OSA distances (each at least the
+     * candidate's own, seed_step) as badness, the worst at seed[seed_worst].
+     * A candidate whose distance is past that cannot rank (as many others
+     * are at least as good, and pass the cutoff if it does), so its rows
+     * end there (lanes_scores). The pass over skips a candidate whose LCS
+     * is below seed_bar[n] (made for seed generation seed_seen[n]): its
+     * bound cannot better the worst seed. */
+#define SEED_MOST 64
+    bool seeding, seed_on;
+    size_t seed_next, seed_ahead, seed_len, seed_worst;
+    wb_fz_bar seed[SEED_MOST];
+    uint32_t seed_bar[VALUE_BAR_MOST + 1];
+    uint32_t seed_seen[VALUE_BAR_MOST + 1];
+    uint32_t seed_generation;
     wb_fz_options lanes_o; /* the options the values are scored by exactly */
     /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
      * bytes (n <= 64) with M matches can have, whatever its
@@ -477,6 +493,12 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
                       (job->lanes_op != WB_SEARCH_JARO || job->jaro_top);
     job->more_is_better = job->lanes_op == WB_SEARCH_LCS || job->lanes_op == WB_SEARCH_HAMMING ||
                           job->lanes_op == WB_SEARCH_JARO;
+    bool normalized =
+        in->o.kind == WB_FZ_NORMALIZED_DISTANCE || in->o.kind == WB_FZ_NORMALIZED_SIMILARITY;
+    job->seeding = job->value_bars && job->quick_on && in->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN &&
+                   normalized && in->limit >= 1 && in->limit <= SEED_MOST &&
+                   !(in->o.codepoints && !in->set->ascii);
+    job->seed_generation = 1;
     if (!failed && in->into) {
         job->into = in->into;
         enif_keep_resource(job->into);
@@ -696,6 +718,14 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     return BOUND_SCORE;
 }
 
+/* Whether distance d over `most` is past the worst seed's badness (of
+ * the limit best OSA distances, seed_step): a candidate there cannot
+ * rank, as many others are at least as good */
+static bool past_seed(const fsearch_job *job, size_t d, size_t most) {
+    wb_fz_bar w = job->seed[job->seed_worst];
+    return (uint64_t)d * w.den > (uint64_t)w.num * most;
+}
+
 /* The distance a value of the search core's gives for a pair of m and n
  * symbols: the Indel distance from the LCS, Hamming's from the equal
  * positions, Levenshtein's and OSA's as they are */
@@ -712,22 +742,28 @@ static size_t distance_of(wb_search_op op, size_t m, size_t n, size_t v) {
  * distance. Each is monotone in the value; past the cutoff (which the
  * worst kept passed) none ranks. */
 static bool may_rank(fsearch_job *job, size_t m, size_t n, size_t v) {
-    double score, worst = job->heap[0].score;
+    double score;
     bool passed;
     wb_fz_bar badness;
     if (job->lanes_op == WB_SEARCH_JARO)
-        return wb_fz_better(job->o.kind, job->jaro_top[n * 65 + v], worst);
+        return wb_fz_better(job->o.kind, job->jaro_top[n * 65 + v], job->heap[0].score);
     if (job->partial) {
         int verdict = partial_bound(job, m, n, v);
         if (verdict != BOUND_RATIO) return verdict == BOUND_SCORE;
         wb_fz_verdict(&job->lanes_o, m, n, m + n - 2 * v, NULL, &score, &passed, &badness);
     } else if (job->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
-        wb_fz_verdict(&job->o, m, n, (m > n ? m : n) - v, NULL, &score, &passed, &badness);
+        /* and no further than the worst seed: the only bar while the
+         * limit is not reached (seed_step) */
+        size_t most = m > n ? m : n;
+        if (job->seed_on && past_seed(job, most - v, most)) return false;
+        wb_fz_verdict(&job->o, m, n, most - v, NULL, &score, &passed, &badness);
+        return passed &&
+               (job->heap_len < job->limit || wb_fz_better(job->o.kind, score, job->heap[0].score));
     } else {
         wb_fz_verdict(&job->lanes_o, m, n, distance_of(job->lanes_op, m, n, v), NULL, &score,
                       &passed, &badness);
     }
-    return passed && wb_fz_better(job->o.kind, score, worst);
+    return passed && wb_fz_better(job->o.kind, score, job->heap[0].score);
 }
 
 /* value_bar[n] for the worst kept now, from where it was, one way: where
@@ -842,6 +878,108 @@ static size_t skip_below(fsearch_job *job, size_t i, uint64_t each, uint64_t bud
     return i;
 }
 
+/* Whether badness x is worse than y: x.num / x.den > y.num / y.den */
+static bool worse_than(wb_fz_bar x, wb_fz_bar y) {
+    return (uint64_t)x.num * y.den > (uint64_t)y.num * x.den;
+}
+
+/* A seed's badness among the limit best (seed_step): the worst replaced
+ * once they are full, and the worst found again (a new generation) */
+static void seed_keep(fsearch_job *job, wb_fz_bar b) {
+    if (job->seed_len < job->limit) {
+        job->seed[job->seed_len++] = b;
+    } else if (worse_than(job->seed[job->seed_worst], b)) {
+        job->seed[job->seed_worst] = b;
+    } else {
+        return;
+    }
+    if (job->seed_len < job->limit) return;
+    size_t worst = 0;
+    for (size_t k = 1; k < job->seed_len; k++)
+        worst = worse_than(job->seed[k], job->seed[worst]) ? k : worst;
+    job->seed_worst = worst;
+    job->seed_generation++;
+}
+
+/* The least LCS of a candidate of n bytes whose bound (the longer length
+ * less it, over the longer length) is better than the worst seed's, or
+ * one past any */
+static uint32_t seed_bar_of(const fsearch_job *job, size_t n) {
+    size_t m = job->qlen, most = m > n ? m : n;
+    wb_fz_bar w = job->seed[job->seed_worst];
+    /* the most distance d with d / most below w.num / w.den */
+    uint64_t top = (uint64_t)w.num * most;
+    if (top == 0) return (uint32_t)(most + 1);
+    uint64_t d = (top - 1) / w.den;
+    return d >= most ? 0 : (uint32_t)(most - d);
+}
+
+/* Whether candidate i (value v, n bytes) could better the worst seed:
+ * any while they are fewer than the limit, else its LCS at its length's
+ * bar or past it */
+static inline bool seed_may_better(fsearch_job *job, uint32_t v, size_t n) {
+    if (job->seed_len < job->limit) return true;
+    if (job->seed_seen[n] != job->seed_generation) {
+        job->seed_bar[n] = seed_bar_of(job, n);
+        job->seed_seen[n] = job->seed_generation;
+    }
+    return v >= job->seed_bar[n];
+}
+
+/* Candidate i's OSA distance kept among the seeds if it still could
+ * better them (the worst may have moved since it was found); its units */
+static uint64_t seed_score(fsearch_job *job, size_t i) {
+    const uint64_t *offsets = job->set->offsets;
+    size_t n = (size_t)(offsets[i + 1] - offsets[i]), m = job->qlen, most = m > n ? m : n;
+    if (!seed_may_better(job, job->lanes.distances[i], n)) return 0;
+    size_t d = wb_fz_quick_damerau_most(&job->quick, job->set->bytes + offsets[i], n);
+    seed_keep(job, (wb_fz_bar){d, most > 0 ? most : 1});
+    return 1 + n;
+}
+
+/* Damerau-Levenshtein's seeds (fsearch_job): the OSA distance of every
+ * candidate of the search core's whose LCS bound could better the worst
+ * kept seed, from job->seed_next on, until the budget (false: not done).
+ * A candidate found is scored once the next is found, its bytes asked
+ * into the cache meanwhile (job->seed_ahead: one past it, 0: none). */
+static bool seed_step(fsearch_job *job, uint64_t budget, uint64_t start, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = set->offsets;
+    size_t count = set->count, i = job->seed_next;
+    uint64_t units = 0;
+    /* the least bar of any length, the query's (a longer candidate's
+     * bound is over its own length): below it, no need of the length */
+    uint32_t least = job->seed_len == job->limit ? seed_bar_of(job, 0) : 0;
+    for (; i < count; i++) {
+        if (units > 0 && *used + units - start >= budget) break;
+        units++;
+        uint32_t v = values[i];
+        if (v < least) continue;
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        /* the others go to the other paths: scored exactly, no seeds */
+        if (v == WB_SEARCH_NOT_DONE || n > VALUE_BAR_MOST || !seed_may_better(job, v, n)) continue;
+        __builtin_prefetch(set->bytes + offsets[i]);
+        if (job->seed_ahead) {
+            units += seed_score(job, job->seed_ahead - 1);
+            least = job->seed_len == job->limit ? seed_bar_of(job, 0) : 0;
+        }
+        job->seed_ahead = i + 1;
+    }
+    job->seed_next = i;
+    if (i == count && job->seed_ahead) {
+        units += seed_score(job, job->seed_ahead - 1);
+        job->seed_ahead = 0;
+    }
+    *used += units;
+    if (i < count) return false;
+    job->seeding = false;
+    job->seed_on = job->seed_len == job->limit;
+    /* the value bars are the seeds' from here on, before any hit kept */
+    if (job->seed_on) job->kept_generation++;
+    return true;
+}
+
 /* A row of cdist scores every candidate, with a division and a store:
  * about 8 ns a candidate beyond a search's, which its one unit did not
  * count (the runtime learned 6.2 ns a unit from cdist, 2.4 from
@@ -885,7 +1023,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
      * for the others) */
     uint64_t skip_units = op == WB_SEARCH_JARO ? 2 : 1 + extra;
     for (; i < count; i++) {
-        if (skipping && job->heap_len == job->limit) {
+        if (skipping && (job->heap_len == job->limit || job->seed_on)) {
             i = skip_below(job, i, skip_units, budget, start, *used, &units);
             if (i == count) break;
         }
@@ -933,14 +1071,24 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             /* the least distance that cannot rank: the value bar's least
              * LCS that may is one past the longer length less it */
             size_t cut = SIZE_MAX;
-            if (full && job->value_bars && n <= VALUE_BAR_MOST) {
+            if ((full || job->seed_on) && job->value_bars && n <= VALUE_BAR_MOST) {
                 if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, m, n);
                 cut = (m > n ? m : n) + 1 - job->value_bar[n];
+            }
+            /* past the worst seed's distance for its length: as many
+             * others are better (seed_step) */
+            size_t most = m > n ? m : n, past = SIZE_MAX;
+            if (job->seed_on) {
+                wb_fz_bar w = job->seed[job->seed_worst];
+                past = (size_t)((uint64_t)w.num * most / w.den) + 1;
+                if (most - v >= past) continue;
+                cut = past < cut ? past : cut;
             }
             wb_fz_bar badness;
             units += wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
                                          full ? &job->heap[0].badness : NULL, cut, &score, &passed,
                                          &badness);
+            if (passed && badness.num >= past) continue;
             if (!record(job, i, score, passed, badness)) {
                 job->failed = true;
                 break;
@@ -1009,6 +1157,7 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
                 break;
             }
             if (job->lanes_done) {
+                if (job->seeding && !seed_step(job, budget, start, used)) return false;
                 /* Levenshtein's values are all there; the others' but for
                  * the candidates the batches do not hold */
                 if (!lanes_scores(job, budget, start, used)) return false;
