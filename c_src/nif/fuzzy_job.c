@@ -934,7 +934,9 @@ static uint64_t seed_score(fsearch_job *job, size_t i) {
     if (!seed_may_better(job, job->lanes.distances[i], n)) return 0;
     size_t d = wb_fz_quick_damerau_most(&job->quick, job->set->bytes + offsets[i], n);
     seed_keep(job, (wb_fz_bar){d, most > 0 ? most : 1});
-    return 1 + n;
+    /* a step a byte of about 3 ns (90 ns for 20-30 bytes, a cache miss
+     * on the candidate's bytes included) */
+    return 1 + 3 * n;
 }
 
 /* Damerau-Levenshtein's seeds (fsearch_job): the OSA distance of every
