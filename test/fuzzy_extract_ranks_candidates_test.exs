@@ -255,6 +255,37 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
     end
   end
 
+  test "Jaro and Jaro-Winkler through an index with a limit keep score/3's best, ties by position" do
+    # the search passes over a candidate whose matches and transpositions
+    # cannot beat the worst kept, with the longest prefix bonus for
+    # Jaro-Winkler: small alphabets (many ties), each prefix weight and kind
+    query = word(12, ~c"abc")
+    list = for _ <- 1..800, do: word(Enum.random(8..16), ~c"abc")
+    index = Fuzzy.Index.new(list)
+
+    for scorer <- [:jaro, :jaro_winkler],
+        weight <- [0.0, 0.1, 0.25],
+        scorer == :jaro_winkler or weight == 0.0,
+        score <- [:similarity, :normalized_distance],
+        limit <- [1, 7, 40] do
+      opts =
+        [scorer: scorer, score: score] ++
+          if scorer == :jaro_winkler, do: [prefix_weight: weight], else: []
+
+      sign = if score == :similarity, do: -1, else: 1
+
+      want =
+        list
+        |> Enum.with_index()
+        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
+        |> Enum.sort_by(fn {_, s, at} -> {sign * s, at} end)
+        |> Enum.take(limit)
+
+      assert Fuzzy.extract(query, index, [limit: limit] ++ opts) === want,
+             "#{scorer} #{weight} #{score} limit #{limit}"
+    end
+  end
+
   test "every mode and tiny slices give the same result" do
     list = candidates(60)
     query = word(20, ~c"abc ")
