@@ -146,6 +146,22 @@ static bool clears(const window_bar *bar, size_t lcs, size_t total) {
     return wb_fz_better(bar->kind, wb_fz_similarity_score(bar->kind, ratio, 100.0), *bar->worst);
 }
 
+/* The least LCS of a window of `total` (+ nl) that clears the bar, one
+ * that `top` does: clears is monotone in the LCS, so a search's windows of
+ * one length compare integers to it, not ratios */
+static size_t least_clearing(const window_bar *bar, size_t top, size_t total) {
+    size_t lo = 0, hi = top; /* clears(hi) */
+    if (!bar->worst) return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (clears(bar, mid, total))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return hi;
+}
+
 /* The edge windows of one side from the rows (or steps) where its LCS
  * grows (`zeros`, under the needle's nl - 1): the k-th is where the LCS
  * with the side's first (or last) bytes reaches k, its fewest bytes (the
@@ -170,13 +186,13 @@ static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t n, const ui
         top = most > top ? most : top;
     }
     if (!beats(&b, top, 2 * m) || !clears(bar, top, 2 * m)) return units;
+    size_t need = least_clearing(bar, top, 2 * m);
     for (size_t at = 0; at + m <= n && b.lcs2 != b.total; at++) {
         size_t most = before[at + m] < after[n - at] ? before[at + m] : after[n - at];
         /* fuzzy.c passes over a window whose last byte is not in the
          * query: the one to the left, or a shorter prefix, has its LCS
          * over fewer bytes or as many */
-        if (!q->peq[t[at + m - 1]] || !beats(&b, most, 2 * m) || !clears(bar, most, 2 * m))
-            continue;
+        if (!q->peq[t[at + m - 1]] || most < need || !beats(&b, most, 2 * m)) continue;
         uint64_t s = ~(uint64_t)0;
         for (size_t j = at; j < at + m; j++)
             s = wb_fz_lcs_word(s, q->peq[t[j]]);
@@ -248,12 +264,13 @@ static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const
     }
     uint64_t units = 2 * n + (m - n + 1);
     if (!beats(&b, top, 2 * n) || !clears(bar, top, 2 * n)) return units;
+    size_t need = least_clearing(bar, top, 2 * n);
     uint64_t cut = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
     for (size_t at = 0; at + n <= m && b.lcs2 != b.total; at++) {
         size_t most = ahead < behind ? ahead : behind;
         ahead += at + n < m ? (zf >> (at + n)) & 1 : 0;
         behind -= (zr >> (m - 1 - at)) & 1;
-        if (!beats(&b, most, 2 * n) || !clears(bar, most, 2 * n)) continue;
+        if (most < need || !beats(&b, most, 2 * n)) continue;
         uint64_t s = ~(uint64_t)0;
         for (size_t j = 0; j < n; j++)
             s = wb_fz_lcs_word(s, (q->peq[t[j]] >> at) & cut);
