@@ -38,6 +38,28 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
 
   defp indexed(list), do: list |> Enum.with_index() |> Enum.map(fn {t, i} -> {i, t} end)
 
+  # extract/3 on the index of list with a limit keeps the best by
+  # score/3 (its kind's better first, past the cutoff none), ties by position
+  defp keeps_best(query, {index, list}, opts, limit, label) do
+    assert Fuzzy.extract(query, index, [limit: limit] ++ opts) ===
+             best_by_score(query, list, opts, limit),
+           "#{label} limit #{limit}"
+  end
+
+  defp best_by_score(query, list, opts, limit) do
+    cutoff = opts[:score_cutoff]
+    lower = Keyword.get(opts, :score, :normalized_similarity) in [:distance, :normalized_distance]
+
+    list
+    |> Enum.with_index()
+    |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
+    |> Enum.filter(fn {_, s, _} ->
+      cutoff == nil or if(lower, do: s <= cutoff, else: s >= cutoff)
+    end)
+    |> Enum.sort_by(fn {_, s, at} -> {if(lower, do: s, else: -s), at} end)
+    |> Enum.take(limit)
+  end
+
   test "every scorer and kind ranks like the reference, cutoffs and limits included" do
     list = candidates(40)
     index = Fuzzy.Index.new(list)
@@ -238,20 +260,8 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         score != :distance or cutoff == nil,
         limit <- [1, 2, 5, 64, 65] do
       opts = [scorer: :damerau_levenshtein, score: score, score_cutoff: cutoff]
-      better = if score == :normalized_similarity, do: &>=/2, else: &<=/2
 
-      want =
-        list
-        |> Enum.with_index()
-        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
-        |> Enum.filter(fn {_, s, _} -> cutoff == nil or better.(s, cutoff) end)
-        |> Enum.sort_by(fn {_, s, at} ->
-          {if(score == :normalized_similarity, do: -s, else: s), at}
-        end)
-        |> Enum.take(limit)
-
-      assert Fuzzy.extract(query, index, [limit: limit] ++ opts) === want,
-             "#{score} cutoff #{inspect(cutoff)} limit #{limit}"
+      keeps_best(query, {index, list}, opts, limit, "#{score} cutoff #{inspect(cutoff)}")
     end
   end
 
@@ -272,17 +282,7 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         [scorer: scorer, score: score] ++
           if scorer == :jaro_winkler, do: [prefix_weight: weight], else: []
 
-      sign = if score == :similarity, do: -1, else: 1
-
-      want =
-        list
-        |> Enum.with_index()
-        |> Enum.map(fn {text, at} -> {text, Fuzzy.score(query, text, opts), at} end)
-        |> Enum.sort_by(fn {_, s, at} -> {sign * s, at} end)
-        |> Enum.take(limit)
-
-      assert Fuzzy.extract(query, index, [limit: limit] ++ opts) === want,
-             "#{scorer} #{weight} #{score} limit #{limit}"
+      keeps_best(query, {index, list}, opts, limit, "#{scorer} #{weight} #{score}")
     end
   end
 
