@@ -997,23 +997,20 @@ static bool seed_step(fsearch_job *job, uint64_t budget, uint64_t start, uint64_
     const uint32_t *values = job->lanes.distances;
     const uint64_t *offsets = set->offsets;
     size_t count = set->count, i = job->seed_next;
-    uint64_t units = 0;
-    /* the least bar of any length, the query's (a longer candidate's
-     * bound is over its own length): below it, no need of the length */
-    uint32_t least = job->seed_len == job->limit ? seed_bar_of(job, 0) : 0;
-    for (; i < count; i++) {
-        if (units > 0 && *used + units - start >= budget) break;
+    /* the budget left, in units (the first candidate whatever it holds) */
+    uint64_t units = 0, spent = *used - start, left = spent < budget ? budget - spent : 1;
+    for (; i < count && units < left; i++) {
         units++;
         uint32_t v = values[i];
-        if (v < least) continue;
         size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        /* most end at their length's bar (branches that foretell well) */
+        if (n <= VALUE_BAR_MOST && v < job->seed_bar[n] &&
+            job->seed_seen[n] == job->seed_generation)
+            continue;
         /* the others go to the other paths: scored exactly, no seeds */
         if (v == WB_SEARCH_NOT_DONE || n > VALUE_BAR_MOST || !seed_may_better(job, v, n)) continue;
         __builtin_prefetch(set->bytes + offsets[i]);
-        if (job->seed_ahead) {
-            units += seed_score(job, job->seed_ahead - 1);
-            least = job->seed_len == job->limit ? seed_bar_of(job, 0) : 0;
-        }
+        if (job->seed_ahead) units += seed_score(job, job->seed_ahead - 1);
         job->seed_ahead = i + 1;
     }
     job->seed_next = i;
