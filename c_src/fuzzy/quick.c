@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Damerau-Levenshtein's table: m + 1 rows of the longest candidate's
+ * cells */
+static size_t cells_bytes(size_t m) {
+    return (m + 1) * (WB_FZ_QUICK_MATRIX_MOST + 1) * sizeof(uint16_t);
+}
+
 bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *query, size_t m) {
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
@@ -42,14 +48,14 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
         q->rpeq[query[i]] |= (uint64_t)1 << (m - 1 - i);
     }
     if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
-        q->cells = malloc((m + 1) * (WB_FZ_QUICK_MATRIX_MOST + 1) * sizeof *q->cells);
+        q->cells = malloc(cells_bytes(m));
         if (!q->cells) return false;
     }
     return true;
 }
 
 size_t wb_fz_quick_memory(const wb_fz_quick *q) {
-    return q->cells ? (q->m + 1) * (WB_FZ_QUICK_MATRIX_MOST + 1) * sizeof *q->cells : 0;
+    return q->cells ? cells_bytes(q->m) : 0;
 }
 
 void wb_fz_quick_free(wb_fz_quick *q) {
@@ -511,20 +517,14 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
         bool off = left == DL_OFF;
         /* under the row above's span, then on while the cells are not
          * set off (from the left, or a swap) */
-        for (; j <= end; j++) {
-            uint8_t b = t[j - 1];
-            size_t over = up[j] + 1, diag = up[j - 1] + (b != c), value = left + 1;
-            value = over < value ? over : value;
-            value = diag < value ? diag : value;
+        for (; j <= n && (j <= end || !off); j++) {
+            size_t value = left + 1;
+            if (j <= end) {
+                size_t over = up[j] + 1, diag = up[j - 1] + (t[j - 1] != c);
+                value = over < value ? over : value;
+                value = diag < value ? diag : value;
+            }
             value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, value);
-            left = value;
-            off = value + path_on(gone[j], under, to_go, n - j, counts) > cut;
-            row[j] = (uint16_t)(off ? DL_OFF : value);
-            hi_now = off ? hi_now : j;
-            lo_now = lo_now == SIZE_MAX && !off ? j : lo_now;
-        }
-        for (; j <= n && !off; j++) {
-            size_t value = swapped(h, s, lo, hi, last, t, i, j, c, above, &l, left + 1);
             left = value;
             off = value + path_on(gone[j], under, to_go, n - j, counts) > cut;
             row[j] = (uint16_t)(off ? DL_OFF : value);
@@ -587,7 +587,7 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
 }
 
 size_t wb_fz_quick_damerau_most(const wb_fz_quick *q, const uint8_t *t, size_t n) {
-    return n == 0 ? q->m : hyyro(q, t, n, true);
+    return hyyro(q, t, n, true);
 }
 
 /* Jaro's similarity from the counts */

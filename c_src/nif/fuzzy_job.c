@@ -726,8 +726,7 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
  * the limit best OSA distances, seed_step): a candidate there cannot
  * rank, as many others are at least as good */
 static bool past_seed(const fsearch_job *job, size_t d, size_t most) {
-    wb_fz_bar w = job->seed[job->seed_worst];
-    return (uint64_t)d * w.den > (uint64_t)w.num * most;
+    return wb_fz_below_bar(&job->seed[job->seed_worst], d, most);
 }
 
 /* The distance a value of the search core's gives for a pair of m and n
@@ -926,17 +925,13 @@ static size_t skip_below(fsearch_job *job, size_t i, uint64_t each, uint64_t bud
     return i;
 }
 
-/* Whether badness x is worse than y: x.num / x.den > y.num / y.den */
-static bool worse_than(wb_fz_bar x, wb_fz_bar y) {
-    return (uint64_t)x.num * y.den > (uint64_t)y.num * x.den;
-}
-
 /* A seed's badness among the limit best (seed_step): the worst replaced
  * once they are full, and the worst found again (a new generation) */
 static void seed_keep(fsearch_job *job, wb_fz_bar b) {
     if (job->seed_len < job->limit) {
         job->seed[job->seed_len++] = b;
-    } else if (worse_than(job->seed[job->seed_worst], b)) {
+    } else if (wb_fz_below_bar(&b, job->seed[job->seed_worst].num,
+                               job->seed[job->seed_worst].den)) {
         job->seed[job->seed_worst] = b;
     } else {
         return;
@@ -944,7 +939,7 @@ static void seed_keep(fsearch_job *job, wb_fz_bar b) {
     if (job->seed_len < job->limit) return;
     size_t worst = 0;
     for (size_t k = 1; k < job->seed_len; k++)
-        worst = worse_than(job->seed[k], job->seed[worst]) ? k : worst;
+        worst = wb_fz_below_bar(&job->seed[worst], job->seed[k].num, job->seed[k].den) ? k : worst;
     job->seed_worst = worst;
     job->seed_generation++;
 }
@@ -1093,10 +1088,6 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
              * its table is made with a limit, so it passes over the others);
              * Jaro-Winkler reads its bytes only if its counts may rank with
              * the longest prefix */
-            if (job->heap_len == job->limit && bars &&
-                jaro_below(m, n, WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v),
-                           jaro_tau(job)))
-                continue;
             if (job->o.scorer == WB_FZ_JARO_WINKLER && job->heap_len == job->limit && bars &&
                 !wb_fz_better(job->o.kind,
                               wb_fz_jaro_top(&job->o, m, n, WB_SEARCH_JARO_MATCHES(v),
@@ -1120,26 +1111,20 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             }
             bool full = bars && job->heap_len == job->limit;
             /* the least distance that cannot rank: the value bar's least
-             * LCS that may is one past the longer length less it */
+             * LCS that may is one past the longer length less it (the
+             * seeds' bar in it, may_rank) */
             size_t cut = SIZE_MAX;
             if ((full || job->seed_on) && job->value_bars && n <= VALUE_BAR_MOST) {
                 if (job->bar_seen[n] != job->kept_generation) value_bar_now(job, m, n);
                 cut = (m > n ? m : n) + 1 - job->value_bar[n];
             }
-            /* past the worst seed's distance for its length: as many
-             * others are better (seed_step) */
-            size_t most = m > n ? m : n, past = SIZE_MAX;
-            if (job->seed_on) {
-                wb_fz_bar w = job->seed[job->seed_worst];
-                past = (size_t)((uint64_t)w.num * most / w.den) + 1;
-                if (most - v >= past) continue;
-                cut = past < cut ? past : cut;
-            }
             wb_fz_bar badness;
             units += wb_fz_quick_damerau(&job->quick, set->bytes + offsets[i], n, v,
                                          full ? &job->heap[0].badness : NULL, cut, &score, &passed,
                                          &badness);
-            if (passed && badness.num >= past) continue;
+            /* past the worst seed (the value bar's cut, the limit not yet
+             * reached): its score a bound, and as many others are better */
+            if (job->seed_on && passed && past_seed(job, badness.num, badness.den)) continue;
             if (!record(job, i, score, passed, badness)) {
                 job->failed = true;
                 break;
