@@ -229,8 +229,9 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
   end
 
   test "Damerau-Levenshtein through an index with a limit keeps score/3's best, ties by position" do
-    # a search with a limit of at most 64 first bounds each candidate by
-    # its OSA distance, and drops those past the limit-th best bound: on
+    # a search with a limit of at most 64 first takes the OSA distance of
+    # the candidates of the best LCS bounds, and drops those past the
+    # limit-th best of them: on
     # a small alphabet (many ties, swaps apart) and edits of the query,
     # every limit near and past 64, each kind and cutoff
     query = word(20, ~c"abcd")
@@ -251,7 +252,8 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         ])
       end
 
-    list = near ++ for(_ <- 1..450, do: word(Enum.random(10..30), ~c"abcd"))
+    # more than twice the 512 picks the seeds come from pass their bound
+    list = near ++ for(_ <- 1..1_450, do: word(Enum.random(10..30), ~c"abcd"))
     index = Fuzzy.Index.new(Enum.shuffle(list))
     list = Enum.to_list(index) |> Enum.map(fn {_, text} -> text end)
 
@@ -262,6 +264,34 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
       opts = [scorer: :damerau_levenshtein, score: score, score_cutoff: cutoff]
 
       keeps_best(query, {index, list}, opts, limit, "#{score} cutoff #{inspect(cutoff)}")
+    end
+  end
+
+  test "the partial ratios through an index with a limit keep score/3's best, ties by position" do
+    # a search with a limit of at most 64 first scores the candidates of
+    # the best LCS bounds, and passes over those whose bound is below the
+    # limit-th best of them: windows of the query among others, small
+    # alphabets (many ties), more than twice the 128 picks past their bar
+    query = word(16, ~c"abcd")
+
+    near =
+      for _ <- 1..100 do
+        from = Enum.random(0..12)
+        String.slice(query, from, Enum.random(3..8)) <> word(Enum.random(0..6), ~c"abcd")
+      end
+
+    list = near ++ for(_ <- 1..900, do: word(Enum.random(4..24), ~c"abcd"))
+    index = Fuzzy.Index.new(Enum.shuffle(list))
+    list = Enum.to_list(index) |> Enum.map(fn {_, text} -> text end)
+
+    for scorer <- [:partial_ratio, :partial_token_sort_ratio, :partial_token_ratio],
+        score <- [:similarity, :normalized_distance],
+        cutoff <- [nil, 70],
+        score == :similarity or cutoff == nil,
+        limit <- [1, 2, 5, 64, 65],
+        scorer == :partial_ratio or limit == 5 do
+      opts = [scorer: scorer, score: score, score_cutoff: cutoff]
+      keeps_best(query, {index, list}, opts, limit, "#{scorer} #{score} #{inspect(cutoff)}")
     end
   end
 

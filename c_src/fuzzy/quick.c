@@ -121,12 +121,10 @@ static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
  * and every suffix of the haystack: exact for the short ones, and a
  * whole window's LCS is at most both of those that hold it, so a window
  * whose bound cannot beat the best found, or the bar, is not computed.
- * The best as 2 LCS / (nl + window), kept as integers: the ratio of the
- * best (ratios are monotone in it, and equal quotients round equally) is
- * the best of the ratios fuzzy.c takes. */
-typedef struct {
-    size_t lcs2, total; /* the best window's 2 LCS and length + nl */
-} best_window;
+ * The best as one integer (window_of), the larger the better: the ratio
+ * of the best (ratios are monotone in 2 LCS / (nl + window), and equal
+ * quotients round equally) is the best of the ratios fuzzy.c takes. */
+typedef uint64_t best_window;
 
 /* What a window must beat besides the best found: a search's worst kept
  * (`worst`, of kind `kind`, NULL: none), the ratio scaled by `scale` */
@@ -136,12 +134,42 @@ typedef struct {
     double scale;
 } window_bar;
 
+/* 2^32 / t rounded up, for totals t of 2 .. 128 */
+#define RECIP(t)   (uint32_t)((((uint64_t)1 << 32) + (t)-1) / ((t) < 2 ? 1 : (t)))
+#define RECIP4(t)  RECIP(t), RECIP(t + 1), RECIP(t + 2), RECIP(t + 3)
+#define RECIP16(t) RECIP4(t), RECIP4(t + 4), RECIP4(t + 8), RECIP4(t + 12)
+#define RECIP64(t) RECIP16(t), RECIP16(t + 16), RECIP16(t + 32), RECIP16(t + 48)
+static const uint32_t recip[129] = {RECIP64(0), RECIP64(64), RECIP(128)};
+
+/* A window of `total` (+ nl) holding `lcs` of the needle: 2 LCS / total
+ * in 32-bit fixed point rounded up (distinct quotients of totals up to
+ * 128 stay apart: they differ by at least 2^32 / 128^2, the rounding by
+ * at most 128), then the total and the LCS; the larger is the better,
+ * with no branch to keep the best. 0: none. */
+static inline best_window window_of(size_t lcs, size_t total) {
+    return ((uint64_t)(2 * lcs) * recip[total]) << 15 | (uint64_t)total << 7 | lcs;
+}
+
+static inline size_t window_lcs(best_window b) {
+    return (size_t)(b & 127);
+}
+
+static inline size_t window_total(best_window b) {
+    return (size_t)((b >> 7) & 255);
+}
+
 static inline bool beats(const best_window *b, size_t lcs, size_t total) {
-    return 2 * lcs * b->total > b->lcs2 * total;
+    return window_of(lcs, total) > *b;
 }
 
 static inline void consider(best_window *b, size_t lcs, size_t total) {
-    if (beats(b, lcs, total)) *b = (best_window){2 * lcs, total};
+    best_window w = window_of(lcs, total);
+    *b = w > *b ? w : *b;
+}
+
+/* Whether the best is a window holding all of the needle (no better) */
+static inline bool whole_match(best_window b) {
+    return b != 0 && 2 * window_lcs(b) == window_total(b);
 }
 
 /* Whether a window of `total` (+ nl) holding `lcs` of the needle scores
@@ -193,7 +221,7 @@ static uint64_t whole(const wb_fz_quick *q, const uint8_t *t, size_t n, const ui
     }
     if (!beats(&b, top, 2 * m) || !clears(bar, top, 2 * m)) return units;
     size_t need = least_clearing(bar, top, 2 * m);
-    for (size_t at = 0; at + m <= n && b.lcs2 != b.total; at++) {
+    for (size_t at = 0; at + m <= n && !whole_match(b); at++) {
         size_t most = before[at + m] < after[n - at] ? before[at + m] : after[n - at];
         /* fuzzy.c passes over a window whose last byte is not in the
          * query: the one to the left, or a shorter prefix, has its LCS
@@ -272,7 +300,7 @@ static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const
     if (!beats(&b, top, 2 * n) || !clears(bar, top, 2 * n)) return units;
     size_t need = least_clearing(bar, top, 2 * n);
     uint64_t cut = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
-    for (size_t at = 0; at + n <= m && b.lcs2 != b.total; at++) {
+    for (size_t at = 0; at + n <= m && !whole_match(b); at++) {
         size_t most = ahead < behind ? ahead : behind;
         ahead += at + n < m ? (zf >> (at + n)) & 1 : 0;
         behind -= (zr >> (m - 1 - at)) & 1;
@@ -296,10 +324,11 @@ static double partial(const wb_fz_quick *q, const uint8_t *t, size_t n, size_t l
     size_t m = q->m;
     *units += 1;
     if (n == 0) return 0.0;
-    best_window best = {0, 1};
+    best_window best = 0;
     if (m <= n) *units += query_in(q, t, n, lcs, bar, &best);
-    if (n <= m && best.lcs2 != best.total) *units += in_query(q, t, n, bar, &best);
-    return best.lcs2 == 0 ? 0.0 : wb_fz_ratio_of(best.total - best.lcs2, best.total);
+    if (n <= m && !whole_match(best)) *units += in_query(q, t, n, bar, &best);
+    size_t common = window_lcs(best), total = window_total(best);
+    return common == 0 ? 0.0 : wb_fz_ratio_of(total - 2 * common, total);
 }
 
 uint64_t wb_fz_quick_partial(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,

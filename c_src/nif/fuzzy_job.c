@@ -208,6 +208,22 @@ typedef struct {
     wb_fz_options o;
 } fsearch_args;
 
+/* How many candidates the seeds are picked from (seed_step): on the
+ * lab's set (a 20-letter query, 100,000 words of 10-30 letters, limit
+ * 5), the partial ratio's worst seed was the worst kept in the end from
+ * 128 picks (2,216 candidates scored, 5,000 with none; 64 picks: 2,821),
+ * Damerau-Levenshtein's bar of OSA distances from 512 (780 candidates'
+ * rows, as with an OSA distance for each of the 1,600 that could better
+ * the seeds in order; 128 picks: 1,342) */
+#define PARTIAL_PICKS 128
+#define DAMERAU_PICKS 512
+
+/* A candidate picked for a seed: its bound's badness (seed_bound) */
+typedef struct {
+    wb_fz_bar bound;
+    size_t index;
+} seed_pick;
+
 typedef struct {
     wb_fz_options o;
     void *holder; /* kept while the job runs */
@@ -249,6 +265,11 @@ typedef struct {
     uint32_t value_bar[VALUE_BAR_MOST + 1];
     uint32_t bar_seen[VALUE_BAR_MOST + 1];
     uint32_t kept_generation;
+    /* where more is better, the value bars again for pass_over's first
+     * test, by lengths as an index keeps them: those of generation
+     * pass_generation, 0 where not found since (passing none over) */
+    uint32_t pass_bar[WB_LANES_LENGTH_MOST + 1];
+    uint32_t pass_generation;
     bool value_bars, more_is_better;
     /* skip_below's look past the candidate it stops at: those from
      * ahead_from up to ahead_to are passed over, and ahead_to (when
@@ -281,22 +302,29 @@ typedef struct {
     size_t width;
     bool integers;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
-    /* Damerau-Levenshtein with a limit (of at most SEED_MOST, a
-     * normalized score): before the scores, a pass over the values keeps
-     * the limit best of the candidates' OSA distances (each at least the
-     * candidate's own, seed_step) as badness, the worst at seed[seed_worst].
-     * A candidate whose distance is past that cannot rank (as many others
-     * are at least as good, and pass the cutoff if it does), so its rows
-     * end there (lanes_scores). The pass over skips a candidate whose LCS
-     * is below seed_bar[n] (made for seed generation seed_seen[n]): its
-     * bound cannot better the worst seed. */
+    /* Seeds, for a search with a limit of at most SEED_MOST: the partial
+     * ratios (but WRatio) and Damerau-Levenshtein with a normalized score.
+     * Before the scores, a pass over the values picks the pick_most
+     * candidates of the best bounds from their LCS (seed_bound), then
+     * their scores (the partial ratio itself; OSA's distance, never below
+     * Damerau-Levenshtein's) give the worst of the limit best, seed_worst
+     * in seed_scores or seed (badness). A candidate past it cannot rank
+     * (as many others are at least as good, and pass the cutoff if it
+     * does): its bound ends it (partial_bound) or its rows (lanes_scores),
+     * before any hit is kept. The pass skips a candidate whose LCS is
+     * below seed_bar[n] (0: not made since the bar moved; the last, for
+     * WB_LANES_LENGTH_MOST bytes or more, never): its bound is no better
+     * than pick_bar, the worst of pick_most picks
+     * (PARTIAL_PICKS or DAMERAU_PICKS). */
 #define SEED_MOST 64
     bool seeding, seed_on;
-    size_t seed_next, seed_ahead, seed_len, seed_worst;
-    wb_fz_bar seed[SEED_MOST];
-    uint32_t seed_bar[VALUE_BAR_MOST + 1];
-    uint32_t seed_seen[VALUE_BAR_MOST + 1];
-    uint32_t seed_generation;
+    size_t seed_next, seed_scored, pick_len, pick_most, seed_len, seed_worst;
+    seed_pick *pick; /* 2 pick_most (owned) */
+    wb_fz_bar pick_bar;
+    /* one more for the seed being weighed */
+    wb_fz_bar seed[SEED_MOST + 1];
+    double seed_scores[SEED_MOST + 1];
+    uint32_t seed_bar[WB_LANES_LENGTH_MOST + 1];
     /* Jaro with a limit: the similarity below which none ranks
      * (jaro_tau), made for the worst kept of generation jaro_tau_seen */
     double jaro_tau;
@@ -382,6 +410,7 @@ static void fsearch_destroy(void *state) {
     free(job->jaro_top);
     free(job->text);
     free(job->heap);
+    free(job->pick);
     if (job->into) enif_release_resource(job->into);
     if (job->holder) wb_search_set_drop(job->holder);
     memset(job, 0, sizeof *job);
@@ -499,10 +528,18 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
                           job->lanes_op == WB_SEARCH_JARO;
     bool normalized =
         in->o.kind == WB_FZ_NORMALIZED_DISTANCE || in->o.kind == WB_FZ_NORMALIZED_SIMILARITY;
-    job->seeding = job->value_bars && job->quick_on && in->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN &&
-                   normalized && in->limit >= 1 && in->limit <= SEED_MOST &&
-                   !(in->o.codepoints && !in->set->ascii);
-    job->seed_generation = 1;
+    bool partial_seeds = (in->o.scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
+                         (job->quick_single && in->o.scorer != WB_FZ_WRATIO);
+    bool damerau_seeds = job->quick_on && in->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && normalized;
+    job->seeding = job->value_bars && (partial_seeds || damerau_seeds) && in->limit >= 1 &&
+                   in->limit <= SEED_MOST && !(in->o.codepoints && !in->set->ascii);
+    job->pick_bar = (wb_fz_bar){1, 1}; /* any bound but the worst */
+    if (job->seeding) {
+        /* without room, no seeds */
+        job->pick_most = damerau_seeds ? DAMERAU_PICKS : PARTIAL_PICKS;
+        job->pick = malloc(2 * job->pick_most * sizeof *job->pick);
+        job->seeding = job->pick != NULL;
+    }
     if (!failed && in->into) {
         job->into = in->into;
         enif_keep_resource(job->into);
@@ -719,6 +756,9 @@ static int partial_bound(const fsearch_job *job, size_t m, size_t n, size_t lcs)
     if (!job->cells && job->heap_len == job->limit &&
         !wb_fz_better(job->o.kind, score, job->heap[0].score))
         return BOUND_BELOW;
+    /* past the worst seed (seed_step) */
+    if (job->seed_on && wb_fz_better(job->o.kind, job->seed_scores[job->seed_worst], score))
+        return BOUND_BELOW;
     return BOUND_SCORE;
 }
 
@@ -841,16 +881,27 @@ pass_over(fsearch_job *job, size_t i, size_t end, bool jaro, bool more, bool tok
     const uint32_t *values = job->lanes.distances;
     const uint64_t *offsets = job->set->offsets;
     const uint64_t *spaced = tokens ? job->set->prepared->spaced : NULL;
-    const size_t m = job->qlen, most = jaro ? 64 : VALUE_BAR_MOST;
+    const uint8_t *lengths = job->set->prepared ? job->set->prepared->length : NULL;
+    /* an index's lengths stop at WB_LANES_LENGTH_MOST */
+    const size_t m = job->qlen, most = jaro ? 64 : WB_LANES_LENGTH_MOST - 1;
     const uint32_t generation = job->kept_generation; /* no bar moves it */
     /* Jaro's matches at the bar, its transpositions too (jaro_below) */
     const double tau = jaro ? jaro_tau(job) : 0.0;
+    if (more && job->pass_generation != generation) {
+        memset(job->pass_bar, 0, sizeof job->pass_bar);
+        job->pass_generation = generation;
+    }
     for (; i < end; i++) {
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        size_t n = lengths ? lengths[i] : (size_t)(offsets[i + 1] - offsets[i]);
         uint32_t v = values[i];
-        if (n > most || v == WB_SEARCH_NOT_DONE) break;
         if (tokens && (spaced[i / 64] >> (i % 64)) & 1) break;
+        /* most end here: one load, one branch that foretells well */
+        if (more && (jaro ? WB_SEARCH_JARO_MATCHES(v) : v) <
+                        job->pass_bar[n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST])
+            continue;
+        if (n > most || v == WB_SEARCH_NOT_DONE) break;
         if (job->bar_seen[n] != generation) value_bar_now(job, m, n);
+        if (more) job->pass_bar[n] = job->value_bar[n];
         if (past_bar(job, n, jaro ? WB_SEARCH_JARO_MATCHES(v) : v, more, generation) &&
             (!jaro ||
              !jaro_below(m, n, WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), tau)))
@@ -925,96 +976,174 @@ static size_t skip_below(fsearch_job *job, size_t i, uint64_t each, uint64_t bud
     return i;
 }
 
-/* A seed's badness among the limit best (seed_step): the worst replaced
- * once they are full, and the worst found again (a new generation) */
-static void seed_keep(fsearch_job *job, wb_fz_bar b) {
-    if (job->seed_len < job->limit) {
-        job->seed[job->seed_len++] = b;
-    } else if (wb_fz_below_bar(&b, job->seed[job->seed_worst].num,
-                               job->seed[job->seed_worst].den)) {
-        job->seed[job->seed_worst] = b;
-    } else {
-        return;
+/* The badness of the bound a candidate of n symbols has from its LCS v
+ * with the query: for the partial ratios, 2 v over the shorter length
+ * and v (its best window's ratio at most, as wb_fz_partial_bound takes
+ * it); for Damerau-Levenshtein, a distance of at least the longer length
+ * less v */
+static wb_fz_bar seed_bound(const fsearch_job *job, size_t n, size_t v) {
+    size_t m = job->qlen;
+    if (job->partial) {
+        size_t shorter = m < n ? m : n;
+        return (wb_fz_bar){shorter - v, shorter + v > 0 ? shorter + v : 1};
     }
-    if (job->seed_len < job->limit) return;
-    size_t worst = 0;
-    for (size_t k = 1; k < job->seed_len; k++)
-        worst = wb_fz_below_bar(&job->seed[worst], job->seed[k].num, job->seed[k].den) ? k : worst;
-    job->seed_worst = worst;
-    job->seed_generation++;
+    size_t most = m > n ? m : n;
+    return (wb_fz_bar){most - v, most > 0 ? most : 1};
 }
 
-/* The least LCS of a candidate of n bytes whose bound (the longer length
- * less it, over the longer length) is better than the worst seed's, or
- * one past any */
+/* The least LCS of a candidate of n symbols whose bound is better than
+ * the picks' bar, or one past any */
 static uint32_t seed_bar_of(const fsearch_job *job, size_t n) {
-    size_t m = job->qlen, most = m > n ? m : n;
-    wb_fz_bar w = job->seed[job->seed_worst];
-    /* the most distance d with d / most below w.num / w.den */
-    uint64_t top = (uint64_t)w.num * most;
-    if (top == 0) return (uint32_t)(most + 1);
-    uint64_t d = (top - 1) / w.den;
-    return d >= most ? 0 : (uint32_t)(most - d);
+    size_t m = job->qlen, top = m < n ? m : n, v = 0;
+    while (v <= top) {
+        wb_fz_bar b = seed_bound(job, n, v);
+        if (wb_fz_below_bar(&b, job->pick_bar.num, job->pick_bar.den)) break;
+        v++;
+    }
+    return (uint32_t)v;
 }
 
-/* Whether candidate i (value v, n bytes) could better the worst seed:
- * any while they are fewer than the limit, else its LCS at its length's
- * bar or past it */
-static inline bool seed_may_better(fsearch_job *job, uint32_t v, size_t n) {
-    if (job->seed_len < job->limit) return true;
-    if (job->seed_seen[n] != job->seed_generation) {
-        job->seed_bar[n] = seed_bar_of(job, n);
-        job->seed_seen[n] = job->seed_generation;
+/* Whether pick a's bound is strictly better than b's */
+static inline bool pick_better(const seed_pick *a, const seed_pick *b) {
+    return a->bound.num * b->bound.den < b->bound.num * a->bound.den;
+}
+
+/* Orders picks[0 .. len) so that picks[k] is where it would be sorted
+ * best first: the k before it are at least as good, the rest at most
+ * (three-way partitions around a middle pick, on the part holding k) */
+static void picks_select(seed_pick *p, size_t len, size_t k) {
+    size_t lo = 0, hi = len;
+    while (hi - lo > 1) {
+        seed_pick pivot = p[lo + (hi - lo) / 2], t;
+        size_t better = lo, i = lo, worse = hi;
+        while (i < worse) {
+            if (pick_better(&p[i], &pivot)) {
+                t = p[better], p[better++] = p[i], p[i++] = t;
+            } else if (pick_better(&pivot, &p[i])) {
+                t = p[--worse], p[worse] = p[i], p[i] = t;
+            } else {
+                i++;
+            }
+        }
+        if (k < better)
+            hi = better;
+        else if (k >= worse)
+            lo = worse;
+        else
+            return;
     }
+}
+
+/* The pick_most best picks kept (the first ones), the worst of them the
+ * bar the next must beat (the lengths' bars made again) */
+static void picks_cut(fsearch_job *job) {
+    picks_select(job->pick, job->pick_len, job->pick_most - 1);
+    job->pick_len = job->pick_most;
+    job->pick_bar = job->pick[job->pick_most - 1].bound;
+    memset(job->seed_bar, 0, sizeof job->seed_bar);
+}
+
+/* Whether a candidate of n symbols (at most VALUE_BAR_MOST) with LCS v
+ * beats the picks' bar */
+static inline bool seed_may_better(fsearch_job *job, uint32_t v, size_t n) {
+    if (n >= WB_LANES_LENGTH_MOST) return v >= seed_bar_of(job, n);
+    if (job->seed_bar[n] == 0) job->seed_bar[n] = seed_bar_of(job, n);
     return v >= job->seed_bar[n];
 }
 
-/* Candidate i's OSA distance kept among the seeds if it still could
- * better them (the worst may have moved since it was found); its units */
-static uint64_t seed_score(fsearch_job *job, size_t i) {
-    const uint64_t *offsets = job->set->offsets;
-    size_t n = (size_t)(offsets[i + 1] - offsets[i]), m = job->qlen, most = m > n ? m : n;
-    if (!seed_may_better(job, job->lanes.distances[i], n)) return 0;
-    size_t d = wb_fz_quick_damerau_most(&job->quick, job->set->bytes + offsets[i], n);
-    seed_keep(job, (wb_fz_bar){d, most > 0 ? most : 1});
-    /* a step a byte of about 3 ns (90 ns for 20-30 bytes, a cache miss
-     * on the candidate's bytes included) */
-    return 1 + 3 * n;
+/* Whether the seed in slot a is worse than the one in slot b */
+static bool seed_worse(const fsearch_job *job, size_t a, size_t b) {
+    if (job->partial) return wb_fz_better(job->o.kind, job->seed_scores[b], job->seed_scores[a]);
+    return wb_fz_below_bar(&job->seed[b], job->seed[a].num, job->seed[a].den);
 }
 
-/* Damerau-Levenshtein's seeds (fsearch_job): the OSA distance of every
- * candidate of the search core's whose LCS bound could better the worst
- * kept seed, from job->seed_next on, until the budget (false: not done).
- * A candidate found is scored once the next is found, its bytes asked
- * into the cache meanwhile (job->seed_ahead: one past it, 0: none). */
+/* Keeps the seed weighed in slot SEED_MOST among the limit best: the
+ * worst replaced once they are full, and the worst found again */
+static void seed_keep(fsearch_job *job) {
+    size_t at;
+    if (job->seed_len < job->limit)
+        at = job->seed_len++;
+    else if (seed_worse(job, job->seed_worst, SEED_MOST))
+        at = job->seed_worst;
+    else
+        return;
+    job->seed[at] = job->seed[SEED_MOST];
+    job->seed_scores[at] = job->seed_scores[SEED_MOST];
+    if (job->seed_len < job->limit) return;
+    size_t worst = 0;
+    for (size_t k = 1; k < job->seed_len; k++)
+        worst = seed_worse(job, k, worst) ? k : worst;
+    job->seed_worst = worst;
+}
+
+/* Pick k's score weighed among the seeds; its units */
+static uint64_t seed_score(fsearch_job *job, size_t k) {
+    const uint64_t *offsets = job->set->offsets;
+    size_t i = job->pick[k].index, n = (size_t)(offsets[i + 1] - offsets[i]), m = job->qlen;
+    const uint8_t *t = job->set->bytes + offsets[i];
+    uint64_t units;
+    if (job->partial) {
+        bool passed;
+        units = wb_fz_quick_partial(&job->quick, t, n, job->lanes.distances[i], NULL,
+                                    &job->seed_scores[SEED_MOST], &passed);
+    } else {
+        size_t most = m > n ? m : n;
+        job->seed[SEED_MOST] =
+            (wb_fz_bar){wb_fz_quick_damerau_most(&job->quick, t, n), most > 0 ? most : 1};
+        /* a step a byte of about 3 ns (90 ns for 20-30 bytes, a cache
+         * miss on the candidate's bytes included) */
+        units = 1 + 3 * n;
+    }
+    seed_keep(job);
+    return units;
+}
+
+/* The seeds (fsearch_job): the picks from job->seed_next on, then their
+ * scores from job->seed_scored on, until the budget (false: not done).
+ * A pick's bytes are asked into the cache while the one before is
+ * scored. */
 static bool seed_step(fsearch_job *job, uint64_t budget, uint64_t start, uint64_t *used) {
     const wb_search_set *set = job->set;
     const uint32_t *values = job->lanes.distances;
     const uint64_t *offsets = set->offsets;
+    const uint64_t *spaced = set->prepared ? set->prepared->spaced : NULL;
+    const uint8_t *lengths = set->prepared ? set->prepared->length : NULL;
     size_t count = set->count, i = job->seed_next;
     /* the budget left, in units (the first candidate whatever it holds) */
     uint64_t units = 0, spent = *used - start, left = spent < budget ? budget - spent : 1;
-    for (; i < count && units < left; i++) {
-        units++;
+    size_t end = count - i > left ? i + (size_t)left : count, from = i;
+    for (; i < end; i++) {
         uint32_t v = values[i];
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        /* most end at their length's bar (branches that foretell well) */
-        if (n <= VALUE_BAR_MOST && v < job->seed_bar[n] &&
-            job->seed_seen[n] == job->seed_generation)
-            continue;
+        size_t n = lengths ? lengths[i] : (size_t)(offsets[i + 1] - offsets[i]);
+        /* most end at their length's bar (a branch that foretells well;
+         * none for WB_LANES_LENGTH_MOST bytes or more) */
+        if (v < job->seed_bar[n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST]) continue;
+        n = (size_t)(offsets[i + 1] - offsets[i]);
         /* the others go to the other paths: scored exactly, no seeds */
-        if (v == WB_SEARCH_NOT_DONE || n > VALUE_BAR_MOST || !seed_may_better(job, v, n)) continue;
-        __builtin_prefetch(set->bytes + offsets[i]);
-        if (job->seed_ahead) units += seed_score(job, job->seed_ahead - 1);
-        job->seed_ahead = i + 1;
+        if (v == WB_SEARCH_NOT_DONE || n > VALUE_BAR_MOST || !wb_fz_quick_fits(&job->quick, n) ||
+            !seed_may_better(job, v, n))
+            continue;
+        if (job->one_token &&
+            (spaced ? (spaced[i / 64] >> (i % 64)) & 1 : has_space(set->bytes + offsets[i], n)))
+            continue;
+        job->pick[job->pick_len++] = (seed_pick){seed_bound(job, n, v), i};
+        if (job->pick_len == 2 * job->pick_most) picks_cut(job);
     }
+    units += i - from;
     job->seed_next = i;
-    if (i == count && job->seed_ahead) {
-        units += seed_score(job, job->seed_ahead - 1);
-        job->seed_ahead = 0;
+    if (i < count) {
+        *used += units;
+        return false;
     }
+    if (job->pick_len > job->pick_most && job->seed_scored == 0) picks_cut(job);
+    size_t k = job->seed_scored;
+    for (; k < job->pick_len && units < left; k++) {
+        if (k + 1 < job->pick_len) __builtin_prefetch(set->bytes + offsets[job->pick[k + 1].index]);
+        units += seed_score(job, k);
+    }
+    job->seed_scored = k;
     *used += units;
-    if (i < count) return false;
+    if (k < job->pick_len) return false;
     job->seeding = false;
     job->seed_on = job->seed_len == job->limit;
     /* the value bars are the seeds' from here on, before any hit kept */
@@ -1135,7 +1264,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
             /* at or past its length's bar, fresh, its bound may rank (the
              * bar is where partial_bound's verdict turns; WRatio's can
              * be the ratio's instead) */
-            bool known = bars && job->heap_len == job->limit && job->value_bars &&
+            bool known = bars && (job->heap_len == job->limit || job->seed_on) && job->value_bars &&
                          job->o.scorer != WB_FZ_WRATIO && n <= VALUE_BAR_MOST &&
                          past_bar(job, n, v, true, job->kept_generation);
             int verdict = known ? BOUND_SCORE : partial_bound(job, m, n, v);
@@ -1256,6 +1385,7 @@ static size_t fsearch_memory(const void *state) {
     return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes + job->query_input_len +
            (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(hit) +
+           (job->pick ? 2 * job->pick_most * sizeof(seed_pick) : 0) +
            (job->scoring ? job->fz.owned_bytes : 0) +
            (job->lanes_live ? wb_search_memory(&job->lanes) : 0) + wb_fz_quick_memory(&job->quick);
 }

@@ -233,7 +233,13 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
     size_t capacity = laned / 8 + 4;
     x->batches = malloc(capacity * sizeof *x->batches);
     x->spaced = calloc(count / 64 + 1, sizeof *x->spaced);
-    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced) goto fail;
+    x->length = malloc(count ? count : 1);
+    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced || !x->length)
+        goto fail;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t n = offsets[i + 1] - offsets[i];
+        x->length[i] = (uint8_t)(n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST);
+    }
     for (size_t i = 0; i < count; i++)
         for (uint64_t k = offsets[i]; k < offsets[i + 1]; k++)
             if (bytes[k] == ' ' || (bytes[k] >= 9 && bytes[k] <= 13)) {
@@ -317,7 +323,7 @@ bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_
         }
     }
     x->bytes += x->count * sizeof *x->batches + laned * (sizeof *x->lane_index + 1) +
-                x->rest_count * sizeof *x->rest + (count / 64 + 1) * sizeof *x->spaced;
+                x->rest_count * sizeof *x->rest + (count / 64 + 1) * sizeof *x->spaced + count;
     return true;
 fail:
     wb_lanes_index_free(x);
@@ -330,6 +336,7 @@ void wb_lanes_index_free(wb_lanes_index *x) {
     free(x->lane_len);
     free(x->rest);
     free(x->spaced);
+    free(x->length);
     free(x->rows);
     memset(x, 0, sizeof *x);
 }

@@ -135,6 +135,8 @@ typedef struct {
     uint8_t map[256];    /* byte -> row of the batch (0: none holds it) */
 } wb_lanes_batch;
 
+#define WB_LANES_LENGTH_MOST 255
+
 typedef struct wb_lanes_index {
     size_t count; /* batches */
     wb_lanes_batch *batches;
@@ -146,6 +148,9 @@ typedef struct wb_lanes_index {
     /* bit i: candidate i holds ASCII whitespace (the token scorers' test,
      * made once here) */
     uint64_t *spaced;
+    /* candidate i's length, WB_LANES_LENGTH_MOST for that or more: what a
+     * pass over every candidate reads in a byte, not two offsets */
+    uint8_t *length;
     size_t bytes; /* memory held */
 } wb_lanes_index;
 

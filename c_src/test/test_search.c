@@ -467,8 +467,9 @@ static void test_operations(void) {
         wb_search_owned_set set;
         unsigned alphabets[] = {2, 4, 26, 256};
         unsigned alphabet = alphabets[round % 4];
-        size_t max_lens[] = {10, 34, 80};
-        random_set(&set, 1 + check_random() % 300, max_lens[(round / 4) % 3], alphabet);
+        /* lengths past an index's byte for them too (WB_LANES_LENGTH_MOST) */
+        size_t max_lens[] = {10, 34, 80, 300};
+        random_set(&set, 1 + check_random() % 300, max_lens[(round / 4) % 4], alphabet);
         uint8_t q[300];
         size_t qlens[] = {0, 1, 5, 20, 63, 64, 65, 90, 300};
         size_t qlen = qlens[round % 9];
@@ -487,6 +488,10 @@ static void test_operations(void) {
             for (uint64_t k = set.offsets[i]; k < set.offsets[i + 1]; k++)
                 space = space || set.bytes[k] == ' ' || (set.bytes[k] >= 9 && set.bytes[k] <= 13);
             CHECK(((prepared.spaced[i / 64] >> (i % 64)) & 1) == space, "spaced %zu", i);
+            /* and each one's length, up to WB_LANES_LENGTH_MOST */
+            uint64_t n = set.offsets[i + 1] - set.offsets[i];
+            CHECK(prepared.length[i] == (n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST),
+                  "length %zu", i);
         }
         uint32_t *wq = widen(q, qlen);
         for (size_t o = 0; o < 4; o++) {
