@@ -105,6 +105,16 @@ defmodule WellBehaved.LabSearchTest do
 
     [ns, speedup, late] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 30.0, 1.7, :outside))
     refute ns.met or speedup.met or late.met
+    # an interval across the bound is not told apart from it; one under it is below
+    assert speedup.measured == "1.95x (1.70-2.10), not told apart from the bound"
+
+    [_, below | _] =
+      Search.Analysis.fuzzy_targets(
+        put_in(fuzzy(100_000, 9.0, 1.5, :within), [:cdist, :speedup_high], 1.7)
+      )
+
+    refute below.met
+    assert below.measured =~ ", below the bound"
 
     assert ns.measured =~
              "1 of 2 within (0 of 2 on the first query after other work); slowest ratio 30 ns"
