@@ -67,10 +67,14 @@ static inline uint64_t wb_fz_lcs_word_counted(uint64_t s, uint64_t match, size_t
     return sum | (s - u);
 }
 
+/* The bits of a word under n (0..64): a mask of n rows or bytes. */
+static inline uint64_t wb_fz_low_bits(size_t n) {
+    return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
 /* The LCS that a one-word S holds: its zeros among the m pattern rows. */
 static inline size_t wb_fz_lcs_of(uint64_t s, size_t m) {
-    uint64_t valid = m >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1;
-    return (size_t)wb_fz_popcount(~s & valid);
+    return (size_t)wb_fz_popcount(~s & wb_fz_low_bits(m));
 }
 
 /* ---- match vectors of a pattern (symbols.c) ---------------------------- *

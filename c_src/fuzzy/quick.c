@@ -277,19 +277,19 @@ static uint64_t query_in(const wb_fz_quick *q, const uint8_t *t, size_t n, size_
 static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const window_bar *bar,
                          best_window *best) {
     size_t m = q->m;
-    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0, low = ((uint64_t)1 << (n - 1)) - 1;
+    uint64_t v = ~(uint64_t)0, r = ~(uint64_t)0, low = wb_fz_low_bits(n - 1),
+             cut = wb_fz_low_bits(n);
     for (size_t j = 0; j < n; j++) {
         v = wb_fz_lcs_word(v, q->peq[t[j]]);
         r = wb_fz_lcs_word(r, q->rpeq[t[n - 1 - j]]);
     }
-    uint64_t zf = ~v, zr = ~r, rows = m >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m) - 1;
+    uint64_t zf = ~v, zr = ~r, rows = wb_fz_low_bits(m);
     edges_of(zf & low, n, best);
     edges_of(zr & low, n, best);
     /* the window at `at`: the LCS with the query's first at + n bytes and
      * with its last m - at */
     best_window b = *best;
-    size_t ahead = wb_fz_popcount(zf & (low | ((uint64_t)1 << (n - 1)))),
-           behind = wb_fz_popcount(zr & rows), top = 0;
+    size_t ahead = wb_fz_popcount(zf & cut), behind = wb_fz_popcount(zr & rows), top = 0;
     for (size_t at = 0, fa = ahead, be = behind; at + n <= m; at++) {
         size_t most = fa < be ? fa : be;
         top = most > top ? most : top;
@@ -299,7 +299,6 @@ static uint64_t in_query(const wb_fz_quick *q, const uint8_t *t, size_t n, const
     uint64_t units = 2 * n + (m - n + 1);
     if (!beats(&b, top, 2 * n) || !clears(bar, top, 2 * n)) return units;
     size_t need = least_clearing(bar, top, 2 * n);
-    uint64_t cut = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
     for (size_t at = 0; at + n <= m && !whole_match(b); at++) {
         size_t most = ahead < behind ? ahead : behind;
         ahead += at + n < m ? (zf >> (at + n)) & 1 : 0;
@@ -388,7 +387,7 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
     uint64_t taken = 0, walked = 0;
     for (size_t i = 0; i < lp; i++) {
         size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < lt ? i + bound + 1 : lt;
-        uint64_t window = (hi - lo == 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1)) << lo;
+        uint64_t window = wb_fz_low_bits(hi - lo) << lo;
         uint64_t open = masks[p[i]] & window & ~taken;
         if (open) {
             taken |= open & (~open + 1);
@@ -415,17 +414,12 @@ static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transposi
  * value read outside the cells a row computed) */
 #define DL_OFF 0x7FFF
 
-/* The bits of a word under `left` (0..64) */
-static inline uint64_t low_bits(size_t left) {
-    return left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
-}
-
 /* What a path on from cell (i, j) costs at least, `left` = m - i and
  * `rest` = n - j symbols of each side to go: the longer less their LCS
  * (an edit, a swap of neighbours included, changes that by one at most:
  * see wb_fz_quick_damerau). That LCS: the zeros of the query's reversed
  * LCS vector over t's last `rest` bytes (`gone`, see damerau) among its
- * first `left` bits (`under`: low_bits(left)), counted by the CPU's
+ * first `left` bits (`under`: wb_fz_low_bits(left)), counted by the CPU's
  * instruction where `counts` (a constant where inlined). */
 static inline size_t path_on(uint64_t gone, uint64_t under, size_t left, size_t rest, bool counts) {
     uint64_t bits = gone & under;
@@ -503,7 +497,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
     /* row 0: a cell past the cut is set off */
     size_t first = n < cut ? n : cut;
     for (size_t j = 0; j <= first; j++) {
-        size_t value = j + path_on(gone[j], low_bits(m), m, n - j, counts) > cut ? DL_OFF : j;
+        size_t value = j + path_on(gone[j], wb_fz_low_bits(m), m, n - j, counts) > cut ? DL_OFF : j;
         h[j] = (uint16_t)value;
         if (value != DL_OFF) {
             lo_now = lo_now == SIZE_MAX ? j : lo_now;
@@ -524,7 +518,7 @@ static inline __attribute__((always_inline)) size_t damerau_cells(wb_fz_quick *q
         rows = i;
         uint8_t c = q->query[i - 1];
         size_t start = lo_now, end = hi_now < n ? hi_now + 1 : n, to_go = m - i;
-        uint64_t under = low_bits(to_go);
+        uint64_t under = wb_fz_low_bits(to_go);
         /* the last column before `start` holding c, where a swap from
          * the row two up may begin (from its cells not set off) */
         size_t l = 0, from = i >= 2 ? (size_t)lo[i - 2] + 1 : start;

@@ -275,11 +275,6 @@ typedef struct {
     uint32_t value_bar[VALUE_BAR_MOST + 1];
     uint32_t bar_seen[VALUE_BAR_MOST + 1];
     uint32_t kept_generation;
-    /* where more is better, the value bars again for pass_over's first
-     * test, by lengths as an index keeps them: those of generation
-     * pass_generation, 0 where not found since (passing none over) */
-    uint32_t pass_bar[WB_LANES_LENGTH_MOST + 1];
-    uint32_t pass_generation;
     bool value_bars, more_is_better;
     /* skip_below's look past the candidate it stops at: those from
      * ahead_from up to ahead_to are passed over, and ahead_to (when
@@ -908,21 +903,19 @@ pass_over(fsearch_job *job, size_t i, size_t end, bool jaro, bool more, bool tok
     const uint32_t generation = job->kept_generation; /* no bar moves it */
     /* Jaro's matches at the bar, its transpositions too (jaro_below) */
     const double tau = jaro ? jaro_tau(job) : 0.0;
-    if (more && job->pass_generation != generation) {
-        memset(job->pass_bar, 0, sizeof job->pass_bar);
-        job->pass_generation = generation;
-    }
     for (; i < end; i++) {
         size_t n = lengths ? lengths[i] : (size_t)(offsets[i + 1] - offsets[i]);
         uint32_t v = values[i];
         if (tokens && (spaced[i / 64] >> (i % 64)) & 1) break;
-        /* most end here: one load, one branch that foretells well */
-        if (more && (jaro ? WB_SEARCH_JARO_MATCHES(v) : v) <
-                        job->pass_bar[n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST])
+        /* most end here, below their length's bar as last found (one
+         * load, a branch that foretells well): a bar only gets stricter,
+         * so one found for an earlier worst kept passes over none that
+         * may rank now; 0 where none was found yet */
+        if (more && n < WB_LANES_LENGTH_MOST &&
+            (jaro ? WB_SEARCH_JARO_MATCHES(v) : v) < job->value_bar[n])
             continue;
         if (n > most || v == WB_SEARCH_NOT_DONE) break;
         if (job->bar_seen[n] != generation) value_bar_now(job, m, n);
-        if (more) job->pass_bar[n] = job->value_bar[n];
         if (past_bar(job, n, jaro ? WB_SEARCH_JARO_MATCHES(v) : v, more, generation) &&
             (!jaro ||
              !jaro_below(m, n, WB_SEARCH_JARO_MATCHES(v), WB_SEARCH_JARO_TRANSPOSITIONS(v), tau)))
