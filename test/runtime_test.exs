@@ -49,6 +49,44 @@ defmodule WellBehaved.RuntimeTest do
     assert_no_live_jobs()
   end
 
+  test "a fuzzy search's values and a cdist matrix are released by the runtime's idle-priority thread" do
+    # 40,000 candidates: 160 KB of values a search (32 bits each), a
+    # matrix of two rows 320 KB, both past WB_RELEASE_LATER_FROM
+    words = for i <- 1..40_000, do: "word#{i}"
+    index = WellBehaved.Fuzzy.Index.new(words)
+    before = Runtime.stats().released_later
+
+    run = fn ->
+      assert [{"word7", _, _} | _] = WellBehaved.Fuzzy.extract("word7", index, limit: 2)
+      matrix = WellBehaved.Fuzzy.cdist(["word1", "word2"], index, as: :binary)
+      byte_size(matrix)
+    end
+
+    assert run.() == 2 * 40_000 * 4
+    # the matrix goes when the VM collects its binary: one search's values,
+    # two rows' values and the matrix
+    :erlang.garbage_collect()
+    eventually(fn -> Runtime.stats().released_later >= before + 4 end)
+
+    # on Linux the thread runs as SCHED_IDLE (policy 5 in /proc's stat):
+    # woken by a scheduler, it never takes that scheduler's CPU
+    if File.dir?("/proc/self/task") do
+      policies =
+        for task <- File.ls!("/proc/self/task"),
+            comm = File.read!("/proc/self/task/#{task}/comm") |> String.trim(),
+            comm in ["wb_idle_release", "wb_releaser"],
+            into: %{} do
+          [_, after_name] =
+            String.split(File.read!("/proc/self/task/#{task}/stat"), ") ", parts: 2)
+
+          {comm, after_name |> String.split() |> Enum.at(38)}
+        end
+
+      assert policies["wb_idle_release"] == "5"
+      assert policies["wb_releaser"] == "0"
+    end
+  end
+
   test "a :threaded job NIF called without a reference to tag its reply raises, and starts nothing" do
     for ref <- [nil, :ref, "ref"] do
       assert_raise ArgumentError, fn ->

@@ -967,6 +967,11 @@ void wb_release_later_blocking(void (*release)(void *arg), void *arg) {
     release(arg);
 }
 
+void wb_release_block_later(void (*release)(void *arg), void *block, size_t bytes) {
+    (void)bytes;
+    if (block) release(block);
+}
+
 void wb_free_later(void *block, size_t bytes) {
     (void)bytes;
     free(block);

@@ -407,11 +407,9 @@ static uint64_t fsearch_setup(const void *args) {
 static void fsearch_destroy(void *state) {
     fsearch_job *job = state;
     if (job->scoring) wb_fz_free(&job->fz);
-    /* here and now, as the Levenshtein searches free theirs: queued for
-     * the releasing thread, a cdist row's 400 KB of values took 31 us on
-     * average to hand over (4 ms at most: the thread woken on this CPU),
-     * against 4-5 us (0.1 ms at most) to free */
-    if (job->lanes_live) wb_search_free_with(&job->lanes, wb_block_free_now);
+    /* off the scheduler, as the Levenshtein searches free theirs: freed
+     * here, 2-5% of a cdist row's 400 KB of values took 60 us or more */
+    if (job->lanes_live) wb_search_free_with(&job->lanes, wb_block_free);
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     wb_fz_quick_free(&job->quick);
     free(job->query);

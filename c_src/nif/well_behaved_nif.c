@@ -55,10 +55,8 @@ void wb_block_free(void *block, size_t bytes) {
     if (!block) return;
     if (bytes > WB_BLOCK_VM_MOST)
         wb_free_later(block, bytes);
-    else if (bytes >= WB_RELEASE_LATER_FROM)
-        wb_release_later(enif_free, block);
     else
-        enif_free(block);
+        wb_release_block_later(enif_free, block, bytes);
 }
 
 /* realloc out of line: GCC's -Wmismatched-dealloc otherwise takes the
