@@ -208,8 +208,12 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
 /* Inside a step: true when the step's time is up (a :yielding slice, a
  * :yielding_dirty interval, the 50 us between checks of the other modes),
  * so a step whose units vary in cost can return before its budget is
- * used. Never true in a :normal run. Each call reads the clock (20-50 ns):
- * call it every microsecond of work or so, not every few nanoseconds. */
+ * used; true already when the work until the next call, as long as the
+ * work since the last (or since the step began), would run further past
+ * the end than now falls short of it, so a step asking at even intervals
+ * ends within half an interval of its time. Never true in a :normal run.
+ * Each call reads the clock (20-50 ns): call it every microsecond of work
+ * or so, not every few nanoseconds. */
 bool wb_slice_spent(void);
 
 /* The slice in force, in nanoseconds: for a NIF of the library's own that

@@ -119,19 +119,27 @@ static int64_t clock_ns(void) {
 }
 
 /* When the step running on this thread should return (clock_ns), or 0
- * while no step runs or the step has no time limit (a :normal run). */
-static _Thread_local int64_t step_deadline;
+ * while no step runs or the step has no time limit (a :normal run); and
+ * when it began or last asked wb_slice_spent. */
+static _Thread_local int64_t step_deadline, step_asked;
 /* :auto's :normal runs too small to time, counted per thread */
 static _Thread_local unsigned untimed_runs;
 
+/* Stops where the step's end falls nearest the deadline: now, when the
+ * work until the next call, as long as the work since the last, would
+ * run further past it than now falls short of it. */
 bool wb_slice_spent(void) {
-    return step_deadline != 0 && clock_ns() >= step_deadline;
+    if (step_deadline == 0) return false;
+    int64_t now = clock_ns(), since = now - step_asked;
+    step_asked = now;
+    return now + since / 2 >= step_deadline;
 }
 
 /* Runs one step of the job within `ns` from `now` (0: no limit). */
 static bool step_within(const wb_job_type *type, void *state, uint64_t budget, uint64_t *used,
                         int64_t now, int64_t ns) {
     step_deadline = ns > 0 ? now + ns : 0;
+    step_asked = now;
     bool done = type->step(state, budget, used);
     step_deadline = 0;
     return done;
