@@ -67,6 +67,7 @@ defmodule WellBehaved.RuntimeTest do
     # two rows' values and the matrix
     :erlang.garbage_collect()
     eventually(fn -> Runtime.stats().released_later >= before + 4 end)
+    eventually(fn -> Runtime.stats().release_pending == 0 end)
 
     # on Linux the thread runs as SCHED_IDLE (policy 5 in /proc's stat):
     # woken by a scheduler, it never takes that scheduler's CPU

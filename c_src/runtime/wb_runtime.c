@@ -1090,6 +1090,7 @@ typedef struct {
     bool sleeping; /* waits for work: a new task wakes it */
     release_task *head, *tail;
     _Atomic uint64_t done;
+    _Atomic int64_t pending; /* queued, not yet done */
 } release_queue;
 
 static release_queue releaser = {.name = "wb_releaser"};
@@ -1121,6 +1122,7 @@ static void *release_worker(void *arg) {
             t->release(t->arg);
             free(t);
             atomic_fetch_add_explicit(&q->done, 1, memory_order_relaxed);
+            atomic_fetch_sub_explicit(&q->pending, 1, memory_order_relaxed);
             t = next;
         }
         enif_mutex_lock(q->lock);
@@ -1147,6 +1149,7 @@ static void queue_release(release_queue *q, void (*release)(void *arg), void *ar
                 q->head = t;
             q->tail = t;
             q->sleeping = false;
+            atomic_fetch_add_explicit(&q->pending, 1, memory_order_relaxed);
         }
         enif_mutex_unlock(q->lock);
         /* the lock and the condition are never destroyed (see
@@ -1372,7 +1375,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         wb_atom(env, "slice_ns"),         wb_atom(env, "slice_source"),
         wb_atom(env, "erlang_turn_ns"),   wb_atom(env, "calibrated_slice_ns"),
         wb_atom(env, "released_later"),   wb_atom(env, "limits"),
-        wb_atom(env, "answered_in_call"),
+        wb_atom(env, "answered_in_call"), wb_atom(env, "release_pending"),
     };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
@@ -1394,6 +1397,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_uint64(env, atomic_load(&releaser.done) + atomic_load(&idler.done)),
         limits_map(env),
         enif_make_uint64(env, atomic_load(&pool.answered_in_call)),
+        enif_make_int64(env, atomic_load(&releaser.pending) + atomic_load(&idler.pending)),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))

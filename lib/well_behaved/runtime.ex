@@ -62,9 +62,11 @@ defmodule WellBehaved.Runtime do
   `limits`: what the C side accepts (its `modes`, `max_job_args`, and the
   slice settings' range, `slice_us_min`..`slice_us_max`), against which
   this module's own checks are tested; and
-  `released_later`: how many large blocks the runtime's own thread has
+  `released_later`: how many large blocks the runtime's own threads have
   given back to the system for jobs and resources, so that no scheduler
-  spends milliseconds on them.
+  spends milliseconds on them, and `release_pending`: how many are handed
+  to them and not given back yet (a benchmark waits for 0 before it
+  measures, so that the previous work's memory is not unmapped meanwhile).
 
   The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
   comes from: `:erlang_turn`, derived from `erlang_turn_ns`, the time this
