@@ -245,7 +245,7 @@ void wb_release_later_blocking(void (*release)(void *arg), void *arg);
  * to WB_RELEASE_IDLE_MOST go to a thread at the system's lowest priority
  * (where it has one), so that handing them over never takes the calling
  * scheduler's CPU (1.5-3 us where a thread of normal priority took 12-24
- * us): for blocks freed on every call, a search's or a batch's. Larger
+ * us): for blocks freed often, a batch's matrix. Larger
  * ones go where wb_release_later's do. Counted in released_later too; not
  * ordered with wb_release_later's. */
 #define WB_RELEASE_LATER_FROM (128 * 1024)

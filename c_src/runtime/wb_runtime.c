@@ -1055,8 +1055,8 @@ static bool pool_start(int nthreads) {
  * long (flushing and closing a file on a stalled disk or pipe) have a
  * thread of their own, so that memory keeps being given back meanwhile.
  *
- * Blocks of up to WB_RELEASE_IDLE_MOST (a search's values, a cdist
- * matrix) go to a third thread, at the system's lowest priority where it
+ * Blocks of up to WB_RELEASE_IDLE_MOST (a cdist matrix, a search's
+ * distances) go to a third thread, at the system's lowest priority where it
  * has one (Linux's SCHED_IDLE): woken by a scheduler thread, a thread of
  * normal priority took that scheduler's CPU at once, and handing a cdist
  * matrix of 400 KB over took 24 us on average (12 with the wake-up after
