@@ -62,10 +62,11 @@ defmodule WellBehaved.Runtime do
   `limits`: what the C side accepts (its `modes`, `max_job_args`, and the
   slice settings' range, `slice_us_min`..`slice_us_max`), against which
   this module's own checks are tested; and
-  `released_later`: how many large blocks the runtime's own threads have
-  given back to the system for jobs and resources, so that no scheduler
-  spends milliseconds on them, and `release_pending`: how many are handed
-  to them and not given back yet (a benchmark waits for 0 before it
+  `released_later`: how many large blocks handed to the runtime's own
+  threads, so that no scheduler spends milliseconds on them, have been
+  given back to the system (by those threads, or where they were handed
+  when no thread could take them), and `release_pending`: how many are
+  handed to the threads and not given back yet (a benchmark waits for 0 before it
   measures, so that the previous work's memory is not unmapped meanwhile).
 
   The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
