@@ -77,6 +77,30 @@ defmodule WellBehaved.LabMeasureTest do
       assert j.note == "fewer than #{n} quiet repeats"
     end
 
+    test "a repeat whose baseline ran far later than in the others is disturbed, the cell's own lateness is not" do
+      # pure Erlang's p99 (ms) per repeat, the cell's 0.1 ms throughout:
+      # repeat 4's baseline 10x the others', its ratio 0.1
+      bases = [0.1, 0.11, 0.09, 1.0, 0.1]
+      pairs = for b <- bases, do: %{ratio: 0.1 / b, base: b, noisy: false}
+      j = Verdict.judge(pairs, 1.5)
+      assert Enum.map(j.pairs, & &1.noisy) == [false, false, false, true, false]
+      assert j.disturbed and length(j.used) == 4
+      refute 0.1 in j.ratios
+
+      # at 3x the median, not over it: kept
+      kept =
+        Verdict.mark_baselines(for b <- [0.1, 0.1, 0.3], do: %{ratio: 1.0, base: b, noisy: false})
+
+      refute Enum.any?(kept, & &1.noisy)
+
+      # a late cell is not left out: it may be the cell's doing
+      late = [%{ratio: 20.0, base: 0.1, noisy: false} | tl(pairs)]
+      assert 20.0 in Verdict.judge(late, 1.5).ratios
+
+      # without a baseline in every pair, nothing is marked
+      assert Verdict.mark_baselines(pairs([1.0, 1.0])) == pairs([1.0, 1.0])
+    end
+
     test "too few repeats give figures but no verdict; none give nothing" do
       n = Verdict.min_repeats()
       j = Verdict.judge(pairs(List.duplicate(3.0, n - 1)), 1.5)

@@ -7,6 +7,8 @@ defmodule WellBehaved.LabSearchTest do
 
   @methods WellBehaved.Lab.Search.Plan.methods()
 
+  doctest WellBehaved.Lab.Search.Fuzzy
+
   # codepoint: nearest_index_codepoint's time over nearest_index's
   defp summary(index_ns, speedup, low, codepoint) do
     rows =
@@ -166,6 +168,63 @@ defmodule WellBehaved.LabSearchTest do
     p = Search.Fuzzy.pace_summary([3.0, 1.5, 2.0, 2.5])
     assert p.low == 1.5 and p.high == 3.0 and p.spread == 2.0
     assert p.ns == Stats.median([3.0, 1.5, 2.0, 2.5])
+    # 1.5 and 1.875 at most: within 1.25x of the fastest
+    assert p.rounds == 4 and p.steady_rounds == 1
+  end
+
+  test "the steady rounds: within the pace's spread of the fastest, figures over at least three" do
+    max = Search.Fuzzy.pace_spread_max()
+    paces = [4.0, 4.0 * max, 4.0 * max * 1.01, 8.0, 4.1]
+    steady = Search.Fuzzy.steady_rounds(paces)
+    assert steady == [true, true, false, false, true]
+
+    # a scorer's times in those rounds: the slow rounds left out
+    assert Search.Fuzzy.steady_figures([9.0, 9.5, 20.0, 30.0, 8.0], steady) ==
+             %{steady_ns: 9.0, steady_low: 8.0, steady_high: 9.5}
+
+    # two steady rounds are too few
+    assert Search.Fuzzy.steady_figures([9.0, 20.0, 8.0], [true, false, true]) ==
+             %{steady_ns: nil, steady_low: nil, steady_high: nil}
+  end
+
+  test "fuzzy targets: judged on the steady rounds' medians when three or more rounds ran at the steady pace" do
+    f = fuzzy(100_000, 12.0, 1.85, :within)
+    steady = fn row, ns -> Map.merge(row, %{steady_ns: ns, steady_low: ns, steady_high: ns}) end
+    # ratio over the bound over all rounds, within it over the steady ones
+    rows = Enum.map(f.scorers, &steady.(&1, if(&1.method == :ratio, do: 9.0, else: &1.ns)))
+    # 4 of 6 rounds steady
+    pace = Search.Fuzzy.pace_summary([4.0, 4.2, 4.4, 4.1, 9.0, 12.0])
+    f = %{f | scorers: rows} |> Map.put(:pace, pace)
+
+    [ns | _] = Search.Analysis.fuzzy_targets(f)
+    assert ns.met
+
+    assert ns.measured ==
+             "2 of 2 within over the 4 of 6 rounds at the machine's steady pace " <>
+               "(1 of 2 over all rounds) (0 of 2 on the first query after other work)"
+
+    # a steady figure over the bound is over, named by it
+    rows = Enum.map(rows, &if(&1.method == :hamming, do: steady.(&1, 10.5), else: &1))
+    [ns | _] = Search.Analysis.fuzzy_targets(%{f | scorers: rows})
+    refute ns.met
+
+    assert ns.measured =~ "1 of 2 within over the 4 of 6 rounds" and
+             ns.measured =~ "slowest hamming 11 ns"
+
+    refute ns.measured =~ "told apart"
+
+    # two steady rounds: all rounds' medians, ratio's not told apart from the bound
+    few = Map.put(f, :pace, Search.Fuzzy.pace_summary([4.0, 4.2, 9.0, 12.0]))
+    few = %{few | scorers: Enum.map(few.scorers, &%{&1 | low: min(&1.low, 8.0)})}
+    [ns | _] = Search.Analysis.fuzzy_targets(few)
+    refute ns.met
+    assert ns.measured =~ "1 not told apart from the bound (ratio 12.0, fastest 8.0)"
+    refute ns.measured =~ "steady pace"
+
+    # every round steady: the steady medians are all rounds', said once
+    all = Map.put(f, :pace, Search.Fuzzy.pace_summary([4.0, 4.2, 4.4]))
+    [ns | _] = Search.Analysis.fuzzy_targets(all)
+    assert ns.measured =~ "2 of 2 within (0 of 2"
   end
 
   test "rapidfuzz's figures: the program's lines parsed, beside ours in the report" do
@@ -203,6 +262,10 @@ defmodule WellBehaved.LabSearchTest do
     # too few quiet repeats: no verdict
     j = WellBehaved.Lab.Search.Lateness.judge(windows(tl(quiet) ++ [{1.0, 1.0, true}]))
     assert %{repeats_used: 3, verdict: :not_distinguishable} = j
+
+    # pure Erlang's p99 out of line in repeat 4: disturbed, left out
+    j = WellBehaved.Lab.Search.Lateness.judge(windows(quiet ++ [{1.0, 9.0, false}]))
+    assert %{repeats_used: 3, ratio: 1.0, disturbed: [4]} = j
 
     # no ticker p99: nothing measured
     assert %{verdict: :not_measured, ratio: nil, repeats_used: 0} =

@@ -2,6 +2,9 @@ defmodule WellBehaved.Lab.Measure.Verdict do
   # a verdict needs this many repeats, and this many quiet ones for the
   # disturbed ones to be left out
   @min_repeats 3
+  # a repeat whose baseline ran this many times later than the baseline's
+  # median over the repeats was disturbed
+  @base_outlier 3
 
   @moduledoc """
   The lab's verdict rule on repeats: a cell measured several times, each
@@ -9,7 +12,8 @@ defmodule WellBehaved.Lab.Measure.Verdict do
   of the two judged against an upper bound.
 
   Repeats disturbed by other work (a noisy window of the cell or of its
-  baseline, see `WellBehaved.Lab.Measure.Window`) are left out when at
+  baseline, see `WellBehaved.Lab.Measure.Window`, or a baseline far out of
+  line with its other repeats, see `mark_baselines/1`) are left out when at
   least #{@min_repeats} quiet ones remain. Otherwise every repeat is kept
   for the figures, but there is no verdict: with fewer than
   #{@min_repeats} repeats, or with a disturbed one among those kept, the
@@ -24,12 +28,14 @@ defmodule WellBehaved.Lab.Measure.Verdict do
   alias WellBehaved.Lab.Stats
 
   @typedoc """
-  A repeat: its ratio to the baseline and whether either window was noisy
-  (other keys are kept).
+  A repeat: its ratio to the baseline, whether either window was noisy,
+  and optionally the baseline's own figure (`base`, see `mark_baselines/1`;
+  other keys are kept).
   """
   @type pair :: %{
           required(:ratio) => number(),
           required(:noisy) => boolean(),
+          optional(:base) => number(),
           optional(any()) => any()
         }
 
@@ -37,6 +43,7 @@ defmodule WellBehaved.Lab.Measure.Verdict do
 
   @typedoc "What `judge/2` makes of a cell's repeats."
   @type t :: %{
+          pairs: [pair()],
           used: [pair()],
           ratios: [number()],
           ratio: number(),
@@ -53,9 +60,9 @@ defmodule WellBehaved.Lab.Measure.Verdict do
 
   @doc """
   Judges a cell's repeats (`pairs`) against `bound`; nil when there is no
-  pair. `used` are the repeats the figures rest on, `disturbed` says
-  whether any repeat was noisy (left out or not), and `note` why there is
-  no verdict, if so.
+  pair. `pairs` are the repeats as judged (`mark_baselines/1`), `used` the
+  ones the figures rest on, `disturbed` says whether any repeat was noisy
+  (left out or not), and `note` why there is no verdict, if so.
 
       iex> pairs = for r <- [0.6, 0.7, 0.8], do: %{ratio: r, noisy: false}
       iex> WellBehaved.Lab.Measure.Verdict.judge(pairs ++ [%{ratio: 9.0, noisy: true}], 1.5)
@@ -66,6 +73,7 @@ defmodule WellBehaved.Lab.Measure.Verdict do
   def judge([], _bound), do: nil
 
   def judge(pairs, bound) do
+    pairs = mark_baselines(pairs)
     quiet = Enum.reject(pairs, & &1.noisy)
     used = if length(quiet) >= @min_repeats, do: quiet, else: pairs
     ratios = Enum.map(used, & &1.ratio)
@@ -84,6 +92,7 @@ defmodule WellBehaved.Lab.Measure.Verdict do
       end
 
     %{
+      pairs: pairs,
       used: used,
       ratios: ratios,
       ratio: Stats.median(ratios),
@@ -93,6 +102,30 @@ defmodule WellBehaved.Lab.Measure.Verdict do
       note: note,
       disturbed: length(quiet) < length(pairs)
     }
+  end
+
+  @doc """
+  Marks as noisy each repeat whose baseline (`base`: the same work in every
+  repeat, e.g. pure Erlang's ticker p99) is more than #{@base_outlier}x the median
+  of the repeats' baselines. The noise check reads the CPU counters and
+  the stalls it can see; a host can slow the VM down for a whole window
+  without either (pure Erlang's p99 at 0.4-2.6 ms in a window, 0.06-0.1 ms
+  in the others of the same run), and such a baseline makes its repeat's
+  ratio look better than the cell is. Left as they are without a `base`
+  in every pair.
+
+      iex> pairs = for b <- [0.07, 0.08, 0.9], do: %{ratio: 0.08 / b, base: b, noisy: false}
+      iex> WellBehaved.Lab.Measure.Verdict.mark_baselines(pairs) |> Enum.map(& &1.noisy)
+      [false, false, true]
+  """
+  @spec mark_baselines([pair()]) :: [pair()]
+  def mark_baselines(pairs) do
+    if pairs != [] and Enum.all?(pairs, &is_number(Map.get(&1, :base))) do
+      most = @base_outlier * Stats.median(Enum.map(pairs, & &1.base))
+      Enum.map(pairs, &%{&1 | noisy: &1.noisy or &1.base > most})
+    else
+      pairs
+    end
   end
 
   @doc """

@@ -75,20 +75,30 @@ defmodule WellBehaved.Lab.Search.Analysis do
   #{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one (the lower end of the interval), and
   `:auto`'s ticker within the bound of pure Erlang while cdist runs.
 
-  When the machine's pace varied across the rounds by more than
-  #{WellBehaved.Lab.Search.Fuzzy.pace_spread_max()}x (`pace`), a scorer over the bound whose
+  A scorer's figure is its median over the rounds at the machine's steady
+  pace (`steady_ns`, `WellBehaved.Lab.Search.Fuzzy.steady_rounds/1`) when
+  #{WellBehaved.Lab.Measure.Verdict.min_repeats()} rounds or more ran at it, else its median over all rounds.
+  In that case, when the machine's pace varied across the rounds by more
+  than #{WellBehaved.Lab.Search.Fuzzy.pace_spread_max()}x (`pace`), a scorer over the bound whose
   fastest round was within it is counted apart, not told apart from the
-  bound: the target is met only with every scorer's median within.
+  bound: the target is met only with every scorer's figure within.
   """
   @spec fuzzy_targets(map()) :: [map()]
   def fuzzy_targets(fuzzy) do
     full = fuzzy.candidates == 100_000
     ns_bound = WellBehaved.Lab.Search.Fuzzy.ns_bound()
     scorers = Enum.reject(fuzzy.scorers, &(&1.method == :levenshtein_nearest))
-    over = Enum.filter(scorers, &(&1.ns > ns_bound))
     pace = Map.get(fuzzy, :pace)
-    unsteady = pace != nil and pace.spread > WellBehaved.Lab.Search.Fuzzy.pace_spread_max()
+    steady = steady_figures?(pace, scorers)
+    figure = if steady, do: & &1.steady_ns, else: & &1.ns
+    over = Enum.filter(scorers, &(figure.(&1) > ns_bound))
+
+    unsteady =
+      not steady and pace != nil and
+        pace.spread > WellBehaved.Lab.Search.Fuzzy.pace_spread_max()
+
     {unclear, clear_over} = Enum.split_with(over, &(unsteady and &1.low <= ns_bound))
+    all_within = Enum.count(scorers, &(&1.ns <= ns_bound))
     cold_within = Enum.count(scorers, &(&1.cold_ns <= ns_bound))
     c = fuzzy.cdist
     l = fuzzy.lateness
@@ -101,17 +111,18 @@ defmodule WellBehaved.Lab.Search.Analysis do
         measured:
           if(full,
             do:
-              "#{length(scorers) - length(over)} of #{length(scorers)} within " <>
-                "(#{cold_within} of #{length(scorers)} on the first query after other work)" <>
+              "#{length(scorers) - length(over)} of #{length(scorers)} within" <>
+                rounds_text(steady, pace, all_within, length(scorers)) <>
+                " (#{cold_within} of #{length(scorers)} on the first query after other work)" <>
                 unclear_text(unclear, pace) <>
                 if(clear_over == [],
                   do: "",
                   else:
                     "; slowest " <>
                       Enum.map_join(
-                        Enum.take(Enum.sort_by(clear_over, &(-&1.ns)), 3),
+                        Enum.take(Enum.sort_by(clear_over, &(-figure.(&1))), 3),
                         ", ",
-                        &"#{&1.method} #{fmt(&1.ns, 0)} ns"
+                        &"#{&1.method} #{fmt(figure.(&1), 0)} ns"
                       )
                 ),
             else: "-"
@@ -139,6 +150,22 @@ defmodule WellBehaved.Lab.Search.Analysis do
       }
     ]
   end
+
+  # whether the scorers' figures are their medians over the steady rounds:
+  # enough of them (results of runs before have no steady figures)
+  defp steady_figures?(pace, scorers) do
+    pace != nil and
+      Map.get(pace, :steady_rounds, 0) >= WellBehaved.Lab.Measure.Verdict.min_repeats() and
+      Enum.all?(scorers, &is_number(Map.get(&1, :steady_ns)))
+  end
+
+  # which rounds the figures are over, when not all of them
+  defp rounds_text(true, %{steady_rounds: k, rounds: n}, all_within, count) when k < n,
+    do:
+      " over the #{k} of #{n} rounds at the machine's steady pace " <>
+        "(#{all_within} of #{count} over all rounds)"
+
+  defp rounds_text(_steady, _pace, _all_within, _count), do: ""
 
   defp unclear_text([], _pace), do: ""
 

@@ -30,9 +30,15 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       phase of the machine is not, lasting minutes). A noise check that times a
       scalar loop can read "quiet" while searches run 2-3x slower for
       minutes (the host's other tenants share the vector units and the
-      caches); when the rounds' paces differ by more than #{@pace_spread_max}x, a
-      scorer over the bound whose fastest round was within it is not told
-      apart from it (`WellBehaved.Lab.Search.Analysis.fuzzy_targets/1`);
+      caches). The rounds whose pace is within #{@pace_spread_max}x of the
+      fastest round's ran at the machine's steady pace (`steady_rounds/1`);
+      with #{WellBehaved.Lab.Measure.Verdict.min_repeats()} of them or more, each scorer's median over them
+      (`steady_ns`) is the one the target is judged on, as a window
+      disturbed by other work is left out of a lateness verdict
+      (`WellBehaved.Lab.Measure.Verdict`); with fewer, and the rounds'
+      paces differing by more than #{@pace_spread_max}x, a scorer over the
+      bound whose fastest round was within it is not told apart from it
+      (`WellBehaved.Lab.Search.Analysis.fuzzy_targets/1`);
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
       against the set with `scorer: :ratio`, `as: :binary`, with one
       worker and with one per scheduler, in pairs run one after the other
@@ -159,24 +165,64 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       end
 
     runs = Enum.map(rounds, &elem(&1, 0))
+    paces = Enum.map(rounds, &elem(&1, 1))
+    steady = steady_rounds(paces)
 
     rows =
       for method <- methods do
         warm = Enum.map(runs, &elem(&1[method], 1))
         cold = Enum.map(runs, &elem(&1[method], 0))
 
-        %{
-          method: method,
-          ns: Stats.median(warm),
-          low: Enum.min(warm),
-          high: Enum.max(warm),
-          cold_ns: Stats.median(cold),
-          cold_low: Enum.min(cold),
-          cold_high: Enum.max(cold)
-        }
+        Map.merge(
+          %{
+            method: method,
+            ns: Stats.median(warm),
+            low: Enum.min(warm),
+            high: Enum.max(warm),
+            cold_ns: Stats.median(cold),
+            cold_low: Enum.min(cold),
+            cold_high: Enum.max(cold)
+          },
+          steady_figures(warm, steady)
+        )
       end
 
-    {rows, Enum.map(rounds, &elem(&1, 1))}
+    {rows, paces}
+  end
+
+  @doc """
+  Which of the rounds ran at the machine's steady pace: those whose pace
+  (`paces`, one a round, ns per candidate) is within #{@pace_spread_max}x of the
+  fastest round's, as booleans in the rounds' order.
+
+      iex> WellBehaved.Lab.Search.Fuzzy.steady_rounds([4.0, 4.9, 5.1, 9.0])
+      [true, true, false, false]
+  """
+  @spec steady_rounds([number()]) :: [boolean()]
+  def steady_rounds(paces) do
+    fastest = Enum.min(paces)
+    Enum.map(paces, &(&1 <= fastest * @pace_spread_max))
+  end
+
+  @doc """
+  A scorer's figures over the steady rounds (`steady`, as
+  `steady_rounds/1` gives them) of its `times` (one a round): their
+  median and range, or nils with fewer than
+  #{WellBehaved.Lab.Measure.Verdict.min_repeats()} steady rounds.
+  """
+  @spec steady_figures([number()], [boolean()]) :: %{
+          steady_ns: number() | nil,
+          steady_low: number() | nil,
+          steady_high: number() | nil
+        }
+  def steady_figures(times, steady) do
+    kept = for {t, true} <- Enum.zip(times, steady), do: t
+
+    if length(kept) >= WellBehaved.Lab.Measure.Verdict.min_repeats() do
+      %{steady_ns: Stats.median(kept), steady_low: Enum.min(kept), steady_high: Enum.max(kept)}
+    else
+      %{steady_ns: nil, steady_low: nil, steady_high: nil}
+    end
   end
 
   # the pace check's search, in ns per candidate of its own
@@ -188,7 +234,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
   @doc """
   The rounds' paces (ns per candidate of the pace check's search, one a
-  round): their median, range and spread (slowest / fastest).
+  round): their median, range and spread (slowest / fastest), how many
+  rounds there were and how many ran at the steady pace
+  (`steady_rounds/1`).
   """
   @spec pace_summary([number()]) :: map()
   def pace_summary(paces) do
@@ -199,7 +247,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       ns: Stats.median(paces),
       low: low,
       high: Enum.max(paces),
-      spread: Enum.max(paces) / max(low, 1.0e-9)
+      spread: Enum.max(paces) / max(low, 1.0e-9),
+      rounds: length(paces),
+      steady_rounds: Enum.count(steady_rounds(paces), & &1)
     }
   end
 

@@ -76,20 +76,35 @@ defmodule WellBehaved.Lab.Search.Lateness do
   The verdict on the repeats (`windows`): each repeat's `:auto` p99 over
   its pure-Erlang p99, judged against the bound by
   `WellBehaved.Lab.Measure.Verdict`; `:not_measured` without a pair.
+  `disturbed` are the repeats (numbered from 1) the verdict took as
+  disturbed: a noisy window, or pure Erlang's p99 out of line with its
+  other repeats'.
   """
   @spec judge([map()]) :: map()
   def judge(windows) do
     pairs =
-      for w <- windows, is_number(w.auto.p99_ms) and is_number(w.erlang.p99_ms) do
+      for {w, repeat} <- Enum.with_index(windows, 1),
+          is_number(w.auto.p99_ms) and is_number(w.erlang.p99_ms) do
+        erlang = max(w.erlang.p99_ms, 0.001)
+
         %{
-          ratio: w.auto.p99_ms / max(w.erlang.p99_ms, 0.001),
+          repeat: repeat,
+          ratio: w.auto.p99_ms / erlang,
+          base: erlang,
           noisy: w.auto.noisy or w.erlang.noisy
         }
       end
 
     case Verdict.judge(pairs, Plan.bound()) do
       nil ->
-        %{repeats_used: 0, ratio: nil, ratio_low: nil, ratio_high: nil, verdict: :not_measured}
+        %{
+          repeats_used: 0,
+          ratio: nil,
+          ratio_low: nil,
+          ratio_high: nil,
+          verdict: :not_measured,
+          disturbed: []
+        }
 
       j ->
         %{
@@ -97,7 +112,8 @@ defmodule WellBehaved.Lab.Search.Lateness do
           ratio: j.ratio,
           ratio_low: j.ratio_low,
           ratio_high: j.ratio_high,
-          verdict: j.verdict
+          verdict: j.verdict,
+          disturbed: for(p <- j.pairs, p.noisy, do: p.repeat)
         }
     end
   end

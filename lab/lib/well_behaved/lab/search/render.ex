@@ -44,11 +44,17 @@ defmodule WellBehaved.Lab.Search.Render do
 
     l = result.lateness
 
+    # results of runs before the verdict named them have no `disturbed`
+    disturbed = Map.get(l, :disturbed, [])
+
     lateness_rows =
       for {w, i} <- Enum.with_index(l.windows, 1) do
         [
           Integer.to_string(i) <>
-            if(w.auto.noisy or w.erlang.noisy, do: " (disturbed)", else: ""),
+            if(w.auto.noisy or w.erlang.noisy or i in disturbed,
+              do: " (disturbed)",
+              else: ""
+            ),
           ms(w.auto.p99_ms),
           ms(w.erlang.p99_ms),
           ms(w.normal.p99_ms),
@@ -86,6 +92,7 @@ defmodule WellBehaved.Lab.Search.Render do
   @scorer_columns [
     "scorer",
     "ns, query repeated",
+    "steady rounds",
     "ns, first query after other work",
     "rapidfuzz cached",
     "rapidfuzz multi",
@@ -101,11 +108,21 @@ defmodule WellBehaved.Lab.Search.Render do
       [
         "`#{r.method}`",
         "#{fmt(r.ns, 1)} (#{fmt(r.low, 1)}-#{fmt(r.high, 1)})",
+        steady_cell(r),
         "#{fmt(r.cold_ns, 1)} (#{fmt(r.cold_low, 1)}-#{fmt(r.cold_high, 1)})",
         if(cached, do: fmt(cached, 1), else: "-"),
         if(multi, do: fmt(multi, 1), else: "-"),
         if(best, do: "#{fmt(r.ns / best, 2)}x", else: "-")
       ]
+    end
+  end
+
+  # the median (range) over the steady rounds; results of runs before
+  # have none, and fewer than enough steady rounds give nils
+  defp steady_cell(r) do
+    case Map.get(r, :steady_ns) do
+      nil -> "-"
+      ns -> "#{fmt(ns, 1)} (#{fmt(r.steady_low, 1)}-#{fmt(r.steady_high, 1)})"
     end
   end
 
@@ -140,9 +157,24 @@ defmodule WellBehaved.Lab.Search.Render do
     """
     The machine's pace through these rounds (the ratio over #{p.candidates} of the
     candidates, timed at each round's start and end): #{fmt(p.ns, 2)} ns per candidate
-    (#{fmt(p.low, 2)}-#{fmt(p.high, 2)} over the rounds), #{verdict}.
+    (#{fmt(p.low, 2)}-#{fmt(p.high, 2)} over the rounds), #{verdict}.#{steady_note(p)}
     """
   end
+
+  # results of runs before the steady rounds have none
+  defp steady_note(%{steady_rounds: k, rounds: n}) do
+    least = WellBehaved.Lab.Measure.Verdict.min_repeats()
+    within = WellBehaved.Lab.Search.Fuzzy.pace_spread_max()
+
+    " #{k} of #{n} rounds ran at the machine's steady pace (within #{within}x of the " <>
+      "fastest round's): `steady rounds` gives the medians (ranges) over them" <>
+      if(k >= least,
+        do: ", the figures the target is judged on.",
+        else: " when there are #{least} or more (-: fewer)."
+      )
+  end
+
+  defp steady_note(_before), do: ""
 
   defp rapidfuzz_note(%{available: true}) do
     """
