@@ -201,7 +201,7 @@ defmodule WellBehaved.LabSearchTest do
 
     assert ns.measured ==
              "2 of 2 within over the 4 of 6 rounds at the machine's steady pace " <>
-               "(1 of 2 over all rounds) (0 of 2 on the first query after other work)"
+               "(1 of 2 over all rounds, 0 of 2 on the first query after other work)"
 
     # a steady figure over the bound is over, named by it
     rows = Enum.map(rows, &if(&1.method == :hamming, do: steady.(&1, 10.5), else: &1))

@@ -112,8 +112,9 @@ defmodule WellBehaved.Lab.Search.Analysis do
           if(full,
             do:
               "#{length(scorers) - length(over)} of #{length(scorers)} within" <>
-                rounds_text(steady, pace, all_within, length(scorers)) <>
-                " (#{cold_within} of #{length(scorers)} on the first query after other work)" <>
+                rounds_text(steady, pace) <>
+                " (#{all_text(steady, pace, all_within, length(scorers))}" <>
+                "#{cold_within} of #{length(scorers)} on the first query after other work)" <>
                 unclear_text(unclear, pace) <>
                 if(clear_over == [],
                   do: "",
@@ -159,13 +160,17 @@ defmodule WellBehaved.Lab.Search.Analysis do
       Enum.all?(scorers, &is_number(Map.get(&1, :steady_ns)))
   end
 
-  # which rounds the figures are over, when not all of them
-  defp rounds_text(true, %{steady_rounds: k, rounds: n}, all_within, count) when k < n,
-    do:
-      " over the #{k} of #{n} rounds at the machine's steady pace " <>
-        "(#{all_within} of #{count} over all rounds)"
+  # which rounds the figures are over, when not all of them, and how many
+  # were within over all rounds then
+  defp rounds_text(true, %{steady_rounds: k, rounds: n}) when k < n,
+    do: " over the #{k} of #{n} rounds at the machine's steady pace"
 
-  defp rounds_text(_steady, _pace, _all_within, _count), do: ""
+  defp rounds_text(_steady, _pace), do: ""
+
+  defp all_text(true, %{steady_rounds: k, rounds: n}, all_within, count) when k < n,
+    do: "#{all_within} of #{count} over all rounds, "
+
+  defp all_text(_steady, _pace, _all_within, _count), do: ""
 
   defp unclear_text([], _pace), do: ""
 

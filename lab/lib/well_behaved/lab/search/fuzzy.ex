@@ -3,6 +3,10 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
   # most the rounds' paces may differ by for the figures to be told apart
   @pace_candidates 20_000
   @pace_spread_max 1.25
+  # the scorers' rounds are short (every scorer once, twice over: tens of
+  # ms on 100,000 candidates): this many times the plan's rounds, so that
+  # the rounds at the machine's steady pace are a sample, not a few
+  @scorer_rounds_scale 5
 
   @moduledoc """
   The search suite's fuzzy-matching part, on the suite's first candidate
@@ -11,7 +15,8 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     * every scorer of `WellBehaved.Fuzzy`, one query against a
       `WellBehaved.Fuzzy.Index` of the set (`extract/3`, limit 5, the
       scorer's normalized similarity), and `Levenshtein.nearest/3` on a
-      `Levenshtein.Index` (the older search) in the same rounds: every
+      `Levenshtein.Index` (the older search) in the same rounds
+      (#{@scorer_rounds_scale} times the plan's `rounds_one`: a round is short): every
       method once a round, in an order shuffled anew for each round, its
       query timed twice in a row: first after the other methods' work
       (`cold`: its index's batches come from memory, as for a query
@@ -21,7 +26,8 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       the ranges; rapidfuzz-cpp's scorers on the same set and query
       beside them (`WellBehaved.Lab.Search.Rapidfuzz`, when built); and
       the token scorers again on as many candidates of 2-3 words (one-word
-      candidates make them the ratio), with rapidfuzz's;
+      candidates make them the ratio), with rapidfuzz's, in the plan's
+      `rounds_one` (their rounds are long);
     * the machine's pace through those rounds: a fixed search (the ratio
       over the set's first #{@pace_candidates} candidates, the same kind of work),
       timed three times at the start and three at the end of each round;
@@ -84,8 +90,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
     [query | _] = queries
     methods = [:levenshtein_nearest | Fuzzy.Call.scorers()]
     pace = pace(candidates, query)
-    progress.("fuzzy scorers, #{count} candidates: #{plan.rounds_one} rounds")
-    {scorers, paces} = scorers(methods, index, old, query, count, plan.rounds_one, pace)
+    rounds = @scorer_rounds_scale * plan.rounds_one
+    progress.("fuzzy scorers, #{count} candidates: #{rounds} rounds")
+    {scorers, paces} = scorers(methods, index, old, query, count, rounds, pace)
     progress.("rapidfuzz-cpp's scorers, #{count} candidates: #{plan.rounds_one} rounds")
     rapidfuzz = Rapidfuzz.run(candidates, query, plan.rounds_one)
 

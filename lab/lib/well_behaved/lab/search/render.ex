@@ -139,14 +139,15 @@ defmodule WellBehaved.Lab.Search.Render do
 
     #{Markdown.table(@scorer_columns, scorer_rows(words.scorers, words.rapidfuzz))}
 
-    #{pace_note(Map.get(words, :pace))}
+    #{pace_note(Map.get(words, :pace), false)}
     """
   end
 
-  # results of runs before the pace check have none
-  defp pace_note(nil), do: ""
+  # results of runs before the pace check have none; `target`: whether a
+  # target is judged on these rounds
+  defp pace_note(nil, _target), do: ""
 
-  defp pace_note(p) do
+  defp pace_note(p, target) do
     verdict =
       if p.spread > WellBehaved.Lab.Search.Fuzzy.pace_spread_max(),
         do:
@@ -157,24 +158,25 @@ defmodule WellBehaved.Lab.Search.Render do
     """
     The machine's pace through these rounds (the ratio over #{p.candidates} of the
     candidates, timed at each round's start and end): #{fmt(p.ns, 2)} ns per candidate
-    (#{fmt(p.low, 2)}-#{fmt(p.high, 2)} over the rounds), #{verdict}.#{steady_note(p)}
+    (#{fmt(p.low, 2)}-#{fmt(p.high, 2)} over the rounds), #{verdict}.#{steady_note(p, target)}
     """
   end
 
   # results of runs before the steady rounds have none
-  defp steady_note(%{steady_rounds: k, rounds: n}) do
+  defp steady_note(%{steady_rounds: k, rounds: n}, target) do
     least = WellBehaved.Lab.Measure.Verdict.min_repeats()
     within = WellBehaved.Lab.Search.Fuzzy.pace_spread_max()
 
     " #{k} of #{n} rounds ran at the machine's steady pace (within #{within}x of the " <>
       "fastest round's): `steady rounds` gives the medians (ranges) over them" <>
-      if(k >= least,
-        do: ", the figures the target is judged on.",
-        else: " when there are #{least} or more (-: fewer)."
-      )
+      cond do
+        k < least -> " when there are #{least} or more (-: fewer)."
+        target -> ", the figures the target is judged on."
+        true -> "."
+      end
   end
 
-  defp steady_note(_before), do: ""
+  defp steady_note(_before, _target), do: ""
 
   defp rapidfuzz_note(%{available: true}) do
     """
@@ -222,7 +224,7 @@ defmodule WellBehaved.Lab.Search.Render do
 
     #{Markdown.table(@scorer_columns, rows)}
 
-    #{pace_note(Map.get(f, :pace))}
+    #{pace_note(Map.get(f, :pace), true)}
 
     #{rapidfuzz_note(Map.get(f, :rapidfuzz))}
     #{words_markdown(words, f.candidates)}
