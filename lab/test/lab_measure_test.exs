@@ -89,7 +89,7 @@ defmodule WellBehaved.LabMeasureTest do
 
       # at 3x the median, not over it: kept
       kept =
-        Verdict.mark_baselines(for b <- [0.1, 0.1, 0.3], do: %{ratio: 1.0, base: b, noisy: false})
+        Verdict.mark_baselines(for b <- [1.0, 1.0, 3.0], do: %{ratio: 1.0, base: b, noisy: false})
 
       refute Enum.any?(kept, & &1.noisy)
 
