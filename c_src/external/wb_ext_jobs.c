@@ -973,8 +973,7 @@ void wb_release_block_later(void (*release)(void *arg), void *block, size_t byte
 }
 
 void wb_free_later(void *block, size_t bytes) {
-    (void)bytes;
-    free(block);
+    wb_release_block_later(free, block, bytes);
 }
 
 /* The NIF library's entry points, for the same source built as a server:

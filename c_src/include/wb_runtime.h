@@ -212,6 +212,8 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
  * work since the last (or since the step began), would run further past
  * the end than now falls short of it, so a step asking at even intervals
  * ends within half an interval of its time. Never true in a :normal run.
+ * In a server program (:external) a step has 1 ms, and this is true once
+ * it is past, the step's exact end mattering to no scheduler there.
  * Each call reads the clock (20-50 ns): call it every microsecond of work
  * or so, not every few nanoseconds. */
 bool wb_slice_spent(void);
