@@ -9,7 +9,9 @@ defmodule WellBehaved.Fuzzy.Index do
   the old one as it was (both share what did not change; an index split
   over nodes, see `new/2`, is changed where its shards are). Its entries are
   `{key, candidate}`, in the order they came in; a candidate given without
-  a key gets the next position as its key (0, 1, ...). It enumerates
+  a key gets the next position as its key (0, 1, ..., each entry taking
+  one; and past every integer key in 0..2^63-1 the index was given, so
+  never the key of an entry). It enumerates
   (`Enum.to_list/1` gives the entries), and `dump/1` makes it a binary
   that `load/1` makes an index again, on this node or another.
 
@@ -42,6 +44,7 @@ defmodule WellBehaved.Fuzzy.Index do
   """
 
   alias WellBehaved.{Native, Options}
+  alias WellBehaved.Fuzzy.Index.Dump
   alias WellBehaved.Fuzzy.Processor
   alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search, Shard}
 
@@ -49,7 +52,7 @@ defmodule WellBehaved.Fuzzy.Index do
   @add "WellBehaved.Fuzzy.Index.add/2"
   @dump "WellBehaved.Fuzzy.Index.dump/1"
   @load "WellBehaved.Fuzzy.Index.load/2"
-  @dump_version 1
+  @load_options [:nodes, :timeout, :max_bytes]
 
   @enforce_keys [:segments, :size, :next, :processor]
   defstruct [:segments, :size, :next, :processor, shards: nil, timeout: 5_000]
@@ -137,7 +140,8 @@ defmodule WellBehaved.Fuzzy.Index do
 
         case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
           {:ok, shards} ->
-            %{index | shards: shards, size: count, next: count, timeout: settings.timeout}
+            next = Dump.next_after(0, keys, count)
+            %{index | shards: shards, size: count, next: next, timeout: settings.timeout}
 
           {:error, _} = error ->
             error
@@ -148,7 +152,9 @@ defmodule WellBehaved.Fuzzy.Index do
   @doc """
   The index with `choices` added after its entries (processed by the
   index's processor). Returns `{:error, :enomem}` when native memory runs
-  out.
+  out. A candidate without a key takes the next position (see the
+  module's doc); raises `ArgumentError` when the positions would pass
+  2^63-1 (keys given near it moved them there).
 
   On an index split over nodes, the new entries go to the shard holding
   the fewest (the first of those), made there, and come after that
@@ -190,7 +196,8 @@ defmodule WellBehaved.Fuzzy.Index do
 
           new_size ->
             shards = List.replace_at(shards, at, {node, pid, new_size})
-            %{index | shards: shards, size: index.size + count, next: index.next + count}
+            next = Dump.next_after(index.next, keys, count)
+            %{index | shards: shards, size: index.size + count, next: next}
         end
     end
   end
@@ -207,7 +214,8 @@ defmodule WellBehaved.Fuzzy.Index do
       {:ok, segment} ->
         segments = merge(index.segments ++ [segment])
         added = segment.count
-        %{index | segments: segments, size: index.size + added, next: index.next + added}
+        next = Dump.next_after(index.next, keys, added)
+        %{index | segments: segments, size: index.size + added, next: next}
 
       {:error, _} = error ->
         error
@@ -281,7 +289,7 @@ defmodule WellBehaved.Fuzzy.Index do
       |> held(@dump, {__MODULE__, :dump, []})
       |> Enum.flat_map(fn binary -> elem(:erlang.binary_to_term(binary), 4) end)
 
-    dump_rows(index.processor, index.next, rows)
+    Dump.encode(index.processor, index.next, rows)
   end
 
   def dump(%__MODULE__{} = index) do
@@ -291,12 +299,7 @@ defmodule WellBehaved.Fuzzy.Index do
         {keys, texts, if(s.texts == nil, do: nil, else: scored)}
       end
 
-    dump_rows(index.processor, index.next, rows)
-  end
-
-  defp dump_rows(processor, next, rows) do
-    processor = if processor == :default, do: :default, else: nil
-    :erlang.term_to_binary({__MODULE__, @dump_version, processor, next, rows}, [:compressed])
+    Dump.encode(index.processor, index.next, rows)
   end
 
   @doc false
@@ -356,59 +359,62 @@ defmodule WellBehaved.Fuzzy.Index do
 
   @doc """
   The index a binary of `dump/1` holds, packed natively again (with
-  `nodes:` and `timeout:`, split over nodes as `new/2` does). Raises
-  `ArgumentError` on a binary that is not one; returns `{:error, :enomem}`
-  when native memory runs out, `{:error, {reason, node}}` when a node does
-  not take its shard.
+  `nodes:` and `timeout:`, split over nodes as `new/2` does).
+
+  Every way of loading, here or split over nodes, reads the binary
+  through the same checks, all of them before anything is built or any
+  node is asked:
+
+    * its size: at most `max_bytes:` bytes (default 256 MiB, `:infinity`
+      for no limit) of external term format once uncompressed. A dump is
+      compressed, and the size its header gives is checked before
+      anything is inflated, so a small binary cannot expand past the
+      limit. Decoding takes a few times that size on the calling
+      process's heap;
+    * a term as `dump/1` writes it, decoded with `:safe` (the atoms in its
+      keys must exist on this node), with nothing after it;
+    * its segments: a proper list, each of as many keys as texts (and as
+      scored texts), in proper lists, the texts binaries;
+    * its next key (the one the next candidate added without a key gets):
+      an integer in 0..2^63, above every integer key it holds in
+      0..2^63-1 (the keys an index gives), so that an addition never
+      gives an entry's key again. A dump written before version 2 of the
+      format has its next key raised above those keys instead.
+
+  A binary that fails one raises `ArgumentError` naming `load/2`, its
+  first argument and what is wrong. Returns `{:error, :enomem}` when
+  native memory runs out, `{:error, {reason, node}}` when a node does not
+  take its shard.
   """
   @spec load(binary(), keyword()) :: t() | {:error, :enomem | {atom() | tuple(), node()}}
   def load(binary, opts \\ [])
 
-  def load(binary, [_ | _] = opts) when is_binary(binary) do
-    for {key, _} = option <- opts, key not in [:nodes, :timeout] do
-      Options.bad_option!(@load, option, [:nodes, :timeout], opts)
+  def load(binary, opts) when is_binary(binary) and is_list(opts) do
+    for option <- opts, not match?({key, _} when key in @load_options, option) do
+      Options.bad_option!(@load, option, @load_options, opts)
     end
 
-    settings = Distributed.options(@load, opts)
-    {processor, next, rows} = decode!(binary)
+    max_bytes = Dump.max_bytes!(opts)
+    settings = Distributed.options(@load, Keyword.take(opts, [:nodes, :timeout]))
+    {processor, next, rows} = Dump.decode!(binary, max_bytes)
 
-    entries =
-      Enum.flat_map(rows, fn
-        {keys, texts, nil} -> Enum.zip([keys, texts, texts])
-        {keys, texts, scored} -> Enum.zip([keys, texts, scored])
-      end)
-
-    chunks = Distributed.split(entries, length(entries), settings.nodes)
-
-    start = fn chunk ->
-      {keys, texts, scored} = unzip3(chunk)
-      part = dump_rows(processor, next, [{keys, texts, scored}])
-      {Shard, :start_value, [self(), __MODULE__, :load, [part]]}
-    end
-
-    case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
-      {:ok, shards} ->
-        %__MODULE__{
-          segments: [],
-          shards: shards,
-          size: length(entries),
-          next: next,
-          processor: processor,
-          timeout: settings.timeout
-        }
-
-      {:error, _} = error ->
-        error
+    case settings.nodes do
+      nil -> load_here(processor, next, rows)
+      nodes -> load_split(processor, next, rows, nodes, settings.timeout)
     end
   end
 
-  def load(binary, []) when is_binary(binary) do
-    {processor, next, rows} = decode!(binary)
+  def load(binary, opts) when is_binary(binary), do: Options.not_keyword!(@load, opts)
 
+  def load(other, _opts),
+    do: Options.invalid!(@load, "first argument", other, "a binary made by dump/1")
+
+  # the rows of a checked dump, a segment each (none for a row of no
+  # entries: a node's share of a small index)
+  defp load_here(processor, next, rows) do
     rows
-    |> Enum.reduce_while({[], 0}, fn row, {segments, size} ->
-      case load_row(row) do
-        # a row of no entries (a node's share of a small index)
+    |> Enum.reduce_while({[], 0}, fn {keys, texts, scored}, {segments, size} ->
+      case segment(texts, scored || texts, keys) do
         {:ok, nil} -> {:cont, {segments, size}}
         {:ok, s} -> {:cont, {[s | segments], size + s.count}}
         {:error, _} = error -> {:halt, error}
@@ -424,25 +430,35 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  def load(binary, opts) when is_binary(binary), do: Options.not_keyword!(@load, opts)
+  # the entries of a checked dump split over `nodes`: each node loads its
+  # share (a dump of its own, with the index's next) through the same checks
+  defp load_split(processor, next, rows, nodes, timeout) do
+    entries =
+      Enum.flat_map(rows, fn {keys, texts, scored} -> Enum.zip([keys, texts, scored || texts]) end)
 
-  def load(other, _opts),
-    do: Options.invalid!(@load, "argument", other, "a binary made by dump/1")
+    count = length(entries)
+    chunks = Distributed.split(entries, count, nodes)
 
-  # {processor, next, rows} of a dump, or raises
-  defp decode!(binary) do
-    case safe_decode(binary) do
-      {__MODULE__, @dump_version, processor, next, rows}
-      when processor in [nil, :default] and is_integer(next) and is_list(rows) ->
-        {processor, next, rows}
+    start = fn chunk ->
+      {keys, texts, scored} = unzip3(chunk)
+      scored = if scored == texts, do: nil, else: scored
+      part = Dump.encode(processor, next, [{keys, texts, scored}])
+      {Shard, :start_value, [self(), __MODULE__, :load, [part, [max_bytes: :infinity]]]}
+    end
 
-      _ ->
-        Options.invalid!(
-          @load,
-          "binary",
-          :binary.part(binary, 0, min(16, byte_size(binary))),
-          "a binary made by dump/1"
-        )
+    case Distributed.hold(nodes, chunks, timeout, start) do
+      {:ok, shards} ->
+        %__MODULE__{
+          segments: [],
+          shards: shards,
+          size: count,
+          next: next,
+          processor: processor,
+          timeout: timeout
+        }
+
+      {:error, _} = error ->
+        error
     end
   end
 
@@ -454,27 +470,6 @@ defmodule WellBehaved.Fuzzy.Index do
 
     {a, b, c}
   end
-
-  defp safe_decode(binary) do
-    :erlang.binary_to_term(binary, [:safe])
-  rescue
-    ArgumentError -> :error
-  end
-
-  defp load_row({keys, texts, scored})
-       when is_list(keys) and is_list(texts) and (is_list(scored) or is_nil(scored)) do
-    scored = scored || texts
-
-    if length(keys) == length(texts) and length(scored) == length(texts) and
-         Enum.all?(texts, &is_binary/1) and Enum.all?(scored, &is_binary/1) do
-      segment(texts, scored, keys)
-    else
-      Options.invalid!(@load, "binary", "(a segment)", "a binary made by dump/1")
-    end
-  end
-
-  defp load_row(_row),
-    do: Options.invalid!(@load, "binary", "(a segment)", "a binary made by dump/1")
 
   # ---- segments -------------------------------------------------------------
 
@@ -637,7 +632,8 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  # the texts and keys of choices (positions from `next` for binaries)
+  # the texts and keys of choices (for binaries, positions from `next`, or
+  # from above the integer keys given beside them)
   defp entries!(name, choices, _next) when is_map(choices) do
     pairs = Map.to_list(choices)
 
@@ -650,10 +646,12 @@ defmodule WellBehaved.Fuzzy.Index do
   end
 
   defp entries!(name, choices, next) when is_list(choices) do
+    first = Dump.first_position(next, choices)
+
     choices
     |> Enum.with_index()
     |> Enum.map(fn
-      {text, at} when is_binary(text) -> {text, next + at}
+      {text, at} when is_binary(text) -> {text, Dump.position!(name, first + at)}
       {{key, text}, _at} when is_binary(text) -> {text, key}
       {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
     end)
