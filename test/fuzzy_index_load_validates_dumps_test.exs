@@ -77,6 +77,11 @@ defmodule WellBehaved.FuzzyIndexLoadValidatesDumpsTest do
       message = refused(dump(3, rows), nodes)
       assert message =~ says, "#{inspect(rows)}: #{message} (expected #{says})"
     end
+
+    # checked before any node is asked: one that does not exist is not named
+    assert_raise ArgumentError, ~r/segment 0 has 3 keys/, fn ->
+      Index.load(dump(3, [{[0, 1, 2], ["a"], nil}]), nodes: [:"wb_nobody@127.0.0.1"])
+    end
   end
 
   test "improper lists", %{nodes: nodes} do

@@ -372,7 +372,8 @@ defmodule WellBehaved.Fuzzy.Index do
       limit. Decoding takes a few times that size on the calling
       process's heap;
     * a term as `dump/1` writes it, decoded with `:safe` (the atoms in its
-      keys must exist on this node), with nothing after it;
+      keys must exist on this node, and on the nodes taking its shards),
+      with nothing after it;
     * its segments: a proper list, each of as many keys as texts (and as
       scored texts), in proper lists, the texts binaries;
     * its next key (the one the next candidate added without a key gets):

@@ -82,7 +82,7 @@ defmodule WellBehaved.Fuzzy.Index.Dump do
     case term!(binary) do
       {@index, version, processor, next, rows} when version in [1, @version] ->
         if processor not in [nil, :default],
-          do: bad!("its processor is #{inspect(processor)}, expected nil or :default")
+          do: bad!("its processor is #{short(processor)}, expected nil or :default")
 
         if not (is_integer(next) and next >= 0 and next <= @key_limit),
           do: bad!("its next key is #{short(next)}, expected an integer in 0..2^63")
