@@ -71,24 +71,25 @@ defmodule WellBehaved.External.Client do
   end
 
   # A request that did not reach a live server (a connection to one that
-  # died, its restart not yet seen by the manager) computed nothing: it
-  # goes again on another connection, first on any idle one, then (the
-  # retries spent: every connection was stale) on one the manager gives,
-  # which waits for a server to be up again, up to `timeout` in all.
+  # died, its exit not yet seen by the manager: the send fails, or the
+  # server died with the request unread and reset the connection) computed
+  # nothing: it goes again on another connection, first on any idle one,
+  # then (the retries spent: every connection was stale) on one the
+  # manager gives, which waits for a server to be up again, up to
+  # `timeout` in all.
   defp send_request(meta, payload, retries, timeout, deadline) do
     case checkout(meta, timeout, retries) do
       {:ok, slot, sock, token} ->
         case :gen_tcp.send(sock, payload) do
           :ok ->
-            receive_reply(meta, slot, sock, token, timeout)
+            case receive_reply(meta, slot, sock, token, timeout) do
+              {:error, :econnreset} -> retry(meta, payload, retries, deadline, :closed)
+              answer -> answer
+            end
 
           {:error, reason} when reason != :timeout ->
             discard(meta, slot, token, sock)
-            left = deadline - System.monotonic_time(:millisecond)
-
-            if left > 0,
-              do: send_request(meta, payload, max(retries - 1, 0), left, deadline),
-              else: {:error, reason}
+            retry(meta, payload, retries, deadline, reason)
 
           {:error, reason} ->
             discard(meta, slot, token, sock)
@@ -97,6 +98,15 @@ defmodule WellBehaved.External.Client do
 
       {:error, _} = error ->
         error
+    end
+  end
+
+  defp retry(meta, payload, retries, deadline, reason) do
+    left = deadline - System.monotonic_time(:millisecond)
+
+    cond do
+      left <= 0 -> {:error, if(reason == :econnreset, do: :closed, else: reason)}
+      true -> send_request(meta, payload, max(retries - 1, 0), left, deadline)
     end
   end
 

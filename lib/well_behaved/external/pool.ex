@@ -41,7 +41,11 @@ defmodule WellBehaved.External.Pool do
   @ready_timeout_ms 10_000
   # a driver buffer of 128 KiB: a 64 KiB reply arrives in one read (the
   # default, 1460 bytes, costs about 10 us more per 64 KiB round trip)
-  @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024]
+  # show_econnreset: a server that dies with our request unread in its
+  # socket resets the connection (Linux AF_UNIX), one that read it closes
+  # it: the caller tells a request never read (sent again) from one that
+  # died with its server ({:error, :closed})
+  @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024, show_econnreset: true]
 
   # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
