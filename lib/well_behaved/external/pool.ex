@@ -30,6 +30,7 @@ defmodule WellBehaved.External.Pool do
   use GenServer
   require Logger
 
+  alias WellBehaved.External.Connection
   alias WellBehaved.OSProcess
 
   # a slot's value in the atomics (Client uses the same): a caller's token
@@ -39,14 +40,6 @@ defmodule WellBehaved.External.Pool do
   @cancelling -2
   @tick_ms 500
   @ready_timeout_ms 10_000
-  # a driver buffer of 128 KiB: a 64 KiB reply arrives in one read (the
-  # default, 1460 bytes, costs about 10 us more per 64 KiB round trip)
-  # show_econnreset: a server that dies with our request unread in its
-  # socket resets the connection (Linux AF_UNIX), one that read it closes
-  # it: the caller tells a request never read (sent again) from one that
-  # died with its server ({:error, :closed})
-  @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024, show_econnreset: true]
-
   # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
     %{
@@ -96,10 +89,10 @@ defmodule WellBehaved.External.Pool do
     servers = Keyword.fetch!(opts, :servers)
     slots = servers * Keyword.fetch!(opts, :connections)
     name = Keyword.fetch!(opts, :name)
-    exe = executable(Keyword.fetch!(opts, :executable))
+    exe = Connection.executable(Keyword.fetch!(opts, :executable))
 
     if File.regular?(exe) do
-      dir = private_dir!()
+      dir = Connection.private_dir!()
       table = :ets.new(name, [:set, :public, :named_table, read_concurrency: true])
       atomics = :atomics.new(slots + 1, signed: true)
       for slot <- 1..slots, do: :atomics.put(atomics, slot, @down)
@@ -137,28 +130,6 @@ defmodule WellBehaved.External.Pool do
       end
     else
       {:stop, {:missing_executable, exe}}
-    end
-  end
-
-  # {app, file}: the file in the app's priv directory (where a release has it)
-  defp executable({app, file}), do: Path.join(:code.priv_dir(app), file)
-  defp executable(path), do: path
-
-  defp private_dir! do
-    base = System.tmp_dir() || "/tmp"
-    # a socket path must fit in sockaddr_un (108 bytes)
-    base = if byte_size(base) > 60, do: "/tmp", else: base
-    name = "wb_external-" <> Base.url_encode64(:crypto.strong_rand_bytes(9))
-    dir = Path.join(base, name)
-    File.mkdir!(dir)
-    File.chmod!(dir, 0o700)
-    dir
-  end
-
-  defp ensure_private_dir(dir) do
-    case File.mkdir(dir) do
-      :ok -> File.chmod!(dir, 0o700)
-      {:error, :eexist} -> :ok
     end
   end
 
@@ -238,7 +209,7 @@ defmodule WellBehaved.External.Pool do
       for {index, %{status: :up, path: path}} <- Enum.sort(state.servers) do
         abandoned = Map.get(state.abandoned, index, 0)
 
-        case server_stats(path) do
+        case Connection.server_stats(path) do
           {:ok, stats} -> {index, {:ok, Map.put(stats, :abandoned, abandoned)}}
           error -> {index, error}
         end
@@ -366,7 +337,7 @@ defmodule WellBehaved.External.Pool do
     path = Path.join(state.dir, "s#{index}.sock")
     # the last server to exit removes the directory (so that none is left
     # behind when the VM dies): make it again if a restart finds it gone
-    ensure_private_dir(state.dir)
+    Connection.ensure_private_dir(state.dir)
 
     port =
       Port.open({:spawn_executable, state.exe}, [
@@ -417,9 +388,7 @@ defmodule WellBehaved.External.Pool do
     if :atomics.get(state.atomics, slot) == @down and server.status == :up do
       close_slot(state, slot)
 
-      opts = [send_timeout: state.timeout_ms, send_timeout_close: true] ++ @socket_opts
-
-      case :gen_tcp.connect({:local, server.path}, 0, opts, 1_000) do
+      case Connection.connect(server.path, state.timeout_ms) do
         {:ok, sock} ->
           :ets.insert(state.name, {slot, sock, server_of(state, slot)})
           give(state, slot, @down)
@@ -430,22 +399,6 @@ defmodule WellBehaved.External.Pool do
       end
     else
       state
-    end
-  end
-
-  defp server_stats(path) do
-    with {:ok, sock} <- :gen_tcp.connect({:local, path}, 0, @socket_opts, 1_000) do
-      result =
-        with :ok <- :gen_tcp.send(sock, :erlang.term_to_binary({:wb_stats})),
-             {:ok, reply} <- :gen_tcp.recv(sock, 0, 5_000) do
-          case :erlang.binary_to_term(reply) do
-            %{} = stats -> {:ok, stats}
-            {:error, reason} -> {:error, reason}
-          end
-        end
-
-      :gen_tcp.close(sock)
-      result
     end
   end
 
@@ -627,37 +580,41 @@ defmodule WellBehaved.External.Pool do
   end
 
   # No acknowledgement in time: the job does not stop, its server is
-  # replaced (the exit is seen as any other and restarts it).
+  # replaced (the exit is seen as any other and restarts it). Other cancels
+  # on that server end with it: one replacement, counted once.
   defp cancel_timed_out(state, slot, ref) do
     case state.cancels[slot] do
       %{ref: ^ref, index: index, os_pid: os_pid} ->
         server = state.servers[index]
 
-        Logger.warning(
-          "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{os_pid}) did not abandon a cancelled job within #{state.cancel_timeout_ms} ms; killing it"
-        )
-
         state =
-          if server.os_pid == os_pid and server.port != nil do
-            OSProcess.kill(os_pid)
-            # no new connection to it, none of its idle ones used; callers
-            # on its other connections get {:error, :closed}
-            for slot <- slots_of(state, index),
-                :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-                do: close_slot(state, slot)
+          if server.os_pid == os_pid and server.status == :up,
+            do: replace(state, index),
+            else: state
 
-            server = Map.merge(server, %{status: :down, killed: true})
-            put_in(state.servers[index], server)
-          else
-            state
-          end
-
-        state = %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
         end_cancel(state, slot, @down)
 
       _ ->
         state
     end
+  end
+
+  defp replace(state, index) do
+    server = state.servers[index]
+
+    Logger.warning(
+      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) did not abandon a cancelled job within #{state.cancel_timeout_ms} ms; killing it"
+    )
+
+    OSProcess.kill(server.os_pid)
+    # no new connection to it, none of its idle ones used; callers on its
+    # other connections get {:error, :closed}
+    for slot <- slots_of(state, index),
+        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
+        do: close_slot(state, slot)
+
+    state = put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+    %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
   end
 
   # The cancel on `slot` is over: the slot goes to a waiter or idle
