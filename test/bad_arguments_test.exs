@@ -229,6 +229,8 @@ defmodule WellBehaved.BadArgumentsTest do
       for {opts, pattern} <- [
             {[servers: 0], ~r/External.start\/1: invalid :servers 0, expected an integer in 1../},
             {[timeout_ms: 2 ** 32], ~r/invalid :timeout_ms 4294967296/},
+            {[cancel_timeout_ms: 0],
+             ~r/invalid :cancel_timeout_ms 0, expected an integer in 1../},
             {[connections: :many], ~r/invalid :connections :many/},
             {[call_timeout: 5],
              ~r/unknown option :call_timeout, expected one of :name, :executable, :servers, :connections, :timeout_ms/},

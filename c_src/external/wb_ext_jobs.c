@@ -26,11 +26,14 @@
  *       {error, unknown_job} for a name no job type has.
  *   {wb_stats}   #{jobs => Started, live_jobs => N, live_bytes => Bytes,
  *       cancelled => Count}: live_jobs and live_bytes go back to 0 once
- *       every job has ended, a cancelled one included.
+ *       every job has ended, a cancelled one included; cancelled counts the
+ *       jobs this server gave up after a cancel.
  *
  * The steps run on the connection's thread, about a millisecond each; between
- * them, every millisecond, the server asks whether the client is still there
- * and abandons the job (its destroy runs) when it is not.
+ * them, every millisecond, the server checks for a cancel (an empty frame,
+ * see wb_external.h, or the client gone) and abandons the job (its destroy
+ * runs, its memory is freed) when there is one. A step that never returns
+ * never sees it: the pool then kills this server (WellBehaved.External).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>

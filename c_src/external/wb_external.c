@@ -216,9 +216,11 @@ void wb_ext_use(wb_ext_handle_fn handle) {
 int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
                     void *cancel_ctx) {
     memset(reply, 0, sizeof *reply);
+    /* a cancel, for a request that already ended: acknowledged (an empty reply) */
+    if (len == 0) return 0;
     int idx = 0, version, arity;
     char tag[MAXATOMLEN];
-    if (len > INT_MAX || len < 1 || ei_decode_version(req, &idx, &version) != 0 ||
+    if (len > INT_MAX || ei_decode_version(req, &idx, &version) != 0 ||
         !wb_ext_item_fits(req, len, idx) || ei_decode_tuple_header(req, &idx, &arity) != 0 ||
         arity < 1)
         return wb_ext_reply_error(reply, "badarg");
@@ -257,7 +259,10 @@ int wb_ext_serve(wb_ext_reader *r, wb_ext_writev_fn writev_fn, void *wctx, wb_ex
         int got = wb_ext_read_frame(r, &payload, &len);
         if (got <= 0) return got;
         wb_ext_reply reply;
-        if (wb_ext_dispatch(payload, len, &reply, cancel, cancel_ctx) != 0) return -1;
+        int got_reply = wb_ext_dispatch(payload, len, &reply, cancel, cancel_ctx);
+        /* the cancel frame, or the end of input, is next */
+        if (got_reply == WB_EXT_CANCELLED) continue;
+        if (got_reply != 0) return -1;
         int rc = wb_ext_write_frame(writev_fn, wctx, reply.iov, reply.iovcnt);
         wb_ext_reply_free(&reply);
         if (rc != 0) return -1;
@@ -286,10 +291,28 @@ bool wb_ext_fd_peer_closed(void *ctx) {
     return n > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
-int wb_ext_serve_fd(int fd) {
+bool wb_ext_fd_cancel_asked(void *ctx) {
+    struct pollfd pfd = {.fd = *(int *)ctx, .events = POLLIN | POLLRDHUP};
+    int n = poll(&pfd, 1, 0);
+    return n > 0 && (pfd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+typedef struct {
+    int fd;
     wb_ext_reader r;
-    wb_ext_reader_init(&r, wb_ext_fd_read, &fd, WB_EXT_MAX_FRAME);
-    int rc = wb_ext_serve(&r, wb_ext_fd_writev, &fd, wb_ext_fd_peer_closed, &fd);
-    wb_ext_reader_free(&r);
+} connection;
+
+/* a cancel that came with the request, in the same read, waits in the
+ * reader; a later one in the socket */
+static bool connection_cancel_asked(void *ctx) {
+    connection *c = ctx;
+    return c->r.end > c->r.start || wb_ext_fd_cancel_asked(&c->fd);
+}
+
+int wb_ext_serve_fd(int fd) {
+    connection c = {.fd = fd};
+    wb_ext_reader_init(&c.r, wb_ext_fd_read, &c.fd, WB_EXT_MAX_FRAME);
+    int rc = wb_ext_serve(&c.r, wb_ext_fd_writev, &c.fd, connection_cancel_asked, &c);
+    wb_ext_reader_free(&c.r);
     return rc;
 }

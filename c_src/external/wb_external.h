@@ -16,11 +16,21 @@
  * the request's own bytes for Term behind a version byte: nothing is decoded
  * or re-encoded.
  *
+ * An empty frame is a cancel: the client sends it, while a request runs or
+ * after, for the request it gave up (its caller timed out or died), and the
+ * server answers it with an empty frame once no request of that connection
+ * runs any more. No reply is empty (a term is one byte at least), so the
+ * client tells the acknowledgement from a late reply, and the connection
+ * serves on.
+ *
  * Reading and writing go through callbacks, so tests can inject short reads,
  * short writes and EINTR; wb_ext_fd_read / wb_ext_fd_writev are the real ones.
- * A long computation asks a third callback, every few milliseconds of work,
- * whether to give up: over a socket, when the client has closed it (a caller
- * that timed out or died), so no server thread works for nobody.
+ * A long computation asks a third callback, every millisecond or so of work,
+ * whether to give up: over a socket, when the client has sent anything (a
+ * cancel: a client sends nothing else while its request runs) or closed
+ * it, so no server thread works for nobody. A computation that never gets
+ * to ask (native code stuck in a loop) is the client's to end: the pool
+ * kills its server when the acknowledgement does not come in time.
  */
 #ifndef WB_EXTERNAL_H
 #define WB_EXTERNAL_H
@@ -106,8 +116,9 @@ typedef int (*wb_ext_handle_fn)(const char *tag, int arity, const char *req, siz
 void wb_ext_use(wb_ext_handle_fn handle);
 
 /* Answers one request payload. Returns 0 with *reply filled (errors in the
- * request become {error, Reason} replies), -1 when out of memory, or
- * WB_EXT_CANCELLED (nothing to reply) when cancel (may be NULL) said so. */
+ * request become {error, Reason} replies; an empty payload, a cancel, gets
+ * an empty reply), -1 when out of memory, or WB_EXT_CANCELLED (nothing to
+ * reply) when cancel (may be NULL) said so. */
 int wb_ext_dispatch(const char *req, size_t len, wb_ext_reply *reply, wb_ext_cancel_fn cancel,
                     void *cancel_ctx);
 void wb_ext_reply_free(wb_ext_reply *reply);
@@ -130,7 +141,8 @@ int wb_ext_levenshtein(const char *tag, int arity, const char *req, size_t len, 
                        wb_ext_reply *reply, wb_ext_cancel_fn cancel, void *cancel_ctx);
 
 /* Serves frames from r until end of input: 0 then, -1 on a read, write or
- * framing error or a cancelled request. */
+ * framing error. A cancelled request gets no reply: the cancel frame (or
+ * the end of input) that made it stop comes next. */
 int wb_ext_serve(wb_ext_reader *r, wb_ext_writev_fn writev_fn, void *wctx, wb_ext_cancel_fn cancel,
                  void *cancel_ctx);
 
@@ -139,6 +151,9 @@ ssize_t wb_ext_fd_read(void *ctx, void *buf, size_t len);
 ssize_t wb_ext_fd_writev(void *ctx, const struct iovec *iov, int iovcnt);
 /* true once the peer has closed the socket (or it failed) */
 bool wb_ext_fd_peer_closed(void *ctx);
+/* true once the peer has sent anything (a cancel) or closed the socket:
+ * the cancel callback of a served socket */
+bool wb_ext_fd_cancel_asked(void *ctx);
 
 /* wb_ext_serve on a connected socket (or any fd); does not close it. */
 int wb_ext_serve_fd(int fd);

@@ -45,9 +45,12 @@
  * answer by message as a short job does when the wait runs out.
  *
  * Built with -DWB_EXTERNAL_SERVER it is the server program of the same job
- * types (schedule: :external), with one more: "crash", which folds N as
- * "fold" does and kills its server with SIGSEGV when N is 13, as a native
- * bug would (it exists only there: in the VM it would take the VM down). */
+ * types (schedule: :external), with two more, which exist only there (in
+ * the VM they would take the VM down or hold a scheduler for ever):
+ * "crash", which folds N as "fold" does and kills its server with SIGSEGV
+ * when N is 13, as a native bug would; and "stuck", whose step folds N
+ * units and then, with N = 0 at once, spins without end and never returns,
+ * as native code caught in a loop would (no cancel reaches it). */
 #define _POSIX_C_SOURCE 199309L
 #include <stdatomic.h>
 #include <stdint.h>
@@ -419,6 +422,29 @@ static bool crash_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
     return fold_init(env, args, state, reason);
 }
 
+static bool stuck_step(void *state, uint64_t budget, uint64_t *used) {
+    fold_state *s = state;
+    if (s->next < s->n) {
+        fold_step(state, budget, used);
+        return false;
+    }
+    volatile uint64_t *sum = &s->sum;
+    for (;;)
+        *sum = MIX(*sum, 1);
+}
+
+static wb_job_type stuck_job = {
+    .name = "stuck",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(fold_state),
+    .decode = fold_decode,
+    .predict = fold_predict,
+    .init = fold_init,
+    .step = stuck_step,
+    .result = fold_result,
+};
+
 static wb_job_type crash_job = {
     .name = "crash",
     .argc = 1,
@@ -442,7 +468,7 @@ static ErlNifFunc nif_funcs[] = {
 static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
                                      &raising_job, &fickle_job, &huge_job, &owned_job,
 #ifdef WB_EXTERNAL_SERVER
-                                     &crash_job,
+                                     &crash_job,   &stuck_job,
 #endif
                                      NULL};
 

@@ -389,7 +389,6 @@ static void test_dispatch(void) {
         const char *reason;
     } bad[] = {
         /* octal escapes: "\004echo" is 4 then "echo" */
-        {BYTES(""), "badarg"},
         {BYTES("\203"), "badarg"},
         {BYTES("\202h\002w\004echoa\001"), "badarg"},      /* wrong version */
         {BYTES("\203w\004echo"), "badarg"},                /* not a tuple */
@@ -407,6 +406,13 @@ static void test_dispatch(void) {
               got, got == -2 ? reason : "");
     }
     CHECK(dispatch(BYTES("\203h\002w\004echoa\007"), reason) == 7, "echo of 7");
+    {
+        /* an empty payload is a cancel: acknowledged by an empty reply */
+        wb_ext_reply reply;
+        CHECK(wb_ext_dispatch("", 0, &reply, NULL, NULL) == 0 && reply.iovcnt == 0,
+              "a cancel gets an empty reply (%d parts)", reply.iovcnt);
+        wb_ext_reply_free(&reply);
+    }
 
     /* every truncation and some corruptions of a valid request: an error reply,
      * never a read out of bounds (AddressSanitizer) */
@@ -414,8 +420,9 @@ static void test_dispatch(void) {
         ei_x_buff x;
         encode_request(&x, "kitten", 6, "sitting", 7, "codepoint", 300);
         size_t len = (size_t)x.index;
-        for (size_t cut = 0; cut < len; cut++) {
-            char *copy = malloc(cut ? cut : 1);
+        /* cut at 0 is a cancel (tested above) */
+        for (size_t cut = 1; cut < len; cut++) {
+            char *copy = malloc(cut);
             memcpy(copy, x.buff, cut);
             CHECK(dispatch(copy, cut, reason) == -2, "truncated at %zu", cut);
             free(copy);
@@ -633,9 +640,51 @@ static void test_hang_up_cancels(void) {
     write_slowly(sv[0], frame, len, 1 << 16);
     close(sv[0]);
     pthread_join(thread, NULL);
-    CHECK(cs.rc == -1 && closed_seen, "a hang-up cancels the computation (rc %d)", cs.rc);
+    CHECK(cs.rc == 0 && closed_seen, "a hang-up cancels the computation (rc %d)", cs.rc);
     close(sv[1]);
     free(frame);
+    ei_x_free(&x);
+}
+
+/* a client that sends a long request and a cancel behind it: the server
+ * gives up the computation, answers the cancel with an empty frame (no
+ * reply to the request) and serves the next request */
+static void test_cancel_message(void) {
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    pthread_t thread;
+    pthread_create(&thread, NULL, serve_thread, &sv[1]);
+    ei_x_buff x;
+    long_request(&x, 60000);
+    char *frames = malloc(4 + (size_t)x.index + 4);
+    size_t len = append_frame(frames, x.buff, (size_t)x.index);
+    len += append_frame(frames + len, "", 0);
+    write_slowly(sv[0], frames, len, 1 << 16);
+
+    int fd = sv[0];
+    wb_ext_reader r;
+    wb_ext_reader_init(&r, wb_ext_fd_read, &fd, WB_EXT_MAX_FRAME);
+    const char *p;
+    size_t n = 1;
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 0,
+          "the first frame back is the acknowledgement (%zu bytes)", n);
+    /* a cancel when nothing runs: acknowledged too */
+    char again[4];
+    write_slowly(sv[0], again, append_frame(again, "", 0), 4);
+    n = 1;
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 0, "a late cancel acknowledged");
+    char echo[32];
+    write_slowly(sv[0], echo, append_frame(echo, BYTES("\203h\002w\004echow\002ok")), 32);
+    CHECK(wb_ext_read_frame(&r, &p, &n) == 1 && n == 5 && memcmp(p, "\203w\002ok", 5) == 0,
+          "the connection serves on after a cancel");
+    shutdown(sv[0], SHUT_WR);
+    void *result;
+    pthread_join(thread, &result);
+    CHECK(*(int *)result == 0, "serve ends cleanly after a cancel");
+    wb_ext_reader_free(&r);
+    close(sv[0]);
+    close(sv[1]);
+    free(frames);
     ei_x_free(&x);
 }
 
@@ -649,5 +698,6 @@ int main(void) {
     test_cancel();
     test_serve_socketpair();
     test_hang_up_cancels();
+    test_cancel_message();
     return CHECK_SUMMARY();
 }

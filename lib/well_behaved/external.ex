@@ -33,20 +33,40 @@ defmodule WellBehaved.External do
   talks to the socket itself: no message to a pool process on the way
   unless every connection is busy.
 
+  A call that finds the servers restarting (killed, crashed) waits for one
+  to be up again, up to its timeout, instead of failing: a request that
+  did not reach a live server computed nothing and goes again. One that
+  reached a server that then died answers `{:error, :closed}`.
+
+  ## Callers that give up
+
+  A caller that gives up (its timeout passes) or dies (its process exits,
+  killed or not) has its request cancelled: the pool sends a cancel on
+  the connection (an empty frame), the server abandons the request at its
+  next check (a job between two steps, every millisecond or so: the job's
+  `destroy` runs and its memory is freed) and acknowledges it, and the
+  connection serves the next caller. A dead caller is noticed within
+  half a second (the pool's tick). A job whose step never returns (native
+  code stuck in a loop) never gets to the check: when no acknowledgement
+  comes within `cancel_timeout_ms` (default 1 s), the pool kills that
+  server (SIGKILL) and starts a new one, so no server keeps working for
+  nobody. Callers of other jobs on the killed server get
+  `{:error, :closed}`. `server_stats/1` counts both outcomes.
+
   Errors (`{:error, reason}`):
 
     * `:closed` - the server died mid-call (or the connection broke);
-    * `:timeout` - no reply within `:timeout_ms` (the connection is
-      dropped, so a late reply never reaches the next caller, and the
-      server abandons the work within a millisecond of its next check);
-    * `:checkout_timeout` - every connection stayed busy for `:timeout_ms`;
+    * `:timeout` - no reply within `:timeout_ms` (the request is
+      cancelled, see above; a late reply never reaches the next caller);
+    * `:checkout_timeout` - no connection came free within `:timeout_ms`
+      (every one busy, or the servers restarting);
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
     * `:badarg` - invalid arguments.
   """
 
   alias WellBehaved.Service
-  alias WellBehaved.External.Pool
+  alias WellBehaved.External.{Client, Pool}
   alias WellBehaved.Options
 
   # servers, connections and milliseconds: a 32-bit count each
@@ -61,6 +81,7 @@ defmodule WellBehaved.External do
           | {:servers, pos_integer()}
           | {:connections, pos_integer()}
           | {:timeout_ms, pos_integer()}
+          | {:cancel_timeout_ms, pos_integer()}
 
   # the built-in pool
   @builtin WellBehaved.External.Pool
@@ -68,7 +89,7 @@ defmodule WellBehaved.External do
 
   @start "WellBehaved.External.start/1"
   @child_spec "WellBehaved.External.child_spec/1"
-  @counts [:servers, :connections, :timeout_ms]
+  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms]
   @start_options [:name, :executable | @counts]
 
   @doc """
@@ -87,7 +108,10 @@ defmodule WellBehaved.External do
     * `connections:` - connections (and so server threads) per server,
       default 4; more concurrent callers queue for a free one;
     * `timeout_ms:` - milliseconds a call may wait for its reply, and for
-      a free connection, default 60_000.
+      a free connection, default 60_000;
+    * `cancel_timeout_ms:` - milliseconds a server has to abandon the
+      request of a caller that gave up (see "Callers that give up" in the
+      module doc) before it is killed and replaced, default 1_000.
   """
   @spec start([option()]) :: {:ok, pid()} | {:error, term()}
   def start(opts \\ []), do: Pool.ensure_started(checked_options!(@start, opts))
@@ -146,7 +170,7 @@ defmodule WellBehaved.External do
     request = :erlang.term_to_binary({:wb_job, job, tiny, List.to_tuple(args)})
     timeout = if timeout == :infinity, do: nil, else: timeout
 
-    case Pool.request(pool, request, timeout, start) do
+    case Client.request(pool, request, timeout, start) do
       {:ok, reply} ->
         case :erlang.binary_to_term(reply) do
           {:ok, result} -> result
@@ -226,7 +250,7 @@ defmodule WellBehaved.External do
   end
 
   defp builtin_request(payload),
-    do: Pool.request(@builtin, payload, nil, name: @builtin, executable: @builtin_executable)
+    do: Client.request(@builtin, payload, nil, name: @builtin, executable: @builtin_executable)
 
   @doc """
   Stops the pool `name` (default the built-in one) started by `start/1`
@@ -239,9 +263,10 @@ defmodule WellBehaved.External do
 
   @doc """
   The running pool's name, program, servers (index, OS pid, port, socket
-  path, status), its directory, slot count, the slots in use (owner pid
-  and server index) and the number of callers waiting for one; `nil` when
-  not running.
+  path, status), its directory, slot count, the slots in use (`busy`:
+  slot, owner pid and server index), the slots whose request is being
+  cancelled (`cancelling`: slot and server index) and the number of
+  callers waiting for a slot; `nil` when not running.
   """
   @spec info(atom()) :: map() | nil
   def info(name \\ @builtin), do: ask(name, :info, 5_000)
@@ -251,8 +276,12 @@ defmodule WellBehaved.External do
   `{index, {:ok, stats}}` (or `{index, {:error, reason}}`): `jobs`
   started, `live_jobs` and the `live_bytes` their states own (both back
   to 0 once every job has ended, cancelled ones included), and
-  `cancelled` jobs (their caller gone or timed out). `nil` when the pool
-  is not running; the built-in server answers `{:error, :unknown_request}`.
+  `cancelled`: jobs it abandoned after a cancel (their caller gone or
+  timed out), all three since that server process started; and, kept by
+  the pool over its whole life, `abandoned`: the servers at this index
+  killed and replaced because a cancelled job did not stop within
+  `cancel_timeout_ms`. `nil` when the pool is not running; the built-in
+  server answers `{:error, :unknown_request}`.
   """
   @spec server_stats(atom()) :: [{non_neg_integer(), {:ok, map()} | {:error, term()}}] | nil
   def server_stats(name), do: ask(name, :server_stats, 30_000)

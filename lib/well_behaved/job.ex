@@ -55,10 +55,13 @@ defmodule WellBehaved.Job do
       for its job, or `:infinity` (the default; an `:external` call then
       waits the pool's `timeout_ms`). A job not finished by then is
       cancelled (it stops at its next step and its memory is freed) and
-      the call answers `{:error, :timeout}`. The other modes run in the
-      calling process: to bound one, call it from a `Task` and shut the
-      task down (a job whose caller dies is stopped and freed in every
-      mode, and in a server within a second).
+      the call answers `{:error, :timeout}`; in a server, a job that does
+      not stop within the pool's `cancel_timeout_ms` (a step that never
+      returns) has its server replaced (see `WellBehaved.External`). The
+      other modes run in the calling process: to bound one, call it from a
+      `Task` and shut the task down (a job whose caller dies is stopped and
+      freed in every mode; in a server, the pool notices the death within
+      half a second and cancels the job as on a timeout).
     * `pool:` - the name of a running `WellBehaved.External` pool, for
       `schedule: :external`.
 

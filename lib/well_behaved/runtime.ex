@@ -80,7 +80,9 @@ defmodule WellBehaved.Runtime do
   Each NIF library built with the runtime has a runtime of its own.
   `native` names the module of that library, which registers the SDK's
   `runtime_stats/0` NIF; the default is WellBehaved's own library, which
-  runs `WellBehaved.Levenshtein`.
+  runs `WellBehaved.Levenshtein`. Jobs run with `schedule: :external`
+  are not counted here: their servers' counts (live, cancelled and
+  abandoned jobs) are `WellBehaved.External.server_stats/1`'s.
 
       iex> WellBehaved.Runtime.stats().ps_per_unit |> Map.has_key?(:levenshtein)
       true

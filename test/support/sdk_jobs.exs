@@ -52,8 +52,9 @@ defmodule WellBehaved.Test.SDKJobs do
   # as a user's is (mk/sdk.mk), built and loaded by ensure_loaded!/0.
   use WellBehaved.Test.SDKStubs
 
-  # a job of the server program only (sdk_jobs_server): no NIF in the VM
+  # jobs of the server program only (sdk_jobs_server): no NIF in the VM
   def crash(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def stuck(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
 
   @server "c_src/build/sdk/sdk_jobs_server"
 

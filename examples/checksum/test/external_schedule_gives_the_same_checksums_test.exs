@@ -58,14 +58,21 @@ defmodule Checksum.ExternalScheduleGivesTheSameChecksumsTest do
         Job.call(&Checksum.Native.adler32/4, [data], schedule: :external, tiny_slices: true)
       end)
 
-    victim =
+    index =
       Testing.eventually(fn ->
         case External.info(@pool).busy do
-          [%{server: index}] -> Enum.at(before, index)
+          [%{server: index}] -> index
           _ -> nil
         end
       end)
 
+    # the job runs (the server has read the request: one killed before
+    # that computed nothing, and the pool sends the request again)
+    Testing.eventually(fn ->
+      match?({_, {:ok, %{live_jobs: 1}}}, List.keyfind(External.server_stats(@pool), index, 0))
+    end)
+
+    victim = Enum.at(before, index)
     OSProcess.kill(victim)
     assert Task.await(task, 60_000) == {:error, :closed}
 

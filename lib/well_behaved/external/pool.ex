@@ -6,11 +6,8 @@ defmodule WellBehaved.External.Pool do
   # directory, and `connections` sockets to each of them. Each pool has a
   # name: its manager's registered name and its ETS table's.
   #
-  # Hot path, all in the caller (no message to this process): claim an idle
-  # slot with one :atomics.compare_exchange (idle 0 -> a fresh token), note
-  # the owner in ETS, send and recv on the slot's socket directly, release
-  # with one compare_exchange. Slots alternate between servers; a caller
-  # starts scanning at a slot chosen by its scheduler.
+  # Hot path, all in the caller (no message to this process):
+  # WellBehaved.External.Client.
   #
   # This process (the manager) owns the ports, the sockets and the ETS table,
   # and only acts off the hot path:
@@ -20,22 +17,29 @@ defmodule WellBehaved.External.Pool do
   #   * a caller whose call failed closes the socket, marks the slot down and
   #     sends :reconnect; a server that exits has its idle slots marked down
   #     and is restarted; its slots reconnect once it prints "ready".
-  #   * every tick, slots held by dead processes are reclaimed.
+  #   * a caller that gave up has its request cancelled: one that timed out
+  #     marks its slot cancelling and sends {:cancel, slot}; one that died
+  #     is found by the tick (its slot held by a dead process). The manager
+  #     sends the cancel (an empty frame) and waits for the server's
+  #     acknowledgement (an empty frame; a reply that comes first is
+  #     dropped), and the slot is idle again. No acknowledgement within
+  #     cancel_timeout_ms: the job does not stop (a step that never
+  #     returns), so its server is killed (SIGKILL) and restarted at once,
+  #     and counted as abandoned: no server works for nobody.
+  #   * every tick, slots held by dead processes are cancelled.
   use GenServer
   require Logger
 
+  alias WellBehaved.External.Connection
   alias WellBehaved.OSProcess
 
+  # a slot's value in the atomics (Client uses the same): a caller's token
+  # (positive), idle, down (no connection), cancelling (held here)
   @idle 0
   @down -1
+  @cancelling -2
   @tick_ms 500
   @ready_timeout_ms 10_000
-  # the server's frame limit (c_src/external/wb_external.h)
-  @max_frame 1_073_741_824
-  # a driver buffer of 128 KiB: a 64 KiB reply arrives in one read (the
-  # default, 1460 bytes, costs about 10 us more per 64 KiB round trip)
-  @socket_opts [:binary, packet: 4, active: false, buffer: 128 * 1024]
-
   # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
     %{
@@ -53,7 +57,10 @@ defmodule WellBehaved.External.Pool do
     GenServer.start_link(__MODULE__, opts, name: Keyword.fetch!(opts, :name))
   end
 
-  defp defaults, do: [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
+  defp defaults do
+    [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
+    |> Keyword.put(:cancel_timeout_ms, 1_000)
+  end
 
   @doc """
   Starts the pool under `WellBehaved.Supervisor` unless it runs: `opts`
@@ -64,145 +71,14 @@ defmodule WellBehaved.External.Pool do
     WellBehaved.Service.ensure_started(WellBehaved.Supervisor, name, {__MODULE__, opts})
   end
 
-  # --- the caller's side ---------------------------------------------------------
+  @doc "Claims an idle slot for `token`, scanning from `at`: the slot, or 0."
+  def claim(_atomics, _slots, _at, 0, _token), do: 0
 
-  @doc """
-  Sends one request payload to the pool `name`, returns the reply payload.
-  `timeout` (ms) bounds the wait for the reply (`nil`: the pool's). A pool
-  not running is started with `start` (its options) when given, else the
-  call answers `{:error, :not_running}`.
-  """
-  @spec request(atom(), binary(), timeout() | nil, keyword() | nil) ::
-          {:ok, binary()} | {:error, term()}
-  def request(name, payload, timeout \\ nil, start \\ nil)
-
-  def request(_name, payload, _timeout, _start) when byte_size(payload) > @max_frame,
-    do: {:error, :too_large}
-
-  def request(name, payload, timeout, start) do
-    case meta(name, start) do
-      {:meta, _name, _atomics, slots, _manager, pool_timeout} = meta ->
-        send_request(meta, payload, slots, timeout || pool_timeout)
-
-      error ->
-        error
-    end
-  end
-
-  defp meta(name, start) do
-    case :ets.lookup(name, :meta) do
-      [meta] -> meta
-      [] -> start_and_meta(name, start)
-    end
-  rescue
-    ArgumentError -> start_and_meta(name, start)
-  end
-
-  defp start_and_meta(_name, nil), do: {:error, :not_running}
-
-  # The first caller starts the pool; callers that find it starting wait
-  # for its init to finish (a call is handled only after init).
-  defp start_and_meta(name, start) do
-    with {:ok, pid} <- ensure_started(start),
-         :ok <- GenServer.call(pid, :ready, :infinity),
-         [meta] <- :ets.lookup(name, :meta) do
-      meta
-    else
-      _ -> {:error, :not_running}
-    end
-  catch
-    _, _ -> {:error, :not_running}
-  end
-
-  defp send_request(
-         {:meta, _name, _atomics, _slots, _manager, _} = meta,
-         payload,
-         retries,
-         timeout
-       ) do
-    case checkout(meta) do
-      {:ok, slot, sock, token} ->
-        case :gen_tcp.send(sock, payload) do
-          :ok ->
-            case :gen_tcp.recv(sock, 0, timeout) do
-              {:ok, reply} ->
-                checkin(meta, slot, token)
-                {:ok, reply}
-
-              {:error, reason} ->
-                discard(meta, slot, token, sock)
-                {:error, reason}
-            end
-
-          {:error, reason} when reason != :timeout and retries > 0 ->
-            # the request did not reach a live server (a stale connection to
-            # a dead one): nothing was computed, so try another connection
-            discard(meta, slot, token, sock)
-            send_request(meta, payload, retries - 1, timeout)
-
-          {:error, reason} ->
-            discard(meta, slot, token, sock)
-            {:error, reason}
-        end
-
-      {:error, _} = error ->
-        error
-    end
-  end
-
-  defp checkout({:meta, name, atomics, slots, manager, timeout}) do
-    token = :erlang.unique_integer([:positive])
-    start = rem(:erlang.system_info(:scheduler_id) - 1, slots)
-
-    case claim(atomics, slots, start, slots, token) do
-      0 -> wait_checkout(manager, timeout)
-      slot -> owned(name, slot, token)
-    end
-  end
-
-  defp claim(_atomics, _slots, _at, 0, _token), do: 0
-
-  defp claim(atomics, slots, at, left, token) do
+  def claim(atomics, slots, at, left, token) do
     case :atomics.compare_exchange(atomics, at + 1, @idle, token) do
       :ok -> at + 1
       _ -> claim(atomics, slots, if(at + 1 == slots, do: 0, else: at + 1), left - 1, token)
     end
-  end
-
-  defp owned(name, slot, token) do
-    :ets.insert(name, {{:owner, slot}, token, self()})
-    [{^slot, sock, _server}] = :ets.lookup(name, slot)
-    {:ok, slot, sock, token}
-  rescue
-    # the pool stopped under us
-    _ -> {:error, :not_running}
-  end
-
-  defp wait_checkout(manager, timeout) do
-    GenServer.call(manager, {:checkout, timeout}, timeout + 5_000)
-  catch
-    :exit, {:timeout, _} -> {:error, :checkout_timeout}
-    :exit, _ -> {:error, :not_running}
-  end
-
-  defp checkin({:meta, _name, atomics, slots, manager, _}, slot, token) do
-    if :atomics.get(atomics, slots + 1) > 0 do
-      send(manager, {:checkin, slot, token})
-    else
-      :atomics.compare_exchange(atomics, slot, token, @idle)
-    end
-
-    :ok
-  end
-
-  defp discard({:meta, _name, atomics, _slots, manager, _}, slot, token, sock) do
-    :gen_tcp.close(sock)
-
-    if :atomics.compare_exchange(atomics, slot, token, @down) == :ok do
-      send(manager, {:reconnect, slot})
-    end
-
-    :ok
   end
 
   # --- the manager -------------------------------------------------------------------
@@ -213,10 +89,10 @@ defmodule WellBehaved.External.Pool do
     servers = Keyword.fetch!(opts, :servers)
     slots = servers * Keyword.fetch!(opts, :connections)
     name = Keyword.fetch!(opts, :name)
-    exe = executable(Keyword.fetch!(opts, :executable))
+    exe = Connection.executable(Keyword.fetch!(opts, :executable))
 
     if File.regular?(exe) do
-      dir = private_dir!()
+      dir = Connection.private_dir!()
       table = :ets.new(name, [:set, :public, :named_table, read_concurrency: true])
       atomics = :atomics.new(slots + 1, signed: true)
       for slot <- 1..slots, do: :atomics.put(atomics, slot, @down)
@@ -229,6 +105,11 @@ defmodule WellBehaved.External.Pool do
         atomics: atomics,
         slots: slots,
         timeout_ms: Keyword.fetch!(opts, :timeout_ms),
+        cancel_timeout_ms: Keyword.fetch!(opts, :cancel_timeout_ms),
+        # slot => the cancel in flight on it
+        cancels: %{},
+        # server index => servers killed there for a job that would not stop
+        abandoned: %{},
         servers: %{},
         ports: %{},
         waiters: :queue.new(),
@@ -249,28 +130,6 @@ defmodule WellBehaved.External.Pool do
       end
     else
       {:stop, {:missing_executable, exe}}
-    end
-  end
-
-  # {app, file}: the file in the app's priv directory (where a release has it)
-  defp executable({app, file}), do: Path.join(:code.priv_dir(app), file)
-  defp executable(path), do: path
-
-  defp private_dir! do
-    base = System.tmp_dir() || "/tmp"
-    # a socket path must fit in sockaddr_un (108 bytes)
-    base = if byte_size(base) > 60, do: "/tmp", else: base
-    name = "wb_external-" <> Base.url_encode64(:crypto.strong_rand_bytes(9))
-    dir = Path.join(base, name)
-    File.mkdir!(dir)
-    File.chmod!(dir, 0o700)
-    dir
-  end
-
-  defp ensure_private_dir(dir) do
-    case File.mkdir(dir) do
-      :ok -> File.chmod!(dir, 0o700)
-      {:error, :eexist} -> :ok
     end
   end
 
@@ -327,6 +186,9 @@ defmodule WellBehaved.External.Pool do
         %{slot: slot, pid: pid, server: server_of(state, slot)}
       end
 
+    cancelling =
+      for {slot, cancel} <- Enum.sort(state.cancels), do: %{slot: slot, server: cancel.index}
+
     info = %{
       name: state.name,
       executable: state.exe,
@@ -334,6 +196,7 @@ defmodule WellBehaved.External.Pool do
       servers: servers,
       slots: state.slots,
       busy: busy,
+      cancelling: cancelling,
       waiting: :atomics.get(state.atomics, state.slots + 1)
     }
 
@@ -344,7 +207,12 @@ defmodule WellBehaved.External.Pool do
   def handle_call(:server_stats, _from, state) do
     stats =
       for {index, %{status: :up, path: path}} <- Enum.sort(state.servers) do
-        {index, server_stats(path)}
+        abandoned = Map.get(state.abandoned, index, 0)
+
+        case Connection.server_stats(path) do
+          {:ok, stats} -> {index, {:ok, Map.put(stats, :abandoned, abandoned)}}
+          error -> {index, error}
+        end
       end
 
     {:reply, stats, state}
@@ -360,6 +228,15 @@ defmodule WellBehaved.External.Pool do
   end
 
   def handle_info({:reconnect, slot}, state), do: {:noreply, reconnect(state, slot)}
+
+  def handle_info({:cancel, slot}, state), do: {:noreply, start_cancel(state, slot, true)}
+
+  def handle_info({:tcp, sock, data}, state), do: {:noreply, cancel_answer(state, sock, data)}
+  def handle_info({:tcp_closed, sock}, state), do: {:noreply, cancel_broken(state, sock)}
+  def handle_info({:tcp_error, sock, _}, state), do: {:noreply, cancel_broken(state, sock)}
+
+  def handle_info({:cancel_timeout, slot, ref}, state),
+    do: {:noreply, cancel_timed_out(state, slot, ref)}
 
   def handle_info({port, {:data, data}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
@@ -391,10 +268,18 @@ defmodule WellBehaved.External.Pool do
         do: close_slot(state, slot)
 
     File.rm(server.path)
-    # a server that dies young is restarted after a pause
+    # a server that dies young is restarted after a pause, unless killed
+    # here for a job that would not stop
     young? = System.monotonic_time(:millisecond) - server.started_at < 1_000
-    delay = if young?, do: min(max(server.delay * 2, 100), 5_000), else: 0
+    killed? = Map.get(server, :killed, false)
+    delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
     state = put_in(state.servers[index], %{server | status: :down, port: nil, delay: delay})
+
+    # cancels in flight there are over: their jobs died with the server
+    state =
+      Enum.reduce(slots_of(state, index), state, fn slot, state ->
+        if Map.has_key?(state.cancels, slot), do: end_cancel(state, slot, @down), else: state
+      end)
 
     if delay == 0 do
       {:noreply, start_server(state, index)}
@@ -452,7 +337,7 @@ defmodule WellBehaved.External.Pool do
     path = Path.join(state.dir, "s#{index}.sock")
     # the last server to exit removes the directory (so that none is left
     # behind when the VM dies): make it again if a restart finds it gone
-    ensure_private_dir(state.dir)
+    Connection.ensure_private_dir(state.dir)
 
     port =
       Port.open({:spawn_executable, state.exe}, [
@@ -503,9 +388,7 @@ defmodule WellBehaved.External.Pool do
     if :atomics.get(state.atomics, slot) == @down and server.status == :up do
       close_slot(state, slot)
 
-      opts = [send_timeout: state.timeout_ms, send_timeout_close: true] ++ @socket_opts
-
-      case :gen_tcp.connect({:local, server.path}, 0, opts, 1_000) do
+      case Connection.connect(server.path, state.timeout_ms) do
         {:ok, sock} ->
           :ets.insert(state.name, {slot, sock, server_of(state, slot)})
           give(state, slot, @down)
@@ -516,22 +399,6 @@ defmodule WellBehaved.External.Pool do
       end
     else
       state
-    end
-  end
-
-  defp server_stats(path) do
-    with {:ok, sock} <- :gen_tcp.connect({:local, path}, 0, @socket_opts, 1_000) do
-      result =
-        with :ok <- :gen_tcp.send(sock, :erlang.term_to_binary({:wb_stats})),
-             {:ok, reply} <- :gen_tcp.recv(sock, 0, 5_000) do
-          case :erlang.binary_to_term(reply) do
-            %{} = stats -> {:ok, stats}
-            {:error, reason} -> {:error, reason}
-          end
-        end
-
-      :gen_tcp.close(sock)
-      result
     end
   end
 
@@ -646,7 +513,128 @@ defmodule WellBehaved.External.Pool do
   end
 
   defp reclaim(state, slot, token) do
-    if :atomics.compare_exchange(state.atomics, slot, token, @down) == :ok do
+    if :atomics.compare_exchange(state.atomics, slot, token, @cancelling) == :ok do
+      start_cancel(state, slot, false)
+    else
+      state
+    end
+  end
+
+  # --- cancelling ---------------------------------------------------------------------
+
+  # The slot (cancelling, held here) carries a request its caller gave up:
+  # the server is told to abandon it, and has cancel_timeout_ms to say it
+  # did. The connection serves on after the acknowledgement when `reuse`;
+  # not after a caller that died, whose pending recv the socket keeps until
+  # that recv's timeout (a later recv answers :ealready): that connection
+  # is replaced. Active mode reaches this process even so, and is set
+  # before the cancel goes, so that the dead caller's recv cannot take the
+  # acknowledgement.
+  defp start_cancel(state, slot, reuse) do
+    index = server_of(state, slot)
+    server = state.servers[index]
+
+    with %{status: :up, os_pid: os_pid} <- server,
+         [{^slot, sock, _}] <- :ets.lookup(state.name, slot),
+         :ok <- :inet.setopts(sock, active: :once),
+         :ok <- :gen_tcp.send(sock, <<>>) do
+      ref = make_ref()
+      timer = Process.send_after(self(), {:cancel_timeout, slot, ref}, state.cancel_timeout_ms)
+      cancel = %{sock: sock, ref: ref, timer: timer, index: index, os_pid: os_pid, reuse: reuse}
+      %{state | cancels: Map.put(state.cancels, slot, cancel)}
+    else
+      # no server, or a broken connection: nothing runs there any more
+      _ -> give_down(state, slot)
+    end
+  end
+
+  defp cancel_slot(state, sock) do
+    Enum.find_value(state.cancels, fn {slot, cancel} -> if cancel.sock == sock, do: slot end)
+  end
+
+  # the acknowledgement (an empty frame) ends the cancel; a reply that
+  # crossed the cancel comes first and is dropped
+  defp cancel_answer(state, sock, data) do
+    case cancel_slot(state, sock) do
+      nil ->
+        state
+
+      slot when data == <<>> ->
+        if state.cancels[slot].reuse and :inet.setopts(sock, active: false) == :ok,
+          do: end_cancel(state, slot, :give),
+          else: end_cancel(state, slot, @down)
+
+      slot ->
+        case :inet.setopts(sock, active: :once) do
+          :ok -> state
+          {:error, _} -> end_cancel(state, slot, @down)
+        end
+    end
+  end
+
+  defp cancel_broken(state, sock) do
+    case cancel_slot(state, sock) do
+      nil -> state
+      slot -> end_cancel(state, slot, @down)
+    end
+  end
+
+  # No acknowledgement in time: the job does not stop, its server is
+  # replaced (the exit is seen as any other and restarts it). Other cancels
+  # on that server end with it: one replacement, counted once.
+  defp cancel_timed_out(state, slot, ref) do
+    case state.cancels[slot] do
+      %{ref: ^ref, index: index, os_pid: os_pid} ->
+        server = state.servers[index]
+
+        state =
+          if server.os_pid == os_pid and server.status == :up,
+            do: replace(state, index),
+            else: state
+
+        end_cancel(state, slot, @down)
+
+      _ ->
+        state
+    end
+  end
+
+  defp replace(state, index) do
+    server = state.servers[index]
+
+    Logger.warning(
+      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) did not abandon a cancelled job within #{state.cancel_timeout_ms} ms; killing it"
+    )
+
+    OSProcess.kill(server.os_pid)
+    # no new connection to it, none of its idle ones used; callers on its
+    # other connections get {:error, :closed}
+    for slot <- slots_of(state, index),
+        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
+        do: close_slot(state, slot)
+
+    state = put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+    %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
+  end
+
+  # The cancel on `slot` is over: the slot goes to a waiter or idle
+  # (:give), or down (and reconnects when its server is up).
+  defp end_cancel(state, slot, outcome) do
+    {cancel, cancels} = Map.pop(state.cancels, slot)
+    Process.cancel_timer(cancel.timer)
+    state = %{state | cancels: cancels}
+
+    if outcome == :give do
+      give(state, slot, @cancelling)
+    else
+      _ = :inet.setopts(cancel.sock, active: false)
+      give_down(state, slot)
+    end
+  end
+
+  defp give_down(state, slot) do
+    if :atomics.compare_exchange(state.atomics, slot, @cancelling, @down) == :ok do
+      close_slot(state, slot)
       reconnect(state, slot)
     else
       state

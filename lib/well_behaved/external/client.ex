@@ -1,0 +1,186 @@
+defmodule WellBehaved.External.Client do
+  @moduledoc false
+  # The caller's side of a WellBehaved.External.Pool, all in the caller (no
+  # message to the manager on the way): claim an idle slot with one
+  # :atomics.compare_exchange (idle 0 -> a fresh token), note the owner in
+  # ETS, send and recv on the slot's socket directly, release with one
+  # compare_exchange. Slots alternate between servers; a caller starts
+  # scanning at a slot chosen by its scheduler.
+  #
+  # A slot's value in the atomics: a positive token (a caller holds it),
+  # idle, down (no connection: the manager reconnects it), or cancelling
+  # (the manager holds it while the server abandons the request of a
+  # caller that gave up).
+
+  alias WellBehaved.External.Pool
+
+  # the slot values Pool's manager uses
+  @idle 0
+  @down -1
+  @cancelling -2
+  # the server's frame limit (c_src/external/wb_external.h)
+  @max_frame 1_073_741_824
+
+  @doc """
+  Sends one request payload to the pool `name`, returns the reply payload.
+  `timeout` (ms) bounds the wait for the reply, and the wait for a
+  connection (`nil`: the pool's). A pool not running is started with
+  `start` (its options) when given, else the call answers
+  `{:error, :not_running}`.
+  """
+  @spec request(atom(), binary(), timeout() | nil, keyword() | nil) ::
+          {:ok, binary()} | {:error, term()}
+  def request(_name, payload, _timeout, _start) when byte_size(payload) > @max_frame,
+    do: {:error, :too_large}
+
+  def request(name, payload, timeout, start) do
+    case meta(name, start) do
+      {:meta, _name, _atomics, slots, _manager, pool_timeout} = meta ->
+        timeout = timeout || pool_timeout
+        deadline = System.monotonic_time(:millisecond) + timeout
+        send_request(meta, payload, slots, timeout, deadline)
+
+      error ->
+        error
+    end
+  end
+
+  defp meta(name, start) do
+    case :ets.lookup(name, :meta) do
+      [meta] -> meta
+      [] -> start_and_meta(name, start)
+    end
+  rescue
+    ArgumentError -> start_and_meta(name, start)
+  end
+
+  defp start_and_meta(_name, nil), do: {:error, :not_running}
+
+  # The first caller starts the pool; callers that find it starting wait
+  # for its init to finish (a call is handled only after init).
+  defp start_and_meta(name, start) do
+    with {:ok, pid} <- Pool.ensure_started(start),
+         :ok <- GenServer.call(pid, :ready, :infinity),
+         [meta] <- :ets.lookup(name, :meta) do
+      meta
+    else
+      _ -> {:error, :not_running}
+    end
+  catch
+    _, _ -> {:error, :not_running}
+  end
+
+  # A request that did not reach a live server (a connection to one that
+  # died, its exit not yet seen by the manager: the send fails, or the
+  # server died with the request unread and reset the connection) computed
+  # nothing: it goes again on another connection, first on any idle one,
+  # then (the retries spent: every connection was stale) on one the
+  # manager gives, which waits for a server to be up again, up to
+  # `timeout` in all.
+  defp send_request(meta, payload, retries, timeout, deadline) do
+    case checkout(meta, timeout, retries) do
+      {:ok, slot, sock, token} ->
+        case :gen_tcp.send(sock, payload) do
+          :ok ->
+            case receive_reply(meta, slot, sock, token, timeout) do
+              {:error, :econnreset} -> retry(meta, payload, retries, deadline, :closed)
+              answer -> answer
+            end
+
+          {:error, reason} when reason != :timeout ->
+            discard(meta, slot, token, sock)
+            retry(meta, payload, retries, deadline, reason)
+
+          {:error, reason} ->
+            discard(meta, slot, token, sock)
+            {:error, reason}
+        end
+
+      {:error, _} = error ->
+        error
+    end
+  end
+
+  defp retry(meta, payload, retries, deadline, reason) do
+    left = deadline - System.monotonic_time(:millisecond)
+
+    cond do
+      left <= 0 -> {:error, if(reason == :econnreset, do: :closed, else: reason)}
+      true -> send_request(meta, payload, max(retries - 1, 0), left, deadline)
+    end
+  end
+
+  defp receive_reply(meta, slot, sock, token, timeout) do
+    case :gen_tcp.recv(sock, 0, timeout) do
+      {:ok, reply} ->
+        checkin(meta, slot, token)
+        {:ok, reply}
+
+      # the server is told to abandon the request (the manager sees to it)
+      {:error, :timeout} ->
+        cancel(meta, slot, token)
+        {:error, :timeout}
+
+      {:error, reason} ->
+        discard(meta, slot, token, sock)
+        {:error, reason}
+    end
+  end
+
+  # no retries left: only a connection the manager hands out
+  defp checkout({:meta, _, _, _, manager, _}, timeout, 0), do: wait_checkout(manager, timeout)
+
+  defp checkout({:meta, name, atomics, slots, manager, _}, timeout, _retries) do
+    token = :erlang.unique_integer([:positive])
+    start = rem(:erlang.system_info(:scheduler_id) - 1, slots)
+
+    case Pool.claim(atomics, slots, start, slots, token) do
+      0 -> wait_checkout(manager, timeout)
+      slot -> owned(name, slot, token)
+    end
+  end
+
+  defp owned(name, slot, token) do
+    :ets.insert(name, {{:owner, slot}, token, self()})
+    [{^slot, sock, _server}] = :ets.lookup(name, slot)
+    {:ok, slot, sock, token}
+  rescue
+    # the pool stopped under us
+    _ -> {:error, :not_running}
+  end
+
+  defp wait_checkout(manager, timeout) do
+    GenServer.call(manager, {:checkout, timeout}, timeout + 5_000)
+  catch
+    :exit, {:timeout, _} -> {:error, :checkout_timeout}
+    :exit, _ -> {:error, :not_running}
+  end
+
+  defp checkin({:meta, _name, atomics, slots, manager, _}, slot, token) do
+    if :atomics.get(atomics, slots + 1) > 0 do
+      send(manager, {:checkin, slot, token})
+    else
+      :atomics.compare_exchange(atomics, slot, token, @idle)
+    end
+
+    :ok
+  end
+
+  defp discard({:meta, _name, atomics, _slots, manager, _}, slot, token, sock) do
+    :gen_tcp.close(sock)
+
+    if :atomics.compare_exchange(atomics, slot, token, @down) == :ok do
+      send(manager, {:reconnect, slot})
+    end
+
+    :ok
+  end
+
+  defp cancel({:meta, _name, atomics, _slots, manager, _}, slot, token) do
+    if :atomics.compare_exchange(atomics, slot, token, @cancelling) == :ok do
+      send(manager, {:cancel, slot})
+    end
+
+    :ok
+  end
+end
