@@ -129,7 +129,11 @@ typedef struct wb_job_type {
     /* Frees what the state owns (NULL: nothing). Not the state itself. */
     void (*destroy)(void *state);
     /* A typical cost of one unit in picoseconds, the start of the cost the
-     * runtime learns (0: 1000). */
+     * runtime learns (0: 1000). Until the runtime has measured the cost on
+     * this machine, it trusts no seed: :auto's :normal runs step from one
+     * unit and stop by the clock, and the first steps of a sliced job
+     * start at one unit, so a seed wrong by any factor costs at most about
+     * two slices on the first calls. */
     uint64_t ps_per_unit;
     /* Instead of result (a type sets exactly one of the two): the result,
      * made in env from a state it may take from, so that what the state
@@ -195,7 +199,8 @@ void wb_external_alias(const char *nif_name, const wb_job_type *type);
  * slice_source => erlang_turn | default | configured, erlang_turn_ns (nil
  * when load_info had none), calibrated_slice_ns, released_later, limits =>
  * #{modes, max_job_args, slice_us_min, slice_us_max},
- * ps_per_unit => #{JobName => Picoseconds}} */
+ * ps_per_unit => #{JobName => Picoseconds},
+ * cost_measured => #{JobName => true | false}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
  * SliceMicros | calibrated, DirtySliceMicros) -> ok; each may be `keep`;
