@@ -121,7 +121,9 @@ typedef struct wb_job_type {
     /* The finished job's result, made in env. It runs in one go, not
      * sliced, in the caller's process: keep it to the cost of making the
      * term (a binary the state already holds costs nothing, see
-     * take_result). destroy runs after it. */
+     * take_result; a large output is written in the steps into a
+     * wb_output, wb_output.h, and handed over by take_result). destroy
+     * runs after it. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
     /* Heap bytes owned by the state, for runtime_stats, read once after
      * init (NULL: none); counted at most 2^47 per job. */
@@ -261,6 +263,14 @@ void wb_release_block_later(void (*release)(void *arg), void *block, size_t byte
 
 /* free(block) (malloc'd): wb_release_block_later with free. */
 void wb_free_later(void *block, size_t bytes);
+
+/* A binary term of the `size` bytes at `block`, a block from malloc that
+ * the term then owns, without a copy: for take_result. When the last term
+ * referring to it is garbage, the block goes back as wb_free_later's do,
+ * off the scheduler that collects it. Out of memory, it frees the block
+ * and raises enomem. In a server program (:external) the block is sent
+ * with the reply and freed after it. */
+ERL_NIF_TERM wb_make_malloc_binary(ErlNifEnv *env, void *block, size_t size);
 
 /* The main of a server program that runs these job types (a NULL-terminated
  * list, at most 32) for schedule: :external (WellBehaved.External): the job

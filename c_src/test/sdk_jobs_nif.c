@@ -21,6 +21,9 @@
  * :normal and times every such run; with StallUs > 0 its first step first
  * waits that long on the wall clock, as a run the OS preempted would.
  *
+ * The job "rle" (rle_job.h) run-length encodes a binary into a wb_output (wb_output.h), whose
+ * output it hands over without a copy: as iodata, or flattened into one binary in its steps.
+ *
  * The job "sham" predicts one unit at the default seed (1 ns) but takes N units of at least a
  * microsecond each on the wall clock: a job whose first calls trust a cost 1000x too low. Each
  * of its states, when destroyed, records the units it did and the most one step was given;
@@ -59,6 +62,8 @@
 #include <string.h>
 #include <time.h>
 #include <wb_runtime.h>
+
+#include "rle_job.h"
 
 typedef struct {
     uint64_t n;
@@ -345,6 +350,8 @@ static wb_job_type sham_job = {
 
 WB_JOB_NIF(sham, sham_job)
 
+WB_JOB_NIF(rle, rle_job)
+
 #ifndef WB_EXTERNAL_SERVER
 /* [{Units, MostUnitsInOneStep}] of the sham states destroyed since the
  * last call, oldest first (one caller at a time). */
@@ -521,14 +528,16 @@ static ErlNifFunc nif_funcs[] = {
     {"huge", 4, huge, 0},
     {"owned", 4, owned, 0},
     {"sham", 4, sham, 0},
+    {"rle", 5, rle, 0},
 #ifndef WB_EXTERNAL_SERVER
     {"sham_runs", 0, sham_runs, 0},
 #endif
     WB_RUNTIME_NIFS,
 };
 
-static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
-                                     &raising_job, &fickle_job, &huge_job, &owned_job, &sham_job,
+static wb_job_type *const types[] = {&fold_job,  &phases_job,  &dear_job,   &lumpy_job,
+                                     &liar_job,  &raising_job, &fickle_job, &huge_job,
+                                     &owned_job, &sham_job,    &rle_job,
 #ifdef WB_EXTERNAL_SERVER
                                      &crash_job,
 #endif
