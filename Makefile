@@ -16,7 +16,7 @@ CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
 SDK_SRC := c_src/runtime/wb_runtime.c
-SDK_HDR := c_src/include/wb_runtime.h c_src/runtime/wb_job_check.h
+SDK_HDR := c_src/include/wb_runtime.h c_src/include/wb_output.h c_src/runtime/wb_job_check.h
 NIF_SRC := $(CORE_SRC) $(SDK_SRC) $(wildcard c_src/nif/*.c)
 NIF_HDR := $(CORE_HDR) $(SDK_HDR) $(wildcard c_src/nif/*.h)
 C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h c_src/*/*.cpp)

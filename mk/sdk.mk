@@ -34,24 +34,24 @@ $(SDK_HEADER_SERVER_TEST): c_src/test/sdk_header_test.cpp $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -pedantic -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include -c -o $@ $<
 
-$(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+$(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
 
-$(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+$(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_REFUSED -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
 
 # every :threaded call waits for its answer in the call (up to 5 s)
-$(SDK_TEST_DIR)/sdk_awaiting_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+$(SDK_TEST_DIR)/sdk_awaiting_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_AWAITING -DWB_TEST_THREADED_AWAIT_NS=5000000000 -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
 
 # every :threaded call starts waiting and gives up at once (1 ns)
-$(SDK_TEST_DIR)/sdk_impatient_nif.so: c_src/test/sdk_jobs_nif.c $(SDK_SRC) $(SDK_HDR)
+$(SDK_TEST_DIR)/sdk_impatient_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_SRC) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_IMPATIENT -DWB_TEST_THREADED_AWAIT_NS=1 -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_SRC)
 
-$(SDK_TEST_DIR)/sdk_jobs_server: c_src/test/sdk_jobs_nif.c $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+$(SDK_TEST_DIR)/sdk_jobs_server: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(CFLAGS_COMMON) -O2 -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/test/sdk_jobs_nif.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)

@@ -801,6 +801,17 @@ ERL_NIF_TERM enif_make_binary(ErlNifEnv *env, ErlNifBinary *bin) {
     return t;
 }
 
+/* The block (malloc'd, as the binaries of the job's own are) belongs to
+ * the term: freed with the request. */
+ERL_NIF_TERM wb_make_malloc_binary(ErlNifEnv *env, void *block, size_t size) {
+    ErlNifBinary bin;
+    memset(&bin, 0, sizeof bin);
+    bin.size = size;
+    bin.data = block;
+    bin.ref_bin = block;
+    return enif_make_binary(env, &bin);
+}
+
 unsigned char *enif_make_new_binary(ErlNifEnv *env, size_t size, ERL_NIF_TERM *termp) {
     ErlNifBinary bin;
     if (!enif_alloc_binary(size, &bin)) return NULL;

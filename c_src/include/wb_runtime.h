@@ -121,7 +121,9 @@ typedef struct wb_job_type {
     /* The finished job's result, made in env. It runs in one go, not
      * sliced, in the caller's process: keep it to the cost of making the
      * term (a binary the state already holds costs nothing, see
-     * take_result). destroy runs after it. */
+     * take_result; a large output is written in the steps into a
+     * wb_output, wb_output.h, and handed over by take_result). destroy
+     * runs after it. */
     ERL_NIF_TERM (*result)(ErlNifEnv *env, const void *state);
     /* Heap bytes owned by the state, for runtime_stats, read once after
      * init (NULL: none); counted at most 2^47 per job. */
@@ -129,7 +131,11 @@ typedef struct wb_job_type {
     /* Frees what the state owns (NULL: nothing). Not the state itself. */
     void (*destroy)(void *state);
     /* A typical cost of one unit in picoseconds, the start of the cost the
-     * runtime learns (0: 1000). */
+     * runtime learns (0: 1000). Until the runtime has measured the cost on
+     * this machine, it trusts no seed: :auto's :normal runs step from one
+     * unit and stop by the clock, and the first steps of a sliced job
+     * start at one unit, so a seed wrong by any factor costs at most about
+     * two slices on the first calls. */
     uint64_t ps_per_unit;
     /* Instead of result (a type sets exactly one of the two): the result,
      * made in env from a state it may take from, so that what the state
@@ -195,7 +201,8 @@ void wb_external_alias(const char *nif_name, const wb_job_type *type);
  * slice_source => erlang_turn | default | configured, erlang_turn_ns (nil
  * when load_info had none), calibrated_slice_ns, released_later, limits =>
  * #{modes, max_job_args, slice_us_min, slice_us_max},
- * ps_per_unit => #{JobName => Picoseconds}} */
+ * ps_per_unit => #{JobName => Picoseconds},
+ * cost_measured => #{JobName => true | false}} */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
  * SliceMicros | calibrated, DirtySliceMicros) -> ok; each may be `keep`;
@@ -256,6 +263,14 @@ void wb_release_block_later(void (*release)(void *arg), void *block, size_t byte
 
 /* free(block) (malloc'd): wb_release_block_later with free. */
 void wb_free_later(void *block, size_t bytes);
+
+/* A binary term of the `size` bytes at `block`, a block from malloc that
+ * the term then owns, without a copy: for take_result. When the last term
+ * referring to it is garbage, the block goes back as wb_free_later's do,
+ * off the scheduler that collects it. Out of memory, it frees the block
+ * and raises enomem. In a server program (:external) the block is sent
+ * with the reply and freed after it. */
+ERL_NIF_TERM wb_make_malloc_binary(ErlNifEnv *env, void *block, size_t size);
 
 /* The main of a server program that runs these job types (a NULL-terminated
  * list, at most 32) for schedule: :external (WellBehaved.External): the job

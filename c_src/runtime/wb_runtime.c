@@ -73,11 +73,18 @@ static ERL_NIF_TERM atom_normal, atom_dirty_cpu, atom_yielding, atom_yielding_di
 
 /* The job types registered at load, with the cost per unit the runtime
  * learns for each (seeded from the type's ps_per_unit), and how many of
- * :auto's timed :normal runs in a row took far longer than predicted. */
+ * :auto's timed :normal runs in a row took far longer than predicted.
+ * Until the cost has been measured on this machine (`measured`), the seed
+ * may be wrong by any factor: work is then bounded by the clock, not by
+ * units at that cost, and :auto's :normal runs add their units and time
+ * to probe_units and probe_ns until there is enough time to measure. */
 typedef struct {
     const wb_job_type *type;
     _Atomic uint64_t ps_per_unit;
     _Atomic unsigned overruns;
+    _Atomic bool measured;
+    _Atomic uint64_t probe_units;
+    _Atomic int64_t probe_ns;
 } registered_type;
 static registered_type job_types[WB_MAX_JOB_TYPES];
 static int job_type_count;
@@ -314,6 +321,27 @@ static double predict_ns(registered_type *learned, uint64_t units) {
     return (double)units * (double)ps / 1000.0;
 }
 
+/* The type's first cost measured on this machine replaces the seed whole. */
+static void set_measured(registered_type *t, uint64_t ps) {
+    atomic_store_explicit(&t->ps_per_unit, ps ? ps : 1, memory_order_relaxed);
+    atomic_store_explicit(&t->measured, true, memory_order_relaxed);
+}
+
+/* Learns from an :auto :normal run of a type not yet measured: such runs
+ * are small, so their units and time add up across calls until they make
+ * MEASURE_MIN_NS, and that sum is the type's first measure. */
+static void learn_probe(registered_type *t, uint64_t units, int64_t ns) {
+    if (units == 0 || ns <= 0) return;
+    uint64_t all_units = atomic_fetch_add_explicit(&t->probe_units, units, memory_order_relaxed);
+    int64_t all_ns = atomic_fetch_add_explicit(&t->probe_ns, ns, memory_order_relaxed);
+    all_units += units;
+    all_ns += ns;
+    if (all_ns < MEASURE_MIN_NS) return;
+    atomic_store_explicit(&t->probe_units, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->probe_ns, 0, memory_order_relaxed);
+    set_measured(t, (uint64_t)((double)all_ns * 1000.0 / (double)all_units));
+}
+
 /* Learns from a timed step: retunes how many units to do between clock
  * reads, and, once enough time has been gathered to time well, the type's
  * cost per unit (running average, 1/8 weight). Both are ratios of the same
@@ -335,12 +363,22 @@ static void learn(wb_job *job, uint64_t units, int64_t ns) {
     /* Learn once the work done is big enough to time well, judged by its
      * predicted time, never by its measured time: choosing runs because
      * they took long would choose the ones the OS preempted, and a
-     * stream of small jobs would ratchet the estimate up. */
-    uint64_t old = atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
-    if ((double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS) return;
+     * stream of small jobs would ratchet the estimate up. A seed not yet
+     * measured predicts nothing: the first measure is taken whole once
+     * the work has run that long. */
+    registered_type *t = job->learned;
+    uint64_t old = atomic_load_explicit(&t->ps_per_unit, memory_order_relaxed);
+    bool measured = atomic_load_explicit(&t->measured, memory_order_relaxed);
+    if (measured ? (double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS
+                 : job->learn_ns < MEASURE_MIN_NS)
+        return;
     uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);
     job->learn_units = 0;
     job->learn_ns = 0;
+    if (!measured) {
+        set_measured(t, ps);
+        return;
+    }
     /* one preempted step must not move the estimate far: clamp to 2x */
     if (ps > old * 2) ps = old * 2;
     if (ps < old / 2) ps = old / 2;
@@ -415,8 +453,12 @@ static void outran_prediction(registered_type *t, uint64_t predicted) {
 static uint64_t next_budget(wb_job *job) {
     if (job->tiny) return 1;
     if (job->units_per_check == 0) {
+        /* a seed not measured yet may be off by any factor: start at one
+         * unit, and learn grows the steps at most 2x per clock read */
         uint64_t ps = atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
-        uint64_t units = (uint64_t)job->check_ns * 1000 / (ps ? ps : 1);
+        uint64_t units = atomic_load_explicit(&job->learned->measured, memory_order_relaxed)
+                             ? (uint64_t)job->check_ns * 1000 / (ps ? ps : 1)
+                             : 1;
         job->units_per_check = units ? units : 1;
     }
     return job->units_per_check;
@@ -470,14 +512,53 @@ static uint64_t auto_normal_budget(registered_type *learned, uint64_t predicted)
     return units >= (double)(UINT64_MAX / 2) ? UINT64_MAX / 2 : (uint64_t)units;
 }
 
+/* An :auto :normal run of a type whose cost is not measured yet: the
+ * units of one call at the seed's cost could take any time, so the run
+ * goes in steps that start at one unit and at most double, each sized by
+ * the rate measured so far to end by AUTO_NORMAL_SPAN thresholds on the
+ * clock, and stops there (or at `budget` units). True when done; *ns is
+ * the run's time. */
+static bool probe_steps(wb_job *job, uint64_t budget, uint64_t *used, int64_t *ns) {
+    int64_t start = clock_ns(), limit = AUTO_NORMAL_SPAN * setting_ns(&normal_max_ns);
+    uint64_t units = 1;
+    for (;;) {
+        if (units > budget - *used) units = budget - *used;
+        bool done = job->type->step(job->state, units, used);
+        *ns = clock_ns() - start;
+        if (done) return true;
+        if (*used >= budget || *ns >= limit) return false;
+        /* what fits in the time left at the rate so far, at most twice
+         * the last step, at least one unit */
+        double fit = (double)*used * (double)(limit - *ns) / (double)(*ns > 0 ? *ns : 1);
+        if (fit < 2.0 * (double)units)
+            units = fit < 1.0 ? 1 : (uint64_t)fit;
+        else
+            units *= 2;
+    }
+}
+
 /* Runs the job to the end. Off the normal schedulers it checks between
  * steps that the caller is still alive and abandons the work when it is
  * not. A normal run reads the clock only when `timed` (big enough to learn
  * from), and does at most `budget` units (UINT64_MAX: no bound); a job
- * that needs more sets *outran and answers nothing. */
+ * that needs more sets *outran and answers nothing. A bounded run of a
+ * type whose cost is not measured yet is bounded by the clock too
+ * (probe_steps). */
 static ERL_NIF_TERM run_to_end(ErlNifEnv *env, wb_job *job, bool dirty, bool timed, uint64_t budget,
                                bool *outran) {
     uint64_t used = 0;
+    if (!dirty && !job->tiny && budget != UINT64_MAX &&
+        !atomic_load_explicit(&job->learned->measured, memory_order_relaxed)) {
+        int64_t ns = 0;
+        bool done = probe_steps(job, budget, &used, &ns);
+        learn_probe(job->learned, used, ns);
+        charge_ns(env, ns, setting_ns(&slice_ns), NULL);
+        if (!done) {
+            *outran = true;
+            return 0;
+        }
+        return job_result(env, job);
+    }
     if (!dirty && !job->tiny) {
         int64_t start = timed ? clock_ns() : 0, ns = 0;
         bool done = true;
@@ -1187,6 +1268,44 @@ void wb_free_later(void *block, size_t bytes) {
     wb_release_block_later(free_block, block, bytes);
 }
 
+/* ---- blocks handed over as binaries ------------------------------------------ */
+
+/* A malloc'd block that a binary term owns: the resource's destructor runs
+ * when the last term referring to it is garbage, and hands a large block
+ * to the releasing thread of normal priority, so that a process's garbage
+ * collection never gives large memory back on its scheduler (a hundred
+ * 1 MiB binaries took 6-8 ms there). Not the idle-priority one: a garbage
+ * collection can drop hundreds of megabytes at once, and on a busy machine
+ * that thread starves and its blocks are freed where they are given. */
+typedef struct {
+    void *block;
+    size_t size;
+} owned_block;
+static ErlNifResourceType *owned_block_resource;
+
+static void owned_block_destructor(ErlNifEnv *env, void *obj) {
+    (void)env;
+    owned_block *o = obj;
+    if (o->size < WB_RELEASE_LATER_FROM)
+        free(o->block);
+    else
+        wb_release_later(free_block, o->block);
+}
+
+ERL_NIF_TERM wb_make_malloc_binary(ErlNifEnv *env, void *block, size_t size) {
+    owned_block *o =
+        owned_block_resource ? enif_alloc_resource(owned_block_resource, sizeof *o) : NULL;
+    if (!o) {
+        free(block);
+        return enif_raise_exception(env, atom_enomem);
+    }
+    o->block = block;
+    o->size = size;
+    ERL_NIF_TERM term = enif_make_resource_binary(env, o, block, size);
+    enif_release_resource(o); /* the term owns it */
+    return term;
+}
+
 static bool queue_start(release_queue *q) {
     if (!q->lock) q->lock = enif_mutex_create((char *)q->name);
     if (!q->wake) q->wake = enif_cond_create((char *)q->name);
@@ -1358,11 +1477,14 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     enif_mutex_lock(pool.lock);
     size_t queued = pool.queued;
     enif_mutex_unlock(pool.lock);
-    ERL_NIF_TERM costs = enif_make_new_map(env);
+    ERL_NIF_TERM costs = enif_make_new_map(env), measured = enif_make_new_map(env);
     for (int i = 0; i < job_type_count; i++) {
         uint64_t ps = atomic_load_explicit(&job_types[i].ps_per_unit, memory_order_relaxed);
-        if (!enif_make_map_put(env, costs, wb_atom(env, job_types[i].type->name),
-                               enif_make_uint64(env, ps), &costs))
+        bool known = atomic_load_explicit(&job_types[i].measured, memory_order_relaxed);
+        ERL_NIF_TERM name = wb_atom(env, job_types[i].type->name);
+        if (!enif_make_map_put(env, costs, name, enif_make_uint64(env, ps), &costs) ||
+            !enif_make_map_put(env, measured, name, known ? atom_true : wb_atom(env, "false"),
+                               &measured))
             return enif_make_badarg(env);
     }
     uint64_t turn = atomic_load(&erlang_turn_ns);
@@ -1376,6 +1498,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         wb_atom(env, "erlang_turn_ns"),   wb_atom(env, "calibrated_slice_ns"),
         wb_atom(env, "released_later"),   wb_atom(env, "limits"),
         wb_atom(env, "answered_in_call"), wb_atom(env, "release_pending"),
+        wb_atom(env, "cost_measured"),
     };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&live_jobs)),
@@ -1398,6 +1521,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         limits_map(env),
         enif_make_uint64(env, atomic_load(&pool.answered_in_call)),
         enif_make_int64(env, atomic_load(&releaser.pending) + atomic_load(&idler.pending)),
+        measured,
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
@@ -1497,6 +1621,9 @@ static bool register_types(wb_job_type *const types[]) {
         slot->type = types[i];
         atomic_init(&slot->ps_per_unit, types[i]->ps_per_unit ? types[i]->ps_per_unit : 1000);
         atomic_init(&slot->overruns, 0);
+        atomic_init(&slot->measured, false);
+        atomic_init(&slot->probe_units, 0);
+        atomic_init(&slot->probe_ns, 0);
     }
     return true;
 }
@@ -1504,6 +1631,9 @@ static bool register_types(wb_job_type *const types[]) {
 static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info,
                         ErlNifResourceFlags flags) {
     if (!register_types(types)) return 1;
+    owned_block_resource =
+        enif_open_resource_type(env, NULL, "wb_owned_block", owned_block_destructor, flags, NULL);
+    if (!owned_block_resource) return 1;
     ErlNifResourceTypeInit init = {.dtor = job_destructor, .down = job_down};
     job_resource = enif_open_resource_type_x(env, "wb_job", &init, flags, NULL);
     if (!job_resource) {

@@ -1,5 +1,6 @@
 // The SDK's public header used from C++ (compiled by `make test-c`): a job
 // type and its NIF written in C++11, as a C++ NIF author would.
+#include <wb_output.h>
 #include <wb_runtime.h>
 
 #include <cstddef>

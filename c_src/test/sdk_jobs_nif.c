@@ -21,6 +21,14 @@
  * :normal and times every such run; with StallUs > 0 its first step first
  * waits that long on the wall clock, as a run the OS preempted would.
  *
+ * The job "rle" (rle_job.h) run-length encodes a binary into a wb_output (wb_output.h), whose
+ * output it hands over without a copy: as iodata, or flattened into one binary in its steps.
+ *
+ * The job "sham" predicts one unit at the default seed (1 ns) but takes N units of at least a
+ * microsecond each on the wall clock: a job whose first calls trust a cost 1000x too low. Each
+ * of its states, when destroyed, records the units it did and the most one step was given;
+ * sham_runs() answers those records, oldest first, and forgets them (in the VM only).
+ *
  * Misbehaving jobs, which must not take the VM down in any mode:
  * "liar" predicts one unit and folds N as "fold" does (N = 0: it never
  * finishes, each step folding its budget and asking for more); "raising" finishes at once and its
@@ -57,6 +65,8 @@
 #include <string.h>
 #include <time.h>
 #include <wb_runtime.h>
+
+#include "rle_job.h"
 
 typedef struct {
     uint64_t n;
@@ -288,6 +298,81 @@ static wb_job_type liar_job = {
 
 WB_JOB_NIF(liar, liar_job)
 
+typedef struct {
+    uint64_t next, n, most;
+} sham_state;
+
+#define SHAM_RECORDS 64
+static _Atomic unsigned sham_count;
+static uint64_t sham_records[SHAM_RECORDS][2];
+
+static bool sham_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    (void)env;
+    (void)reason;
+    ((sham_state *)state)->n = ((const fold_args *)args)->n;
+    return true;
+}
+
+static bool sham_step(void *state, uint64_t budget, uint64_t *used) {
+    sham_state *s = state;
+    if (budget > s->most) s->most = budget;
+    uint64_t end = s->n - s->next > budget ? s->next + budget : s->n;
+    *used += end - s->next;
+    for (; s->next < end; s->next++) {
+        int64_t until = now_ns() + 1000;
+        while (now_ns() < until) {
+        }
+    }
+    return s->next == s->n;
+}
+
+static ERL_NIF_TERM sham_result(ErlNifEnv *env, const void *state) {
+    return enif_make_uint64(env, ((const sham_state *)state)->next);
+}
+
+static void sham_destroy(void *state) {
+    const sham_state *s = state;
+    unsigned i = atomic_fetch_add(&sham_count, 1);
+    if (i >= SHAM_RECORDS) return;
+    sham_records[i][0] = s->next;
+    sham_records[i][1] = s->most;
+}
+
+static wb_job_type sham_job = {
+    .name = "sham",
+    .argc = 1,
+    .args_size = sizeof(fold_args),
+    .state_size = sizeof(sham_state),
+    .decode = fold_decode,
+    .predict = liar_predict,
+    .init = sham_init,
+    .step = sham_step,
+    .result = sham_result,
+    .destroy = sham_destroy,
+};
+
+WB_JOB_NIF(sham, sham_job)
+
+WB_JOB_NIF(rle, rle_job)
+
+#ifndef WB_EXTERNAL_SERVER
+/* [{Units, MostUnitsInOneStep}] of the sham states destroyed since the
+ * last call, oldest first (one caller at a time). */
+static ERL_NIF_TERM sham_runs(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    unsigned n = atomic_exchange(&sham_count, 0);
+    if (n > SHAM_RECORDS) n = SHAM_RECORDS;
+    ERL_NIF_TERM list = enif_make_list(env, 0);
+    for (unsigned i = n; i-- > 0;)
+        list = enif_make_list_cell(env,
+                                   enif_make_tuple2(env, enif_make_uint64(env, sham_records[i][0]),
+                                                    enif_make_uint64(env, sham_records[i][1])),
+                                   list);
+    return list;
+}
+#endif
+
 static ERL_NIF_TERM raising_result(ErlNifEnv *env, const void *state) {
     (void)state;
     return enif_make_badarg(env);
@@ -459,14 +544,26 @@ static wb_job_type crash_job = {
 #endif
 
 static ErlNifFunc nif_funcs[] = {
-    {"fold", 4, fold, 0},     {"phases", 6, phases, 0}, {"dear", 4, dear, 0},
-    {"lumpy", 4, lumpy, 0},   {"liar", 4, liar, 0},     {"raising", 4, raising, 0},
-    {"fickle", 5, fickle, 0}, {"huge", 4, huge, 0},     {"owned", 4, owned, 0},
+    {"fold", 4, fold, 0},
+    {"phases", 6, phases, 0},
+    {"dear", 4, dear, 0},
+    {"lumpy", 4, lumpy, 0},
+    {"liar", 4, liar, 0},
+    {"raising", 4, raising, 0},
+    {"fickle", 5, fickle, 0},
+    {"huge", 4, huge, 0},
+    {"owned", 4, owned, 0},
+    {"sham", 4, sham, 0},
+    {"rle", 5, rle, 0},
+#ifndef WB_EXTERNAL_SERVER
+    {"sham_runs", 0, sham_runs, 0},
+#endif
     WB_RUNTIME_NIFS,
 };
 
-static wb_job_type *const types[] = {&fold_job,    &phases_job, &dear_job, &lumpy_job, &liar_job,
-                                     &raising_job, &fickle_job, &huge_job, &owned_job,
+static wb_job_type *const types[] = {&fold_job,  &phases_job,  &dear_job,   &lumpy_job,
+                                     &liar_job,  &raising_job, &fickle_job, &huge_job,
+                                     &owned_job, &sham_job,    &rle_job,
 #ifdef WB_EXTERNAL_SERVER
                                      &crash_job,   &stuck_job,
 #endif

@@ -59,6 +59,9 @@ defmodule WellBehaved.Runtime do
   (`normal_max_us`, `yielding_max_us`, `slice_us`, `dirty_slice_us`), and
   `ps_per_unit`: per job type, the measured cost of one unit of work in
   picoseconds, from which `:auto` predicts a call's duration, and
+  `cost_measured`: per job type, whether that cost has been measured on
+  this machine yet (until then it is the type's seed, which `:auto` does
+  not trust: its `:normal` runs are bounded by the clock), and
   `limits`: what the C side accepts (its `modes`, `max_job_args`, and the
   slice settings' range, `slice_us_min`..`slice_us_max`), against which
   this module's own checks are tested; and

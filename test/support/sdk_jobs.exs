@@ -19,6 +19,9 @@ defmodule WellBehaved.Test.SDKStubs do
       def fickle(_n, _k, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def huge(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def owned(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def sham(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+      def sham_runs, do: :erlang.nif_error(:nif_not_loaded)
+      def rle(_bin, _flat, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 
