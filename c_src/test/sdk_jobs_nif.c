@@ -565,7 +565,7 @@ static wb_job_type *const types[] = {&fold_job,  &phases_job,  &dear_job,   &lum
                                      &liar_job,  &raising_job, &fickle_job, &huge_job,
                                      &owned_job, &sham_job,    &rle_job,
 #ifdef WB_EXTERNAL_SERVER
-                                     &crash_job,   &stuck_job,
+                                     &crash_job, &stuck_job,
 #endif
                                      NULL};
 
