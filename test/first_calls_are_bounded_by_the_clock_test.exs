@@ -19,12 +19,7 @@ defmodule WellBehaved.FirstCallsAreBoundedByTheClockTest do
 
   @moduletag timeout: 300_000
 
-  @prelude """
-  Code.require_file("test/support/sdk_jobs.exs")
-  alias WellBehaved.Test.SDKJobs
-  alias WellBehaved.Job
-  SDKJobs.ensure_loaded!()
-  """
+  @prelude WellBehaved.Test.SDKJobs.child_prelude()
 
   @units 25_000
 

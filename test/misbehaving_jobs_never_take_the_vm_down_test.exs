@@ -10,29 +10,26 @@ defmodule WellBehaved.MisbehavingJobsNeverTakeTheVMDownTest do
 
   @moduletag timeout: 300_000
 
-  @prelude """
-  Code.require_file("test/support/sdk_jobs.exs")
-  alias WellBehaved.Test.SDKJobs
-  alias WellBehaved.Job
-  SDKJobs.ensure_loaded!()
-  modes = [:normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded, :auto]
-  call = fn f, args, opts ->
-    try do
-      Job.call(f, args, opts)
-    rescue
-      e in ArgumentError -> {:raised, Exception.message(e)}
-    end
-  end
-  # live jobs once there are `want` (up to 10 s): 0 once the runtime has
-  # freed what it can, or as many as were started, however busy the machine
-  settle = fn settle, want, n ->
-    live = SDKJobs.runtime_stats().live_jobs
-    if live == want or n == 0, do: live, else: (Process.sleep(10); settle.(settle, want, n - 1))
-  end
-  live = fn -> settle.(settle, 0, 1000) end
-  started = fn want -> settle.(settle, want, 1000) end
-  fold = fn n -> SDKJobs.fold(n, :normal, false, nil) end
-  """
+  @prelude WellBehaved.Test.SDKJobs.child_prelude() <>
+             """
+             modes = [:normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded, :auto]
+             call = fn f, args, opts ->
+               try do
+                 Job.call(f, args, opts)
+               rescue
+                 e in ArgumentError -> {:raised, Exception.message(e)}
+               end
+             end
+             # live jobs once there are `want` (up to 10 s): 0 once the runtime has
+             # freed what it can, or as many as were started, however busy the machine
+             settle = fn settle, want, n ->
+               live = SDKJobs.runtime_stats().live_jobs
+               if live == want or n == 0, do: live, else: (Process.sleep(10); settle.(settle, want, n - 1))
+             end
+             live = fn -> settle.(settle, 0, 1000) end
+             started = fn want -> settle.(settle, want, 1000) end
+             fold = fn n -> SDKJobs.fold(n, :normal, false, nil) end
+             """
 
   defp run_child(scenario) do
     ChildVM.run({Code, :eval_string, [@prelude <> scenario]},

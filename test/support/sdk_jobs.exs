@@ -68,6 +68,16 @@ defmodule WellBehaved.Test.SDKJobs do
 
   @doc "Builds the library (make sdk-test-nifs) and loads it, once per VM."
   def ensure_loaded!, do: load!("sdk_jobs_nif")
+
+  @doc "The code a child VM's scenario starts with to call these jobs."
+  def child_prelude do
+    """
+    Code.require_file("test/support/sdk_jobs.exs")
+    alias WellBehaved.Test.SDKJobs
+    alias WellBehaved.Job
+    SDKJobs.ensure_loaded!()
+    """
+  end
 end
 
 defmodule WellBehaved.Test.SDKAwaiting do
