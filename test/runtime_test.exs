@@ -10,7 +10,7 @@ defmodule WellBehaved.RuntimeTest do
     assert stats.normal_max_us < stats.yielding_max_us
     # every job type reports its learned cost per unit of work
     assert %{levenshtein: lev} = stats.ps_per_unit
-    assert is_integer(lev) and lev > 0
+    assert is_integer(lev) and lev > 0, inspect(lev)
 
     a = random_bytes(60_000)
 
