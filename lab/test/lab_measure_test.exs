@@ -204,7 +204,10 @@ defmodule WellBehaved.LabMeasureTest do
       # load of 14 on 2 cores)
       {cpu_ms, _} = :erlang.statistics(:runtime)
 
+      # pure Erlang work between reads of the counter (read in a tight
+      # loop, 300 ms of it took 2 s here)
       burn = fn burn ->
+        WellBehaved.Probe.erlang_work(100_000)
         if elem(:erlang.statistics(:runtime), 0) - cpu_ms < 300, do: burn.(burn)
       end
 
