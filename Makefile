@@ -103,8 +103,13 @@ clean:
 
 # --- the two commands ------------------------------------------------------------
 # the library's tests, a new user's first build, the example project's,
-# then the lab's
-test: system-deps format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
+# then the lab's: each part runs whatever the ones before it gave, and a
+# summary at the end names every part that failed (scripts/run_parts.sh;
+# make exits non-zero if any did). The packages come first: without them
+# no part can run.
+TEST_PARTS := format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
+test: system-deps
+	@MAKE="$(MAKE)" scripts/run_parts.sh $(TEST_PARTS)
 
 format-check:
 	mix format --check-formatted

@@ -193,9 +193,10 @@ defmodule WellBehaved.ExternalTest do
     assert %{busy: [], waiting: 0} = External.info()
   end
 
-  # a call that keeps a server busy for about a second or more
-  defp long_pair do
-    {:crypto.strong_rand_bytes(250_000), :crypto.strong_rand_bytes(250_000)}
+  # a call that keeps a server busy for about a second or more (`bytes`
+  # x `bytes` / 40e9 s here)
+  defp long_pair(bytes \\ 250_000) do
+    {:crypto.strong_rand_bytes(bytes), :crypto.strong_rand_bytes(bytes)}
   end
 
   # the server serving `pid`'s call, once the call is in flight
@@ -225,7 +226,10 @@ defmodule WellBehaved.ExternalTest do
 
   @tag :capture_log
   test "a server killed mid-call: the caller gets an error, the pool recovers" do
-    {a, b} = long_pair()
+    # about 6 s of work here, killed 200 ms in: a machine 30x faster would
+    # still be mid-call (1.5 s, the default pair, is not that far from
+    # 200 ms), and no run waits for it
+    {a, b} = long_pair(500_000)
     assert {:ok, _} = External.levenshtein("warm", "up", :byte, nil)
 
     task = Task.async(fn -> External.levenshtein(a, b, :byte, nil) end)

@@ -15,7 +15,7 @@ defmodule WellBehaved.HopCostsAreMeasuredOnThisMachineTest do
 
     assert Enum.sort(Map.keys(trips)) == @modes
     assert Enum.sort(Map.keys(hops)) == @modes
-    assert Enum.all?(trips, fn {_mode, ns} -> is_integer(ns) and ns > 0 end)
+    assert Enum.all?(trips, fn {_mode, ns} -> is_integer(ns) and ns > 0 end), inspect(trips)
     assert hops.normal == 0
 
     for mode <- @modes,

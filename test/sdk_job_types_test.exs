@@ -37,7 +37,7 @@ defmodule WellBehaved.SDKJobTypesTest do
 
   test "the library has a runtime of its own" do
     assert %{fold: ps} = Runtime.stats(SDKJobs).ps_per_unit
-    assert is_integer(ps) and ps > 0
+    assert is_integer(ps) and ps > 0, inspect(ps)
     refute Map.has_key?(Runtime.stats().ps_per_unit, :fold)
     refute Map.has_key?(Runtime.stats(SDKJobs).ps_per_unit, :levenshtein)
 

@@ -34,6 +34,16 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
     e -> {:raised, e.__struct__, Exception.message(e)}
   end
 
+  # what an answer says apart from timing: "phases" answers {Hash,
+  # MostDearUnitsInOneStep}, and how many costly units a step ran depends
+  # on the slice and on how fast the machine ran them; its hash does not
+  defp timing_free(f, answer) do
+    case {f == (&SDKJobs.phases/6), answer} do
+      {true, {hash, most_dear}} when is_integer(most_dear) -> {:hash, hash}
+      _ -> answer
+    end
+  end
+
   defp live_jobs(pool) do
     [{0, {:ok, stats}}] = External.server_stats(pool)
     stats
@@ -68,10 +78,10 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
       for {f, args} <- calls, tiny <- [false, true] do
         # tiny slices over 200,000 units would take long in every mode
         tiny = tiny and args != [200_000]
-        external = answer(f, args, schedule: :external, tiny_slices: tiny)
+        external = timing_free(f, answer(f, args, schedule: :external, tiny_slices: tiny))
 
         for mode <- @in_vm do
-          assert answer(f, args, schedule: mode, tiny_slices: tiny) == external,
+          assert timing_free(f, answer(f, args, schedule: mode, tiny_slices: tiny)) == external,
                  "#{inspect(f)} #{inspect(args)} in #{mode} (tiny #{tiny})"
         end
       end

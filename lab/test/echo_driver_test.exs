@@ -79,7 +79,10 @@ defmodule WellBehaved.EchoDriverTest do
     assert Driver.echo(:warm, :driver_call) == :warm
     shared = for port <- driver_ports(), do: {port, Port.info(port, :connected)}
     server = Process.whereis(Driver.Server)
-    assert shared != [] and Enum.all?(shared, fn {_, {:connected, pid}} -> pid == server end)
+
+    assert shared != [] and Enum.all?(shared, fn {_, {:connected, pid}} -> pid == server end),
+           "server #{inspect(server)}: #{inspect(shared)}"
+
     assert Driver.echo(:mine, :driver_control) == :mine
   end
 

@@ -12,8 +12,8 @@ defmodule WellBehaved.Lab.FloorsTest do
       # all 200, unless they took over 3 s (a loaded machine, threads spinning)
       assert %{method: ^method, bytes: ^bytes, iterations: n} = f
       assert n in 1..200
-      assert f.min_ns > 0 and f.min_ns <= f.p50_ns
-      assert f.p50_ns <= f.p90_ns and f.p90_ns <= f.p99_ns
+      assert f.min_ns > 0 and f.min_ns <= f.p50_ns, inspect(f)
+      assert f.p50_ns <= f.p90_ns and f.p90_ns <= f.p99_ns, inspect(f)
     end
   end
 
@@ -204,7 +204,7 @@ defmodule WellBehaved.Lab.FloorsTest do
                %{method: :nif, against: [:method, :yielding], small: c, default: d}
              ] = Child.ratio_round(spec)
 
-      assert Enum.all?([a, b, c, d], &(is_float(&1) and &1 > 0))
+      assert Enum.all?([a, b, c, d], &(is_float(&1) and &1 > 0)), inspect([a, b, c, d])
     end
   end
 

@@ -32,7 +32,8 @@ defmodule WellBehaved.LabHttpLoadTest do
       assert is_integer(c.errors_total), c.case
       assert Map.keys(c.latency_ms) |> Enum.sort() == [:p50, :p75, :p90, :p99]
 
-      for {_, v} <- c.latency_ms, do: assert(is_nil(v) or (is_number(v) and v >= 0))
+      for {_, v} <- c.latency_ms,
+          do: assert(is_nil(v) or (is_number(v) and v >= 0), "#{c.case}: #{inspect(v)}")
 
       assert is_binary(c.child.status), c.case
     end
@@ -94,7 +95,8 @@ defmodule WellBehaved.LabHttpLoadTest do
     assert lines.categories == ["p50", "p75", "p90", "p99"]
     assert length(lines.series) == length(@cases)
     # a log axis gets no zeros
-    assert Enum.all?(lines.series, fn s -> Enum.all?(s.values, &(is_nil(&1) or &1 > 0)) end)
+    assert Enum.all?(lines.series, fn s -> Enum.all?(s.values, &(is_nil(&1) or &1 > 0)) end),
+           inspect(lines.series)
 
     assert bars.kind == :bars
     assert length(bars.categories) == length(@cases)

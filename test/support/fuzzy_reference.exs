@@ -4,7 +4,8 @@ defmodule WellBehaved.Test.FuzzyReference do
   tests as an independent check of the native implementation.
 
   Every scorer works on lists of integer symbols (bytes or codepoints, see
-  `symbols/2`) and is a plain full-matrix dynamic program kept in a map, written
+  `symbols/2`) and is a plain full-matrix dynamic program kept in a map (the
+  longest common subsequence, under the ratios: one row at a time), written
   for clarity rather than speed (inputs of a few dozen symbols). The scoring
   conventions (empty inputs, token handling, `wratio/3` weights) follow
   rapidfuzz.
@@ -61,27 +62,26 @@ defmodule WellBehaved.Test.FuzzyReference do
     min(m * del + n * ins, via_sub)
   end
 
-  @doc "Length of the longest common subsequence."
+  @doc """
+  Length of the longest common subsequence: the same recurrence as the
+  other distances, one row of the matrix at a time (the partial ratios
+  compute it for hundreds of windows: a matrix kept in a map took most of
+  the suite's reference time).
+  """
   def lcs(a, b) do
-    {ta, m} = indexed(a)
-    {tb, n} = indexed(b)
+    first = List.duplicate(0, length(b) + 1)
 
-    d =
-      Enum.reduce(0..m, %{}, fn i, d -> Map.put(d, {i, 0}, 0) end)
-      |> then(fn d -> Enum.reduce(0..n, d, fn j, d -> Map.put(d, {0, j}, 0) end) end)
+    a
+    |> Enum.reduce(first, fn x, [0 | above] -> [0 | lcs_row(x, b, 0, above, 0, [])] end)
+    |> List.last()
+  end
 
-    d =
-      for i <- range(m), j <- range(n), reduce: d do
-        d ->
-          value =
-            if at(ta, i) == at(tb, j),
-              do: d[{i - 1, j - 1}] + 1,
-              else: max(d[{i - 1, j}], d[{i, j - 1}])
+  # row[j] = row_above[j - 1] + 1 when x == b[j], else max(row_above[j], row[j - 1])
+  defp lcs_row(_x, [], _diagonal, [], _left, acc), do: Enum.reverse(acc)
 
-          Map.put(d, {i, j}, value)
-      end
-
-    d[{m, n}]
+  defp lcs_row(x, [y | ys], diagonal, [up | ups], left, acc) do
+    value = if x == y, do: diagonal + 1, else: max(up, left)
+    lcs_row(x, ys, up, ups, value, [value | acc])
   end
 
   @doc "Insertion/deletion distance: `m + n - 2 * lcs`. Maximum is `m + n`."

@@ -14,16 +14,16 @@ defmodule WellBehaved.Test.RuntimeHelpers do
     1..callers
     |> Enum.map(fn caller ->
       Task.async(fn ->
-        for i <- 1..calls do
+        Enum.flat_map(1..calls, fn i ->
           term = {self(), caller, i, :crypto.strong_rand_bytes(rem(i * caller, 300))}
-          echo.(term) === term
-        end
+          got = echo.(term)
+          if got === term, do: [], else: [{term, got}]
+        end)
       end)
     end)
     |> Task.await_many(120_000)
-    |> List.flatten()
-    |> Enum.all?()
-    |> assert()
+    |> Enum.concat()
+    |> then(&assert(&1 == [], "echoes that differ ({sent, got}): #{inspect(Enum.take(&1, 3))}"))
   end
 
   defdelegate assert_no_live_jobs(), to: WellBehaved.Testing

@@ -10,7 +10,7 @@ defmodule Checksum.OwnRuntimeTest do
 
     ours = Runtime.stats(Checksum.Native)
     assert %{adler32: ps} = ours.ps_per_unit
-    assert is_integer(ps) and ps > 0
+    assert is_integer(ps) and ps > 0, inspect(ps)
     refute Map.has_key?(ours.ps_per_unit, :levenshtein)
 
     library = Runtime.stats()
