@@ -17,6 +17,11 @@
 
 typedef struct {
     wb_turn_log *log;
+    /* every `in` and every `out` event seen, logged or lost: once the traced
+     * processes are all waiting, equal counts say that each one's last turn
+     * has ended in the log (WellBehaved.Probe waits for that before it
+     * stops tracing, so that a call's last turn is whole) */
+    atomic_uint_fast64_t ins, outs;
 } tracer;
 
 static ErlNifResourceType *tracer_type;
@@ -47,6 +52,8 @@ static ERL_NIF_TERM tracer_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
     /* the resource is small; the log, sized by the caller, can fail */
     tracer *t = enif_alloc_resource(tracer_type, sizeof *t);
     if (!t) return enif_make_tuple2(env, atom_error, atom_enomem);
+    atomic_init(&t->ins, 0);
+    atomic_init(&t->outs, 0);
     t->log = wb_turn_log_new((size_t)capacity);
     ERL_NIF_TERM out = t->log ? enif_make_tuple2(env, atom_ok, enif_make_resource(env, t))
                               : enif_make_tuple2(env, atom_error, atom_enomem);
@@ -77,9 +84,22 @@ static ERL_NIF_TERM tracer_trace(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
     if (!get_tracer(env, argv[1], &t) || !enif_get_local_pid(env, argv[2], &pid)) return atom_ok;
     bool in = enif_is_identical(argv[0], atom_in) || enif_is_identical(argv[0], atom_in_exiting);
     int64_t wall = clock_of(CLOCK_MONOTONIC), cpu = clock_of(CLOCK_THREAD_CPUTIME_ID);
+    atomic_fetch_add_explicit(in ? &t->ins : &t->outs, 1, memory_order_relaxed);
     /* a local pid is an immediate term: its bits name the process */
     wb_turn_log_add(t->log, (uint64_t)pid.pid, in, (uint8_t)enif_thread_type(), wall, cpu);
     return atom_ok;
+}
+
+/* running(Tracer) -> N: how many more turns began than ended (events seen,
+ * logged or not): 0 when every traced process that ran has been scheduled
+ * out since. `outs` is read first: a count read later can only be higher,
+ * so 0 is never read while a turn is open. */
+static ERL_NIF_TERM tracer_running(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    tracer *t;
+    if (!get_tracer(env, argv[0], &t)) return enif_make_badarg(env);
+    uint64_t outs = atomic_load(&t->outs), ins = atomic_load(&t->ins);
+    return enif_make_int64(env, (int64_t)(ins - outs));
 }
 
 /* close(Tracer) -> ok: no more events */
@@ -151,6 +171,7 @@ static ErlNifFunc nif_funcs[] = {
     {"enabled", 3, tracer_enabled, 0},
     {"trace", 5, tracer_trace, 0},
     {"close", 1, tracer_close, 0},
+    {"running", 1, tracer_running, 0},
     {"turns", 1, tracer_turns, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"other_threads_cpu_ns", 0, tracer_other_threads_cpu_ns, ERL_NIF_DIRTY_JOB_IO_BOUND},
 };

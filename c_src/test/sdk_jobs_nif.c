@@ -499,6 +499,72 @@ static wb_job_type owned_job = {
 
 WB_JOB_NIF(owned, owned_job)
 
+/* The job "holding" folds N units as "fold" does, sliced, and its last
+ * step then spins until its thread has had HoldUs of CPU time: one long
+ * turn per call at the end, as a result built in one go would hold its
+ * scheduler (WellBehaved.Probe's judgement must see it). */
+typedef struct {
+    uint64_t n, hold_us;
+} holding_args;
+
+typedef struct {
+    fold_state fold; /* first: fold_step works on it */
+    uint64_t hold_us;
+} holding_state;
+
+static bool holding_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    ErlNifUInt64 hold_us, n;
+    if (!enif_get_uint64(env, argv[0], &hold_us) || hold_us > UINT64_C(60000000) ||
+        !enif_get_uint64(env, argv[1], &n))
+        return false;
+    *(holding_args *)args = (holding_args){.n = n, .hold_us = hold_us};
+    return true;
+}
+
+static uint64_t holding_predict(const void *args) {
+    return ((const holding_args *)args)->n;
+}
+
+static bool holding_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
+    (void)env;
+    (void)reason;
+    const holding_args *a = args;
+    *(holding_state *)state = (holding_state){.fold = {.n = a->n}, .hold_us = a->hold_us};
+    return true;
+}
+
+static int64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool holding_step(void *state, uint64_t budget, uint64_t *used) {
+    holding_state *s = state;
+    if (!fold_step(&s->fold, budget, used)) return false;
+    int64_t start = thread_cpu_ns(), now = start;
+    /* no CPU clock: no hold (the tests that use it would notice) */
+    while (start >= 0 && now >= 0 && now - start < (int64_t)s->hold_us * 1000) {
+        s->fold.sum = MIX(s->fold.sum, (uint64_t)now);
+        now = thread_cpu_ns();
+    }
+    return true;
+}
+
+static wb_job_type holding_job = {
+    .name = "holding",
+    .argc = 2,
+    .args_size = sizeof(holding_args),
+    .state_size = sizeof(holding_state),
+    .decode = holding_decode,
+    .predict = holding_predict,
+    .init = holding_init,
+    .step = holding_step,
+    .result = fold_result,
+};
+
+WB_JOB_NIF(holding, holding_job)
+
 #ifdef WB_EXTERNAL_SERVER
 #include <signal.h>
 
@@ -555,6 +621,7 @@ static ErlNifFunc nif_funcs[] = {
     {"owned", 4, owned, 0},
     {"sham", 4, sham, 0},
     {"rle", 5, rle, 0},
+    {"holding", 5, holding, 0},
 #ifndef WB_EXTERNAL_SERVER
     {"sham_runs", 0, sham_runs, 0},
 #endif
@@ -563,7 +630,7 @@ static ErlNifFunc nif_funcs[] = {
 
 static wb_job_type *const types[] = {&fold_job,  &phases_job,  &dear_job,   &lumpy_job,
                                      &liar_job,  &raising_job, &fickle_job, &huge_job,
-                                     &owned_job, &sham_job,    &rle_job,
+                                     &owned_job, &sham_job,    &rle_job,    &holding_job,
 #ifdef WB_EXTERNAL_SERVER
                                      &crash_job, &stuck_job,
 #endif

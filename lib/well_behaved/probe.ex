@@ -44,7 +44,7 @@ defmodule WellBehaved.Probe do
 
   import Bitwise
 
-  alias WellBehaved.Probe.Tracer
+  alias WellBehaved.Probe.{Judge, Turns}
   alias WellBehaved.Stats
 
   @type ticker :: %{
@@ -106,36 +106,15 @@ defmodule WellBehaved.Probe do
     workers: {nil, :workers},
     duration_ms: {200, :pos},
     warmup_ms: {20, :non_neg},
-    control: {true, :boolean}
+    control: {true, :boolean},
+    timeout_ms: {60_000, :pos}
   ]
   @judge_options [max_block_ms: {1, :pos_number}, max_ratio: {1.5, :ratio}, rounds: {3, :pos}]
-  # a turn still running at the end of a window may have been preempted
-  # for a while: it counts beyond this; so does any one turn
-  @open_allowance_us 20_000
-  # the control's share of turns lost to the OS may grow this much with the
-  # function running before the function is said to compete for the CPU
-  @lost_share_max 0.25
-  # ... and only when the VM's other threads (dirty schedulers, native
-  # threads) used this many CPUs' worth more
-  @off_cpu_min 0.25
-  # a control with fewer turns in a window says nothing
-  @min_control_turns 20
-  # the function fails with at least this many long turns in a window, and
-  # this many times as many as the control's rate predicts: one long turn
-  # may be the hypervisor's, charged to whatever thread was running
-  @min_long_turns 3
-  @long_excess 3
-  # and in at least this share of its turns: a function that holds its
-  # scheduler now and then, for less than the allowance, is not told from
-  # a machine whose CPU clock charges a millisecond to whatever runs
-  @min_long_share 0.01
   @max_int 0xFFFF_FFFF
   # from this many workers on, they are started and stopped at high priority
   @boost_workers 200
   # the control runs at most this long (a ticker every ms: 5000 samples)
   @control_max_ms 5000
-  # control work per call: about 0.1-0.2 ms of pure Erlang
-  @control_chunk 16_384
 
   @doc """
   Runs `fun` (a zero-arity function) in worker processes and reports what
@@ -194,7 +173,7 @@ defmodule WellBehaved.Probe do
 
         phase =
           with_system_monitor(opts.long_schedule_ms, fn monitor ->
-            run_phase(&control_work/0, workers, control_opts, monitor)
+            run_phase(&Turns.control_work/0, workers, control_opts, monitor)
           end)
 
         Map.drop(phase, [:calls, :completed, :control])
@@ -226,231 +205,38 @@ defmodule WellBehaved.Probe do
 
     bounds = options!(bounds, @judge_options, name, accepted)
     turn_opts = options!(turn_opts, @turns_options, name, accepted)
-    workers = turn_opts.workers || :erlang.system_info(:schedulers_online)
-
-    rounds =
-      for round <- 1..bounds.rounds do
-        with_function = fn -> traced_turns(fun, %{turn_opts | workers: workers}) end
-
-        alone = fn ->
-          traced_turns(&control_work/0, %{turn_opts | workers: workers, control: false})
-        end
-
-        # the two windows alternate in order from round to round
-        {both, alone} =
-          if rem(round, 2) == 1 do
-            b = with_function.()
-            {b, alone.()}
-          else
-            a = alone.()
-            {with_function.(), a}
-          end
-
-        judge_round(
-          both.function,
-          both.control,
-          alone.function,
-          bounds.max_ratio,
-          bounds.max_block_ms,
-          {both.off_scheduler_cpu, alone.off_scheduler_cpu}
-        )
-      end
-
-    verdict(rounds)
+    Judge.run(fun, bounds, turn_opts)
   end
 
   @doc false
-  # One round: the function's turns, the control's beside it and the
-  # control's alone (turn_stats with their turns' CPU times, `cpu_us`),
-  # judged against the bounds; `off_cpu`, the CPUs' worth the VM's other
-  # threads used in each window ({with the function, alone}; nil: not known).
-  def judge_round(
-        function,
-        control,
-        control_alone,
-        max_ratio,
-        max_block_ms,
-        off_cpu \\ {nil, nil}
-      ) do
-    {off, off_alone} = off_cpu
-    reference = (control_alone && control_alone.cpu_p99_us) || 0.0
-    limit_us = max_ratio * reference + max_block_ms * 1000
-    lost = lost_share(control)
-    lost_alone = lost_share(control_alone)
-    long = long_turns(function, limit_us)
-    control_long = long_turns(control, limit_us) + long_turns(control_alone, limit_us)
-    # the control's long turns, at the function's CPU time: what the OS and
-    # the hypervisor alone would give the function. Each turn counts up to
-    # the limit: a long turn's own length is not time in which more could
-    # have started
-    expected =
-      (control_long + 1) * clipped_cpu(function, limit_us) /
-        max(clipped_cpu(control, limit_us) + clipped_cpu(control_alone, limit_us), 1.0)
-
-    {result, reason} =
-      cond do
-        quiet_enough(control_alone) != :ok ->
-          {:inconclusive, "the control alone " <> quiet_enough(control_alone)}
-
-        long >= @min_long_turns and long >= @min_long_share * function.turns and
-            long > @long_excess * expected ->
-          {:fail,
-           "the function held its scheduler for more than #{fmt_us(limit_us)} of CPU time " <>
-             "(#{fmt(max_ratio)}x pure Erlang's 99th percentile turn, #{fmt_us(reference)}, + " <>
-             "#{fmt(max_block_ms)} ms) in #{long} of its #{function.turns} turns, the longest " <>
-             "#{fmt_us(function.cpu_max_us)}; the control workers in #{control_long} of " <>
-             "#{control.turns + control_alone.turns}"}
-
-        function.cpu_max_us != nil and function.cpu_max_us > limit_us + @open_allowance_us ->
-          {:fail,
-           "the function held its scheduler for #{fmt_us(function.cpu_max_us)} of CPU time " <>
-             "in one turn (limit #{fmt_us(limit_us)})"}
-
-        function.open_max_us != nil and function.open_max_us > limit_us + @open_allowance_us ->
-          {:fail,
-           "the function held its scheduler for #{fmt_us(function.open_max_us)} in one turn, " <>
-             "still running when the window ended (limit #{fmt_us(limit_us)})"}
-
-        control == nil or control.turns < @min_control_turns ->
-          {:fail,
-           "pure Erlang workers beside the function ran #{(control && control.turns) || 0} " <>
-             "turns in the window, #{control_alone.turns} without it"}
-
-        lost - lost_alone > @lost_share_max and off_scheduler_work?(off, off_alone) ->
-          {:fail,
-           "the control workers lost #{pct(lost)} of their turns to the OS with the function " <>
-             "running, #{pct(lost_alone)} without it" <>
-             off_cpu_text(off, off_alone) <>
-             ": the function's work takes the CPU from the schedulers"}
-
-        true ->
-          {:pass, nil}
-      end
-
-    %{
-      result: result,
-      reason: reason,
-      limit_us: limit_us,
-      long_turns: long,
-      control_long_turns: control_long,
-      lost_share: lost,
-      lost_share_alone: lost_alone,
-      off_scheduler_cpu: off,
-      off_scheduler_cpu_alone: off_alone,
-      function: Map.delete(function, :cpu_us),
-      control: control && Map.delete(control, :cpu_us),
-      control_alone: control_alone && Map.delete(control_alone, :cpu_us)
-    }
-  end
-
-  # Whether the VM's threads other than its normal schedulers worked more
-  # with the function running. Without that, the control's lost share
-  # moves with what else the machine runs (with CPU-bound OS processes
-  # beside the VM it was 35% in one window and 67% in the next, for the
-  # same pure Erlang work); unknown (no /proc), the lost share decides.
-  defp off_scheduler_work?(off, off_alone) when is_number(off) and is_number(off_alone),
-    do: off - off_alone > @off_cpu_min
-
-  defp off_scheduler_work?(_, _), do: true
-
-  defp off_cpu_text(off, off_alone) when is_number(off) and is_number(off_alone),
-    do:
-      ", while the VM's threads other than its normal schedulers used #{fmt(off)} CPUs, " <>
-        "#{fmt(off_alone)} without it"
-
-  defp off_cpu_text(_, _), do: ""
-
-  # turns of more CPU time than limit_us
-  defp long_turns(nil, _limit_us), do: 0
-  defp long_turns(%{cpu_us: cpu}, limit_us), do: Enum.count(cpu, &(&1 > limit_us))
-
-  defp clipped_cpu(nil, _limit_us), do: 0.0
-  defp clipped_cpu(%{cpu_us: cpu}, limit_us), do: Enum.reduce(cpu, 0.0, &(min(&1, limit_us) + &2))
+  # One round, judged from its turn_stats (with their turns' CPU times,
+  # `cpu_us`): see WellBehaved.Probe.Judge.
+  defdelegate judge_round(
+                function,
+                control,
+                control_alone,
+                max_ratio,
+                max_block_ms,
+                off_cpu \\ {nil, nil},
+                lost_events \\ {0, 0}
+              ),
+              to: Judge
 
   @doc false
   # The verdict over rounds: most of the rounds that say something.
-  def verdict(rounds) do
-    conclusive = Enum.reject(rounds, &(&1.result == :inconclusive))
-    failed = Enum.filter(conclusive, &(&1.result == :fail))
+  defdelegate verdict(rounds), to: Judge
 
-    verdict =
-      cond do
-        conclusive == [] -> :inconclusive
-        2 * length(failed) > length(conclusive) -> :fail
-        true -> :pass
-      end
+  @doc """
+  A human summary: of a `measure/2` report, one paragraph; of a judgement
+  (what `judge/2` and `WellBehaved.Testing.assert_well_behaved/2`
+  return), its verdict and message, then a line per round: its result, the
+  function's longest turn in CPU time, pure Erlang's, and the bound. Raises
+  `ArgumentError` on anything else.
+  """
+  @spec summary(report() | map()) :: String.t()
+  def summary(%{verdict: _, rounds: _, message: _} = judgement), do: Judge.summary(judgement)
 
-    %{verdict: verdict, rounds: rounds, message: message(verdict, rounds, failed)}
-  end
-
-  defp message(:pass, rounds, _failed),
-    do: "passed #{Enum.count(rounds, &(&1.result == :pass))} of #{length(rounds)} rounds"
-
-  defp message(:inconclusive, rounds, _failed),
-    do:
-      "no round said anything: " <>
-        Enum.map_join(rounds, "; ", & &1.reason) <> " (is the machine very busy?)"
-
-  defp message(:fail, rounds, [first | _] = failed) do
-    "the function is less well behaved than pure Erlang code in #{length(failed)} of " <>
-      "#{length(rounds)} rounds:\n" <>
-      Enum.map_join(Enum.uniq_by(failed, & &1.reason), "\n", &("  - " <> &1.reason)) <>
-      "\n" <> turns_summary(first) <> turns_advice(first)
-  end
-
-  defp turns_summary(round) do
-    f = round.function
-    c = round.control_alone
-
-    "Turns on normal schedulers, CPU time p50 / p99 / max: the function " <>
-      "#{fmt_us(f.cpu_p50_us)} / #{fmt_us(f.cpu_p99_us)} / #{fmt_us(f.cpu_max_us)} " <>
-      "(#{f.turns} turns, #{f.dirty_turns} on dirty schedulers, #{f.open_turns} still running " <>
-      "at the end), pure Erlang alone " <>
-      "#{fmt_us(c.cpu_p50_us)} / #{fmt_us(c.cpu_p99_us)} / #{fmt_us(c.cpu_max_us)}."
-  end
-
-  # What to try, from the round's figures.
-  defp turns_advice(%{function: f, lost_share: lost, lost_share_alone: alone}) do
-    cond do
-      lost - alone > @lost_share_max and (f.dirty_turns > 0 or f.turns < 10) ->
-        "\nThe work runs off the normal schedulers and the OS runs it in their place. Try " <>
-          "schedule: :yielding, or start the VM with +sbwt none +sbwtdcpu none " <>
-          "+sbwtdio none (see guides/scheduling.md)."
-
-      true ->
-        "\nRun long native work in slices that give the scheduler back (schedule: " <>
-          ":yielding in WellBehaved; enif_consume_timeslice with enif_schedule_nif, or a job " <>
-          "type on WellBehaved's runtime, in your own NIF)."
-    end
-  end
-
-  defp quiet_enough(nil), do: "did not run"
-
-  defp quiet_enough(%{turns: n}) when n < @min_control_turns,
-    do: "ran #{n} turns in the window, too few"
-
-  defp quiet_enough(%{cpu_p99_us: p99, cpu_p50_us: p50}) when p99 > 4 * p50,
-    do:
-      "was disturbed even in CPU time (99th percentile turn #{fmt_us(p99)}, median " <>
-        "#{fmt_us(p50)})"
-
-  defp quiet_enough(_), do: :ok
-
-  # the share of the turns' wall time that was not their thread's CPU time
-  defp lost_share(%{wall_total_us: wall, cpu_total_us: cpu}) when wall > 0,
-    do: max(0.0, 1 - cpu / wall)
-
-  defp lost_share(_), do: 0.0
-
-  defp fmt_us(nil), do: "-"
-  defp fmt_us(us) when us >= 1000, do: "#{fmt(us / 1000)} ms"
-  defp fmt_us(us), do: "#{fmt(us)} us"
-
-  @doc "A one-paragraph human summary of a report."
-  @spec summary(report()) :: String.t()
-  def summary(report) do
-    %{ticker: t, slow_ticker: s, long_schedules: ls, utilization: u} = report
-
+  def summary(%{ticker: t, slow_ticker: s, long_schedules: ls, utilization: u} = report) do
     "#{report.workers} workers, #{report.calls} calls in #{fmt(report.wall_ms)} ms; " <>
       ticker_summary(t) <>
       "; #{s.period_ms} ms ticker max #{fmt(s.max_ms)} ms; #{ls.count} long_schedule " <>
@@ -460,6 +246,13 @@ defmodule WellBehaved.Probe do
         nil -> ""
         c -> ". Pure-Erlang control: " <> ticker_summary(c.ticker)
       end
+  end
+
+  def summary(other) do
+    raise ArgumentError,
+          "WellBehaved.Probe.summary/1: expected a report of measure/2 or a judgement of " <>
+            "judge/2 (or WellBehaved.Testing.assert_well_behaved/2), got: " <>
+            inspect(other, limit: 5)
   end
 
   defp ticker_summary(t) do
@@ -472,7 +265,10 @@ defmodule WellBehaved.Probe do
   wall time (`p50_us`...) and of the CPU time their thread had
   (`cpu_p50_us`...), in microseconds, over the turns on normal schedulers
   that ended in the window; `open_turns` were still running at its end,
-  the longest for `open_max_us` until then.
+  the longest for `open_max_us` until then (only the turns of a worker
+  still in its call at the timeout: see `turns/2`); `calls`, the whole
+  calls the window holds, and `unfinished`, the workers still in their
+  call at the timeout (killed).
   """
   @type turn_stats :: %{
           turns: non_neg_integer(),
@@ -488,12 +284,14 @@ defmodule WellBehaved.Probe do
           cpu_p90_us: float() | nil,
           cpu_p99_us: float() | nil,
           cpu_max_us: float() | nil,
-          dirty_turns: non_neg_integer()
+          dirty_turns: non_neg_integer(),
+          calls: non_neg_integer(),
+          unfinished: non_neg_integer()
         }
 
   @type turns_report :: %{
           workers: pos_integer(),
-          window_ms: pos_integer(),
+          window_ms: float(),
           function: turn_stats(),
           control: turn_stats() | nil,
           p50_ratio: float() | nil,
@@ -502,10 +300,6 @@ defmodule WellBehaved.Probe do
           off_scheduler_cpu: float() | nil,
           lost_events: non_neg_integer()
         }
-
-  # trace events logged per scheduler and ms of window: a turn is two, and
-  # Erlang code turns every 5 us or more
-  @events_per_ms 500
 
   @doc """
   How long `fun` holds a scheduler each time it runs: the turns of
@@ -545,144 +339,12 @@ defmodule WellBehaved.Probe do
     end
 
     opts = options!(opts, @turns_options, "turns/2", Keyword.keys(@turns_options))
-    report = traced_turns(fun, opts)
+    report = Turns.traced(fun, opts)
     %{report | function: drop_cpu(report.function), control: drop_cpu(report.control)}
   end
 
   defp drop_cpu(nil), do: nil
   defp drop_cpu(stats), do: Map.delete(stats, :cpu_us)
-
-  # turns/2 with checked options; each turn_stats also holds its turns'
-  # CPU times (`cpu_us`), for judge_round/5
-  defp traced_turns(fun, opts) do
-    workers = opts.workers || :erlang.system_info(:schedulers_online)
-    loop = fn f -> spawn_monitor(fn -> forever(f) end) end
-    mine = for _ <- 1..workers, do: loop.(fun)
-    control = if opts.control, do: for(_ <- 1..workers, do: loop.(&control_work/0)), else: []
-
-    try do
-      {{turns, lost}, off_cpu} = trace_turns(Enum.map(mine ++ control, &elem(&1, 0)), opts)
-      by_pid = Enum.group_by(turns, &elem(&1, 0))
-
-      stats = fn procs ->
-        procs |> Enum.flat_map(&Map.get(by_pid, elem(&1, 0), [])) |> turn_stats()
-      end
-
-      function = stats.(mine)
-      control = if opts.control, do: stats.(control)
-
-      %{
-        workers: workers,
-        window_ms: opts.duration_ms,
-        function: function,
-        control: control,
-        p50_ratio: control && ratio(function.p50_us, control.p50_us),
-        p90_ratio: control && ratio(function.p90_us, control.p90_us),
-        cpu_p99_ratio: control && ratio(function.cpu_p99_us, control.cpu_p99_us),
-        off_scheduler_cpu: off_cpu,
-        lost_events: lost
-      }
-    after
-      stop_all(mine ++ control)
-    end
-  end
-
-  defp forever(fun) do
-    fun.()
-    forever(fun)
-  end
-
-  defp stop_all(monitored) do
-    Enum.each(monitored, fn {pid, _} -> Process.exit(pid, :kill) end)
-
-    Enum.each(monitored, fn {_, mon} ->
-      receive do
-        {:DOWN, ^mon, :process, _, _} -> :ok
-      after
-        60_000 -> Process.demonitor(mon, [:flush])
-      end
-    end)
-  end
-
-  defp ratio(a, b) when is_number(a) and is_number(b) and b > 0, do: a / b
-  defp ratio(_, _), do: nil
-
-  # The turns of `pids` over the window, {[{pid, wall_ns, cpu_ns, thread}],
-  # lost}, and the CPUs' worth the VM's other threads used meanwhile
-  defp trace_turns(pids, opts) do
-    Process.sleep(opts.warmup_ms)
-    capacity = min(opts.duration_ms * @events_per_ms * :erlang.system_info(:schedulers), 1 <<< 26)
-
-    tracer =
-      case Tracer.new(capacity) do
-        {:ok, tracer} -> tracer
-        {:error, :enomem} -> raise "WellBehaved.Probe.turns/2: no memory for #{capacity} events"
-      end
-
-    flags = [:running, {:tracer, Tracer, tracer}]
-    traced = Enum.filter(pids, &trace(&1, true, flags))
-    t0 = :erlang.monotonic_time(:nanosecond)
-    off0 = off_scheduler_cpu_ns()
-    Process.sleep(opts.duration_ms)
-    off1 = off_scheduler_cpu_ns()
-    t1 = :erlang.monotonic_time(:nanosecond)
-    Enum.each(traced, &trace(&1, false, [:running]))
-    :ok = Tracer.close(tracer)
-    off_cpu = if off0 && off1, do: max(off1 - off0, 0) / max(t1 - t0, 1)
-    {Tracer.turns(tracer), off_cpu}
-  end
-
-  # The CPU time, in ns, of this VM's threads other than its normal
-  # schedulers: dirty schedulers, native threads, the VM's own helpers
-  # (Linux's /proc/self/task/*/schedstat, read in one native call; nil
-  # where there is none).
-  defp off_scheduler_cpu_ns do
-    case Tracer.other_threads_cpu_ns() do
-      ns when is_integer(ns) -> ns
-      :undefined -> nil
-    end
-  end
-
-  defp trace(pid, on, flags) do
-    :erlang.trace(pid, on, flags) == 1
-  rescue
-    # the process is gone
-    ArgumentError -> false
-  end
-
-  defp turn_stats(turns) do
-    {normal, dirty} = Enum.split_with(turns, fn {_, _, _, thread} -> thread == :normal end)
-    {open, closed} = Enum.split_with(normal, fn {_, _, cpu, _} -> cpu == :open end)
-    wall = percentiles_us(Enum.map(closed, &elem(&1, 1)))
-    cpu_ns = Enum.map(closed, &elem(&1, 2))
-    cpu = percentiles_us(cpu_ns)
-
-    %{
-      cpu_us: Enum.map(cpu_ns, &(&1 / 1000)),
-      turns: length(closed),
-      wall_total_us: closed |> Enum.map(&elem(&1, 1)) |> Enum.sum() |> Kernel./(1000),
-      cpu_total_us: closed |> Enum.map(&elem(&1, 2)) |> Enum.sum() |> Kernel./(1000),
-      open_turns: length(open),
-      open_max_us: open |> Enum.map(&(elem(&1, 1) / 1000)) |> Enum.max(fn -> nil end),
-      p50_us: wall.p50,
-      p90_us: wall.p90,
-      p99_us: wall.p99,
-      max_us: wall.max,
-      cpu_p50_us: cpu.p50,
-      cpu_p90_us: cpu.p90,
-      cpu_p99_us: cpu.p99,
-      cpu_max_us: cpu.max,
-      dirty_turns: length(dirty)
-    }
-  end
-
-  # nearest-rank percentiles of nanoseconds, in microseconds
-  defp percentiles_us([]), do: %{p50: nil, p90: nil, p99: nil, max: nil}
-
-  defp percentiles_us(ns) do
-    [p50, p90, p99, max] = Stats.percentiles(ns, [0.5, 0.9, 0.99, 1])
-    %{p50: p50 / 1000, p90: p90 / 1000, p99: p99 / 1000, max: max / 1000}
-  end
 
   @doc """
   The control's workload: `iterations` rounds of a xorshift-style mix on
@@ -710,8 +372,6 @@ defmodule WellBehaved.Probe do
     x = bxor(x, (x &&& @m41) <<< 17)
     erlang_work(n - 1, x)
   end
-
-  defp control_work, do: erlang_work(@control_chunk)
 
   defp fmt(nil), do: "-"
   defp fmt(x) when is_integer(x), do: Integer.to_string(x)

@@ -22,6 +22,10 @@ defmodule WellBehaved.Test.SDKStubs do
       def sham(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
       def sham_runs, do: :erlang.nif_error(:nif_not_loaded)
       def rle(_bin, _flat, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+
+      def holding(_hold_us, _n, _mode, _tiny, _ref),
+        do: :erlang.nif_error(:nif_not_loaded)
+
       def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)
       def runtime_configure(_, _, _, _), do: :erlang.nif_error(:nif_not_loaded)
 

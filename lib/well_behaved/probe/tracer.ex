@@ -7,6 +7,8 @@ defmodule WellBehaved.Probe.Tracer do
   #
   #     {:ok, tracer} = new(capacity)
   #     :erlang.trace(pid, true, [:running, {:tracer, __MODULE__, tracer}])
+  #     ... running(tracer) -> turns begun and not ended yet (0 once every
+  #     traced process is scheduled out)
   #     ... close(tracer), then turns(tracer) -> {[{pid, wall_ns, cpu_ns, thread}], lost}
   #
   # and other_threads_cpu_ns() -> the CPU time of the VM's threads other
@@ -23,6 +25,7 @@ defmodule WellBehaved.Probe.Tracer do
   def enabled(_tag, _tracer, _tracee), do: stub()
   def trace(_tag, _tracer, _tracee, _term, _opts), do: stub()
   def close(_tracer), do: stub()
+  def running(_tracer), do: stub()
   def turns(_tracer), do: stub()
   def other_threads_cpu_ns, do: stub()
 
