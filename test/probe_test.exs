@@ -8,7 +8,8 @@ defmodule WellBehaved.ProbeTest do
   # two CPU-bound loops beside the test run
   @moduletag timeout: 300_000
 
-  alias WellBehaved.{Levenshtein, Probe}
+  alias WellBehaved.{Job, Levenshtein, Probe}
+  alias WellBehaved.Test.SDKJobs
   import WellBehaved.Test.RuntimeHelpers
 
   doctest WellBehaved.Probe
@@ -58,6 +59,79 @@ defmodule WellBehaved.ProbeTest do
 
       assert round.function.cpu_max_us < round.limit_us
     end
+  end
+
+  test "turns/2 traces whole calls: a turn made once per call, at its end, is in the window" do
+    SDKJobs.ensure_loaded!()
+    # 50 ms of its thread's CPU time at the end of each call, the rest sliced
+    job = fn -> Job.call(&SDKJobs.holding/5, [50_000, 20_000_000], schedule: :yielding) end
+    r = Probe.turns(job, workers: 2)
+
+    assert r.function.calls >= 2, inspect(r.function)
+    assert r.function.cpu_max_us >= 50_000, inspect(r.function)
+    assert {r.function.unfinished, r.function.open_turns, r.lost_events} == {0, 0, 0}
+    assert r.control.calls > 0 and r.control.unfinished == 0, inspect(r.control)
+    # every traced turn ended in the window
+    assert r.window_ms > 0
+    assert {:messages, []} = Process.info(self(), :messages)
+  end
+
+  test "turns/2 kills a worker still in its call at the timeout, and counts it" do
+    r =
+      Probe.turns(fn -> Process.sleep(:infinity) end,
+        workers: 2,
+        warmup_ms: 0,
+        duration_ms: 10,
+        timeout_ms: 100,
+        control: false
+      )
+
+    assert {r.function.calls, r.function.unfinished} == {0, 2}
+    assert r.control == nil
+    assert {:messages, []} = Process.info(self(), :messages)
+
+    judgement =
+      Probe.judge(fn -> Process.sleep(:infinity) end,
+        warmup_ms: 0,
+        duration_ms: 10,
+        timeout_ms: 100,
+        rounds: 1
+      )
+
+    assert %{verdict: :inconclusive, message: m} = judgement
+    assert m =~ "workers were still in their call at the timeout"
+  end
+
+  test "a function that raises in turns/2 or judge/2 raises in the caller" do
+    assert_raise RuntimeError, "boom", fn -> Probe.turns(fn -> raise "boom" end) end
+
+    assert_raise RuntimeError, "late", fn ->
+      counter = :counters.new(1, [])
+
+      Probe.judge(
+        fn ->
+          # fails in the traced window, after the warm-up's calls
+          if :counters.get(counter, 1) > 4, do: raise("late")
+          :counters.add(counter, 1, 1)
+        end,
+        warmup_ms: 0
+      )
+    end
+
+    assert catch_throw(Probe.turns(fn -> throw(:ball) end)) == :ball
+    assert {:messages, []} = Process.info(self(), :messages)
+  end
+
+  test "summary/1 summarises a judgement, and names what it takes" do
+    judgement = Probe.judge(fn -> Probe.erlang_work(1000) end, rounds: 1, duration_ms: 50)
+    summary = Probe.summary(judgement)
+    assert summary =~ ~r/^(pass|inconclusive|fail): /
+    assert summary =~ "round 1: "
+    assert summary =~ "of CPU time"
+
+    assert_raise ArgumentError,
+                 ~r/summary\/1: expected a report of measure\/2 or a judgement of judge\/2/,
+                 fn -> Probe.summary(%{verdict: :pass}) end
   end
 
   test "measure reports tickers, utilization, calls and the control" do
@@ -264,6 +338,10 @@ defmodule WellBehaved.ProbeTest do
 
     assert_raise ArgumentError, ~r/turns\/2: invalid :warmup_ms -1/, fn ->
       Probe.turns(f, warmup_ms: -1)
+    end
+
+    assert_raise ArgumentError, ~r/turns\/2: invalid :timeout_ms 0, expected an integer/, fn ->
+      Probe.turns(f, timeout_ms: 0)
     end
 
     assert_raise ArgumentError, ~r/turns\/2: expected a function of arity 0/, fn ->

@@ -320,11 +320,26 @@ defmodule WellBehaved.Probe do
   Turns on dirty schedulers are counted apart (`dirty_turns`): they hold
   no normal scheduler.
 
+  The window holds whole calls, from the first turn of each worker's
+  first counted call to the last turn of its last one: the workers call
+  `fun` untraced for `warmup_ms:` and wait at a call boundary; they are
+  traced and released together; after `duration_ms:` each finishes the
+  call it is in (at least one call each); and tracing stops once every
+  worker has finished and the tracer has seen each turn end. So a turn
+  that comes once per call, at its start or its end (a result built in one
+  go), is always in the window. A worker still in its call `timeout_ms:`
+  after the duration is killed (its function's `unfinished` count; its
+  last turn `open`). The tracer's log is sized for the window; when it
+  fills, the window runs again with a larger one, and events it still
+  could not hold are counted in `lost_events`.
+
   Options: `workers:` (default the online schedulers; as many control
-  workers run beside them), `duration_ms:` (200: the traced window),
-  `warmup_ms:` (20), `control:` (true). Reading the thread's CPU clock
-  costs a system call: each turn is about 0.7 µs longer while traced, for
-  the function and the control alike.
+  workers run beside them), `duration_ms:` (200: how long the workers
+  start new calls), `warmup_ms:` (20), `control:` (true), `timeout_ms:`
+  (60_000). `window_ms` in the report is how long the traced window
+  lasted, and each turn_stats counts the whole `calls` it holds. Reading
+  the thread's CPU clock costs a system call: each turn is about 0.7 µs
+  longer while traced, for the function and the control alike.
 
       iex> r = WellBehaved.Probe.turns(fn -> WellBehaved.Probe.erlang_work(50_000) end,
       ...>   workers: 1, duration_ms: 50)

@@ -40,13 +40,39 @@ defmodule WellBehaved.Runtime do
   @type mode :: :auto | :normal | :dirty_cpu | :yielding | :yielding_dirty | :threaded
 
   @doc """
-  The scheduling modes.
+  The scheduling modes in the VM, which every job type runs in.
+
+  One more mode exists: `:external` (`WellBehaved.Job.call/4` with
+  `schedule: :external`) runs a job in a server program of its library's
+  job types, in a pool of OS processes, for a library whose module
+  declares a server build (`use WellBehaved.NIF, external: ...`). It is
+  not in this list, which callers iterate in the VM; `modes/1` gives a
+  library's modes, `:external` included when it has one.
 
       iex> WellBehaved.Runtime.modes()
       [:auto, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded]
   """
   @spec modes() :: [mode()]
   def modes, do: @modes
+
+  @doc """
+  The modes a NIF library's jobs run in: `modes/0`, plus `:external` when
+  `native` (the module that loads the library) declares a server build
+  (`use WellBehaved.NIF, external: ...`, which defines its
+  `__wb_external__/0`).
+
+      iex> WellBehaved.Runtime.modes(WellBehaved.Native)
+      [:auto, :normal, :dirty_cpu, :yielding, :yielding_dirty, :threaded]
+  """
+  @spec modes(module()) :: [mode() | :external]
+  def modes(native) when is_atom(native) do
+    if Code.ensure_loaded?(native) and function_exported?(native, :__wb_external__, 0),
+      do: @modes ++ [:external],
+      else: @modes
+  end
+
+  def modes(native),
+    do: Options.invalid!("WellBehaved.Runtime.modes/1", "native", native, "a module")
 
   @doc """
   Counters and settings of a runtime: `live_jobs` and `live_bytes` (jobs

@@ -95,7 +95,8 @@ defmodule WellBehaved.Probe.Turns do
           {:error, :enomem} -> raise "WellBehaved.Probe.turns/2: no memory for #{capacity} events"
         end
 
-      flags = [:running, {:tracer, Tracer, tracer}]
+      # :exiting too: a killed worker's last turn ends (out_exited) in the log
+      flags = [:running, :exiting, {:tracer, Tracer, tracer}]
       traced = Enum.filter(ready, &trace(&1, true, flags))
       off0 = off_scheduler_cpu_ns()
       t0 = :erlang.monotonic_time(:nanosecond)
@@ -110,7 +111,7 @@ defmodule WellBehaved.Probe.Turns do
       wait_until(fn -> Tracer.running(tracer) <= 0 end, max(deadline, now_ms()) + @reap_ms)
       t1 = :erlang.monotonic_time(:nanosecond)
       off1 = off_scheduler_cpu_ns()
-      Enum.each(traced, &trace(&1, false, [:running]))
+      Enum.each(traced, &trace(&1, false, [:running, :exiting]))
       :ok = Tracer.close(tracer)
 
       {turns, lost} =
@@ -152,6 +153,17 @@ defmodule WellBehaved.Probe.Turns do
       }
     after
       stop_all(procs)
+      flush(ref)
+    end
+  end
+
+  # the workers' messages a failure left in the caller's mailbox
+  defp flush(ref) do
+    receive do
+      {^ref, _, _, _} -> flush(ref)
+      {^ref, :failed, _, _, _} -> flush(ref)
+    after
+      0 -> :ok
     end
   end
 
