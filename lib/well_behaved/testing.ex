@@ -187,7 +187,9 @@ defmodule WellBehaved.Testing do
   one per worker; workers start new calls for `duration_ms:`, 200, then
   finish the one they are in, within `timeout_ms:`, 60_000). So a turn a
   call makes once, such as a result built in one go at its end, is in
-  every window. Then:
+  every window. A window lasts at least a call (and the warm-up's calls
+  before it), so a judgement of 0.8 s calls took about 10 s: judge inputs
+  whose calls last well under a second. Then:
 
     * **holding**: the turns of the function on normal schedulers, in the
       CPU time of their thread (what the OS gave to other work does not
