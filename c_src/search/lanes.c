@@ -241,11 +241,12 @@ enum {
 
 uint64_t wb_lanes_index_units(size_t count, uint64_t bytes) {
     /* six passes over the candidates, a scan of their bytes; the bytes in
-     * lanes (64 at most a candidate) put in batches and filled, and their
-     * rows cleared (at most a row per byte and two per batch) */
+     * lanes (64 at most a candidate) put in batches and filled, a unit per
+     * 4 each, and their rows cleared (a row per distinct byte of a batch
+     * at most, so per byte where every batch's bytes differ) */
     uint64_t laned =
         bytes < (uint64_t)count * WB_LANES_LONGEST ? bytes : (uint64_t)count * WB_LANES_LONGEST;
-    return (uint64_t)count * 8 + bytes / BUILD_SCAN_BYTES + laned / 2 + laned / 8 + 1;
+    return (uint64_t)count * 8 + bytes / BUILD_SCAN_BYTES + laned + laned / 2 + 1;
 }
 
 void wb_lanes_index_begin(wb_lanes_index *x, wb_lanes_builder *b) {

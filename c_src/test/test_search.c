@@ -250,6 +250,21 @@ static void test_stepped_build(void) {
     CHECK(used <= predicted && used * 4 >= predicted, "%llu units, %llu predicted",
           (unsigned long long)used, (unsigned long long)predicted);
     wb_lanes_index_free(&x);
+    /* and where it is dearest: candidates of 64 bytes, each byte a row of
+     * its batch */
+    size_t n = 500;
+    for (size_t i = 0; i <= n; i++)
+        offsets[i] = 64 * i;
+    for (size_t i = 0; i < 64 * n; i++)
+        bytes[i] = (uint8_t)(i * 67 % 251);
+    used = 0;
+    wb_lanes_index_begin(&x, &b);
+    CHECK(wb_lanes_index_step(&x, &b, bytes, offsets, n, UINT64_MAX, &used) == WB_LANES_BUILT,
+          "built");
+    predicted = wb_lanes_index_units(n, offsets[n]);
+    CHECK(used <= predicted, "distinct bytes: %llu units, %llu predicted", (unsigned long long)used,
+          (unsigned long long)predicted);
+    wb_lanes_index_free(&x);
     wb_lanes_index_free(&whole);
     free(bytes);
     free(offsets);
