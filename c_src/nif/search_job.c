@@ -845,9 +845,22 @@ typedef struct {
     size_t count;
 } index_args;
 
+/* The batches are built in the job's state, a budget at a time (a long
+ * candidate's scan stops inside it), and handed to the index by its
+ * result: built in init they held a scheduler for as long as they took
+ * (tens of milliseconds for 100 MB of candidates). */
 typedef struct {
     search_index *index; /* the job's reference, released by destroy */
+    bool holding;        /* the job holds index->busy */
+    bool owns_lanes;     /* lanes are the job's (not handed to the index) */
+    wb_lanes_build_status status;
+    wb_search_batches lanes;
+    wb_search_batches_builder builder;
 } index_job;
+
+/* units between looks at the clock (wb_slice_spent) within a step: about
+ * a microsecond */
+#define INDEX_CHECK_UNITS 1024
 
 static bool index_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
     index_args *in = args;
@@ -857,18 +870,12 @@ static bool index_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) 
 }
 
 static uint64_t index_predict(const void *args) {
-    (void)args;
-    return 1;
-}
-
-/* the batches: a few units a candidate and one per 8 of its bytes */
-static uint64_t index_setup(const void *args) {
     const wb_search_set *set = &((const index_args *)args)->packed->packed.set;
-    return (uint64_t)set->count * 4 + set->offsets[set->count] / 8;
+    return wb_search_batches_units(set->count, set->offsets[set->count]);
 }
 
-/* Builds the batches into the packed list's resource, which becomes the
- * index: a packed list is made for one call of Index.new, and is made an
+/* The packed list's resource becomes the index once its batches are
+ * built: a packed list is made for one call of Index.new, and is made an
  * index at most once. */
 static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     search_index *index = ((const index_args *)args)->packed;
@@ -878,37 +885,69 @@ static bool index_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
         *reason = wb_atom(env, "badarg");
         return false;
     }
-    bool built = wb_search_batches_build(&index->lanes, &index->packed.set);
-    if (built) {
-        index->packed.set.prepared = &index->lanes;
-        index->indexed = true;
-        wb_runtime_resident_bytes((int64_t)wb_search_batches_bytes(&index->lanes));
-    }
-    atomic_store(&index->busy, false);
-    if (!built) {
-        *reason = wb_atom(env, "enomem");
-        return false;
-    }
+    job->holding = true;
+    job->owns_lanes = true;
+    job->status = WB_LANES_BUILDING;
+    wb_search_batches_begin(&job->lanes, &job->builder);
     use_index(index);
     job->index = index;
     return true;
 }
 
 static bool index_step(void *state, uint64_t budget, uint64_t *used) {
-    (void)state;
-    (void)budget;
-    *used += 1;
-    return true;
+    index_job *job = state;
+    const wb_search_set *set = &job->index->packed.set;
+    uint64_t done = 0;
+    for (;;) {
+        uint64_t part = budget - done < INDEX_CHECK_UNITS ? budget - done : INDEX_CHECK_UNITS;
+        job->status =
+            wb_search_batches_step(&job->lanes, &job->builder, set, part ? part : 1, &done);
+        if (job->status != WB_LANES_BUILDING || done >= budget || wb_slice_spent()) break;
+    }
+    *used += done;
+    return job->status != WB_LANES_BUILDING;
 }
 
-static ERL_NIF_TERM index_result(ErlNifEnv *env, const void *state) {
-    const index_job *job = state;
-    return enif_make_tuple2(env, enif_make_resource(env, job->index),
-                            enif_make_uint64(env, job->index->packed.set.count));
+static ERL_NIF_TERM index_take_result(ErlNifEnv *env, void *state) {
+    index_job *job = state;
+    search_index *index = job->index;
+    if (job->status != WB_LANES_BUILT) return wb_error(env, wb_atom(env, "enomem"));
+    index->lanes = job->lanes;
+    memset(&job->lanes, 0, sizeof job->lanes);
+    job->owns_lanes = false;
+    index->packed.set.prepared = &index->lanes;
+    index->indexed = true;
+    wb_runtime_resident_bytes((int64_t)wb_search_batches_bytes(&index->lanes));
+    atomic_store(&index->busy, false);
+    job->holding = false;
+    return enif_make_tuple2(env, enif_make_resource(env, index),
+                            enif_make_uint64(env, index->packed.set.count));
+}
+
+static void free_lanes(void *arg) {
+    wb_search_batches_free(arg);
+    free(arg);
 }
 
 static void index_destroy(void *state) {
     index_job *job = state;
+    if (job->owns_lanes) {
+        /* a building that did not finish (its caller died, or :auto
+         * starts it again sliced): large ones freed off the scheduler */
+        size_t bytes = wb_search_batches_bytes(&job->lanes) +
+                       (job->index ? job->index->packed.set.count * 16 : 0);
+        wb_search_batches *lanes = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *lanes) : NULL;
+        if (lanes) {
+            *lanes = job->lanes;
+            wb_release_later(free_lanes, lanes);
+        } else {
+            wb_search_batches_free(&job->lanes);
+        }
+        memset(&job->lanes, 0, sizeof job->lanes);
+        job->owns_lanes = false;
+    }
+    if (job->holding) atomic_store(&job->index->busy, false);
+    job->holding = false;
     if (job->index) drop_index(job->index);
     job->index = NULL;
 }
@@ -920,12 +959,11 @@ wb_job_type wb_search_index_job = {
     .state_size = sizeof(index_job),
     .decode = index_decode,
     .predict = index_predict,
-    .setup = index_setup,
     .init = index_init,
     .step = index_step,
-    .result = index_result,
+    .take_result = index_take_result,
     .destroy = index_destroy,
-    .ps_per_unit = 1000,
+    .ps_per_unit = 1000, /* see the unit in lanes.c */
 };
 
 int wb_search_load(ErlNifEnv *env) {

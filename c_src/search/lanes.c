@@ -214,120 +214,304 @@ size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lane
 #error "the batches made once write lanes as little-endian bytes"
 #endif
 
-/* ---- batches made once ---------------------------------------------------------- */
+/* ---- batches made once ---------------------------------------------------------- *
+ *
+ * Built a budget at a time (wb_lanes_index_step), so that a host can slice
+ * the building of a large index: every phase keeps a cursor, and the scan
+ * of a long candidate stops within it. The units, about a nanosecond each:
+ * one per candidate each pass visits, one per 4 bytes scanned or put in a
+ * batch, one per 64 bytes of tables cleared. */
 
-bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
-                          size_t count) {
+enum {
+    BUILD_COUNT,      /* candidates in lanes, and the others */
+    BUILD_ALLOC,      /* the arrays */
+    BUILD_LENGTHS,    /* x->length */
+    BUILD_SPACED,     /* x->spaced: a scan of each candidate up to its first space */
+    BUILD_WINDOW,     /* a window's lengths counted (counting sort) */
+    BUILD_PLACE,      /* its candidates placed by length */
+    BUILD_BATCHES,    /* its batches and the rows each needs */
+    BUILD_ROWS_ALLOC, /* the rows */
+    BUILD_ROWS_CLEAR, /* zeroed */
+    BUILD_FILL,       /* the lanes' bits and masks */
+    BUILD_DONE,
+};
+
+#define BUILD_SCAN_BYTES  4  /* bytes scanned or put in a batch per unit */
+#define BUILD_CLEAR_BYTES 64 /* bytes of rows cleared per unit */
+
+uint64_t wb_lanes_index_units(size_t count, uint64_t bytes) {
+    /* six passes over the candidates, a scan of their bytes; the bytes in
+     * lanes (64 at most a candidate) put in batches and filled, a unit per
+     * 4 each, and their rows cleared (a row per distinct byte of a batch
+     * at most, so per byte where every batch's bytes differ) */
+    uint64_t laned =
+        bytes < (uint64_t)count * WB_LANES_LONGEST ? bytes : (uint64_t)count * WB_LANES_LONGEST;
+    return (uint64_t)count * 8 + bytes / BUILD_SCAN_BYTES + laned + laned / 2 + 1;
+}
+
+void wb_lanes_index_begin(wb_lanes_index *x, wb_lanes_builder *b) {
     memset(x, 0, sizeof *x);
-    size_t laned = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        if (n >= 1 && n <= WB_LANES_LONGEST)
-            laned++;
-        else
-            x->rest_count++;
+    memset(b, 0, sizeof *b);
+    b->phase = BUILD_COUNT;
+}
+
+/* Units for `bytes` bytes scanned, at least one. */
+static uint64_t scan_units(uint64_t bytes) {
+    return bytes / BUILD_SCAN_BYTES + 1;
+}
+
+static bool is_space(uint8_t c) {
+    return c == ' ' || (c >= 9 && c <= 13);
+}
+
+/* The next phase, its cursors at the start. */
+static void build_enter(wb_lanes_builder *b, int phase) {
+    b->phase = phase;
+    b->i = 0;
+}
+
+/* Starts window b->window (or the rows, past the last). */
+static void build_window(wb_lanes_builder *b, size_t count) {
+    if (b->window >= count) {
+        build_enter(b, BUILD_ROWS_ALLOC);
+        return;
     }
-    x->lane_index = malloc((laned ? laned : 1) * sizeof *x->lane_index);
-    x->lane_len = malloc(laned ? laned : 1);
-    x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
-    size_t capacity = laned / 8 + 4;
-    x->batches = malloc(capacity * sizeof *x->batches);
-    x->spaced = calloc(count / 64 + 1, sizeof *x->spaced);
-    x->length = malloc(count ? count : 1);
-    if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced || !x->length)
-        goto fail;
-    for (size_t i = 0; i < count; i++) {
-        uint64_t n = offsets[i + 1] - offsets[i];
-        x->length[i] = (uint8_t)(n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST);
+    b->window_end = count - b->window > WB_LANES_WINDOW ? b->window + WB_LANES_WINDOW : count;
+    memset(b->starts, 0, sizeof b->starts);
+    build_enter(b, BUILD_WINDOW);
+    b->i = b->window;
+}
+
+/* Adds lane candidate b->at to the open batch, or closes it (false) when
+ * it does not fit there. */
+static bool batch_take(wb_lanes_index *x, wb_lanes_builder *b, const uint8_t *bytes,
+                       const uint64_t *offsets) {
+    wb_lanes_batch *batch = &x->batches[x->count - 1];
+    if (!(batch->used < b->lanes && wb_lanes_width(x->lane_len[b->at], 0) == batch->width &&
+          b->distinct <= 255 - WB_LANES_LONGEST)) {
+        batch->first_row = b->rows;
+        batch->rows = (uint32_t)b->distinct + 1;
+        b->rows += b->distinct + 2; /* and the masks */
+        b->open = false;
+        return false;
     }
-    for (size_t i = 0; i < count; i++)
-        for (uint64_t k = offsets[i]; k < offsets[i + 1]; k++)
-            if (bytes[k] == ' ' || (bytes[k] >= 9 && bytes[k] <= 13)) {
-                x->spaced[i / 64] |= UINT64_C(1) << (i % 64);
-                break;
+    const uint8_t *t = bytes + offsets[x->lane_index[b->at]];
+    for (size_t k = 0; k < x->lane_len[b->at]; k++)
+        if (!batch->map[t[k]]) batch->map[t[k]] = (uint8_t)++b->distinct;
+    batch->max_len = x->lane_len[b->at]; /* sorted by length */
+    batch->used++;
+    b->at++;
+    return true;
+}
+
+/* One phase's work from its cursor on, within about `left` units (at
+ * least one item); returns the units, or UINT64_MAX when out of memory. */
+static uint64_t build_phase(wb_lanes_index *x, wb_lanes_builder *b, const uint8_t *bytes,
+                            const uint64_t *offsets, size_t count, uint64_t left) {
+    uint64_t spent = 0;
+    switch (b->phase) {
+    case BUILD_COUNT:
+        for (; b->i < count && spent < left; b->i++, spent++) {
+            size_t n = (size_t)(offsets[b->i + 1] - offsets[b->i]);
+            if (n >= 1 && n <= WB_LANES_LONGEST)
+                b->laned++;
+            else
+                x->rest_count++;
+        }
+        if (b->i == count) build_enter(b, BUILD_ALLOC);
+        return spent;
+    case BUILD_ALLOC:
+        x->lane_index = malloc((b->laned ? b->laned : 1) * sizeof *x->lane_index);
+        x->lane_len = malloc(b->laned ? b->laned : 1);
+        x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
+        b->capacity = b->laned / 8 + 4;
+        x->batches = malloc(b->capacity * sizeof *x->batches);
+        x->spaced = calloc(count / 64 + 1, sizeof *x->spaced);
+        x->length = malloc(count ? count : 1);
+        if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced || !x->length)
+            return UINT64_MAX;
+        build_enter(b, BUILD_LENGTHS);
+        return 1;
+    case BUILD_LENGTHS:
+        for (; b->i < count && spent < left; b->i++, spent++) {
+            uint64_t n = offsets[b->i + 1] - offsets[b->i];
+            x->length[b->i] = (uint8_t)(n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST);
+        }
+        if (b->i == count) {
+            build_enter(b, BUILD_SPACED);
+            b->k = count ? offsets[0] : 0;
+        }
+        return spent;
+    case BUILD_SPACED:
+        /* candidate b->i from byte b->k on, up to its first space: a long
+         * one over several steps */
+        while (b->i < count && spent < left) {
+            uint64_t end = offsets[b->i + 1], room = left - spent;
+            uint64_t most =
+                room > UINT64_MAX / BUILD_SCAN_BYTES ? UINT64_MAX : room * BUILD_SCAN_BYTES;
+            uint64_t stop = end - b->k > most ? b->k + most : end, from = b->k;
+            bool found = false;
+            while (b->k < stop && !(found = is_space(bytes[b->k])))
+                b->k++;
+            spent += scan_units(b->k - from);
+            if (found) x->spaced[b->i / 64] |= UINT64_C(1) << (b->i % 64);
+            if (found || b->k == end) {
+                b->i++;
+                b->k = offsets[b->i];
             }
-    size_t r = 0, at = 0, rows = 0;
-    for (size_t window = 0; window < count; window += WB_LANES_WINDOW) {
-        size_t window_end = count - window > WB_LANES_WINDOW ? window + WB_LANES_WINDOW : count;
+        }
+        if (b->i == count) {
+            b->window = 0;
+            build_window(b, count);
+        }
+        return spent;
+    case BUILD_WINDOW:
         /* the window's candidates by length (so by lane width too): a
          * counting sort */
-        size_t starts[WB_LANES_LONGEST + 2] = {0};
-        for (size_t i = window; i < window_end; i++) {
-            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-            if (n >= 1 && n <= WB_LANES_LONGEST) starts[n + 1]++;
+        for (; b->i < b->window_end && spent < left; b->i++, spent++) {
+            size_t n = (size_t)(offsets[b->i + 1] - offsets[b->i]);
+            if (n >= 1 && n <= WB_LANES_LONGEST) b->starts[n + 1]++;
         }
-        starts[1] = at; /* the window's first place */
-        for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
-            starts[n] += starts[n - 1];
-        size_t window_laned = starts[WB_LANES_LONGEST + 1];
-        for (size_t i = window; i < window_end; i++) {
-            size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if (b->i == b->window_end) {
+            b->starts[1] = b->at; /* the window's first place */
+            for (size_t n = 1; n <= WB_LANES_LONGEST + 1; n++)
+                b->starts[n] += b->starts[n - 1];
+            b->window_laned = b->starts[WB_LANES_LONGEST + 1];
+            build_enter(b, BUILD_PLACE);
+            b->i = b->window;
+            spent += 16;
+        }
+        return spent;
+    case BUILD_PLACE:
+        for (; b->i < b->window_end && spent < left; b->i++, spent++) {
+            size_t n = (size_t)(offsets[b->i + 1] - offsets[b->i]);
             if (n >= 1 && n <= WB_LANES_LONGEST) {
-                x->lane_len[starts[n]] = (uint8_t)n;
-                x->lane_index[starts[n]++] = i;
+                x->lane_len[b->starts[n]] = (uint8_t)n;
+                x->lane_index[b->starts[n]++] = b->i;
             } else {
-                x->rest[r++] = i;
+                x->rest[b->r++] = b->i;
             }
         }
+        if (b->i == b->window_end) build_enter(b, BUILD_BATCHES);
+        return spent;
+    case BUILD_BATCHES:
         /* the window's batches and the rows each needs: row 0 zero, then
          * one per byte its candidates hold, 255 at most (a batch closes
          * before a candidate of up to 64 new bytes could pass that) */
-        while (at < window_laned) {
-            unsigned width = wb_lanes_width(x->lane_len[at], 0);
-            unsigned lanes = wb_lanes_count(width);
-            if (x->count == capacity) {
-                wb_lanes_batch *more = realloc(x->batches, 2 * capacity * sizeof *more);
-                if (!more) goto fail;
-                x->batches = more;
-                capacity *= 2;
+        while (b->at < b->window_laned && spent < left) {
+            if (!b->open) {
+                unsigned width = wb_lanes_width(x->lane_len[b->at], 0);
+                if (x->count == b->capacity) {
+                    wb_lanes_batch *more = realloc(x->batches, 2 * b->capacity * sizeof *more);
+                    if (!more) return UINT64_MAX;
+                    x->batches = more;
+                    b->capacity *= 2;
+                }
+                wb_lanes_batch *batch = &x->batches[x->count++];
+                memset(batch, 0, sizeof *batch);
+                batch->width = (uint8_t)width;
+                batch->min_len = x->lane_len[b->at];
+                batch->first_lane = b->at;
+                b->lanes = wb_lanes_count(width);
+                b->distinct = 0;
+                b->open = true;
+                spent += 4;
             }
-            wb_lanes_batch *b = &x->batches[x->count++];
-            memset(b, 0, sizeof *b);
-            b->width = (uint8_t)width;
-            b->min_len = x->lane_len[at];
-            b->first_lane = at;
-            size_t distinct = 0;
-            while (at < window_laned && b->used < lanes &&
-                   wb_lanes_width(x->lane_len[at], 0) == width &&
-                   distinct <= 255 - WB_LANES_LONGEST) {
-                const uint8_t *t = bytes + offsets[x->lane_index[at]];
-                for (size_t k = 0; k < x->lane_len[at]; k++)
-                    if (!b->map[t[k]]) b->map[t[k]] = (uint8_t)++distinct;
-                b->max_len = x->lane_len[at]; /* sorted by length */
-                b->used++;
-                at++;
-            }
-            b->first_row = rows;
-            b->rows = (uint32_t)distinct + 1;
-            rows += distinct + 2; /* and the masks */
+            size_t n = x->lane_len[b->at];
+            if (batch_take(x, b, bytes, offsets)) spent += scan_units(n);
         }
+        if (b->at == b->window_laned) {
+            /* the window's last batch closes with it */
+            if (b->open) {
+                wb_lanes_batch *batch = &x->batches[x->count - 1];
+                batch->first_row = b->rows;
+                batch->rows = (uint32_t)b->distinct + 1;
+                b->rows += b->distinct + 2;
+                b->open = false;
+            }
+            b->window += WB_LANES_WINDOW;
+            build_window(b, count);
+        }
+        return spent;
+    case BUILD_ROWS_ALLOC:
+        x->bytes = b->rows * WB_LANES_BYTES;
+        x->rows = aligned_alloc(WB_LANES_BYTES, x->bytes ? x->bytes : WB_LANES_BYTES);
+        if (!x->rows) return UINT64_MAX;
+        build_enter(b, BUILD_ROWS_CLEAR);
+        b->k = 0;
+        return 1;
+    case BUILD_ROWS_CLEAR: {
+        uint64_t most =
+            left > UINT64_MAX / BUILD_CLEAR_BYTES ? UINT64_MAX : left * BUILD_CLEAR_BYTES;
+        uint64_t n = x->bytes - b->k;
+        if (n > most) n = most;
+        memset((uint8_t *)x->rows + b->k, 0, (size_t)n);
+        b->k += n;
+        if (b->k == x->bytes) {
+            build_enter(b, BUILD_FILL);
+            b->k = 0; /* the batch */
+        }
+        return n / BUILD_CLEAR_BYTES + 1;
     }
-    x->bytes = rows * WB_LANES_BYTES;
-    x->rows = aligned_alloc(WB_LANES_BYTES, x->bytes ? x->bytes : WB_LANES_BYTES);
-    if (!x->rows) goto fail;
-    memset(x->rows, 0, x->bytes);
-    for (size_t k = 0; k < x->count; k++) {
-        const wb_lanes_batch *b = &x->batches[k];
-        wb_lanes_table table = x->rows + b->first_row;
-        for (unsigned l = 0; l < b->used; l++) {
-            const uint8_t *t = bytes + offsets[x->lane_index[b->first_lane + l]];
-            for (size_t i = 0; i < x->lane_len[b->first_lane + l]; i++) {
-                unsigned char *cell = table[b->map[t[i]]] + (size_t)l * (b->width / 8);
+    case BUILD_FILL:
+        /* batch b->k, lane b->i */
+        while (b->k < x->count && spent < left) {
+            const wb_lanes_batch *batch = &x->batches[b->k];
+            if (b->i == batch->used) {
+                b->k++;
+                b->i = 0;
+                continue;
+            }
+            wb_lanes_table table = x->rows + batch->first_row;
+            size_t l = b->i++, n = x->lane_len[batch->first_lane + l];
+            const uint8_t *t = bytes + offsets[x->lane_index[batch->first_lane + l]];
+            for (size_t i = 0; i < n; i++) {
+                unsigned char *cell = table[batch->map[t[i]]] + l * (batch->width / 8);
                 /* bit i of lane l, little-endian lanes */
                 cell[i / 8] |= (unsigned char)(1u << (i % 8));
             }
             /* the lane's mask: its len low bits */
-            size_t n = x->lane_len[b->first_lane + l];
             uint64_t mask = low_bits(n);
-            memcpy(table[b->rows] + (size_t)l * (b->width / 8), &mask, b->width / 8);
+            memcpy(table[batch->rows] + l * (batch->width / 8), &mask, batch->width / 8);
+            spent += scan_units(n);
         }
+        if (b->k == x->count) {
+            x->bytes += x->count * sizeof *x->batches + b->laned * (sizeof *x->lane_index + 1) +
+                        x->rest_count * sizeof *x->rest + (count / 64 + 1) * sizeof *x->spaced +
+                        count;
+            build_enter(b, BUILD_DONE);
+        }
+        return spent ? spent : 1;
+    default:
+        return 1;
     }
-    x->bytes += x->count * sizeof *x->batches + laned * (sizeof *x->lane_index + 1) +
-                x->rest_count * sizeof *x->rest + (count / 64 + 1) * sizeof *x->spaced + count;
-    return true;
-fail:
-    wb_lanes_index_free(x);
-    return false;
+}
+
+wb_lanes_build_status wb_lanes_index_step(wb_lanes_index *x, wb_lanes_builder *b,
+                                          const uint8_t *bytes, const uint64_t *offsets,
+                                          size_t count, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    if (b->failed) return WB_LANES_BUILD_ENOMEM;
+    while (b->phase != BUILD_DONE && spent < budget) {
+        uint64_t units = build_phase(x, b, bytes, offsets, count, budget - spent);
+        if (units == UINT64_MAX) {
+            wb_lanes_index_free(x);
+            b->failed = true;
+            *used += spent + 1;
+            return WB_LANES_BUILD_ENOMEM;
+        }
+        spent += units;
+    }
+    *used += spent;
+    return b->phase == BUILD_DONE ? WB_LANES_BUILT : WB_LANES_BUILDING;
+}
+
+bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
+                          size_t count) {
+    wb_lanes_builder b;
+    uint64_t used = 0;
+    wb_lanes_index_begin(x, &b);
+    return wb_lanes_index_step(x, &b, bytes, offsets, count, UINT64_MAX, &used) == WB_LANES_BUILT;
 }
 
 void wb_lanes_index_free(wb_lanes_index *x) {

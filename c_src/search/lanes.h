@@ -158,6 +158,38 @@ typedef struct wb_lanes_index {
  * (nothing allocated). */
 bool wb_lanes_index_build(wb_lanes_index *x, const uint8_t *bytes, const uint64_t *offsets,
                           size_t count);
+
+/* The same a budget at a time: the building under way, its phase and
+ * cursors (the scan of a long candidate stops inside it). */
+typedef struct {
+    int phase;
+    bool failed, open; /* out of memory; a batch is being filled */
+    size_t i;          /* the phase's candidate, lane or batch cursor */
+    uint64_t k;        /* and byte cursor */
+    size_t laned, capacity, r, at, rows, distinct;
+    unsigned lanes; /* of the batch being filled */
+    size_t window, window_end, window_laned;
+    size_t starts[WB_LANES_LONGEST + 2];
+} wb_lanes_builder;
+
+typedef enum {
+    WB_LANES_BUILDING = 0,
+    WB_LANES_BUILT,
+    WB_LANES_BUILD_ENOMEM, /* nothing left allocated */
+} wb_lanes_build_status;
+
+/* Starts building x (nothing allocated yet: wb_lanes_index_free frees
+ * what a building stopped half-way holds). */
+void wb_lanes_index_begin(wb_lanes_index *x, wb_lanes_builder *b);
+/* Does about `budget` units (at least one; a unit is about a nanosecond's
+ * work), adds them to *used. bytes, offsets and count are the same at
+ * every step. */
+wb_lanes_build_status wb_lanes_index_step(wb_lanes_index *x, wb_lanes_builder *b,
+                                          const uint8_t *bytes, const uint64_t *offsets,
+                                          size_t count, uint64_t budget, uint64_t *used);
+/* An upper bound of the units building `count` candidates of `bytes`
+ * bytes in all takes (usually within 2x). */
+uint64_t wb_lanes_index_units(size_t count, uint64_t bytes);
 void wb_lanes_index_free(wb_lanes_index *x);
 
 /* Starts a batch of x: b gets its lanes, masks and starting vectors. */

@@ -55,6 +55,21 @@ bool wb_search_batches_build(wb_search_batches *b, const wb_search_set *set) {
     return wb_lanes_index_build(b, set->bytes, set->offsets, set->count);
 }
 
+void wb_search_batches_begin(wb_search_batches *b, wb_search_batches_builder *builder) {
+    wb_lanes_index_begin(b, builder);
+}
+
+wb_lanes_build_status wb_search_batches_step(wb_search_batches *b,
+                                             wb_search_batches_builder *builder,
+                                             const wb_search_set *set, uint64_t budget,
+                                             uint64_t *used) {
+    return wb_lanes_index_step(b, builder, set->bytes, set->offsets, set->count, budget, used);
+}
+
+uint64_t wb_search_batches_units(size_t count, uint64_t bytes) {
+    return wb_lanes_index_units(count, bytes);
+}
+
 void wb_search_batches_free(wb_search_batches *b) {
     wb_lanes_index_free(b);
 }

@@ -80,6 +80,18 @@ typedef struct {
 typedef wb_lanes_index wb_search_batches;
 /* false when out of memory (nothing left allocated) */
 bool wb_search_batches_build(wb_search_batches *b, const wb_search_set *set);
+/* The same a budget at a time (wb_lanes_index_step): a building under
+ * way, begun by wb_search_batches_begin; a building stopped half-way is
+ * freed by wb_search_batches_free. */
+typedef wb_lanes_builder wb_search_batches_builder;
+void wb_search_batches_begin(wb_search_batches *b, wb_search_batches_builder *builder);
+wb_lanes_build_status wb_search_batches_step(wb_search_batches *b,
+                                             wb_search_batches_builder *builder,
+                                             const wb_search_set *set, uint64_t budget,
+                                             uint64_t *used);
+/* An upper bound of the units of building the batches of `count`
+ * candidates of `bytes` bytes in all. */
+uint64_t wb_search_batches_units(size_t count, uint64_t bytes);
 void wb_search_batches_free(wb_search_batches *b);
 /* bytes they hold */
 size_t wb_search_batches_bytes(const wb_search_batches *b);

@@ -175,6 +175,102 @@ static void test_every_byte(void) {
     wb_search_set_free(&set);
 }
 
+/* Batches built a budget at a time are the ones built in one go, and no
+ * step does much more than its budget: a candidate of 1 MB with no space
+ * is scanned over many steps, not in one. */
+static void test_stepped_build(void) {
+    wb_search_owned_set set;
+    size_t count = WB_LANES_WINDOW + 77, longest = 1 << 20;
+    random_set(&set, count, 70, 5);
+    for (size_t i = 0; i < count; i += 3) /* spaces, here and there */
+        if (set.offsets[i + 1] > set.offsets[i])
+            set.bytes[set.offsets[i] + (i % (set.offsets[i + 1] - set.offsets[i]))] = ' ';
+    /* the last candidate: long, and no space in it */
+    size_t total = (size_t)set.offsets[count] + longest;
+    uint8_t *bytes = malloc(total);
+    uint64_t *offsets = malloc((count + 2) * sizeof *offsets);
+    CHECK(bytes && offsets, "alloc");
+    memcpy(bytes, set.bytes, (size_t)set.offsets[count]);
+    memset(bytes + set.offsets[count], 'x', longest);
+    memcpy(offsets, set.offsets, (count + 1) * sizeof *offsets);
+    offsets[count + 1] = total;
+    count++;
+    wb_lanes_index whole;
+    CHECK(wb_lanes_index_build(&whole, bytes, offsets, count), "build");
+    const uint64_t budgets[] = {1, 7, 1000};
+    for (size_t t = 0; t < sizeof budgets / sizeof *budgets; t++) {
+        uint64_t budget = budgets[t], steps = 0, most = 0;
+        wb_lanes_index x;
+        wb_lanes_builder b;
+        wb_lanes_build_status status;
+        wb_lanes_index_begin(&x, &b);
+        do {
+            uint64_t used = 0;
+            status = wb_lanes_index_step(&x, &b, bytes, offsets, count, budget, &used);
+            if (used > most) most = used;
+            steps++;
+        } while (status == WB_LANES_BUILDING);
+        CHECK(status == WB_LANES_BUILT, "budget %llu: built", (unsigned long long)budget);
+        /* an item past the budget at most: a batch opened and a
+         * candidate of 64 bytes put in it, or a window's lengths summed */
+        CHECK(most <= budget + 24, "budget %llu: a step of %llu units", (unsigned long long)budget,
+              (unsigned long long)most);
+        CHECK(steps >= longest / 4 / budget, "budget %llu: %llu steps for %zu bytes",
+              (unsigned long long)budget, (unsigned long long)steps, longest);
+        CHECK(x.count == whole.count && x.rest_count == whole.rest_count && x.bytes == whole.bytes,
+              "budget %llu: %zu batches, %zu others, %zu bytes; in one go %zu, %zu, %zu",
+              (unsigned long long)budget, x.count, x.rest_count, x.bytes, whole.count,
+              whole.rest_count, whole.bytes);
+        size_t laned = count - whole.rest_count, rows = 0;
+        if (whole.count)
+            rows = (size_t)whole.batches[whole.count - 1].first_row +
+                   whole.batches[whole.count - 1].rows + 1;
+        CHECK(memcmp(x.batches, whole.batches, whole.count * sizeof *whole.batches) == 0 &&
+                  memcmp(x.lane_index, whole.lane_index, laned * sizeof *x.lane_index) == 0 &&
+                  memcmp(x.lane_len, whole.lane_len, laned) == 0 &&
+                  memcmp(x.rest, whole.rest, whole.rest_count * sizeof *x.rest) == 0 &&
+                  memcmp(x.spaced, whole.spaced, (count / 64 + 1) * sizeof *x.spaced) == 0 &&
+                  memcmp(x.length, whole.length, count) == 0 &&
+                  memcmp(x.rows, whole.rows, rows * WB_LANES_BYTES) == 0,
+              "budget %llu: the batches differ from those built in one go",
+              (unsigned long long)budget);
+        /* the long candidate holds no space; the first one does */
+        CHECK(!(x.spaced[(count - 1) / 64] >> ((count - 1) % 64) & 1) && (x.spaced[0] & 1),
+              "budget %llu: spaces", (unsigned long long)budget);
+        wb_lanes_index_free(&x);
+    }
+    /* the prediction bounds the work */
+    wb_lanes_index x;
+    wb_lanes_builder b;
+    uint64_t used = 0;
+    wb_lanes_index_begin(&x, &b);
+    CHECK(wb_lanes_index_step(&x, &b, bytes, offsets, count, UINT64_MAX, &used) == WB_LANES_BUILT,
+          "built");
+    uint64_t predicted = wb_lanes_index_units(count, offsets[count]);
+    CHECK(used <= predicted && used * 4 >= predicted, "%llu units, %llu predicted",
+          (unsigned long long)used, (unsigned long long)predicted);
+    wb_lanes_index_free(&x);
+    /* and where it is dearest: candidates of 64 bytes, each byte a row of
+     * its batch */
+    size_t n = 500;
+    for (size_t i = 0; i <= n; i++)
+        offsets[i] = 64 * i;
+    for (size_t i = 0; i < 64 * n; i++)
+        bytes[i] = (uint8_t)(i * 67 % 251);
+    used = 0;
+    wb_lanes_index_begin(&x, &b);
+    CHECK(wb_lanes_index_step(&x, &b, bytes, offsets, n, UINT64_MAX, &used) == WB_LANES_BUILT,
+          "built");
+    predicted = wb_lanes_index_units(n, offsets[n]);
+    CHECK(used <= predicted, "distinct bytes: %llu units, %llu predicted", (unsigned long long)used,
+          (unsigned long long)predicted);
+    wb_lanes_index_free(&x);
+    wb_lanes_index_free(&whole);
+    free(bytes);
+    free(offsets);
+    wb_search_set_free(&set);
+}
+
 /* A candidate's copy into a packed set: every byte, nothing past them,
  * and the OR of them all, at each length around the short moves' edges. */
 static void test_copy_bytes(void) {
@@ -551,6 +647,7 @@ int main(void) {
         test_random();
         test_every_byte();
         test_windows();
+        test_stepped_build();
         test_copy_bytes();
         test_narrow_batches();
         test_batches_in_flight();
