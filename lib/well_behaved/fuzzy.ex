@@ -127,8 +127,8 @@ defmodule WellBehaved.Fuzzy do
            :infinity,
            @score
          ) do
-      score when is_float(score) ->
-        number(call, score)
+      score when is_number(score) ->
+        score
 
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
@@ -507,7 +507,8 @@ defmodule WellBehaved.Fuzzy do
   end
 
   # the best `call.limit` of `count` packed candidates: a binary of
-  # <<index::64, score::float-64>> (native endian), best first
+  # <<index::64, score::float-64>> (native endian; an integer kind's
+  # <<index::64, score::64>>), best first
   # `before`: candidates of the segments before this one (positions in
   # errors are the index's)
   defp native_search(name, query, packed, count, call, before \\ 0) do
@@ -531,7 +532,7 @@ defmodule WellBehaved.Fuzzy do
   end
 
   defp hits(binary, texts, keys, call) do
-    for <<index::64-native, score::float-64-native <- binary>> do
+    for <<index::64-native, score::binary-8 <- binary>> do
       key = if keys == nil, do: index, else: elem(keys, index)
       {elem(texts, index), number(call, score), key}
     end
@@ -539,11 +540,11 @@ defmodule WellBehaved.Fuzzy do
 
   # a segment's hits, each with what ranks it against other segments'
   defp segment_hits(binary, segment, at, call) do
-    found = for <<index::64-native, score::float-64-native <- binary>>, do: {index, score}
+    found = for <<index::64-native, score::binary-8 <- binary>>, do: {index, number(call, score)}
     {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
     for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
-      {{text, number(call, score), key}, {score, at, index}}
+      {{text, score, key}, {score, at, index}}
     end
   end
 
@@ -602,7 +603,10 @@ defmodule WellBehaved.Fuzzy do
     {fun.(a), fun.(b)}
   end
 
-  defp number(call, score) do
-    if Call.integers?(call), do: trunc(score), else: score
+  # a hit's score: an integer kind's exact 64 bits, or a float's
+  defp number(call, <<score::64-native>>) do
+    if Call.integers?(call), do: score, else: float(<<score::64-native>>)
   end
+
+  defp float(<<score::float-64-native>>), do: score
 end
