@@ -76,7 +76,7 @@ bool wb_fz_integers(const wb_fz_options *o) {
  * cutoff + 1 for an integer distance, otherwise the worst of the kind. */
 double wb_fz_worst(const wb_fz_options *o) {
     if (wb_fz_integers(o) && o->kind == WB_FZ_DISTANCE)
-        return (double)wb_fz_integer_cutoff(o) + 1.0;
+        return (o->exact_cutoff ? (double)o->icutoff : o->cutoff) + 1.0;
     if (o->kind == WB_FZ_DISTANCE && o->scorer >= WB_FZ_RATIO) return 100.0;
     return wb_fz_kind_is_distance(o->kind) ? 1.0 : 0.0;
 }
@@ -512,12 +512,7 @@ static void edit_verdict(wb_fz *s) {
     }
     bool distance = s->o.kind == WB_FZ_DISTANCE;
     wb_fz_wide v = distance ? d : most - d;
-    if (s->o.has_cutoff) {
-        wb_fz_wide c = wb_fz_integer_cutoff(&s->o);
-        s->passed = !beyond && (distance ? v <= c : v >= c);
-    } else {
-        s->passed = true;
-    }
+    s->passed = !beyond && wb_fz_integer_passes(&s->o, v);
     s->too_large = s->passed && v > WB_FZ_U64_MOST;
     s->value = s->too_large ? UINT64_MAX : (uint64_t)v;
     s->score = (double)v;

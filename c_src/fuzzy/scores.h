@@ -87,6 +87,16 @@ static inline bool wb_fz_passes(const wb_fz_options *o, double score) {
     return wb_fz_kind_is_distance(o->kind) ? score <= o->cutoff : score >= o->cutoff;
 }
 
+/* Whether an integer kind's score v passes the cutoff (a negative or
+ * NaN cutoff of a distance passes none, as a NaN one of a similarity). */
+static inline bool wb_fz_integer_passes(const wb_fz_options *o, wb_fz_wide v) {
+    if (!o->has_cutoff) return true;
+    bool distance = o->kind == WB_FZ_DISTANCE;
+    if (!o->exact_cutoff && !(distance ? o->cutoff >= 0 : o->cutoff == o->cutoff)) return false;
+    wb_fz_wide c = wb_fz_integer_cutoff(o);
+    return distance ? v <= c : v >= c;
+}
+
 /* A distance bound for the kernel: every distance that can pass the
  * cutoff is at most it (exact for the integer kinds, with room for
  * rounding for the normalized ones). */

@@ -10,7 +10,8 @@ defmodule WellBehaved.Fuzzy do
 
     * edit distances, the number of edits from one to the other:
       `:levenshtein` (insertions, deletions, substitutions; with
-      `weights: {insertion, deletion, substitution}` their costs),
+      `weights: {insertion, deletion, substitution}` their costs,
+      integers in 0..2^64-1),
       `:indel` (insertions and deletions), `:osa` (and transpositions of
       two adjacent characters, no substring edited twice),
       `:damerau_levenshtein` (transpositions, unrestricted), `:hamming`
@@ -31,7 +32,8 @@ defmodule WellBehaved.Fuzzy do
 
     * `:distance` and `:similarity`: an edit distance's own integers (the
       similarity is the largest distance the two lengths allow, less the
-      distance); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
+      distance), exact up to 2^64-1 (a score past it raises
+      `ArgumentError`); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
       the ratios a float in 0.0..100.0, as rapidfuzz's `fuzz` functions
       give it;
     * `:normalized_distance` and `:normalized_similarity`: floats in
@@ -102,8 +104,8 @@ defmodule WellBehaved.Fuzzy do
   `tiny_slices:` as `WellBehaved.Job.call/4` takes them.
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
-  cutoff outside its kind's range, and on invalid UTF-8 with
-  `unit: :codepoint`.
+  cutoff outside its kind's range, on invalid UTF-8 with
+  `unit: :codepoint`, and on an integer score past 2^64-1.
 
       iex> WellBehaved.Fuzzy.score("ab", "ba", scorer: :osa, score: :distance)
       1
@@ -223,7 +225,9 @@ defmodule WellBehaved.Fuzzy do
       score in native byte order: a float (`<<s::float-32-native>>`), or
       an unsigned integer for an edit distance's own scores
       (`<<d::32-native>>`). A matrix of 1,000 x 100,000 is 400 MB as a
-      binary, far more as lists.
+      binary, far more as lists. No cell is capped: an integer score
+      past 4294967295 raises `ArgumentError` naming it (lists hold
+      every score exactly).
     * `workers:` - how many rows are computed at the same time (default:
       the VM's online schedulers), each a job in the `schedule:` mode: a
       batch keeps every scheduler busy, a slice at a time in the modes
