@@ -179,7 +179,7 @@ defmodule WellBehaved.Fuzzy.Call do
           name,
           :score_cutoff,
           cutoff,
-          "an integer in 0..#{@u64_most} for #{what(call)}"
+          "a non-negative integer up to #{@u64_most} for #{what(call)}"
         )
 
       {false, first..last//_} when cutoff >= first and cutoff <= last ->
