@@ -498,11 +498,10 @@ static void finish(wb_fz *s, double score) {
 static void edit_verdict(wb_fz *s) {
     /* a distance beyond the kernel's bound cannot pass; it is the bound
      * + 1, whether the kernel stopped there or not (at most the maximum:
-     * the bound is below it) */
+     * the bound is below it, wb_fz_kernel_cutoff_wide) */
     wb_fz_wide d = s->distance, most = s->maximum;
     bool beyond = s->cutoff != WB_FZ_NO_CUTOFF && d > s->cutoff;
     if (beyond) d = (wb_fz_wide)s->cutoff + 1;
-    if (d > most) d = most;
     s->distance = d;
     if (!wb_fz_integers(&s->o)) {
         double nd = most == 0 ? 0.0 : (double)d / (double)most;
