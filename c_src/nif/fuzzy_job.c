@@ -21,7 +21,8 @@
  * cell's. Errors: {invalid_utf8, 1 | 2 | query | Position} in codepoint
  * mode, enomem, and for a score that does not fit where it goes:
  * {does_not_fit, u64} past 2^64 - 1, {does_not_fit, u32, Value} past a
- * 32-bit cell of cdist. */
+ * 32-bit cell of cdist, {does_not_fit, u32, {candidate, Position}} for a
+ * unit-cost Levenshtein distance past the search core's 32 bits. */
 #include "jobs.h"
 
 #include "../fuzzy/fuzzy.h"
@@ -253,6 +254,11 @@ typedef struct {
  * 3-5% with them (and the values freed at once, fsearch_destroy). */
 #define SPENT_PART 3000
 
+/* What did not fit where it goes (fsearch_job's unfit): a score past
+ * 2^64 - 1; past a 32-bit cell of cdist (unfit_value: it); a distance
+ * past the search core's 32-bit values (unfit_value: the candidate) */
+enum { UNFIT_NONE, UNFIT_U64, UNFIT_CELL, UNFIT_LANES };
+
 /* A candidate picked for a seed: its bound's badness (seed_bound) */
 typedef struct {
     wb_fz_bar bound;
@@ -331,8 +337,7 @@ typedef struct {
     uint8_t *cells;
     size_t width;
     bool integers; /* the scores are integers (hits and cells exact) */
-    /* a score that does not fit: 64 (past 2^64 - 1), or 32 (past a
-     * 32-bit cell, unfit_value); the job ends there */
+    /* a score that does not fit (UNFIT_*), the job ends there */
     int unfit;
     uint64_t unfit_value;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
@@ -632,7 +637,7 @@ static void sift_down(const fsearch_job *job, hit *heap, size_t len, size_t at) 
 static void store(fsearch_job *job, size_t i, double score, uint64_t value, bool passed) {
     if (!passed) score = wb_fz_worst(&job->o);
     if (!passed && job->integers && !wb_fz_worst_value(&job->o, &value)) {
-        job->unfit = 64;
+        job->unfit = UNFIT_U64;
         return;
     }
     uint8_t *cell = job->cells + job->width * i;
@@ -642,7 +647,7 @@ static void store(fsearch_job *job, size_t i, double score, uint64_t value, bool
         memcpy(cell, &score, 8);
     } else if (job->integers) {
         if (value > UINT32_MAX) {
-            job->unfit = 32;
+            job->unfit = UNFIT_CELL;
             job->unfit_value = value;
             return;
         }
@@ -806,10 +811,15 @@ static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
         if (wb_search_step(&job->lanes, left < SPENT_PART ? left : SPENT_PART, used)) break;
         if (*used - start >= budget || wb_slice_spent()) return false;
     }
-    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE)
+    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE) {
         job->failed_at = job->lanes.failed_at + 1;
-    else if (job->lanes.status != WB_SEARCH_OK)
+    } else if (job->lanes.status == WB_SEARCH_ETOO_FAR) {
+        /* a candidate's distance past the search core's 32-bit values */
+        job->unfit = UNFIT_LANES;
+        job->unfit_value = job->lanes.failed_at;
+    } else if (job->lanes.status != WB_SEARCH_OK) {
         job->failed = true;
+    }
     job->lanes_done = true;
     return true;
 }
@@ -1420,7 +1430,7 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         bool passed = job->fz.passed, failed = job->fz.failed;
         double score = job->fz.score;
         uint64_t value = job->fz.value;
-        if (passed && job->fz.too_large) job->unfit = 64;
+        if (passed && job->fz.too_large) job->unfit = UNFIT_U64;
         wb_fz_free(&job->fz);
         job->scoring = false;
         if (job->unfit) return true;
@@ -1448,10 +1458,15 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
     if (job->failed_at)
         return wb_error(env, enif_make_tuple2(env, atom_invalid_utf8,
                                               enif_make_uint64(env, job->failed_at - 1)));
-    if (job->unfit == 64) return past_u64(env);
-    if (job->unfit == 32)
+    if (job->unfit == UNFIT_U64) return past_u64(env);
+    if (job->unfit == UNFIT_CELL)
         return wb_error(env, enif_make_tuple3(env, atom_does_not_fit, atom_u32,
                                               enif_make_uint64(env, job->unfit_value)));
+    if (job->unfit == UNFIT_LANES)
+        return wb_error(
+            env, enif_make_tuple3(env, atom_does_not_fit, atom_u32,
+                                  enif_make_tuple2(env, wb_atom(env, "candidate"),
+                                                   enif_make_uint64(env, job->unfit_value))));
     ERL_NIF_TERM out;
     if (job->cells) return wb_atom(env, "ok");
     /* <<Index:64, Score:64/float>> a hit, native endian (the integer

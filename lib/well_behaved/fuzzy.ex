@@ -527,6 +527,9 @@ defmodule WellBehaved.Fuzzy do
       {:error, {:invalid_utf8, at}} when is_integer(at) ->
         Errors.failed(name, {:error, {:invalid_utf8, at + before}})
 
+      {:error, {:does_not_fit, :u32, {:candidate, at}}} ->
+        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, at + before}}})
+
       {:error, _} = error ->
         Errors.failed(name, error)
 

@@ -34,6 +34,13 @@ defmodule WellBehaved.Levenshtein.Errors do
   def raise!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")
 
   # a score past the integers it is given in: never capped, never rounded
+  def raise!(name, {:does_not_fit, :u32, {:candidate, at}}) do
+    raise ArgumentError,
+          "#{name}: the edit distance of the candidate at position #{at} is past " <>
+            "4294967295, the most the search's 32-bit unsigned integer distances hold " <>
+            "(a side of 4 GiB or more)"
+  end
+
   def raise!(name, {:does_not_fit, :u32, value}) do
     raise ArgumentError,
           "#{name}: a score of #{value} does not fit the 32-bit unsigned integer cells of " <>
