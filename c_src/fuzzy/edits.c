@@ -86,31 +86,54 @@ static bool rows_step(void *k, size_t *row, size_t m, size_t n, size_t cutoff, s
 
 /* ---- weighted Levenshtein ------------------------------------------------ */
 
+/* A weighted distance against the cutoff: above it, cutoff + 1. */
+static wb_fz_wide weighted_cut(wb_fz_wide d, size_t cutoff) {
+    if (cutoff != WB_FZ_NO_CUTOFF && d > cutoff) return (wb_fz_wide)cutoff + 1;
+    return d;
+}
+
 bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const uint32_t *b,
-                         size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff) {
-    *k = (wb_fz_weighted){
-        .a = a, .b = b, .m = m, .n = n, .cutoff = cutoff, .ins = ins, .del = del, .sub = sub};
+                         size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff,
+                         bool wide) {
+    *k = (wb_fz_weighted){.a = a,
+                          .b = b,
+                          .m = m,
+                          .n = n,
+                          .cutoff = cutoff,
+                          .ins = ins,
+                          .del = del,
+                          .sub = sub,
+                          .wide = wide};
     /* the length difference takes that many insertions (or deletions):
      * a lower bound, and the distance itself when a side is empty */
-    uint64_t least = m > n ? sat_mul(m - n, del) : sat_mul(n - m, ins);
-    if (m == 0 || n == 0 || above(least, cutoff)) {
-        k->result = cut(least, cutoff);
+    wb_fz_wide least = m > n ? (wb_fz_wide)(m - n) * del : (wb_fz_wide)(n - m) * ins;
+    if (m == 0 || n == 0 || (cutoff != WB_FZ_NO_CUTOFF && least > cutoff)) {
+        k->result = weighted_cut(least, cutoff);
         k->row = m;
         return true;
     }
     size_t bytes = 0;
-    if (n == SIZE_MAX || !add_bytes(&bytes, n + 1, sizeof *k->cells)) return false;
-    k->cells = malloc(bytes);
-    if (!k->cells) return false;
+    if (n == SIZE_MAX || !add_bytes(&bytes, n + 1, wide ? sizeof *k->wcells : sizeof *k->cells))
+        return false;
+    if (wide) {
+        k->wcells = malloc(bytes);
+        if (!k->wcells) return false;
+        k->wcells[0] = 0;
+        for (size_t j = 1; j <= n; j++)
+            k->wcells[j] = k->wcells[j - 1] + ins;
+    } else {
+        k->cells = malloc(bytes);
+        if (!k->cells) return false;
+        k->cells[0] = 0;
+        for (size_t j = 1; j <= n; j++)
+            k->cells[j] = sat_add(k->cells[j - 1], ins);
+    }
     k->owned_bytes = bytes;
-    k->cells[0] = 0;
-    for (size_t j = 1; j <= n; j++)
-        k->cells[j] = sat_add(k->cells[j - 1], ins);
     return true;
 }
 
 /* Turns the row in cells (row k->row) into the next one, in place;
- * returns its minimum. */
+ * returns its minimum (2^64 - 1: that or more). */
 static uint64_t weighted_row(wb_fz_weighted *k) {
     uint64_t *d = k->cells;
     const uint32_t *b = k->b;
@@ -133,25 +156,55 @@ static uint64_t weighted_row(wb_fz_weighted *k) {
     return least;
 }
 
-static uint64_t weighted_next(void *k) {
-    return weighted_row(k);
-}
-
-static size_t weighted_bottom(const void *k) {
-    const wb_fz_weighted *p = k;
-    return (size_t)p->cells[p->n];
+/* The same in 128 bits, which no sum here reaches the end of. */
+static wb_fz_wide weighted_row_wide(wb_fz_weighted *k) {
+    wb_fz_wide *d = k->wcells;
+    const uint32_t *b = k->b;
+    uint32_t c = k->a[k->row];
+    wb_fz_wide diag = d[0];
+    d[0] += k->del;
+    wb_fz_wide least = d[0];
+    for (size_t j = 1; j <= k->n; j++) {
+        wb_fz_wide up = d[j];
+        wb_fz_wide v = up + k->del;
+        wb_fz_wide left = d[j - 1] + k->ins;
+        if (left < v) v = left;
+        wb_fz_wide change = c == b[j - 1] ? diag : diag + k->sub;
+        if (change < v) v = change;
+        d[j] = v;
+        diag = up;
+        if (v < least) least = v;
+    }
+    k->row++;
+    return least;
 }
 
 bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used) {
     /* every cell comes from the row above plus costs >= 0 (or from its
-     * left neighbour): row minima never decrease */
-    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, weighted_next, weighted_bottom,
-                     budget, used);
+     * left neighbour): row minima never decrease, so a row whose least
+     * cell is above the cutoff settles the result at cutoff + 1 (a
+     * saturated least is above any cutoff, at most SIZE_MAX - 1) */
+    uint64_t spent = 0, row_units = 1 + (uint64_t)k->n / CELLS_PER_UNIT;
+    while (k->row < k->m) {
+        wb_fz_wide least = k->wide ? weighted_row_wide(k) : weighted_row(k);
+        spent = sat_add(spent, row_units);
+        if (k->cutoff != WB_FZ_NO_CUTOFF && least > k->cutoff) {
+            k->result = (wb_fz_wide)k->cutoff + 1;
+            k->row = k->m;
+        } else if (k->row == k->m) {
+            k->result = weighted_cut(k->wide ? k->wcells[k->n] : k->cells[k->n], k->cutoff);
+        }
+        if (spent >= budget) break;
+    }
+    charge(used, spent);
+    return k->row == k->m;
 }
 
 void wb_fz_weighted_free(wb_fz_weighted *k) {
     free(k->cells);
+    free(k->wcells);
     k->cells = NULL;
+    k->wcells = NULL;
     k->owned_bytes = 0;
 }
 

@@ -75,9 +75,23 @@ bool wb_fz_integers(const wb_fz_options *o) {
 /* The score reported beyond the cutoff (as rapidfuzz reports it): the
  * cutoff + 1 for an integer distance, otherwise the worst of the kind. */
 double wb_fz_worst(const wb_fz_options *o) {
-    if (wb_fz_integers(o) && o->kind == WB_FZ_DISTANCE) return o->cutoff + 1.0;
+    if (wb_fz_integers(o) && o->kind == WB_FZ_DISTANCE)
+        return (o->exact_cutoff ? (double)o->icutoff : o->cutoff) + 1.0;
     if (o->kind == WB_FZ_DISTANCE && o->scorer >= WB_FZ_RATIO) return 100.0;
     return wb_fz_kind_is_distance(o->kind) ? 1.0 : 0.0;
+}
+
+/* The integer score reported beyond the cutoff, exactly: the cutoff + 1
+ * for a distance, 0 for a similarity; false when past 2^64 - 1. */
+bool wb_fz_worst_value(const wb_fz_options *o, uint64_t *v) {
+    if (o->kind != WB_FZ_DISTANCE) {
+        *v = 0;
+        return true;
+    }
+    wb_fz_wide c = wb_fz_integer_cutoff(o);
+    if (c >= WB_FZ_U64_MOST) return false;
+    *v = (uint64_t)c + 1;
+    return true;
 }
 
 /* ---- tokens -------------------------------------------------------------- */
@@ -334,8 +348,10 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
                       const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
     /* every field above the kernels (fuzzy.h), one by one: a memset
      * would be a `rep stos`, whose start costs as much as a short score */
-    s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = false;
-    s->cutoff = s->distance = s->maximum = s->nparts = s->part = s->window = 0;
+    s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = s->too_large = false;
+    s->cutoff = s->nparts = s->part = s->window = 0;
+    s->distance = s->maximum = 0;
+    s->value = 0;
     s->owned_bytes = 0;
     s->base = s->best = s->similarity = s->score = 0.0;
     s->derived = NULL;
@@ -348,8 +364,8 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     s->m = m;
     s->n = n;
     if (wb_fz_is_edit(o->scorer)) {
-        s->maximum = wb_fz_edit_maximum(o, m, n);
-        s->cutoff = wb_fz_kernel_cutoff(o, s->maximum);
+        s->maximum = wb_fz_edit_maximum_wide(o, m, n);
+        s->cutoff = wb_fz_kernel_cutoff_wide(o, s->maximum);
         return true;
     }
     if (o->scorer <= WB_FZ_JARO_WINKLER) return true;
@@ -363,7 +379,7 @@ typedef enum { LEV_UNIT, LEV_INDEL, LEV_WEIGHTED } lev_kernel;
 
 static lev_kernel lev_kernel_of(const wb_fz_options *o) {
     if (o->ins == 1 && o->del == 1 && o->sub == 1) return LEV_UNIT;
-    return o->sub >= wb_fz_sat_add(o->ins, o->del) ? LEV_INDEL : LEV_WEIGHTED;
+    return (wb_fz_wide)o->sub >= (wb_fz_wide)o->ins + o->del ? LEV_INDEL : LEV_WEIGHTED;
 }
 
 /* The LCS of a and b, with a's pattern made once when there is one. */
@@ -384,7 +400,8 @@ static bool start_kernel(wb_fz *s) {
         case LEV_INDEL:
             return start_lcs(s);
         default:
-            return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k);
+            return wb_fz_weighted_init(&s->k.weighted, a, m, b, n, s->o.ins, s->o.del, s->o.sub, k,
+                                       s->maximum > WB_FZ_U64_MOST);
         }
     case WB_FZ_INDEL:
         return start_lcs(s);
@@ -435,9 +452,7 @@ static void end_kernel(wb_fz *s) {
             break;
         case LEV_INDEL: {
             size_t lcs = s->k.lcs.result;
-            uint64_t d = wb_fz_sat_add(wb_fz_sat_mul(s->m - lcs, s->o.del),
-                                       wb_fz_sat_mul(s->n - lcs, s->o.ins));
-            s->distance = d >= SIZE_MAX - 1 ? SIZE_MAX - 2 : (size_t)d;
+            s->distance = (wb_fz_wide)(s->m - lcs) * s->o.del + (wb_fz_wide)(s->n - lcs) * s->o.ins;
             wb_fz_lcs_free(&s->k.lcs);
             break;
         }
@@ -447,7 +462,7 @@ static void end_kernel(wb_fz *s) {
         }
         break;
     case WB_FZ_INDEL:
-        s->distance = s->m + s->n - 2 * s->k.lcs.result;
+        s->distance = (wb_fz_wide)s->m + s->n - 2 * (wb_fz_wide)s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         break;
     case WB_FZ_OSA:
@@ -474,6 +489,32 @@ static void end_kernel(wb_fz *s) {
 static void finish(wb_fz *s, double score) {
     s->passed = wb_fz_passes(&s->o, score);
     s->score = score;
+    s->done = true;
+}
+
+/* An edit distance's score, from the exact distance and maximum: the
+ * integer kinds in integers (s->value, too_large past 2^64 - 1), the
+ * normalized ones their quotient. */
+static void edit_verdict(wb_fz *s) {
+    /* a distance beyond the kernel's bound cannot pass; it is the bound
+     * + 1, whether the kernel stopped there or not (at most the maximum:
+     * the bound is below it, wb_fz_kernel_cutoff_wide) */
+    wb_fz_wide d = s->distance, most = s->maximum;
+    bool beyond = s->cutoff != WB_FZ_NO_CUTOFF && d > s->cutoff;
+    if (beyond) d = (wb_fz_wide)s->cutoff + 1;
+    s->distance = d;
+    if (!wb_fz_integers(&s->o)) {
+        double nd = most == 0 ? 0.0 : (double)d / (double)most;
+        finish(s, s->o.kind == WB_FZ_NORMALIZED_DISTANCE ? nd : 1.0 - nd);
+        if (beyond) s->passed = false;
+        return;
+    }
+    bool distance = s->o.kind == WB_FZ_DISTANCE;
+    wb_fz_wide v = distance ? d : most - d;
+    s->passed = !beyond && wb_fz_integer_passes(&s->o, v);
+    s->too_large = s->passed && v > WB_FZ_U64_MOST;
+    s->value = s->too_large ? UINT64_MAX : (uint64_t)v;
+    s->score = (double)v;
     s->done = true;
 }
 
@@ -672,12 +713,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (!step_kernel(s, budget, used)) return false;
         end_kernel(s);
         if (wb_fz_is_edit(s->o.scorer)) {
-            /* a distance beyond the kernel's bound cannot pass; it is the
-             * bound + 1, whether the kernel stopped there or not */
-            bool beyond = s->cutoff != WB_FZ_NO_CUTOFF && s->distance > s->cutoff;
-            if (beyond) s->distance = s->cutoff + 1;
-            finish(s, wb_fz_edit_score(s->o.kind, s->distance, s->maximum));
-            if (beyond) s->passed = false;
+            edit_verdict(s);
         } else {
             finish(s, wb_fz_similarity_score(s->o.kind, s->similarity, 1.0));
         }

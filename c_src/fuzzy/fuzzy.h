@@ -79,6 +79,11 @@ typedef struct {
     bool codepoints; /* symbols are codepoints: Unicode white space splits tokens */
     bool has_cutoff;
     double cutoff;
+    /* the integer kinds (wb_fz_integers): the cutoff exactly, when
+     * exact_cutoff (the NIF's); otherwise taken from `cutoff` (a distance
+     * passes at most its floor, a similarity at least its ceiling) */
+    bool exact_cutoff;
+    uint64_t icutoff;
     uint64_t ins, del, sub; /* levenshtein's costs */
     double prefix_weight;   /* jaro_winkler's */
 } wb_fz_options;
@@ -117,7 +122,12 @@ typedef struct {
     /* an edit distance or Jaro: its kernel is live */
     bool kernel_live;
     size_t cutoff; /* the kernel's: WB_FZ_NO_CUTOFF, or a bound with room */
-    size_t distance, maximum;
+    /* an edit distance and the largest the lengths allow, exactly */
+    wb_fz_wide distance, maximum;
+    /* the integer kinds: the score exactly (`score` is it rounded to a
+     * double), unless too_large: past 2^64 - 1 (a passing score) */
+    uint64_t value;
+    bool too_large;
     /* the ratios: the best of `base` and of each part's similarity */
     double base;
     size_t nparts, part;
@@ -359,6 +369,10 @@ bool wb_fz_integers(const wb_fz_options *o);
  * cutoff + 1 for an integer distance, otherwise the worst of the kind
  * (0.0 for a similarity, 1.0 or 100.0 for a distance). */
 double wb_fz_worst(const wb_fz_options *o);
+/* The integer kinds' score beyond the cutoff exactly (`worst` is it
+ * rounded): the cutoff + 1 for a distance, 0 for a similarity; false
+ * when that is past 2^64 - 1. */
+bool wb_fz_worst_value(const wb_fz_options *o, uint64_t *v);
 
 /* The default processor for ASCII text: letters lowercased, every byte
  * that is not a letter or a digit made a space, spaces trimmed at both

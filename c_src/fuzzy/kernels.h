@@ -36,6 +36,19 @@ extern "C" {
 
 #define WB_FZ_NO_CUTOFF SIZE_MAX
 
+/* Unsigned integers of 128 bits: the weighted edit distances and their
+ * largest values exactly, past 2^64 - 1 (weights up to 2^64 - 1 each
+ * times lengths far below 2^64 stay far below 2^128). gcc and clang have
+ * them on every 64-bit target. */
+#if defined(__SIZEOF_INT128__)
+/* aligned as a uint64_t: the runtime's job states (enif_alloc) are aligned
+ * to 8 bytes, and a 16-byte aligned access to one faults */
+__extension__ typedef unsigned __int128 wb_fz_wide __attribute__((aligned(8)));
+#else
+#error "the fuzzy core needs unsigned __int128 (gcc or clang on a 64-bit target)"
+#endif
+#define WB_FZ_U64_MOST ((wb_fz_wide)UINT64_MAX)
+
 /* The set bits of a word, inline: built for x86-64's baseline (no POPCNT
  * instruction), __builtin_popcountll is a call into the compiler's
  * library, which the LCS of a short candidate paid once per score. */
@@ -156,18 +169,26 @@ uint64_t wb_fz_lev_units(size_t m, size_t n);
 
 /* Levenshtein with weights: inserting a symbol of b costs ins, deleting
  * one of a costs del, substituting sub (Wagner-Fischer, one row of n + 1
- * cells, walked over the m symbols of a). */
+ * cells, walked over the m symbols of a). The result is exact: cells of
+ * 64 bits that saturate when the largest distance of the pair (`wide`
+ * false) fits in 64 bits (a saturating sum is monotone, so each cell is
+ * the least of its exact value and 2^64 - 1, and the last one is at
+ * most the largest distance), of 128 bits otherwise. */
 typedef struct {
     const uint32_t *a, *b;
     size_t m, n, row, cutoff;
     uint64_t ins, del, sub;
-    uint64_t *cells; /* n + 1 */
+    bool wide;
+    uint64_t *cells;    /* n + 1, when not wide */
+    wb_fz_wide *wcells; /* n + 1, when wide */
     size_t owned_bytes;
-    size_t result;
+    wb_fz_wide result; /* the distance, or the cutoff + 1 above it */
 } wb_fz_weighted;
 
+/* `wide`: the pair's largest distance may pass 2^64 - 1. */
 bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const uint32_t *b,
-                         size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff);
+                         size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff,
+                         bool wide);
 bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used);
 void wb_fz_weighted_free(wb_fz_weighted *k);
 uint64_t wb_fz_weighted_units(size_t m, size_t n);

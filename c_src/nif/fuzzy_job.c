@@ -15,8 +15,14 @@
  *   fuzzy_matrix_binary(Matrix) -> the matrix's cells as one binary, no copy
  *
  * Options: {Scorer, Kind, Cutoff | nil, Ins, Del, Sub, PrefixWeight}, the
- * atoms of fuzzy.h's names. Errors: {invalid_utf8, 1 | 2 | query |
- * Position} in codepoint mode, enomem. */
+ * atoms of fuzzy.h's names (the cutoff of an integer kind, and the
+ * weights, 64-bit unsigned integers). The integer kinds' scores are exact
+ * integers: a score, a hit's (in place of the float's 64 bits) and a
+ * cell's. Errors: {invalid_utf8, 1 | 2 | query | Position} in codepoint
+ * mode, enomem, and for a score that does not fit where it goes:
+ * {does_not_fit, u64} past 2^64 - 1, {does_not_fit, u32, Value} past a
+ * 32-bit cell of cdist, {does_not_fit, u32, {candidate, Position}} for a
+ * unit-cost Levenshtein distance past the search core's 32 bits. */
 #include "jobs.h"
 
 #include "../fuzzy/fuzzy.h"
@@ -43,6 +49,11 @@ static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
 static ERL_NIF_TERM atom_all, atom_into, atom_nil, atom_other, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_does_not_fit, atom_u32, atom_u64;
+
+static ERL_NIF_TERM past_u64(ErlNifEnv *env) {
+    return wb_error(env, enif_make_tuple2(env, atom_does_not_fit, atom_u64));
+}
 
 static bool get_number(ErlNifEnv *env, ERL_NIF_TERM term, double *x) {
     ErlNifSInt64 i;
@@ -69,7 +80,16 @@ static bool get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_f
     if (i == WB_FZ_KINDS) return false;
     o->kind = (wb_fz_kind)i;
     o->has_cutoff = !enif_is_identical(t[2], atom_nil);
-    if (o->has_cutoff && !get_number(env, t[2], &o->cutoff)) return false;
+    if (o->has_cutoff && wb_fz_integers(o)) {
+        /* exactly: a double holds integers up to 2^53 only */
+        ErlNifUInt64 c;
+        if (!enif_get_uint64(env, t[2], &c)) return false;
+        o->exact_cutoff = true;
+        o->icutoff = c;
+        o->cutoff = (double)c;
+    } else if (o->has_cutoff && !get_number(env, t[2], &o->cutoff)) {
+        return false;
+    }
     if (!enif_get_uint64(env, t[3], &ins) || !enif_get_uint64(env, t[4], &del) ||
         !enif_get_uint64(env, t[5], &sub) || !get_number(env, t[6], &o->prefix_weight) ||
         !(o->prefix_weight >= 0 && o->prefix_weight <= WB_FZ_PREFIX_WEIGHT_MOST))
@@ -166,6 +186,11 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
 static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
     const wb_fz *fz = &((const score_job *)state)->fz;
     if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
+    if (wb_fz_integers(&fz->o)) {
+        uint64_t v = fz->value;
+        if (fz->passed ? fz->too_large : !wb_fz_worst_value(&fz->o, &v)) return past_u64(env);
+        return enif_make_uint64(env, v);
+    }
     return enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
 }
 
@@ -194,6 +219,7 @@ wb_job_type wb_fuzzy_score_job = {
 
 typedef struct {
     double score;
+    uint64_t value; /* the integer kinds: the score exactly */
     uint64_t index;
     wb_fz_bar badness; /* quick scores: for the bar (den 0: none) */
 } hit;
@@ -227,6 +253,11 @@ typedef struct {
  * ran 30 us or more and 8-11% 20 us or more without the parts, 0.7% and
  * 3-5% with them (and the values freed at once, fsearch_destroy). */
 #define SPENT_PART 3000
+
+/* What did not fit where it goes (fsearch_job's unfit): a score past
+ * 2^64 - 1; past a 32-bit cell of cdist (unfit_value: it); a distance
+ * past the search core's 32-bit values (unfit_value: the candidate) */
+enum { UNFIT_NONE, UNFIT_U64, UNFIT_CELL, UNFIT_LANES };
 
 /* A candidate picked for a seed: its bound's badness (seed_bound) */
 typedef struct {
@@ -305,7 +336,10 @@ typedef struct {
     matrix *into; /* kept while the job runs */
     uint8_t *cells;
     size_t width;
-    bool integers;
+    bool integers; /* the scores are integers (hits and cells exact) */
+    /* a score that does not fit (UNFIT_*), the job ends there */
+    int unfit;
+    uint64_t unfit_value;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
     /* Seeds, for a search with a limit of at most SEED_MOST: the partial
      * ratios (but WRatio) and Damerau-Levenshtein with a normalized score.
@@ -556,8 +590,8 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
         enif_keep_resource(job->into);
         job->width = in->into->width;
         job->cells = in->into->data + in->row * in->into->cols * in->into->width;
-        job->integers = wb_fz_integers(&in->o);
     }
+    job->integers = wb_fz_integers(&in->o);
     if (failed) {
         fsearch_destroy(job);
         *reason = wb_atom(env, "enomem");
@@ -571,17 +605,24 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     return true;
 }
 
+/* whether score x (value xv) ranks before y (yv): the integer kinds by
+ * their exact values */
+static bool better(const fsearch_job *job, double x, uint64_t xv, double y, uint64_t yv) {
+    if (!job->integers) return wb_fz_better(job->o.kind, x, y);
+    return job->o.kind == WB_FZ_DISTANCE ? xv < yv : xv > yv;
+}
+
 /* whether x ranks after y: a worse score, or the same from a later candidate */
-static bool worse(wb_fz_kind kind, const hit *x, const hit *y) {
-    if (wb_fz_better(kind, y->score, x->score)) return true;
-    return !wb_fz_better(kind, x->score, y->score) && x->index > y->index;
+static bool worse(const fsearch_job *job, const hit *x, const hit *y) {
+    if (better(job, y->score, y->value, x->score, x->value)) return true;
+    return !better(job, x->score, x->value, y->score, y->value) && x->index > y->index;
 }
 
 static void sift_down(const fsearch_job *job, hit *heap, size_t len, size_t at) {
     for (;;) {
         size_t child = 2 * at + 1, top = at;
-        if (child < len && worse(job->o.kind, &heap[child], &heap[top])) top = child;
-        if (child + 1 < len && worse(job->o.kind, &heap[child + 1], &heap[top])) top = child + 1;
+        if (child < len && worse(job, &heap[child], &heap[top])) top = child;
+        if (child + 1 < len && worse(job, &heap[child + 1], &heap[top])) top = child + 1;
         if (top == at) return;
         hit t = heap[at];
         heap[at] = heap[top];
@@ -590,19 +631,30 @@ static void sift_down(const fsearch_job *job, hit *heap, size_t len, size_t at) 
     }
 }
 
-/* A row's cell: the score, or the worst of its kind beyond the cutoff. */
-static void store(fsearch_job *job, size_t i, double score, bool passed) {
+/* A row's cell: the score, or the worst of its kind beyond the cutoff
+ * (an integer kind's `value`, exact); a value past the cell's type ends
+ * the job (unfit). */
+static void store(fsearch_job *job, size_t i, double score, uint64_t value, bool passed) {
     if (!passed) score = wb_fz_worst(&job->o);
+    if (!passed && job->integers && !wb_fz_worst_value(&job->o, &value)) {
+        job->unfit = UNFIT_U64;
+        return;
+    }
     uint8_t *cell = job->cells + job->width * i;
     if (job->width == 8 && job->integers) {
-        uint64_t v = score < 1.8e19 ? (uint64_t)score : UINT64_MAX;
-        memcpy(cell, &v, 8);
+        memcpy(cell, &value, 8);
     } else if (job->width == 8) {
         memcpy(cell, &score, 8);
     } else if (job->integers) {
-        uint32_t v = score < 4294967295.0 ? (uint32_t)score : UINT32_MAX;
+        if (value > UINT32_MAX) {
+            job->unfit = UNFIT_CELL;
+            job->unfit_value = value;
+            return;
+        }
+        uint32_t v = (uint32_t)value;
         memcpy(cell, &v, 4);
     } else {
+        /* the float kinds are in 0.0..100.0: a float holds them, rounded */
         float v = (float)score;
         memcpy(cell, &v, 4);
     }
@@ -612,7 +664,7 @@ static void store(fsearch_job *job, size_t i, double score, bool passed) {
 static bool keep(fsearch_job *job, hit h) {
     job->kept_generation++;
     if (job->heap_len == job->limit) {
-        if (!worse(job->o.kind, &job->heap[0], &h)) return true;
+        if (!worse(job, &job->heap[0], &h)) return true;
         job->heap[0] = h;
         sift_down(job, job->heap, job->heap_len, 0);
         return true;
@@ -628,7 +680,7 @@ static bool keep(fsearch_job *job, hit h) {
     }
     size_t at = job->heap_len++;
     job->heap[at] = h;
-    while (at > 0 && worse(job->o.kind, &job->heap[at], &job->heap[(at - 1) / 2])) {
+    while (at > 0 && worse(job, &job->heap[at], &job->heap[(at - 1) / 2])) {
         hit t = job->heap[at];
         job->heap[at] = job->heap[(at - 1) / 2];
         job->heap[(at - 1) / 2] = t;
@@ -637,18 +689,29 @@ static bool keep(fsearch_job *job, hit h) {
     return true;
 }
 
-/* Candidate i's score: into the cdist row, or among the hits kept
- * (candidates come in order: one no better than the worst kept, once
- * `limit` are, loses the tie and ends here); false when out of memory. */
-static bool record(fsearch_job *job, size_t i, double score, bool passed, wb_fz_bar badness) {
+/* Candidate i's score (an integer kind's exactly, `value`): into the
+ * cdist row, or among the hits kept (candidates come in order: one no
+ * better than the worst kept, once `limit` are, loses the tie and ends
+ * here); false when out of memory. */
+static bool record_value(fsearch_job *job, size_t i, double score, uint64_t value, bool passed,
+                         wb_fz_bar badness) {
     if (job->cells) {
-        store(job, i, score, passed);
+        store(job, i, score, value, passed);
         return true;
     }
     if (!passed) return true;
-    if (job->heap_len == job->limit && !wb_fz_better(job->o.kind, score, job->heap[0].score))
+    if (job->heap_len == job->limit &&
+        !better(job, score, value, job->heap[0].score, job->heap[0].value))
         return true;
-    return keep(job, (hit){score, i, badness});
+    return keep(job, (hit){score, value, i, badness});
+}
+
+/* The same for the scores of unit costs (the quick scores, the search
+ * core's values): integers far below 2^53 where they are integers, which
+ * a double holds exactly. */
+static bool record(fsearch_job *job, size_t i, double score, bool passed, wb_fz_bar badness) {
+    uint64_t value = job->integers && score > 0 && score < 0x1p64 ? (uint64_t)score : 0;
+    return record_value(job, i, score, value, passed, badness);
 }
 
 /* Starts the score of the next candidate; false when done with it
@@ -748,10 +811,15 @@ static bool lanes_step(fsearch_job *job, uint64_t budget, uint64_t *used) {
         if (wb_search_step(&job->lanes, left < SPENT_PART ? left : SPENT_PART, used)) break;
         if (*used - start >= budget || wb_slice_spent()) return false;
     }
-    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE)
+    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE) {
         job->failed_at = job->lanes.failed_at + 1;
-    else if (job->lanes.status != WB_SEARCH_OK)
+    } else if (job->lanes.status == WB_SEARCH_ETOO_FAR) {
+        /* a candidate's distance past the search core's 32-bit values */
+        job->unfit = UNFIT_LANES;
+        job->unfit_value = job->lanes.failed_at;
+    } else if (job->lanes.status != WB_SEARCH_OK) {
         job->failed = true;
+    }
     job->lanes_done = true;
     return true;
 }
@@ -1308,7 +1376,7 @@ static bool lanes_scores(fsearch_job *job, uint64_t budget, uint64_t start, uint
                 general = true;
                 break;
             }
-            if (verdict == BOUND_PAST_CUTOFF && job->cells) store(job, i, 0.0, false);
+            if (verdict == BOUND_PAST_CUTOFF && job->cells) store(job, i, 0.0, 0, false);
             if (verdict != BOUND_RATIO) continue;
         }
         size_t most = m > n ? m : n, d = distance_of(op, m, n, v);
@@ -1335,7 +1403,7 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         if (*used - start >= budget) return false;
     }
     while (!job->sorting) {
-        if (job->failed || job->failed_at) return true;
+        if (job->failed || job->failed_at || job->unfit) return true;
         if (!job->scoring) {
             if (job->next == job->set->count) {
                 job->sorting = true;
@@ -1361,9 +1429,12 @@ static bool fsearch_step(void *state, uint64_t budget, uint64_t *used) {
         if (!wb_fz_step(&job->fz, budget > spent ? budget - spent : 1, used)) return false;
         bool passed = job->fz.passed, failed = job->fz.failed;
         double score = job->fz.score;
+        uint64_t value = job->fz.value;
+        if (passed && job->fz.too_large) job->unfit = UNFIT_U64;
         wb_fz_free(&job->fz);
         job->scoring = false;
-        if (failed || !record(job, job->next - 1, score, passed, (wb_fz_bar){0, 0})) {
+        if (job->unfit) return true;
+        if (failed || !record_value(job, job->next - 1, score, value, passed, (wb_fz_bar){0, 0})) {
             job->failed = true;
             return true;
         }
@@ -1387,15 +1458,28 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
     if (job->failed_at)
         return wb_error(env, enif_make_tuple2(env, atom_invalid_utf8,
                                               enif_make_uint64(env, job->failed_at - 1)));
+    if (job->unfit == UNFIT_U64) return past_u64(env);
+    if (job->unfit == UNFIT_CELL)
+        return wb_error(env, enif_make_tuple3(env, atom_does_not_fit, atom_u32,
+                                              enif_make_uint64(env, job->unfit_value)));
+    if (job->unfit == UNFIT_LANES)
+        return wb_error(
+            env, enif_make_tuple3(env, atom_does_not_fit, atom_u32,
+                                  enif_make_tuple2(env, wb_atom(env, "candidate"),
+                                                   enif_make_uint64(env, job->unfit_value))));
     ERL_NIF_TERM out;
     if (job->cells) return wb_atom(env, "ok");
-    /* <<Index:64, Score:64/float>> a hit, native endian */
+    /* <<Index:64, Score:64/float>> a hit, native endian (the integer
+     * kinds: <<Index:64, Score:64>>) */
     /* sized by the caller's limit: an allocation that can fail */
     ErlNifBinary b;
     if (!enif_alloc_binary(job->heap_len * 16, &b)) return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < job->heap_len; i++) {
         memcpy(b.data + i * 16, &job->heap[i].index, 8);
-        memcpy(b.data + i * 16 + 8, &job->heap[i].score, 8);
+        if (job->integers)
+            memcpy(b.data + i * 16 + 8, &job->heap[i].value, 8);
+        else
+            memcpy(b.data + i * 16 + 8, &job->heap[i].score, 8);
     }
     out = enif_make_binary(env, &b);
     return out;
@@ -1503,5 +1587,8 @@ int wb_fuzzy_load(ErlNifEnv *env) {
     atom_other = enif_make_atom(env, "other");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");
+    atom_does_not_fit = enif_make_atom(env, "does_not_fit");
+    atom_u32 = enif_make_atom(env, "u32");
+    atom_u64 = enif_make_atom(env, "u64");
     return 0;
 }

@@ -787,6 +787,11 @@ static ERL_NIF_TERM search_result(ErlNifEnv *env, const void *state) {
     case WB_SEARCH_EUTF8_CANDIDATE:
         return wb_error(
             env, enif_make_tuple2(env, atom_invalid_utf8, enif_make_uint64(env, s->failed_at)));
+    case WB_SEARCH_ETOO_FAR:
+        return wb_error(env,
+                        enif_make_tuple3(env, wb_atom(env, "does_not_fit"), wb_atom(env, "u32"),
+                                         enif_make_tuple2(env, wb_atom(env, "candidate"),
+                                                          enif_make_uint64(env, s->failed_at))));
     default:
         return wb_error(env, wb_atom(env, "enomem"));
     }

@@ -268,10 +268,22 @@ static size_t batch_bound(const wb_search *s) {
     return bound;
 }
 
+/* A distance past the 32-bit cells: the search ends there (the step
+ * sees the status), never a capped value. */
+static void too_far(wb_search *s, size_t i) {
+    if (s->status != WB_SEARCH_OK) return;
+    s->status = WB_SEARCH_ETOO_FAR;
+    s->failed_at = i;
+}
+
 /* Records candidate i at distance d (d > bound: bound + 1, or more). */
 static inline void store_distance(wb_search *s, size_t i, size_t d) {
     if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) d = s->max_distance + 1;
-    s->distances[i] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    if (d > UINT32_MAX) {
+        too_far(s, i);
+        return;
+    }
+    s->distances[i] = (uint32_t)d;
 }
 
 static void record(wb_search *s, size_t i, size_t d) {
@@ -280,7 +292,10 @@ static void record(wb_search *s, size_t i, size_t d) {
         return;
     }
     if (s->max_distance != WB_SEARCH_NO_LIMIT && d > s->max_distance) return;
-    if (d > UINT32_MAX) return;
+    if (d > UINT32_MAX) {
+        too_far(s, i);
+        return;
+    }
     wb_search_hit hit = {.distance = (uint32_t)d, .index = i};
     if (s->heap_len < s->limit) {
         heap_push(s->heap, &s->heap_len, hit);
@@ -703,6 +718,10 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
     bool prepared = s->set->prepared && s->kernel != WB_LANES_OFF;
     while (!finished && (done == 0 || done < budget)) {
         uint64_t units;
+        if (s->status != WB_SEARCH_OK) { /* a distance too far (too_far) */
+            *used += done + 1;
+            return true;
+        }
         if (s->sorting) {
             /* the largest of the heap's part goes to its end */
             if (s->unsorted <= 1) {

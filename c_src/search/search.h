@@ -113,6 +113,9 @@ typedef enum {
     WB_SEARCH_ENOMEM,
     WB_SEARCH_EUTF8_QUERY,     /* codepoint mode: the query is not UTF-8 */
     WB_SEARCH_EUTF8_CANDIDATE, /* codepoint mode: candidate `failed_at` is not */
+    /* candidate `failed_at`'s distance (or its cutoff + 1) is past the
+     * 32-bit distances and hits (a side of 4 GiB or more): never capped */
+    WB_SEARCH_ETOO_FAR,
 } wb_search_status;
 
 #define WB_SEARCH_NO_LIMIT SIZE_MAX

@@ -5,8 +5,9 @@
  * large values and Unicode spaces), against the plain references of
  * fuzzy_reference.h, bit for bit; in one go (wb_fz_score) and stepped in
  * budgets of 1, 3 and 17 units; with cutoffs at, just past and around the
- * score; states freed half-way. Also the UTF-8 decoding of wb_fz_symbols
- * and the default ASCII processor.
+ * score; states freed half-way. Also the UTF-8 decoding of wb_fz_symbols,
+ * the default ASCII processor, and weighted scores past 2^53 and up to
+ * 2^64 - 1 (fuzzy_wide_weights.h).
  */
 #include "../fuzzy/fuzzy.h"
 #include "../fuzzy/scores.h"
@@ -17,6 +18,7 @@
 
 #include "check.h"
 #include "fuzzy_reference.h"
+#include "fuzzy_wide_weights.h"
 #include "reference.h"
 
 static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
@@ -832,6 +834,7 @@ int main(void) {
     test_random_pairs(40, true);
     test_partial_bounds(3000);
     test_damerau_cuts(20000);
+    test_wide_weights(3000);
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
            "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "

@@ -3,13 +3,16 @@
  * and UBSan by `make test`: distances and nearest against the textbook
  * distance on random and adversarial sets (empty strings, duplicates,
  * lengths 63/64/65, cutoffs below, at and above), stepped in one go and
- * one unit at a time.
+ * one unit at a time; a distance past the 32-bit values reported, never
+ * capped.
  */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE */
 #include "../search/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 #include "fuzzy_reference.h"
@@ -632,7 +635,63 @@ static void test_operations(void) {
     }
 }
 
+/* A candidate of 2^32 + 1 bytes (unread pages of an anonymous mapping)
+ * against the empty query: its distance is past the 32-bit distances and
+ * hits, which the search reports (WB_SEARCH_ETOO_FAR at it), never
+ * capped; a cutoff below 2^32 - 1 makes it the cutoff + 1 as ever, and
+ * a hit past the cutoff is no hit. */
+static void test_too_far(void) {
+    size_t n = ((size_t)1 << 32) + 1;
+    uint8_t *big = mmap(NULL, n + 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (big == MAP_FAILED) {
+        printf("too far: no mapping of 4 GiB here, skipped\n");
+        return;
+    }
+    /* candidate 0: one byte; candidate 1: the 2^32 + 1 after it */
+    const uint64_t offsets[3] = {0, 1, 1 + n};
+    const wb_search_set set = {.count = 2, .bytes = big, .offsets = offsets, .ascii = true};
+    const struct {
+        size_t k, limit;
+        wb_search_status want;
+        size_t second; /* limit 0: candidate 1's distance; else the hits */
+    } cases[] = {
+        {WB_SEARCH_NO_LIMIT, 0, WB_SEARCH_ETOO_FAR, 0},
+        {WB_SEARCH_NO_LIMIT, 2, WB_SEARCH_ETOO_FAR, 0},
+        {5, 0, WB_SEARCH_OK, 6},
+        {5, 2, WB_SEARCH_OK, 1},
+        {UINT32_MAX - 1, 0, WB_SEARCH_OK, UINT32_MAX},
+        {UINT32_MAX, 0, WB_SEARCH_ETOO_FAR, 0},
+        {UINT32_MAX, 2, WB_SEARCH_OK, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        for (uint64_t budget = 1; budget <= UINT64_MAX / 4; budget = UINT64_MAX / 4) {
+            wb_search s;
+            CHECK(wb_search_init(&s, &set, (const uint8_t *)"", 0, false, cases[c].k,
+                                 cases[c].limit) == WB_SEARCH_OK,
+                  "init");
+            run(&s, budget);
+            CHECK(s.status == cases[c].want && (s.status == WB_SEARCH_OK || s.failed_at == 1),
+                  "too far, case %zu: status %d at %zu, want %d at 1", c, (int)s.status,
+                  s.failed_at, (int)cases[c].want);
+            if (s.status == WB_SEARCH_OK && cases[c].limit == 0) {
+                CHECK(s.distances[0] == 1 && s.distances[1] == cases[c].second,
+                      "too far, case %zu: distances %u %u, want 1 %zu", c, s.distances[0],
+                      s.distances[1], cases[c].second);
+            } else if (s.status == WB_SEARCH_OK) {
+                const wb_search_hit *hits;
+                size_t len = wb_search_hits(&s, &hits);
+                CHECK(len == cases[c].second && hits[0].index == 0 && hits[0].distance == 1,
+                      "too far, case %zu: %zu hits, want %zu", c, len, cases[c].second);
+            }
+            wb_search_free(&s);
+            if (budget != 1) break;
+        }
+    }
+    munmap(big, n + 1);
+}
+
 int main(void) {
+    test_too_far();
     /* every kernel this CPU has, and none */
     for (int k = WB_LANES_OFF; k < WB_LANES_KERNELS; k++) {
         if (!wb_lanes_force((wb_lanes_kernel)k)) {

@@ -10,7 +10,8 @@ defmodule WellBehaved.Fuzzy do
 
     * edit distances, the number of edits from one to the other:
       `:levenshtein` (insertions, deletions, substitutions; with
-      `weights: {insertion, deletion, substitution}` their costs),
+      `weights: {insertion, deletion, substitution}` their costs,
+      integers in 0..2^64-1),
       `:indel` (insertions and deletions), `:osa` (and transpositions of
       two adjacent characters, no substring edited twice),
       `:damerau_levenshtein` (transpositions, unrestricted), `:hamming`
@@ -31,7 +32,8 @@ defmodule WellBehaved.Fuzzy do
 
     * `:distance` and `:similarity`: an edit distance's own integers (the
       similarity is the largest distance the two lengths allow, less the
-      distance); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
+      distance), exact up to 2^64-1 (a score past it raises
+      `ArgumentError`); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
       the ratios a float in 0.0..100.0, as rapidfuzz's `fuzz` functions
       give it;
     * `:normalized_distance` and `:normalized_similarity`: floats in
@@ -102,8 +104,8 @@ defmodule WellBehaved.Fuzzy do
   `tiny_slices:` as `WellBehaved.Job.call/4` takes them.
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
-  cutoff outside its kind's range, and on invalid UTF-8 with
-  `unit: :codepoint`.
+  cutoff outside its kind's range, on invalid UTF-8 with
+  `unit: :codepoint`, and on an integer score past 2^64-1.
 
       iex> WellBehaved.Fuzzy.score("ab", "ba", scorer: :osa, score: :distance)
       1
@@ -127,8 +129,8 @@ defmodule WellBehaved.Fuzzy do
            :infinity,
            @score
          ) do
-      score when is_float(score) ->
-        number(call, score)
+      score when is_number(score) ->
+        score
 
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
@@ -223,7 +225,9 @@ defmodule WellBehaved.Fuzzy do
       score in native byte order: a float (`<<s::float-32-native>>`), or
       an unsigned integer for an edit distance's own scores
       (`<<d::32-native>>`). A matrix of 1,000 x 100,000 is 400 MB as a
-      binary, far more as lists.
+      binary, far more as lists. No cell is capped: an integer score
+      past 4294967295 raises `ArgumentError` naming it (lists hold
+      every score exactly).
     * `workers:` - how many rows are computed at the same time (default:
       the VM's online schedulers), each a job in the `schedule:` mode: a
       batch keeps every scheduler busy, a slice at a time in the modes
@@ -507,7 +511,8 @@ defmodule WellBehaved.Fuzzy do
   end
 
   # the best `call.limit` of `count` packed candidates: a binary of
-  # <<index::64, score::float-64>> (native endian), best first
+  # <<index::64, score::float-64>> (native endian; an integer kind's
+  # <<index::64, score::64>>), best first
   # `before`: candidates of the segments before this one (positions in
   # errors are the index's)
   defp native_search(name, query, packed, count, call, before \\ 0) do
@@ -522,6 +527,9 @@ defmodule WellBehaved.Fuzzy do
       {:error, {:invalid_utf8, at}} when is_integer(at) ->
         Errors.failed(name, {:error, {:invalid_utf8, at + before}})
 
+      {:error, {:does_not_fit, :u32, {:candidate, at}}} ->
+        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, at + before}}})
+
       {:error, _} = error ->
         Errors.failed(name, error)
 
@@ -531,7 +539,7 @@ defmodule WellBehaved.Fuzzy do
   end
 
   defp hits(binary, texts, keys, call) do
-    for <<index::64-native, score::float-64-native <- binary>> do
+    for <<index::64-native, score::binary-8 <- binary>> do
       key = if keys == nil, do: index, else: elem(keys, index)
       {elem(texts, index), number(call, score), key}
     end
@@ -539,11 +547,11 @@ defmodule WellBehaved.Fuzzy do
 
   # a segment's hits, each with what ranks it against other segments'
   defp segment_hits(binary, segment, at, call) do
-    found = for <<index::64-native, score::float-64-native <- binary>>, do: {index, score}
+    found = for <<index::64-native, score::binary-8 <- binary>>, do: {index, number(call, score)}
     {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
     for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
-      {{text, number(call, score), key}, {score, at, index}}
+      {{text, score, key}, {score, at, index}}
     end
   end
 
@@ -602,7 +610,10 @@ defmodule WellBehaved.Fuzzy do
     {fun.(a), fun.(b)}
   end
 
-  defp number(call, score) do
-    if Call.integers?(call), do: trunc(score), else: score
+  # a hit's score: an integer kind's exact 64 bits, or a float's
+  defp number(call, <<score::64-native>>) do
+    if Call.integers?(call), do: score, else: float(<<score::64-native>>)
   end
+
+  defp float(<<score::float-64-native>>), do: score
 end

@@ -159,7 +159,10 @@ defmodule WellBehaved.Levenshtein do
   8 to 64, one per lane of a vector; longer ones, one machine word step
   per byte (query of up to 64 bytes) or the pair algorithm. Returns
   `{:error, :enomem}` when native memory runs out (copying the candidates,
-  or the search's own tables).
+  or the search's own tables). The search keeps its distances in 32 bits:
+  one past 4294967295 (a side of 4 GiB or more) raises `ArgumentError`
+  naming the candidate, in lists too (as in `nearest/3`), never a capped
+  value.
 
       iex> WellBehaved.Levenshtein.distances("kitten", ["sitting", "kitten", "", "mitten"])
       [3, 0, 6, 1]

@@ -54,10 +54,13 @@ defmodule WellBehaved.Native do
   # count made into the list a slice at a time, {:more, left, list} or
   # {:done, list}
   def distances_more(_distances, _count, _list), do: stub()
-  # WellBehaved.Fuzzy: a score of two binaries (a float; the worst of its
-  # kind beyond the cutoff); the best candidates of a packed list, as a
-  # binary of <<index::64-native, score::float-64-native>>, or with limit
-  # {:into, matrix, row} a row of cdist written into the matrix (:ok)
+  # WellBehaved.Fuzzy: a score of two binaries (a float, an integer for an
+  # edit distance's own kinds; the worst of its kind beyond the cutoff);
+  # the best candidates of a packed list, as a binary of
+  # <<index::64-native, score::float-64-native>> (the integer kinds:
+  # <<index::64-native, score::64-native>>), or with limit
+  # {:into, matrix, row} a row of cdist written into the matrix (:ok);
+  # {:error, {:does_not_fit, :u64 | :u32, ...}} for a score past its type
   def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
 
   def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),

@@ -28,6 +28,9 @@ defmodule WellBehaved.Fuzzy.Call do
   @kinds [:distance, :similarity, :normalized_distance, :normalized_similarity]
   # Jaro-Winkler's largest prefix weight (as the native side's)
   @prefix_weight_most 0.25
+  # the largest weight and integer cutoff: the native side's 64-bit
+  # unsigned integers, in which the integer scores are exact
+  @u64_most 0xFFFF_FFFF_FFFF_FFFF
 
   defstruct scorer: :wratio,
             score: :normalized_similarity,
@@ -91,7 +94,7 @@ defmodule WellBehaved.Fuzzy.Call do
 
   defp put(call, :weights, {i, d, s} = weights, _name)
        when is_integer(i) and i >= 0 and is_integer(d) and d >= 0 and is_integer(s) and s >= 0 and
-              i < 0x1_0000_0000 and d < 0x1_0000_0000 and s < 0x1_0000_0000,
+              i <= @u64_most and d <= @u64_most and s <= @u64_most,
        do: %{call | weights: weights}
 
   defp put(_call, :weights, weights, name) do
@@ -99,7 +102,7 @@ defmodule WellBehaved.Fuzzy.Call do
       name,
       :weights,
       weights,
-      "{insertion, deletion, substitution}: integers in 0..4294967295"
+      "{insertion, deletion, substitution}: integers in 0..#{@u64_most}"
     )
   end
 
@@ -168,11 +171,16 @@ defmodule WellBehaved.Fuzzy.Call do
   # a cutoff in the terms of the kind of score asked for
   defp cutoff!(call, cutoff, name) do
     case {integers?(call), range(call)} do
-      {true, _} when is_integer(cutoff) and cutoff >= 0 ->
+      {true, _} when is_integer(cutoff) and cutoff >= 0 and cutoff <= @u64_most ->
         cutoff
 
       {true, _} ->
-        Options.invalid!(name, :score_cutoff, cutoff, "a non-negative integer for #{what(call)}")
+        Options.invalid!(
+          name,
+          :score_cutoff,
+          cutoff,
+          "a non-negative integer up to #{@u64_most} for #{what(call)}"
+        )
 
       {false, first..last//_} when cutoff >= first and cutoff <= last ->
         cutoff / 1

@@ -33,6 +33,26 @@ defmodule WellBehaved.Levenshtein.Errors do
 
   def raise!(name, :enomem), do: raise(RuntimeError, "#{name}: out of native memory")
 
+  # a score past the integers it is given in: never capped, never rounded
+  def raise!(name, {:does_not_fit, :u32, {:candidate, at}}) do
+    raise ArgumentError,
+          "#{name}: the edit distance of the candidate at position #{at} is past " <>
+            "4294967295, the most the search's 32-bit unsigned integer distances hold " <>
+            "(a side of 4 GiB or more)"
+  end
+
+  def raise!(name, {:does_not_fit, :u32, value}) do
+    raise ArgumentError,
+          "#{name}: a score of #{value} does not fit the 32-bit unsigned integer cells of " <>
+            "as: :binary (0..4294967295); as: :list gives every score exactly"
+  end
+
+  def raise!(name, {:does_not_fit, :u64}) do
+    raise ArgumentError,
+          "#{name}: a score is past 18446744073709551615, the largest 64-bit unsigned " <>
+            "integer the edit distances are given in: lower the weights"
+  end
+
   def raise!(name, :not_an_index_here) do
     raise ArgumentError,
           "#{name}: the index was not made on this node (#{node()}): an index is native " <>
