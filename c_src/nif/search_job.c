@@ -16,6 +16,7 @@
  * Errors: {error, {not_a_binary, Position}} for a list element (or an
  * improper tail) that is not a binary, {error, {invalid_utf8, query}} and
  * {error, {invalid_utf8, Position}} in codepoint mode, {error, enomem}. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "jobs.h"
 
 #include "../search/search.h"
