@@ -42,8 +42,6 @@ defmodule WellBehaved.Probe do
       {2, 20, true}
   """
 
-  import Bitwise
-
   alias WellBehaved.Probe.{Judge, Turns}
   alias WellBehaved.Stats
 
@@ -373,20 +371,7 @@ defmodule WellBehaved.Probe do
   """
   @spec erlang_work(non_neg_integer()) :: non_neg_integer()
   def erlang_work(iterations) when is_integer(iterations) and iterations >= 0,
-    do: erlang_work(iterations, 0x1E3779B97F4A7C1)
-
-  @m45 (1 <<< 45) - 1
-  @m41 (1 <<< 41) - 1
-
-  defp erlang_work(0, x), do: x
-
-  defp erlang_work(n, x) do
-    # masking before shifting keeps every intermediate below 2^58
-    x = bxor(x, (x &&& @m45) <<< 13)
-    x = bxor(x, x >>> 7)
-    x = bxor(x, (x &&& @m41) <<< 17)
-    erlang_work(n - 1, x)
-  end
+    do: Turns.erlang_work(iterations)
 
   defp fmt(nil), do: "-"
   defp fmt(x) when is_integer(x), do: Integer.to_string(x)

@@ -21,7 +21,6 @@ defmodule WellBehaved.Probe.Turns do
 
   import Bitwise
 
-  alias WellBehaved.Probe
   alias WellBehaved.Probe.Tracer
   alias WellBehaved.Stats
 
@@ -56,7 +55,25 @@ defmodule WellBehaved.Probe.Turns do
   end
 
   @doc false
-  def control_work, do: Probe.erlang_work(@control_chunk)
+  def control_work, do: erlang_work(@control_chunk)
+
+  # Probe.erlang_work/1's loop, here so that the windows do not depend on
+  # the module that runs them
+  @doc false
+  def erlang_work(iterations), do: erlang_work(iterations, 0x1E3779B97F4A7C1)
+
+  @m45 (1 <<< 45) - 1
+  @m41 (1 <<< 41) - 1
+
+  defp erlang_work(0, x), do: x
+
+  defp erlang_work(n, x) do
+    # masking before shifting keeps every intermediate below 2^58
+    x = bxor(x, (x &&& @m45) <<< 13)
+    x = bxor(x, x >>> 7)
+    x = bxor(x, (x &&& @m41) <<< 17)
+    erlang_work(n - 1, x)
+  end
 
   defp window(fun, opts, capacity) do
     parent = self()

@@ -27,7 +27,9 @@ defmodule WellBehaved.Fuzzy.Index.Dump do
   # integer keys outside it never meet a position.
 
   @load "WellBehaved.Fuzzy.Index.load/2"
-  @index WellBehaved.Fuzzy.Index
+  # a dump's tag, the index module's name: an atom, so that the decoder
+  # does not depend on the module that calls it
+  @index :"Elixir.WellBehaved.Fuzzy.Index"
   @version 2
   @key_limit Bitwise.bsl(1, 63)
   @default_max_bytes 256 * 1024 * 1024
