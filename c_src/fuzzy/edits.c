@@ -8,10 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CELLS_PER_UNIT 64 /* cells of a matrix row */
+/* Cells of a matrix row per unit (about 2 ns each on the reference
+ * machine): a weighted cell takes three sums and compares, a Zhao cell
+ * more; the set-up's cells are plain stores. */
+#define WEIGHTED_CELLS 2
+#define OSA_CELLS      2
+#define DAMERAU_CELLS  1
+#define SETUP_CELLS    8
 #define HAMMING_CHUNK  64 /* positions compared per unit */
 #define JARO_PER_UNIT  16 /* comparisons of Jaro's window */
-#define JARO_CHUNK     16 /* symbols of a per chunk of the transposition pass */
+#define JARO_PASS      8  /* moves of the transposition pass per unit */
 #define FREE_SLOT      SIZE_MAX
 
 static size_t min_size(size_t x, size_t y) {
@@ -30,10 +36,17 @@ static uint64_t sat_mul(uint64_t x, uint64_t y) {
     return x != 0 && y > UINT64_MAX / x ? UINT64_MAX : x * y;
 }
 
-/* Units of `rows` rows of n + 1 cells, plus one for a call that finds
- * the result already known. */
-static uint64_t rows_units(uint64_t rows, size_t n) {
-    return sat_add(sat_mul(rows, 1 + (uint64_t)n / CELLS_PER_UNIT), 1);
+/* The units of `items` items at `per` a unit, a part unit counted whole. */
+static uint64_t units_of(size_t items, size_t per) {
+    return (uint64_t)(items / per) + (items % per != 0);
+}
+
+/* Of `left` items at `per` a unit, those `budget` units pay for (all of
+ * them when it pays for more). Taken from the start of a run of items
+ * (a row), every piece but the last is a whole number of units, so the
+ * run costs units_of(its items) however it is cut. */
+static size_t affordable(size_t left, uint64_t budget, size_t per) {
+    return budget > (uint64_t)(left / per) ? left : (size_t)budget * per;
 }
 
 /* A distance against the cutoff: above it, cutoff + 1 (with no cutoff
@@ -60,28 +73,23 @@ static void charge(uint64_t *used, uint64_t spent) {
     *used = sat_add(*used, spent ? spent : 1);
 }
 
-/* Steps a kernel that keeps rows of a matrix: next_row computes row
- * *row + 1 (and counts it) and returns its least cell; bottom the last
- * cell once every row is done. Row minima never decrease (each kernel
- * says why), so a row whose least cell is above the cutoff settles the
- * result at cutoff + 1. One row is 1 + n / CELLS_PER_UNIT units. */
-static bool rows_step(void *k, size_t *row, size_t m, size_t n, size_t cutoff, size_t *result,
-                      uint64_t (*next_row)(void *), size_t (*bottom)(const void *), uint64_t budget,
-                      uint64_t *used) {
-    uint64_t spent = 0, row_units = 1 + (uint64_t)n / CELLS_PER_UNIT;
-    while (*row < m) {
-        uint64_t least = next_row(k);
-        spent = sat_add(spent, row_units);
-        if (above(least, cutoff)) {
-            *result = cutoff + 1;
-            *row = m;
-        } else if (*row == m) {
-            *result = cut(bottom(k), cutoff);
-        }
-        if (spent >= budget) break;
-    }
-    charge(used, spent);
-    return *row == m;
+/* The longer side first: rows over it, short rows. */
+static bool longer_first(const uint32_t **a, size_t *m, const uint32_t **b, size_t *n) {
+    if (*m >= *n) return false;
+    const uint32_t *s = *a;
+    size_t l = *m;
+    *a = *b;
+    *m = *n;
+    *b = s;
+    *n = l;
+    return true;
+}
+
+/* The units of a row kernel: the set-up's items, rows of `cells` cells
+ * (each cut anywhere, units_of its cells: see affordable), and one for a
+ * call with nothing left to do. */
+static uint64_t rows_units(size_t setup, uint64_t rows, size_t cells, size_t per) {
+    return sat_add(sat_add(units_of(setup, SETUP_CELLS), sat_mul(rows, units_of(cells, per))), 1);
 }
 
 /* ---- weighted Levenshtein ------------------------------------------------ */
@@ -95,6 +103,12 @@ static wb_fz_wide weighted_cut(wb_fz_wide d, size_t cutoff) {
 bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const uint32_t *b,
                          size_t n, uint64_t ins, uint64_t del, uint64_t sub, size_t cutoff,
                          bool wide) {
+    /* b's symbols inserted are a's deleted the other way round */
+    if (longer_first(&a, &m, &b, &n)) {
+        uint64_t x = ins;
+        ins = del;
+        del = x;
+    }
     *k = (wb_fz_weighted){.a = a,
                           .b = b,
                           .m = m,
@@ -104,9 +118,9 @@ bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const u
                           .del = del,
                           .sub = sub,
                           .wide = wide};
-    /* the length difference takes that many insertions (or deletions):
+    /* the length difference takes that many deletions (a is the longer):
      * a lower bound, and the distance itself when a side is empty */
-    wb_fz_wide least = m > n ? (wb_fz_wide)(m - n) * del : (wb_fz_wide)(n - m) * ins;
+    wb_fz_wide least = (wb_fz_wide)(m - n) * del;
     if (m == 0 || n == 0 || (cutoff != WB_FZ_NO_CUTOFF && least > cutoff)) {
         k->result = weighted_cut(least, cutoff);
         k->row = m;
@@ -118,30 +132,41 @@ bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const u
     if (wide) {
         k->wcells = malloc(bytes);
         if (!k->wcells) return false;
-        k->wcells[0] = 0;
-        for (size_t j = 1; j <= n; j++)
-            k->wcells[j] = k->wcells[j - 1] + ins;
     } else {
         k->cells = malloc(bytes);
         if (!k->cells) return false;
-        k->cells[0] = 0;
-        for (size_t j = 1; j <= n; j++)
-            k->cells[j] = sat_add(k->cells[j - 1], ins);
     }
     k->owned_bytes = bytes;
     return true;
 }
 
-/* Turns the row in cells (row k->row) into the next one, in place;
- * returns its minimum (2^64 - 1: that or more). */
-static uint64_t weighted_row(wb_fz_weighted *k) {
+/* Row 0, cells [k->prep, end): j insertions. */
+static void weighted_setup(wb_fz_weighted *k, size_t end) {
+    for (size_t j = k->prep; j < end; j++) {
+        if (k->wide)
+            k->wcells[j] = j == 0 ? 0 : k->wcells[j - 1] + k->ins;
+        else
+            k->cells[j] = j == 0 ? 0 : sat_add(k->cells[j - 1], k->ins);
+    }
+    k->prep = end;
+}
+
+/* Cells [k->col, end) of row k->row + 1, in place over row k->row (cells
+ * below col hold the new row, the others the old one); the running least
+ * (2^64 - 1: that or more). */
+static void weighted_cells(wb_fz_weighted *k, size_t end) {
     uint64_t *d = k->cells;
     const uint32_t *b = k->b;
     uint32_t c = k->a[k->row];
-    uint64_t diag = d[0];
-    d[0] = sat_add(d[0], k->del);
-    uint64_t least = d[0];
-    for (size_t j = 1; j <= k->n; j++) {
+    size_t j = k->col;
+    uint64_t diag = (uint64_t)k->diag, least = (uint64_t)k->least;
+    if (j == 0) {
+        diag = d[0];
+        d[0] = sat_add(d[0], k->del);
+        least = d[0];
+        j = 1;
+    }
+    for (; j < end; j++) {
         uint64_t up = d[j];
         uint64_t v = sat_add(up, k->del);
         uint64_t left = sat_add(d[j - 1], k->ins);
@@ -152,19 +177,25 @@ static uint64_t weighted_row(wb_fz_weighted *k) {
         diag = up;
         if (v < least) least = v;
     }
-    k->row++;
-    return least;
+    k->diag = diag;
+    k->least = least;
+    k->col = end;
 }
 
 /* The same in 128 bits, which no sum here reaches the end of. */
-static wb_fz_wide weighted_row_wide(wb_fz_weighted *k) {
+static void weighted_cells_wide(wb_fz_weighted *k, size_t end) {
     wb_fz_wide *d = k->wcells;
     const uint32_t *b = k->b;
     uint32_t c = k->a[k->row];
-    wb_fz_wide diag = d[0];
-    d[0] += k->del;
-    wb_fz_wide least = d[0];
-    for (size_t j = 1; j <= k->n; j++) {
+    size_t j = k->col;
+    wb_fz_wide diag = k->diag, least = k->least;
+    if (j == 0) {
+        diag = d[0];
+        d[0] += k->del;
+        least = d[0];
+        j = 1;
+    }
+    for (; j < end; j++) {
         wb_fz_wide up = d[j];
         wb_fz_wide v = up + k->del;
         wb_fz_wide left = d[j - 1] + k->ins;
@@ -175,26 +206,40 @@ static wb_fz_wide weighted_row_wide(wb_fz_weighted *k) {
         diag = up;
         if (v < least) least = v;
     }
-    k->row++;
-    return least;
+    k->diag = diag;
+    k->least = least;
+    k->col = end;
 }
 
 bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    size_t w = k->n + 1;
+    if (budget == 0) budget = 1;
+    if (k->row < k->m && k->prep < w) {
+        size_t count = affordable(w - k->prep, budget, SETUP_CELLS);
+        weighted_setup(k, k->prep + count);
+        spent += units_of(count, SETUP_CELLS);
+    }
     /* every cell comes from the row above plus costs >= 0 (or from its
      * left neighbour): row minima never decrease, so a row whose least
      * cell is above the cutoff settles the result at cutoff + 1 (a
      * saturated least is above any cutoff, at most SIZE_MAX - 1) */
-    uint64_t spent = 0, row_units = 1 + (uint64_t)k->n / CELLS_PER_UNIT;
-    while (k->row < k->m) {
-        wb_fz_wide least = k->wide ? weighted_row_wide(k) : weighted_row(k);
-        spent = sat_add(spent, row_units);
-        if (k->cutoff != WB_FZ_NO_CUTOFF && least > k->cutoff) {
+    while (k->row < k->m && spent < budget) {
+        size_t count = affordable(w - k->col, budget - spent, WEIGHTED_CELLS);
+        if (k->wide)
+            weighted_cells_wide(k, k->col + count);
+        else
+            weighted_cells(k, k->col + count);
+        spent += units_of(count, WEIGHTED_CELLS);
+        if (k->col < w) break;
+        k->row++;
+        k->col = 0;
+        if (k->cutoff != WB_FZ_NO_CUTOFF && k->least > k->cutoff) {
             k->result = (wb_fz_wide)k->cutoff + 1;
             k->row = k->m;
         } else if (k->row == k->m) {
             k->result = weighted_cut(k->wide ? k->wcells[k->n] : k->cells[k->n], k->cutoff);
         }
-        if (spent >= budget) break;
     }
     charge(used, spent);
     return k->row == k->m;
@@ -209,7 +254,8 @@ void wb_fz_weighted_free(wb_fz_weighted *k) {
 }
 
 uint64_t wb_fz_weighted_units(size_t m, size_t n) {
-    return rows_units(m, n);
+    size_t s = min_size(m, n);
+    return rows_units(s + 1, max_size(m, n), s + 1, WEIGHTED_CELLS);
 }
 
 /* ---- optimal string alignment ---------------------------------------------- */
@@ -226,6 +272,7 @@ static bool settle_unit_costs(size_t m, size_t n, size_t cutoff, size_t *result)
 
 bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                     size_t cutoff) {
+    longer_first(&a, &m, &b, &n);
     *k = (wb_fz_osa){.a = a, .b = b, .m = m, .n = n, .cutoff = cutoff};
     if (settle_unit_costs(m, n, cutoff, &k->result)) {
         k->row = m;
@@ -237,22 +284,24 @@ bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b
     k->rows = malloc(bytes);
     if (!k->rows) return false;
     k->owned_bytes = bytes;
-    for (size_t j = 0; j <= n; j++)
-        k->rows[j] = j;
     return true;
 }
 
-/* Computes row k->row + 1; row i sits in rows[i % 3]. Returns its
- * minimum. */
-static size_t osa_row(wb_fz_osa *k) {
-    size_t i = ++k->row, w = k->n + 1;
+/* Cells [k->col, end) of row i = k->row + 1; row i sits in rows[i % 3],
+ * with its running least. */
+static void osa_cells(wb_fz_osa *k, size_t end) {
+    size_t i = k->row + 1, w = k->n + 1;
     size_t *cur = k->rows + i % 3 * w, *prev = k->rows + (i - 1) % 3 * w;
     size_t *prev2 = k->rows + (i + 1) % 3 * w; /* row i - 2 (unused for i = 1) */
     const uint32_t *b = k->b;
     uint32_t c = k->a[i - 1], before = i > 1 ? k->a[i - 2] : 0;
-    cur[0] = i;
-    size_t least = i;
-    for (size_t j = 1; j <= k->n; j++) {
+    size_t j = k->col, least = k->least;
+    if (j == 0) {
+        cur[0] = i;
+        least = i;
+        j = 1;
+    }
+    for (; j < end; j++) {
         size_t v = prev[j] + 1, left = cur[j - 1] + 1, diag = prev[j - 1] + (c != b[j - 1]);
         if (left < v) v = left;
         if (diag < v) v = diag;
@@ -262,23 +311,39 @@ static size_t osa_row(wb_fz_osa *k) {
         cur[j] = v;
         if (v < least) least = v;
     }
-    return least;
-}
-
-static uint64_t osa_next(void *k) {
-    return osa_row(k);
-}
-
-static size_t osa_bottom(const void *k) {
-    const wb_fz_osa *p = k;
-    return p->rows[p->m % 3 * (p->n + 1) + p->n];
+    k->least = least;
+    k->col = end;
 }
 
 bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    size_t w = k->n + 1;
+    if (budget == 0) budget = 1;
+    if (k->row < k->m && k->prep < w) {
+        size_t count = affordable(w - k->prep, budget, SETUP_CELLS);
+        for (size_t j = k->prep; j < k->prep + count; j++)
+            k->rows[j] = j;
+        k->prep += count;
+        spent += units_of(count, SETUP_CELLS);
+    }
     /* a transposition adds 1 to row i - 2, whose minimum is at most one
      * less than row i - 1's: row minima never decrease */
-    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, osa_next, osa_bottom, budget,
-                     used);
+    while (k->row < k->m && spent < budget) {
+        size_t count = affordable(w - k->col, budget - spent, OSA_CELLS);
+        osa_cells(k, k->col + count);
+        spent += units_of(count, OSA_CELLS);
+        if (k->col < w) break;
+        k->row++;
+        k->col = 0;
+        if (above(k->least, k->cutoff)) {
+            k->result = k->cutoff + 1;
+            k->row = k->m;
+        } else if (k->row == k->m) {
+            k->result = cut(k->rows[k->m % 3 * w + k->n], k->cutoff);
+        }
+    }
+    charge(used, spent);
+    return k->row == k->m;
 }
 
 void wb_fz_osa_free(wb_fz_osa *k) {
@@ -288,7 +353,8 @@ void wb_fz_osa_free(wb_fz_osa *k) {
 }
 
 uint64_t wb_fz_osa_units(size_t m, size_t n) {
-    return rows_units(m, n);
+    size_t s = min_size(m, n);
+    return rows_units(s + 1, max_size(m, n), s + 1, OSA_CELLS);
 }
 
 /* ---- Damerau-Levenshtein (Zhao and Sahni) -------------------------------------
@@ -301,7 +367,7 @@ uint64_t wb_fz_osa_units(size_t m, size_t n) {
  *   l = j - 1: FR[j] + (i - k), FR[j] = d[k - 1][j - 2] saved at row k
  *   k = i - 1: T + (j - l),     T = d[i - 2][l - 1] saved at column l
  * Only symbols of b are ever looked up, so the map holds those: its
- * slot for each b[j] is found once, in init. */
+ * slot for each b[j] is found once, in the set-up. */
 
 static size_t damerau_hash(const wb_fz_damerau *k, uint32_t c) {
     return (size_t)(((uint64_t)c * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - k->bits));
@@ -317,6 +383,7 @@ static size_t damerau_slot(const wb_fz_damerau *k, uint32_t c) {
 
 bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                         size_t cutoff) {
+    longer_first(&a, &m, &b, &n);
     *k = (wb_fz_damerau){.a = a, .b = b, .m = m, .n = n, .cutoff = cutoff};
     if (settle_unit_costs(m, n, cutoff, &k->result)) {
         k->row = m;
@@ -344,44 +411,57 @@ bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uin
     k->last = k->rows + 3 * (n + 2);
     k->slot_of = k->last + k->slots;
     k->keys = (uint32_t *)(k->slot_of + n);
-
-    /* row 0 in the first row, row -1 in the second, FR unset */
-    size_t *r0 = k->rows, *r1 = k->rows + (n + 2), *fr = k->rows + 2 * (n + 2);
-    r0[0] = k->big;
-    for (size_t j = 0; j <= n; j++)
-        r0[j + 1] = j;
-    for (size_t j = 0; j < n + 2; j++)
-        r1[j] = fr[j] = k->big;
-
-    for (size_t s = 0; s < k->slots; s++)
-        k->last[s] = FREE_SLOT;
-    for (size_t j = 0; j < n; j++) {
-        size_t s = damerau_slot(k, b[j]);
-        if (k->last[s] == FREE_SLOT) {
-            k->keys[s] = b[j];
-            k->last[s] = 0;
-        }
-        k->slot_of[j] = s;
-    }
     return true;
 }
 
-/* Computes row k->row + 1: even rows in the first row array, odd ones in
- * the second (which, before, holds row i - 2). Returns its minimum. */
-static size_t damerau_row(wb_fz_damerau *k) {
-    size_t i = ++k->row, n = k->n, w = n + 2;
+/* The set-up's items [k->prep, end): the n + 2 columns of the rows (row
+ * 0 in the first row, row -1 in the second, FR unset), the map's slots
+ * (free), then b's n symbols (their slots). */
+static void damerau_setup(wb_fz_damerau *k, size_t end) {
+    size_t n = k->n, w = n + 2;
+    size_t *r0 = k->rows, *r1 = k->rows + w, *fr = k->rows + 2 * w;
+    for (size_t x = k->prep; x < end; x++) {
+        if (x < w) {
+            r0[x] = x == 0 ? k->big : x - 1;
+            r1[x] = fr[x] = k->big;
+        } else if (x < w + k->slots) {
+            k->last[x - w] = FREE_SLOT;
+        } else {
+            size_t j = x - w - k->slots, s = damerau_slot(k, k->b[j]);
+            if (k->last[s] == FREE_SLOT) {
+                k->keys[s] = k->b[j];
+                k->last[s] = 0;
+            }
+            k->slot_of[j] = s;
+        }
+    }
+    k->prep = end;
+}
+
+/* Cells [k->col, end) of row i = k->row + 1: even rows in the first row
+ * array, odd ones in the second (which, before, holds row i - 2). */
+static void damerau_cells(wb_fz_damerau *k, size_t end) {
+    size_t i = k->row + 1, w = k->n + 2;
     /* pointers to column 0: column -1 is at index -1 */
     size_t *cur = k->rows + (i & 1 ? w : 0) + 1, *prev = k->rows + (i & 1 ? 0 : w) + 1;
     size_t *fr = k->rows + 2 * w + 1;
     const uint32_t *b = k->b;
     const size_t *last = k->last, *slot_of = k->slot_of;
     uint32_t c = k->a[i - 1];
-    size_t l = 0;           /* last column of this row where b matched c (0: none) */
-    size_t t = k->big;      /* d[i - 2][l - 1] */
-    size_t two_up = cur[0]; /* d[i - 2][j - 1]: cur still holds row i - 2 */
-    cur[0] = i;
-    size_t least = i;
-    for (size_t j = 1; j <= n; j++) {
+    size_t j = k->col;
+    size_t l = k->l;           /* last column of this row where b matched c (0: none) */
+    size_t t = k->t;           /* d[i - 2][l - 1] */
+    size_t two_up = k->two_up; /* d[i - 2][j - 1]: cur still holds row i - 2 */
+    size_t least = k->least;
+    if (j == 0) {
+        l = 0;
+        t = k->big;
+        two_up = cur[0];
+        cur[0] = i;
+        least = i;
+        j = 1;
+    }
+    for (; j < end; j++) {
         /* column j - 2 of row i - 1, -1 when j is 1: counted from the
          * row's start (prev - 1), never below it */
         size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == b[j - 1],
@@ -390,26 +470,43 @@ static size_t damerau_row(wb_fz_damerau *k) {
         cur[j] = v;
         if (v < least) least = v;
     }
-    /* c's own entry is read only by later rows */
-    size_t s = damerau_slot(k, c);
-    if (k->last[s] != FREE_SLOT) k->last[s] = i;
-    return least;
-}
-
-static uint64_t damerau_next(void *k) {
-    return damerau_row(k);
-}
-
-static size_t damerau_bottom(const void *k) {
-    const wb_fz_damerau *p = k;
-    return p->rows[(p->m & 1 ? p->n + 2 : 0) + 1 + p->n];
+    k->l = l;
+    k->t = t;
+    k->two_up = two_up;
+    k->least = least;
+    k->col = end;
 }
 
 bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    size_t w = k->n + 1, setup = (k->n + 2) + k->slots + k->n;
+    if (budget == 0) budget = 1;
+    if (k->row < k->m && k->prep < setup) {
+        size_t count = affordable(setup - k->prep, budget, SETUP_CELLS);
+        damerau_setup(k, k->prep + count);
+        spent += units_of(count, SETUP_CELLS);
+    }
     /* a transposition from row k - 1 adds at least i - k, and row
      * minima grow by one at most per row: they never decrease */
-    return rows_step(k, &k->row, k->m, k->n, k->cutoff, &k->result, damerau_next, damerau_bottom,
-                     budget, used);
+    while (k->row < k->m && k->prep == setup && spent < budget) {
+        size_t count = affordable(w - k->col, budget - spent, DAMERAU_CELLS);
+        damerau_cells(k, k->col + count);
+        spent += units_of(count, DAMERAU_CELLS);
+        if (k->col < w) break;
+        k->row++;
+        k->col = 0;
+        /* c's own entry is read only by later rows */
+        size_t s = damerau_slot(k, k->a[k->row - 1]);
+        if (k->last[s] != FREE_SLOT) k->last[s] = k->row;
+        if (above(k->least, k->cutoff)) {
+            k->result = k->cutoff + 1;
+            k->row = k->m;
+        } else if (k->row == k->m) {
+            k->result = cut(k->rows[(k->m & 1 ? k->n + 2 : 0) + 1 + k->n], k->cutoff);
+        }
+    }
+    charge(used, spent);
+    return k->row == k->m;
 }
 
 void wb_fz_damerau_free(wb_fz_damerau *k) {
@@ -421,8 +518,11 @@ void wb_fz_damerau_free(wb_fz_damerau *k) {
 }
 
 uint64_t wb_fz_damerau_units(size_t m, size_t n) {
-    /* the map of b's symbols: about one more row */
-    return rows_units(sat_add(m, 1), n);
+    size_t s = min_size(m, n), slots = 2;
+    while (slots < 2 * s)
+        slots <<= 1;
+    /* the set-up: the rows' columns, the map's slots, b's symbols */
+    return rows_units(s + 2 + slots + s, max_size(m, n), s + 1, DAMERAU_CELLS);
 }
 
 /* ---- Hamming --------------------------------------------------------------- */
@@ -494,50 +594,80 @@ static void jaro_finish(wb_fz_jaro *k) {
     k->done = true;
 }
 
-/* Matches symbol k->at of a with the first unmatched equal symbol of b in
- * its window; returns the units. */
-static uint64_t jaro_match(wb_fz_jaro *k) {
-    size_t i = k->at++;
+/* Looks for a match of symbol k->at of a, the first unmatched equal
+ * symbol of b in its window, over at most `most` (> 0) positions from
+ * where the last call stopped; moves to the next symbol once found or
+ * once the window is done. Returns the positions looked at. */
+static size_t jaro_scan(wb_fz_jaro *k, size_t most) {
+    size_t i = k->at;
     uint8_t *a_matched = k->flags, *b_matched = k->flags + k->m;
     size_t lo = i > k->bound ? i - k->bound : 0;
     size_t hi = k->n - i > k->bound ? i + k->bound + 1 : k->n;
+    size_t from = k->scanning ? k->scan : lo, j = from;
+    size_t end = hi - from > most ? from + most : hi;
     uint32_t c = k->a[i];
-    for (size_t j = lo; j < hi; j++) {
+    bool found = false;
+    for (; j < end; j++) {
         if (!b_matched[j] && k->b[j] == c) {
             a_matched[i] = b_matched[j] = 1;
             k->matches++;
+            found = true;
             break;
         }
     }
-    if (k->at == k->m && k->matches == 0) jaro_finish(k);
-    return 1 + (uint64_t)(hi - lo) / JARO_PER_UNIT;
+    size_t looked = (found ? j + 1 : j) - from;
+    if (found || j == hi) {
+        k->at++;
+        k->scanning = false;
+        if (k->at == k->m && k->matches == 0) jaro_finish(k);
+    } else {
+        k->scan = j;
+        k->scanning = true;
+    }
+    return looked;
 }
 
-/* Pairs the matched symbols of a and b in order, up to JARO_CHUNK
- * symbols of a, counting those that differ; returns the units. */
-static uint64_t jaro_transpositions(wb_fz_jaro *k) {
+/* Pairs the matched symbols of a and b in order, counting those that
+ * differ, in at most `most` (> 0) moves (a move passes a symbol of a
+ * or b); returns the moves made. */
+static size_t jaro_pass(wb_fz_jaro *k, size_t most) {
     const uint8_t *a_matched = k->flags, *b_matched = k->flags + k->m;
-    size_t end = min_size(k->m, k->walked + JARO_CHUNK), from = k->bpos;
-    for (; k->walked < end; k->walked++) {
-        if (!a_matched[k->walked]) continue;
-        /* b holds as many matched symbols as a: this one is there */
-        while (!b_matched[k->bpos])
+    size_t moves = 0;
+    /* b holds as many matched symbols as a: each of a's has its pair */
+    while (moves < most) {
+        moves++;
+        if (!a_matched[k->walked]) {
+            k->walked++;
+        } else if (!b_matched[k->bpos]) {
             k->bpos++;
-        k->trans += k->a[k->walked] != k->b[k->bpos];
-        k->bpos++;
-        if (++k->seen == k->matches) {
-            jaro_finish(k);
-            break;
+        } else {
+            k->trans += k->a[k->walked] != k->b[k->bpos];
+            k->walked++;
+            k->bpos++;
+            if (++k->seen == k->matches) {
+                jaro_finish(k);
+                break;
+            }
         }
     }
-    return 1 + (uint64_t)(k->bpos - from) / JARO_PER_UNIT;
+    return moves;
 }
 
 bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used) {
     uint64_t spent = 0;
-    while (!k->done) {
-        spent = sat_add(spent, k->at < k->m ? jaro_match(k) : jaro_transpositions(k));
-        if (spent >= budget) break;
+    if (budget == 0) budget = 1;
+    while (!k->done && spent < budget) {
+        uint64_t left = budget - spent;
+        if (k->at < k->m) {
+            /* a symbol's scan costs one unit, and one more per
+             * JARO_PER_UNIT positions past its first */
+            size_t most = affordable(k->n, left, JARO_PER_UNIT);
+            size_t looked = jaro_scan(k, most);
+            spent += looked == 0 ? 1 : 1 + (looked - 1) / JARO_PER_UNIT;
+        } else {
+            size_t moves = jaro_pass(k, affordable(k->m + k->n, left, JARO_PASS));
+            spent += units_of(moves, JARO_PASS);
+        }
     }
     charge(used, spent);
     return k->done;
@@ -553,9 +683,10 @@ uint64_t wb_fz_jaro_units(size_t m, size_t n) {
     size_t s = min_size(m, n), l = max_size(m, n);
     size_t bound = l / 2 > 0 ? l / 2 - 1 : 0;
     uint64_t window = 2 * (uint64_t)bound + 1; /* symbols of b at most */
+    /* a symbol's window, cut anywhere: whole units but for its last piece */
     uint64_t matching = sat_mul(s, 1 + window / JARO_PER_UNIT);
-    /* the pass in chunks: one per JARO_CHUNK symbols of a, and b once */
-    uint64_t pass = (uint64_t)s / JARO_CHUNK + 1 + (uint64_t)l / JARO_PER_UNIT;
+    /* the pass: m + n moves at most */
+    uint64_t pass = units_of(sat_add(s, l) < SIZE_MAX ? s + l : SIZE_MAX, JARO_PASS);
     return sat_add(sat_add(matching, pass), 1);
 }
 

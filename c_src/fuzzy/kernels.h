@@ -5,20 +5,22 @@
  * Pure C, no erl_nif. Every kernel is a state advanced by its step
  * function in bounded amounts of work, so that a scheduler can slice it:
  *
- *   init(k, a, m, b, n, ...)  prepares (false: out of memory, nothing
- *                             left allocated); a and b must stay readable,
- *                             unchanged, until free
- *   step(k, budget, used)     does about `budget` units (at least one row
- *                             or column, or the whole computation if it
- *                             is smaller), adds them to *used; true once
- *                             the result is known
+ *   init(k, a, m, b, n, ...)  prepares: allocates, and does no work that
+ *                             grows with m or n (false: out of memory,
+ *                             nothing left allocated); a and b must stay
+ *                             readable, unchanged, until free
+ *   step(k, budget, used)     does at most max(budget, 1) units and adds
+ *                             exactly those to *used (one for a call that
+ *                             finds nothing left to do); true once the
+ *                             result is known
  *   free(k)                   frees what init allocated (finished or not)
  *
- * A unit is about 2 ns of work on the reference machine: 64 cells of a
- * dynamic-programming matrix in scalar code, one 64-row block of a
- * bit-parallel column, 16 comparisons of Jaro's window. *_units(m, n)
- * gives the units the whole computation takes (an upper bound).
- *
+ * A unit is about 2 ns of work on the reference machine: one 64-row block
+ * of a bit-parallel column, WB_FZ_PATTERN_PER_UNIT symbols placed in a
+ * pattern, a few cells of a scalar dynamic-programming row (edits.c says
+ * how many for each), 16 comparisons of Jaro's window. *_units(m, n)
+ * bounds the units of the whole computation, whatever the budgets.
+
  * Distances with a cutoff k: any distance above k is reported as k + 1,
  * and the work may stop as soon as the result is known to be above k.
  * WB_FZ_NO_CUTOFF means no cutoff.
@@ -93,39 +95,76 @@ static inline size_t wb_fz_lcs_of(uint64_t s, size_t m) {
 /* ---- match vectors of a pattern (symbols.c) ---------------------------- *
  * For each symbol of the pattern and each block of 64 pattern positions,
  * the mask of the positions holding it: symbols below 256 in a table,
- * others in an open-addressing map. */
+ * others in an open-addressing map of (symbol, block) entries, at most
+ * one per position.
+ *
+ * wb_fz_pattern_init builds one whole. A long one is built in two parts:
+ * wb_fz_pattern_alloc allocates (no pass over the symbols, but for
+ * patterns of up to 256 of them), then wb_fz_pattern_fill places the
+ * symbols a budget at a time: WB_FZ_PATTERN_PER_UNIT symbols a unit, at
+ * most `budget` units a call (one at least), added to *used exactly;
+ * true once every symbol is placed. wb_fz_pattern_units(m) bounds the
+ * units of the whole fill. s must stay readable, unchanged, until the
+ * fill is done; wb_fz_pattern_get is for filled patterns only. */
+typedef struct {
+    uint32_t key; /* symbol + 1 (0: empty slot) */
+    uint32_t block;
+    uint64_t mask;
+} wb_fz_pattern_entry;
+
 typedef struct {
     size_t m, nblocks;
-    uint64_t *low;   /* low[symbol * nblocks + block], symbols < 256 */
-    uint32_t *keys;  /* map: symbol + 1 (0: empty slot) */
-    uint64_t *masks; /* masks[slot * nblocks + block] */
-    size_t slots;    /* a power of two, or 0: no symbol >= 256 */
+    uint64_t *low;            /* low[symbol * nblocks + block], symbols < 256 */
+    wb_fz_pattern_entry *map; /* symbols >= 256 */
+    size_t slots;             /* the map's slots (a power of two), or 0: no symbol >= 256 */
+    size_t capacity;          /* the map's slots allocated (0: none) */
+    unsigned shift;           /* 64 - log2(capacity) */
+    const uint32_t *s;        /* the symbols, and how many are placed */
+    size_t filled;
     size_t owned_bytes;
 } wb_fz_pattern;
 
+#define WB_FZ_PATTERN_PER_UNIT 2
+
 bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m);
+bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m);
+bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used);
+uint64_t wb_fz_pattern_units(size_t m);
 void wb_fz_pattern_free(wb_fz_pattern *p);
+
+/* The map's slot to start looking for (c, block) at. */
+static inline size_t wb_fz_pattern_hash(unsigned shift, uint32_t c, size_t block) {
+    return (size_t)((((uint64_t)c << 32 | (uint64_t)block) * UINT64_C(0x9E3779B97F4A7C15)) >>
+                    shift);
+}
 
 /* The mask of the positions of symbol c in block `block`. */
 static inline uint64_t wb_fz_pattern_get(const wb_fz_pattern *p, uint32_t c, size_t block) {
     if (c < 256) return p->low[(size_t)c * p->nblocks + block];
     if (p->slots == 0) return 0;
-    size_t mask = p->slots - 1;
-    size_t i = (size_t)(c * 2654435761u) & mask;
+    size_t mask = p->slots - 1, i = wb_fz_pattern_hash(p->shift, c, block);
     for (;;) {
-        uint32_t k = p->keys[i];
-        if (k == 0) return 0;
-        if (k == c + 1) return p->masks[i * p->nblocks + block];
+        const wb_fz_pattern_entry *e = &p->map[i];
+        if (e->key == 0) return 0;
+        if (e->key == c + 1 && e->block == block) return e->mask;
         i = (i + 1) & mask;
     }
 }
 
 /* ---- longest common subsequence (lcs.c): Indel = m + n - 2 LCS ---------- *
- * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern a in blocks of 64;
- * one unit per block per symbol of b. */
+ * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
+ * one unit per block per symbol of the text. wb_fz_lcs_init makes the
+ * pattern of the shorter side (a when the lengths are equal; the LCS is
+ * symmetric), in the first steps (wb_fz_pattern_fill); m and n are then
+ * the pattern's and the text's lengths. A column of many blocks is
+ * resumed where a step stopped: every step takes at most its budget of
+ * units (one at least). */
 typedef struct {
-    const uint32_t *b;
-    size_t m, n, col;
+    const uint32_t *b;        /* the text */
+    size_t m, n, col;         /* the pattern's length, the text's, the next column */
+    size_t block;             /* the next block of column col (many blocks) */
+    uint64_t carry;           /* the sum's carry into that block */
+    size_t lcs;               /* so far (many blocks: carries out of the last block) */
     wb_fz_pattern pattern;    /* its own (wb_fz_lcs_init) */
     const wb_fz_pattern *use; /* the one in use */
     uint64_t *s;              /* one word per block */
@@ -141,15 +180,20 @@ bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b
 bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n);
 bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used);
 void wb_fz_lcs_free(wb_fz_lcs *k);
+/* Bounds both inits' units (a pattern of either side). */
 uint64_t wb_fz_lcs_units(size_t m, size_t n);
 
-/* ---- Levenshtein, unit costs (lcs.c): Myers/Hyyro, a in blocks of 64 ---- */
+/* ---- Levenshtein, unit costs (lcs.c): Myers/Hyyro, in blocks of 64 ------ *
+ * As the LCS: wb_fz_lev_init makes the pattern of the shorter side (the
+ * distance is symmetric), in the first steps; a column is resumable. */
 typedef struct {
     const uint32_t *b;
     size_t m, n, col, k;
-    wb_fz_pattern pattern;    /* its own (wb_fz_lev_init) */
-    const wb_fz_pattern *use; /* the one in use */
-    uint64_t *vp, *vn;        /* one word per block */
+    size_t block;                /* the next block of column col */
+    uint64_t hp_carry, hn_carry; /* the horizontal deltas entering it */
+    wb_fz_pattern pattern;       /* its own (wb_fz_lev_init) */
+    const wb_fz_pattern *use;    /* the one in use */
+    uint64_t *vp, *vn;           /* one word per block */
     uint64_t one_vp, one_vn;
     size_t score;
     size_t owned_bytes;
@@ -165,7 +209,14 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used);
 void wb_fz_lev_free(wb_fz_lev *k);
 uint64_t wb_fz_lev_units(size_t m, size_t n);
 
-/* ---- edits.c: the kernels below keep rows of a matrix ------------------- */
+/* ---- edits.c: the kernels below keep rows of a matrix ------------------- *
+ * Their rows run over the longer side, so that a row is short (the
+ * distances are symmetric; the weighted one with the insertion and
+ * deletion costs swapped along with the sides): in the structs, a is the
+ * longer side (rows) and b the shorter (cells), m and n their lengths.
+ * The first steps set up the first row (and Damerau-Levenshtein's map);
+ * a row is resumed where a step stopped: every step takes at most its
+ * budget of units (one at least). */
 
 /* Levenshtein with weights: inserting a symbol of b costs ins, deleting
  * one of a costs del, substituting sub (Wagner-Fischer, one row of n + 1
@@ -177,10 +228,12 @@ uint64_t wb_fz_lev_units(size_t m, size_t n);
 typedef struct {
     const uint32_t *a, *b;
     size_t m, n, row, cutoff;
+    size_t col, prep; /* cells done of row `row` + 1, and of row 0 */
     uint64_t ins, del, sub;
     bool wide;
-    uint64_t *cells;    /* n + 1, when not wide */
-    wb_fz_wide *wcells; /* n + 1, when wide */
+    uint64_t *cells;        /* n + 1, when not wide */
+    wb_fz_wide *wcells;     /* n + 1, when wide */
+    wb_fz_wide diag, least; /* the row under way's */
     size_t owned_bytes;
     wb_fz_wide result; /* the distance, or the cutoff + 1 above it */
 } wb_fz_weighted;
@@ -198,7 +251,8 @@ uint64_t wb_fz_weighted_units(size_t m, size_t n);
 typedef struct {
     const uint32_t *a, *b;
     size_t m, n, row, cutoff;
-    size_t *rows; /* 3 * (n + 1) */
+    size_t col, prep, least; /* as wb_fz_weighted's */
+    size_t *rows;            /* 3 * (n + 1) */
     size_t owned_bytes;
     size_t result;
 } wb_fz_osa;
@@ -255,6 +309,9 @@ typedef struct {
     uint32_t *keys;  /* the map of b's symbols (open addressing) */
     size_t slots;    /* a power of two */
     unsigned bits;   /* log2(slots) */
+    size_t prep;     /* the set-up's items done (rows, slots, then b) */
+    /* the row under way: its cells done, and Zhao's running values */
+    size_t col, l, t, two_up, least;
     size_t owned_bytes;
     size_t result;
 } wb_fz_damerau;
@@ -291,6 +348,8 @@ uint64_t wb_fz_hamming_units(size_t m, size_t n);
 typedef struct {
     const uint32_t *a, *b; /* a: the shorter */
     size_t m, n, at, bound, matches;
+    size_t scan;                      /* the window of a[at]: next position */
+    bool scanning;                    /* (scan set) */
     size_t walked, bpos, seen, trans; /* the pass counting transpositions */
     uint8_t *flags;                   /* matched: m + n bytes */
     size_t owned_bytes;

@@ -1,25 +1,64 @@
 /* The bit-parallel kernels (kernels.h): the longest common subsequence
  * (Allison and Dix 1986, Hyyro 2004) and the Levenshtein distance with
- * unit costs (Myers 1999, in Hyyro's 2003 blocks). The pattern a is cut
- * into blocks of 64 positions, one machine word each; the text b is walked
- * one symbol (a column) at a time, every block updated per column. */
+ * unit costs (Myers 1999, in Hyyro's 2003 blocks). The pattern is cut
+ * into blocks of 64 positions, one machine word each; the text is walked
+ * one symbol (a column) at a time, every block updated per column. Both
+ * measures are symmetric: a kernel that builds its own pattern builds the
+ * shorter side's (less memory, and a short side of one word takes the
+ * one-word loop), a budget at a time in its first steps. */
 #include "kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static size_t blocks_of(size_t m) {
-    return m / 64 + (m % 64 != 0);
+    size_t b = m / 64 + (m % 64 != 0);
+    return b > 0 ? b : 1;
 }
 
 static uint64_t saturating_product(uint64_t x, uint64_t y) {
     return y != 0 && x > UINT64_MAX / y ? UINT64_MAX : x * y;
 }
 
+static uint64_t saturating_sum(uint64_t x, uint64_t y) {
+    return x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
+
+static size_t min_size(size_t x, size_t y) {
+    return x < y ? x : y;
+}
+
+/* A step's units: what it did, and one for a call that found nothing to
+ * do (the result already known). */
+static void charge(uint64_t *used, uint64_t spent) {
+    *used = saturating_sum(*used, spent ? spent : 1);
+}
+
+/* The units of a pattern of either side: its fill, and blocks(pattern)
+ * per text symbol. With a of m symbols the pattern, blocks(m) n <=
+ * (m / 64 + 1) n <= blocks(n) m + n: so the shorter side's pattern plus
+ * its length bounds both. */
+static uint64_t pattern_kernel_units(size_t m, size_t n) {
+    size_t s = min_size(m, n), l = m < n ? n : m;
+    uint64_t columns = saturating_sum(saturating_product(blocks_of(s), l), s);
+    return saturating_sum(saturating_sum(1, wb_fz_pattern_units(s)), columns);
+}
+
+/* The shorter side first (a when the lengths are equal). */
+static void shorter_first(const uint32_t **a, size_t *m, const uint32_t **b, size_t *n) {
+    if (*m <= *n) return;
+    const uint32_t *s = *a;
+    size_t l = *m;
+    *a = *b;
+    *m = *n;
+    *b = s;
+    *n = l;
+}
+
 /* ---- LCS -------------------------------------------------------------- */
 
 uint64_t wb_fz_lcs_units(size_t m, size_t n) {
-    return 1 + saturating_product(blocks_of(m), n);
+    return pattern_kernel_units(m, n);
 }
 
 /* The vector S: all ones (no position matched yet). */
@@ -38,7 +77,8 @@ static bool lcs_vectors(wb_fz_lcs *k, size_t nblocks) {
 
 bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
     memset(k, 0, sizeof *k);
-    if (!wb_fz_pattern_init(&k->pattern, a, m)) return false;
+    shorter_first(&a, &m, &b, &n);
+    if (!wb_fz_pattern_alloc(&k->pattern, a, m)) return false;
     if (!lcs_vectors(k, k->pattern.nblocks)) {
         wb_fz_pattern_free(&k->pattern);
         return false;
@@ -62,35 +102,53 @@ bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint3
 }
 
 bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    if (budget == 0) budget = 1;
+    if (k->use == &k->pattern && !wb_fz_pattern_fill(&k->pattern, budget, &spent)) {
+        charge(used, spent);
+        return false;
+    }
     const wb_fz_pattern *p = k->use;
     size_t nblocks = p->nblocks;
-    uint64_t done = 0;
     if (k->m == 0) k->col = k->n;
     if (nblocks == 1) {
+        uint64_t left = budget > spent ? budget - spent : 0;
+        size_t end = k->n - k->col > left ? k->col + (size_t)left : k->n;
         uint64_t s = k->s[0];
-        for (; k->col < k->n && done < budget; k->col++, done++)
-            s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, k->b[k->col], 0));
+        for (size_t j = k->col; j < end; j++)
+            s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, k->b[j], 0));
         k->s[0] = s;
+        spent += end - k->col;
+        k->col = end;
     } else {
-        for (; k->col < k->n && done < budget; k->col++) {
+        while (k->col < k->n && spent < budget) {
             uint32_t c = k->b[k->col];
-            uint64_t carry = 0;
-            for (size_t w = 0; w < nblocks; w++) {
+            uint64_t carry = k->carry;
+            size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
+            for (; w < end; w++) {
                 uint64_t s = k->s[w], u = s & wb_fz_pattern_get(p, c, w);
                 uint64_t sum = s + u, total = sum + carry;
                 carry = (uint64_t)(sum < s) | (uint64_t)(total < sum);
                 k->s[w] = total | (s - u);
             }
-            done += nblocks;
+            spent += end - k->block;
+            if (w == nblocks) {
+                /* the carry out of the last block: one more matched
+                 * position (wb_fz_lcs_word_counted's reasoning, over the
+                 * whole vector) */
+                k->lcs += carry;
+                k->carry = 0;
+                k->block = 0;
+                k->col++;
+            } else {
+                k->carry = carry;
+                k->block = w;
+            }
         }
     }
-    *used += done + 1;
+    charge(used, spent);
     if (k->col < k->n) return false;
-    /* the zeros of S among the m positions: the matched ones */
-    size_t lcs = 0;
-    for (size_t w = 0; w < nblocks && k->m > 0; w++)
-        lcs += wb_fz_lcs_of(k->s[w], w + 1 < nblocks ? 64 : k->m - 64 * w);
-    k->result = lcs;
+    k->result = k->m == 0 ? 0 : nblocks == 1 ? wb_fz_lcs_of(k->s[0], k->m) : k->lcs;
     return true;
 }
 
@@ -103,7 +161,7 @@ void wb_fz_lcs_free(wb_fz_lcs *k) {
 /* ---- Levenshtein ---------------------------------------------------------- */
 
 uint64_t wb_fz_lev_units(size_t m, size_t n) {
-    return wb_fz_lcs_units(m, n);
+    return pattern_kernel_units(m, n);
 }
 
 /* The vectors: VP all ones, VN zero (column 0: row i is i). */
@@ -134,14 +192,18 @@ bool wb_fz_lev_init_with(wb_fz_lev *k, const wb_fz_pattern *pattern, const uint3
     k->n = n;
     k->k = cutoff;
     k->score = pattern->m;
+    /* row 0 of the matrix grows by one per column */
+    k->hp_carry = 1;
     return true;
 }
 
 bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                     size_t cutoff) {
     memset(k, 0, sizeof *k);
+    shorter_first(&a, &m, &b, &n);
     wb_fz_pattern pattern;
-    if (!wb_fz_pattern_init(&pattern, a, m)) return false;
+    if (!wb_fz_pattern_alloc(&pattern, a, m)) return false;
+    /* the vectors' count is known before the fill */
     if (!wb_fz_lev_init_with(k, &pattern, b, n, cutoff)) {
         wb_fz_pattern_free(&pattern);
         return false;
@@ -153,21 +215,25 @@ bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b
 }
 
 bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    if (budget == 0) budget = 1;
+    if (k->use == &k->pattern && !wb_fz_pattern_fill(&k->pattern, budget, &spent)) {
+        charge(used, spent);
+        return false;
+    }
     const wb_fz_pattern *p = k->use;
     size_t nblocks = p->nblocks;
-    uint64_t done = 0;
     if (k->m == 0) {
         k->score = k->n;
         k->col = k->n;
     }
     /* the bit of row m in the last block */
     uint64_t last = (uint64_t)1 << ((k->m - 1) % 64);
-    for (; k->col < k->n && done < budget; k->col++) {
+    while (k->col < k->n && spent < budget) {
         uint32_t c = k->b[k->col];
-        /* the horizontal deltas entering each block from the one above:
-         * row 0 of the matrix grows by one per column */
-        uint64_t hp_carry = 1, hn_carry = 0;
-        for (size_t w = 0; w < nblocks; w++) {
+        uint64_t hp_carry = k->hp_carry, hn_carry = k->hn_carry;
+        size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
+        for (; w < end; w++) {
             uint64_t match = wb_fz_pattern_get(p, c, w), vp = k->vp[w], vn = k->vn[w];
             uint64_t x = match | hn_carry;
             uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn;
@@ -185,16 +251,25 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
             k->vp[w] = hn | ~(d0 | hp);
             k->vn[w] = hp & d0;
         }
+        spent += end - k->block;
+        if (w < nblocks) {
+            k->block = w;
+            k->hp_carry = hp_carry;
+            k->hn_carry = hn_carry;
+            continue;
+        }
+        k->block = 0;
+        k->hp_carry = 1;
+        k->hn_carry = 0;
         k->score = k->score + hp_carry - hn_carry;
-        done += nblocks;
+        k->col++;
         /* each column left can lower the last row by one at most */
-        if (k->k != WB_FZ_NO_CUTOFF && k->score > k->k + (k->n - k->col - 1)) {
+        if (k->k != WB_FZ_NO_CUTOFF && k->score > k->k + (k->n - k->col)) {
             k->col = k->n;
             k->score = k->k + 1;
-            break;
         }
     }
-    *used += done + 1;
+    charge(used, spent);
     if (k->col < k->n) return false;
     k->result = k->k != WB_FZ_NO_CUTOFF && k->score > k->k ? k->k + 1 : k->score;
     return true;

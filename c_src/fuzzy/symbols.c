@@ -1,67 +1,113 @@
 /* Match vectors of a pattern of symbols (kernels.h): for each block of 64
  * positions, the mask of the positions holding each symbol. Symbols below
  * 256 (bytes, and the ASCII and Latin-1 codepoints) are looked up in a
- * table; others in an open-addressing map with room for twice the
- * pattern's distinct symbols. */
+ * table; others in an open-addressing map keyed by (symbol, block), which
+ * holds one entry per block a symbol occurs in: at most one per position,
+ * so it can be sized from the length alone, without a pass over the
+ * symbols (a long pattern is allocated in wb_fz_pattern_alloc and filled a
+ * budget at a time by wb_fz_pattern_fill). */
 #include "kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t map_slot(const wb_fz_pattern *p, uint32_t c) {
-    size_t mask = p->slots - 1;
-    size_t i = (size_t)(c * 2654435761u) & mask;
-    while (p->keys[i] != 0 && p->keys[i] != c + 1)
+/* Patterns this short count their symbols of 256 and up in alloc (a
+ * bounded pass), to size the map exactly or leave it out; longer ones
+ * size it from their length. */
+#define PATTERN_SCAN 256
+
+/* The slot of (c, block), or the empty one where it would go. */
+static size_t map_slot(const wb_fz_pattern *p, uint32_t c, size_t block) {
+    size_t mask = p->capacity - 1, i = wb_fz_pattern_hash(p->shift, c, block);
+    while (p->map[i].key != 0 && (p->map[i].key != c + 1 || p->map[i].block != block))
         i = (i + 1) & mask;
     return i;
 }
 
-bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m) {
+bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
     memset(p, 0, sizeof *p);
     size_t nblocks = m / 64 + (m % 64 != 0);
     if (nblocks == 0) nblocks = 1;
-    if (nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
-    size_t high = 0;
-    for (size_t i = 0; i < m; i++)
-        high += s[i] >= 256;
-    size_t slots = 0;
-    if (high > 0) {
-        slots = 16;
-        while (slots < 2 * high)
-            slots *= 2;
-        if (slots > SIZE_MAX / sizeof(uint64_t) / nblocks) return false;
+    if (nblocks > UINT32_MAX || nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
+    /* the entries the map may need: one per symbol of 256 and up */
+    size_t high = m;
+    if (m <= PATTERN_SCAN) {
+        high = 0;
+        for (size_t i = 0; i < m; i++)
+            high += s[i] >= 256;
     }
-    p->m = m;
-    p->nblocks = nblocks;
+    size_t capacity = 0;
+    unsigned bits = 0;
+    if (high > 0) {
+        /* a power of two at least twice that: the map at most half full */
+        if (high > SIZE_MAX / 4 / sizeof(wb_fz_pattern_entry)) return false;
+        capacity = 16;
+        bits = 4;
+        while (capacity < 2 * high) {
+            capacity *= 2;
+            bits++;
+        }
+    }
     p->low = calloc(256 * nblocks, sizeof(uint64_t));
     if (!p->low) return false;
     p->owned_bytes = 256 * nblocks * sizeof(uint64_t);
-    if (slots > 0) {
-        p->keys = calloc(slots, sizeof(uint32_t));
-        p->masks = calloc(slots * nblocks, sizeof(uint64_t));
-        if (!p->keys || !p->masks) {
+    if (capacity > 0) {
+        p->map = calloc(capacity, sizeof(wb_fz_pattern_entry));
+        if (!p->map) {
             wb_fz_pattern_free(p);
             return false;
         }
-        p->slots = slots;
-        p->owned_bytes += slots * (sizeof(uint32_t) + nblocks * sizeof(uint64_t));
+        p->capacity = capacity;
+        p->shift = 64 - bits;
+        p->owned_bytes += capacity * sizeof(wb_fz_pattern_entry);
     }
-    for (size_t i = 0; i < m; i++) {
+    p->m = m;
+    p->nblocks = nblocks;
+    p->s = s;
+    return true;
+}
+
+bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used) {
+    size_t left = p->m - p->filled;
+    if (left == 0) return true;
+    /* as many symbols as the budget pays for, one unit at least */
+    uint64_t units = budget > 0 ? budget : 1;
+    size_t count = units >= (uint64_t)left / WB_FZ_PATTERN_PER_UNIT + 1
+                       ? left
+                       : (size_t)units * WB_FZ_PATTERN_PER_UNIT;
+    const uint32_t *s = p->s;
+    size_t nblocks = p->nblocks, end = p->filled + count;
+    for (size_t i = p->filled; i < end; i++) {
         uint64_t bit = (uint64_t)1 << (i % 64);
-        if (s[i] < 256) {
-            p->low[(size_t)s[i] * nblocks + i / 64] |= bit;
+        uint32_t c = s[i];
+        if (c < 256) {
+            p->low[(size_t)c * nblocks + i / 64] |= bit;
         } else {
-            size_t slot = map_slot(p, s[i]);
-            p->keys[slot] = s[i] + 1;
-            p->masks[slot * nblocks + i / 64] |= bit;
+            size_t slot = map_slot(p, c, i / 64);
+            p->map[slot].key = c + 1;
+            p->map[slot].block = (uint32_t)(i / 64);
+            p->map[slot].mask |= bit;
+            p->slots = p->capacity; /* the map is looked in from now on */
         }
     }
+    p->filled = end;
+    *used += count / WB_FZ_PATTERN_PER_UNIT + (count % WB_FZ_PATTERN_PER_UNIT != 0);
+    return p->filled == p->m;
+}
+
+uint64_t wb_fz_pattern_units(size_t m) {
+    return (uint64_t)m / WB_FZ_PATTERN_PER_UNIT + 1;
+}
+
+bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m) {
+    if (!wb_fz_pattern_alloc(p, s, m)) return false;
+    uint64_t used = 0;
+    wb_fz_pattern_fill(p, UINT64_MAX, &used);
     return true;
 }
 
 void wb_fz_pattern_free(wb_fz_pattern *p) {
     free(p->low);
-    free(p->keys);
-    free(p->masks);
+    free(p->map);
     memset(p, 0, sizeof *p);
 }
