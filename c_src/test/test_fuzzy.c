@@ -7,7 +7,8 @@
  * budgets of 1, 3 and 17 units; with cutoffs at, just past and around the
  * score; states freed half-way. Also the UTF-8 decoding of wb_fz_symbols,
  * the default ASCII processor, and weighted scores past 2^53 and up to
- * 2^64 - 1 (fuzzy_wide_weights.h).
+ * 2^64 - 1 (fuzzy_wide_weights.h); each pair kernel at small budgets, on
+ * short pairs and on a side of 100,000+ symbols (fuzzy_kernel_steps.h).
  */
 #include "../fuzzy/fuzzy.h"
 #include "../fuzzy/scores.h"
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fuzzy_kernel_steps.h"
 #include "fuzzy_reference.h"
 #include "fuzzy_wide_weights.h"
 #include "reference.h"
@@ -835,6 +837,7 @@ int main(void) {
     test_partial_bounds(3000);
     test_damerau_cuts(20000);
     test_wide_weights(3000);
+    test_kernel_steps();
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
            "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "
