@@ -118,7 +118,6 @@ typedef struct {
     wb_fz_pattern_entry *map; /* symbols >= 256 */
     size_t slots;             /* the map's slots (a power of two), or 0: no symbol >= 256 */
     size_t capacity;          /* the map's slots allocated (0: none) */
-    unsigned shift;           /* 64 - log2(capacity) */
     const uint32_t *s;        /* the symbols, and how many are placed */
     size_t filled;
     size_t owned_bytes;
@@ -132,17 +131,19 @@ bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_pattern_units(size_t m);
 void wb_fz_pattern_free(wb_fz_pattern *p);
 
-/* The map's slot to start looking for (c, block) at. */
-static inline size_t wb_fz_pattern_hash(unsigned shift, uint32_t c, size_t block) {
-    return (size_t)((((uint64_t)c << 32 | (uint64_t)block) * UINT64_C(0x9E3779B97F4A7C15)) >>
-                    shift);
+/* The map's slot to start looking for (c, block) at: block w's entries
+ * start in its own run of 128 slots (a map of at least 2 m slots has one
+ * per block; 64 entries at most go there), at a place hashed from c: the
+ * blocks of a column, or of a fill, are looked up in order. */
+static inline size_t wb_fz_pattern_hash(size_t mask, uint32_t c, size_t block) {
+    return (block * 128 + (size_t)(((uint64_t)c * UINT64_C(0x9E3779B97F4A7C15)) >> 57)) & mask;
 }
 
 /* The mask of the positions of symbol c in block `block`. */
 static inline uint64_t wb_fz_pattern_get(const wb_fz_pattern *p, uint32_t c, size_t block) {
     if (c < 256) return p->low[(size_t)c * p->nblocks + block];
     if (p->slots == 0) return 0;
-    size_t mask = p->slots - 1, i = wb_fz_pattern_hash(p->shift, c, block);
+    size_t mask = p->slots - 1, i = wb_fz_pattern_hash(mask, c, block);
     for (;;) {
         const wb_fz_pattern_entry *e = &p->map[i];
         if (e->key == 0) return 0;

@@ -229,6 +229,33 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
     }
     /* the bit of row m in the last block */
     uint64_t last = (uint64_t)1 << ((k->m - 1) % 64);
+    if (nblocks == 1 && k->col < k->n) {
+        /* one word, in registers: no carries between blocks */
+        uint64_t left = budget > spent ? budget - spent : 0, vp = k->vp[0], vn = k->vn[0];
+        size_t end = k->n - k->col > left ? k->col + (size_t)left : k->n, col = k->col;
+        size_t score = k->score, cutoff = k->k;
+        spent += end - col;
+        while (col < end) {
+            uint64_t x = wb_fz_pattern_get(p, k->b[col], 0);
+            uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn;
+            uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
+            score = score + ((hp & last) != 0) - ((hn & last) != 0);
+            hp = (hp << 1) | 1;
+            hn <<= 1;
+            vp = hn | ~(d0 | hp);
+            vn = hp & d0;
+            col++;
+            if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (k->n - col)) {
+                col = k->n;
+                score = cutoff + 1;
+                break;
+            }
+        }
+        k->vp[0] = vp;
+        k->vn[0] = vn;
+        k->score = score;
+        k->col = col;
+    }
     while (k->col < k->n && spent < budget) {
         uint32_t c = k->b[k->col];
         uint64_t hp_carry = k->hp_carry, hn_carry = k->hn_carry;

@@ -18,7 +18,7 @@
 
 /* The slot of (c, block), or the empty one where it would go. */
 static size_t map_slot(const wb_fz_pattern *p, uint32_t c, size_t block) {
-    size_t mask = p->capacity - 1, i = wb_fz_pattern_hash(p->shift, c, block);
+    size_t mask = p->capacity - 1, i = wb_fz_pattern_hash(mask, c, block);
     while (p->map[i].key != 0 && (p->map[i].key != c + 1 || p->map[i].block != block))
         i = (i + 1) & mask;
     return i;
@@ -37,16 +37,12 @@ bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
             high += s[i] >= 256;
     }
     size_t capacity = 0;
-    unsigned bits = 0;
     if (high > 0) {
         /* a power of two at least twice that: the map at most half full */
         if (high > SIZE_MAX / 4 / sizeof(wb_fz_pattern_entry)) return false;
         capacity = 16;
-        bits = 4;
-        while (capacity < 2 * high) {
+        while (capacity < 2 * high)
             capacity *= 2;
-            bits++;
-        }
     }
     p->low = calloc(256 * nblocks, sizeof(uint64_t));
     if (!p->low) return false;
@@ -58,7 +54,6 @@ bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
             return false;
         }
         p->capacity = capacity;
-        p->shift = 64 - bits;
         p->owned_bytes += capacity * sizeof(wb_fz_pattern_entry);
     }
     p->m = m;
