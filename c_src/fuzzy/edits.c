@@ -1,6 +1,6 @@
 /*
  * The pair kernels that keep rows of a matrix (weighted Levenshtein,
- * optimal string alignment, Damerau-Levenshtein), and Hamming and Jaro.
+ * Damerau-Levenshtein), and Hamming and Jaro.
  * See kernels.h for the protocol (init, step, free) and the units.
  */
 #include "kernels.h"
@@ -9,11 +9,10 @@
 #include <string.h>
 
 /* Work per unit (about 2 ns on the reference machine; measured on a 2
- * vCPU Xeon at -O2: a cell of a weighted, OSA or Zhao row 1.6-2.9 ns,
+ * vCPU Xeon at -O2: a cell of a weighted or Zhao row 1.6-2.9 ns,
  * of a 128-bit weighted row 3.5; a position of Jaro's window 0.7); the
  * set-up's cells are plain stores. */
 #define WEIGHTED_CELLS 1
-#define OSA_CELLS      1
 #define DAMERAU_CELLS  1
 #define SETUP_CELLS    8
 #define HAMMING_CHUNK  16 /* positions compared per unit */
@@ -259,103 +258,14 @@ uint64_t wb_fz_weighted_units(size_t m, size_t n) {
     return rows_units(s + 1, max_size(m, n), s + 1, WEIGHTED_CELLS);
 }
 
-/* ---- optimal string alignment ---------------------------------------------- */
-
 /* The cases known without a matrix (an empty side, a length difference
- * above the cutoff); true when settled. For OSA and Damerau: every edit
- * changes the length by one at most. */
+ * above the cutoff); true when settled. For Damerau: every edit changes
+ * the length by one at most. */
 static bool settle_unit_costs(size_t m, size_t n, size_t cutoff, size_t *result) {
     size_t diff = max_size(m, n) - min_size(m, n);
     if (m != 0 && n != 0 && !above(diff, cutoff)) return false;
     *result = cut(diff, cutoff);
     return true;
-}
-
-bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
-                    size_t cutoff) {
-    longer_first(&a, &m, &b, &n);
-    *k = (wb_fz_osa){.a = a, .b = b, .m = m, .n = n, .cutoff = cutoff};
-    if (settle_unit_costs(m, n, cutoff, &k->result)) {
-        k->row = m;
-        return true;
-    }
-    size_t bytes = 0;
-    if (n == SIZE_MAX || n + 1 > SIZE_MAX / 3 || !add_bytes(&bytes, 3 * (n + 1), sizeof *k->rows))
-        return false;
-    k->rows = malloc(bytes);
-    if (!k->rows) return false;
-    k->owned_bytes = bytes;
-    return true;
-}
-
-/* Cells [k->col, end) of row i = k->row + 1; row i sits in rows[i % 3],
- * with its running least. */
-static void osa_cells(wb_fz_osa *k, size_t end) {
-    size_t i = k->row + 1, w = k->n + 1;
-    size_t *cur = k->rows + i % 3 * w, *prev = k->rows + (i - 1) % 3 * w;
-    size_t *prev2 = k->rows + (i + 1) % 3 * w; /* row i - 2 (unused for i = 1) */
-    const uint32_t *b = k->b;
-    uint32_t c = k->a[i - 1], before = i > 1 ? k->a[i - 2] : 0;
-    size_t j = k->col, least = k->least;
-    if (j == 0) {
-        cur[0] = i;
-        least = i;
-        j = 1;
-    }
-    for (; j < end; j++) {
-        size_t v = prev[j] + 1, left = cur[j - 1] + 1, diag = prev[j - 1] + (c != b[j - 1]);
-        if (left < v) v = left;
-        if (diag < v) v = diag;
-        /* the two symbols ending here swapped */
-        if (i > 1 && j > 1 && c == b[j - 2] && before == b[j - 1] && prev2[j - 2] + 1 < v)
-            v = prev2[j - 2] + 1;
-        cur[j] = v;
-        if (v < least) least = v;
-    }
-    k->least = least;
-    k->col = end;
-}
-
-bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
-    uint64_t spent = 0;
-    size_t w = k->n + 1;
-    if (budget == 0) budget = 1;
-    if (k->row < k->m && k->prep < w) {
-        size_t count = affordable(w - k->prep, budget, SETUP_CELLS);
-        for (size_t j = k->prep; j < k->prep + count; j++)
-            k->rows[j] = j;
-        k->prep += count;
-        spent += units_of(count, SETUP_CELLS);
-    }
-    /* a transposition adds 1 to row i - 2, whose minimum is at most one
-     * less than row i - 1's: row minima never decrease */
-    while (k->row < k->m && spent < budget) {
-        size_t count = affordable(w - k->col, budget - spent, OSA_CELLS);
-        osa_cells(k, k->col + count);
-        spent += units_of(count, OSA_CELLS);
-        if (k->col < w) break;
-        k->row++;
-        k->col = 0;
-        if (above(k->least, k->cutoff)) {
-            k->result = k->cutoff + 1;
-            k->row = k->m;
-        } else if (k->row == k->m) {
-            k->result = cut(k->rows[k->m % 3 * w + k->n], k->cutoff);
-        }
-    }
-    charge(used, spent);
-    return k->row == k->m;
-}
-
-void wb_fz_osa_free(wb_fz_osa *k) {
-    free(k->rows);
-    k->rows = NULL;
-    k->owned_bytes = 0;
-}
-
-uint64_t wb_fz_osa_units(size_t m, size_t n) {
-    size_t s = min_size(m, n);
-    return rows_units(s + 1, max_size(m, n), s + 1, OSA_CELLS);
 }
 
 /* ---- Damerau-Levenshtein (Zhao and Sahni) -------------------------------------

@@ -210,6 +210,35 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used);
 void wb_fz_lev_free(wb_fz_lev *k);
 uint64_t wb_fz_lev_units(size_t m, size_t n);
 
+/* ---- optimal string alignment (lcs.c): Hyyro 2003, in blocks of 64 ---- *
+ * Levenshtein plus transposition of two adjacent symbols (cost 1), no
+ * substring edited twice: Myers' vectors, with a transposition ending at
+ * row i of a column taken from the previous column's D0 and match
+ * vectors. As wb_fz_lev: the shorter side's pattern (the distance is
+ * symmetric), made in the first steps; a column is resumable. */
+typedef struct {
+    const uint32_t *b;
+    size_t m, n, col, cutoff;
+    bool settled;                /* the result known from the lengths */
+    size_t block;                /* the next block of column col */
+    uint64_t hp_carry, hn_carry; /* the horizontal deltas entering it */
+    uint64_t d0_below, pm_below; /* block - 1's D0 of column col - 1, and
+                                    its matches in column col */
+    wb_fz_pattern pattern;
+    uint64_t *vp, *vn, *d0, *pm; /* one word each per block: VP, VN, and
+                                    D0 and the matches of the last column */
+    uint64_t one[4];
+    size_t score;
+    size_t owned_bytes;
+    size_t result;
+} wb_fz_osa;
+
+bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                    size_t cutoff);
+bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used);
+void wb_fz_osa_free(wb_fz_osa *k);
+uint64_t wb_fz_osa_units(size_t m, size_t n);
+
 /* ---- edits.c: the kernels below keep rows of a matrix ------------------- *
  * Their rows run over the longer side, so that a row is short (the
  * distances are symmetric; the weighted one with the insertion and
@@ -246,23 +275,6 @@ bool wb_fz_weighted_init(wb_fz_weighted *k, const uint32_t *a, size_t m, const u
 bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used);
 void wb_fz_weighted_free(wb_fz_weighted *k);
 uint64_t wb_fz_weighted_units(size_t m, size_t n);
-
-/* Optimal string alignment: Levenshtein plus transposition of two
- * adjacent symbols (cost 1), no substring edited twice. Three rows. */
-typedef struct {
-    const uint32_t *a, *b;
-    size_t m, n, row, cutoff;
-    size_t col, prep, least; /* as wb_fz_weighted's */
-    size_t *rows;            /* 3 * (n + 1) */
-    size_t owned_bytes;
-    size_t result;
-} wb_fz_osa;
-
-bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
-                    size_t cutoff);
-bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used);
-void wb_fz_osa_free(wb_fz_osa *k);
-uint64_t wb_fz_osa_units(size_t m, size_t n);
 
 /* One cell (i, j) of Zhao and Sahni's Damerau-Levenshtein rows, for both
  * of their forms (edits.c's resumable rows, quick.c's bytes): from the

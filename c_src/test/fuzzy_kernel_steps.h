@@ -8,7 +8,8 @@
  * must equal the reference's (fuzzy_reference.h), and so each other;
  * every step call must add at least one unit and at most
  * max(budget, 1) + STEP_SLACK to *used, and the units of the whole run
- * must stay within the kernel's *_units(m, n). The inputs are written
+ * must stay within the kernel's *_units(m, n); OSA also on pairs with
+ * neighbours swapped across its blocks' edges. The inputs are written
  * only after init (init reads no symbol: it only allocates), but for
  * patterns of up to 256 symbols, which their alloc counts.
  */
@@ -278,7 +279,8 @@ static void ks_check_pair(const ks_case *c, const uint32_t *sa, size_t m, const 
     uint32_t *a = malloc((m ? m : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
     if (!a || !b) abort();
     /* init reads no symbol, but a pattern's alloc those of a short side */
-    bool early = (c->kind == KS_LCS || c->kind == KS_LEV) && (m < n ? m : n) <= 256;
+    bool early =
+        (c->kind == KS_LCS || c->kind == KS_LEV || c->kind == KS_OSA) && (m < n ? m : n) <= 256;
     for (size_t i = 0; i < sizeof ks_budgets / sizeof *ks_budgets; i++) {
         uint64_t got = ks_run(c, a, sa, m, b, sb, n, early, codepoints, ks_budgets[i]);
         if (c->kind == KS_JARO) {
@@ -343,7 +345,7 @@ static void ks_short_pairs(size_t count) {
 }
 
 /* A side of 100,000+ symbols against a short one (0..20, or 65..130 for
- * the kernels of a pattern: a column of two or three blocks), in both
+ * the bit-parallel kernels: a column of two or three blocks), in both
  * orders. */
 static void ks_long_pairs(size_t count) {
     size_t cap = 100000 + 64;
@@ -354,7 +356,7 @@ static void ks_long_pairs(size_t count) {
             bool cp = check_random() % 2;
             size_t letters = 2 + check_random() % 3;
             size_t ll = 100000 + check_random() % 64;
-            bool blocks = (kind == KS_LCS || kind == KS_LEV) && r % 2 == 1;
+            bool blocks = (kind == KS_LCS || kind == KS_LEV || kind == KS_OSA) && r % 2 == 1;
             size_t sl = blocks ? 65 + check_random() % 66 : check_random() % 21;
             ks_string(l, ll, cp, letters, check_random() % 2 == 0);
             ks_string(s, sl, cp, letters, false);
@@ -369,6 +371,39 @@ static void ks_long_pairs(size_t count) {
         }
     }
     free(l);
+}
+
+/* OSA's transpositions across the blocks of a column: b is a with
+ * neighbours swapped at the blocks' edges (63 and 64, 127 and 128, ...)
+ * and elsewhere, and a symbol or two changed. */
+static void ks_osa_edges(size_t count) {
+    uint32_t a[260], b[260];
+    for (size_t r = 0; r < count; r++) {
+        bool cp = check_random() % 2;
+        size_t m = 60 + check_random() % 200, letters = 2 + check_random() % 4;
+        ks_string(a, m, cp, letters, false);
+        memcpy(b, a, m * sizeof *b);
+        for (size_t at = 63; at + 1 < m; at += 64) {
+            if (check_random() % 4 == 0) continue;
+            uint32_t t = b[at];
+            b[at] = b[at + 1];
+            b[at + 1] = t;
+        }
+        for (size_t e = check_random() % 4; e > 0; e--) {
+            size_t at = check_random() % (m - 1);
+            uint32_t t = b[at];
+            b[at] = b[at + 1];
+            b[at + 1] = t;
+        }
+        if (check_random() % 2) b[check_random() % m] = cp ? 0x4E2D : 'a';
+        size_t n = check_random() % 3 == 0 ? m - check_random() % 3 : m;
+        ks_case c;
+        ks_random_case(&c, KS_OSA, 8);
+        if (check_random() % 2)
+            ks_check_pair(&c, a, m, b, n, cp);
+        else
+            ks_check_pair(&c, b, n, a, m, cp);
+    }
 }
 
 /* A pattern filled a budget at a time equals the masks counted from its
@@ -418,6 +453,7 @@ static void ks_patterns(size_t count) {
 static void test_kernel_steps(void) {
     ks_patterns(300);
     ks_short_pairs(150);
+    ks_osa_edges(300);
     ks_long_pairs(2);
     printf("kernels stepped: %zu runs, %zu steps\n", ks_runs, ks_steps);
 }
