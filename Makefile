@@ -30,6 +30,7 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search c_src/build/test_fuzzy
+C_TEST_TARGETS += c_src/build/test_extract
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
@@ -72,6 +73,10 @@ c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/
 c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/check.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
+
+c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/test/extract_check.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_extract.c $(CORE_SRC)
 
 $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
