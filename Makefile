@@ -34,6 +34,7 @@ C_TEST_TARGETS += c_src/build/test_extract
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
+FUZZ_NAMES += extract
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -93,6 +94,10 @@ c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/f
 c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_fuzzy.c $(CORE_SRC)
+
+c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(CORE_SRC)
 
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
