@@ -6,6 +6,11 @@
  */
 #include "extract_keep.h"
 
+/* A candidate is decoded in parts of DECODE_PART_LEAST bytes and more,
+ * as the budget allows (8 bytes a unit), up to DECODE_PART_MOST */
+#define DECODE_PART_LEAST 64
+#define DECODE_PART_MOST  ((size_t)1 << 30)
+
 /* units of decoding n bytes */
 static uint64_t decode_units(size_t n) {
     return 1 + n / 8;
@@ -204,38 +209,71 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     return WB_FZ_EXTRACT_OK;
 }
 
-/* Starts the score of the next candidate; false when done with it
- * already (failed, or out of memory). */
-static bool start_candidate(wb_fz_extract *job, uint64_t *used) {
+/* What decode_candidate did */
+enum {
+    DECODE_STARTED, /* the candidate's score is under way (job->scoring) */
+    DECODE_LATER,   /* the budget ran out first: on at the next step */
+    DECODE_NONE,    /* failed (out of memory, or not UTF-8) */
+};
+
+/* Decodes the next candidate (or the one under way) a budget at a time,
+ * 8 bytes a unit, then starts its score. A part ends before a byte that
+ * does not continue a UTF-8 sequence (or 3 bytes past where it would
+ * end: a longer run of continuation bytes is not UTF-8 wherever it is
+ * cut), so no valid sequence is cut in two, and a cut one is invalid in
+ * a part as in the whole. */
+static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used) {
     const wb_search_set *set = job->set;
-    size_t i = job->next++;
+    if (!job->decoding) {
+        size_t i = job->next++;
+        size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+        if (len > job->text_room || !job->text) {
+            size_t room = len > 64 ? len : 64;
+            uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
+                                  ? realloc(job->text, room * sizeof(uint32_t))
+                                  : NULL;
+            if (!grown) {
+                job->failed = true;
+                return DECODE_NONE;
+            }
+            job->text = grown;
+            job->text_room = room;
+        }
+        job->decoding = true;
+        job->decoded = job->decoded_symbols = 0;
+        *used += 1;
+    }
+    size_t i = job->next - 1;
     const uint8_t *bytes = set->bytes + set->offsets[i];
     size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
-    if (len > job->text_room || !job->text) {
-        size_t room = len > 64 ? len : 64;
-        uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
-                              ? realloc(job->text, room * sizeof(uint32_t))
-                              : NULL;
-        if (!grown) {
-            job->failed = true;
-            return false;
+    while (job->decoded < len) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 0;
+        size_t room = left < DECODE_PART_MOST / 8 ? (size_t)left * 8 : DECODE_PART_MOST;
+        if (room < DECODE_PART_LEAST) room = DECODE_PART_LEAST;
+        size_t from = job->decoded, end = len - from > room ? from + room : len;
+        for (size_t k = 0; k < 3 && end < len && (bytes[end] & 0xC0) == 0x80; k++)
+            end++;
+        size_t n = wb_fz_symbols(bytes + from, end - from, job->o.codepoints,
+                                 job->text + job->decoded_symbols);
+        *used += (end - from) / 8;
+        if (n == SIZE_MAX) {
+            job->decoding = false;
+            job->failed_at = i + 1;
+            return DECODE_NONE;
         }
-        job->text = grown;
-        job->text_room = room;
+        job->decoded_symbols += n;
+        job->decoded = end;
+        if (end < len && *used - start >= budget) return DECODE_LATER;
     }
-    size_t n = wb_fz_symbols(bytes, len, job->o.codepoints, job->text);
-    *used += decode_units(len);
-    if (n == SIZE_MAX) {
-        job->failed_at = i + 1;
-        return false;
-    }
+    job->decoding = false;
+    size_t n = job->decoded_symbols;
     if (!wb_fz_start_with(&job->fz, &job->o, &job->pattern, job->query, job->qlen, job->text, n)) {
         job->failed = true;
-        return false;
+        return DECODE_NONE;
     }
     *used += wb_fz_setup_units(&job->o, job->qlen, n);
     job->scoring = true;
-    return true;
+    return DECODE_STARTED;
 }
 
 /* The next candidate's quick score, when it has one (true). */
@@ -309,7 +347,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     }
     while (!job->sorting) {
         if (job->failed || job->failed_at || job->unfit) return true;
-        if (!job->scoring) {
+        if (!job->scoring && !job->decoding) {
             if (job->next == job->set->count) {
                 job->sorting = true;
                 job->unsorted = job->heap_len;
@@ -329,7 +367,11 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
                 if (*used - start >= budget) return false;
                 continue;
             }
-            if (!start_candidate(job, used)) continue;
+        }
+        if (!job->scoring) {
+            int decoded = decode_candidate(job, budget, start, used);
+            if (decoded == DECODE_LATER) return false;
+            if (decoded == DECODE_NONE) continue;
         }
         uint64_t spent = *used - start;
         if (!wb_fz_step(&job->fz, budget > spent ? budget - spent : 1, used)) return false;

@@ -397,7 +397,7 @@ static void test_larger_sets(size_t rounds) {
 static void test_long_candidates(size_t rounds) {
     for (size_t round = 0; round < rounds; round++) {
         alphabet al;
-        random_alphabet(&al, false);
+        random_alphabet(&al, true); /* not UTF-8 now and then: the parts' cuts */
         uint8_t q[200];
         size_t qlen;
         random_query(&al, q, &qlen);
@@ -550,6 +550,70 @@ static void test_errors(void) {
     munmap(big, n + 1);
 }
 
+/* A long candidate is decoded a budget at a time: one of 1 MB of
+ * two-byte characters whose last byte is not UTF-8 takes many steps, none
+ * much past its budget (its parts of 64 bytes at least), and is found
+ * invalid; the same without that byte is scored as the pair scorer
+ * scores it. */
+static void test_long_decoding(void) {
+    size_t len = (size_t)1 << 20;
+    uint8_t *b = malloc(len + 1);
+    if (!b) abort();
+    for (size_t i = 0; i + 1 < len; i += 2) {
+        b[i] = 0xC3;
+        b[i + 1] = 0xA9;
+    }
+    b[len] = 0xC3; /* cut short */
+    for (int invalid = 1; invalid >= 0; invalid--) {
+        list_maker l = {0};
+        maker_add(&l, (const uint8_t *)"ab", 2);
+        maker_add(&l, b, len + (size_t)invalid);
+        test_set t;
+        set_from(&t, &l, false);
+        wb_fz_options o = {.scorer = WB_FZ_HAMMING, .kind = WB_FZ_DISTANCE, .codepoints = true};
+        o.ins = o.del = o.sub = 1;
+        wb_fz_extract_config c = {
+            .set = &t.list, .query = (const uint8_t *)"ab", .query_len = 2, .o = o, .limit = 2};
+        wb_fz_extract x;
+        CHECK(wb_fz_extract_init(&x, &c) == WB_FZ_EXTRACT_OK, "init");
+        uint64_t used = 0, most = 0, budget = 100;
+        size_t steps = 0;
+        bool done = false;
+        while (!done) {
+            uint64_t before = used;
+            done = wb_fz_extract_step(&x, budget, &used);
+            most = used - before > most ? used - before : most;
+            steps++;
+        }
+        uint64_t at = 0;
+        wb_fz_extract_status status = wb_fz_extract_status_of(&x, &at);
+        if (invalid) {
+            CHECK(status == WB_FZ_EXTRACT_EUTF8_CANDIDATE && at == 1,
+                  "1 MB cut short: status %d at %llu, want %d at 1", (int)status,
+                  (unsigned long long)at, (int)WB_FZ_EXTRACT_EUTF8_CANDIDATE);
+            /* decoding only: 800 bytes a step of 100 units */
+            CHECK(steps >= len / 800 && most <= budget + 16,
+                  "1 MB decoded in %zu steps (want %zu or more), the largest %llu units (budget "
+                  "%llu)",
+                  steps, len / 800, (unsigned long long)most, (unsigned long long)budget);
+        } else {
+            xc_want w;
+            xc_reference(&w, &o, &t.list, (const uint8_t *)"ab", 2);
+            const wb_fz_hit *hits;
+            size_t got = wb_fz_extract_hits(&x, &hits);
+            CHECK(status == WB_FZ_EXTRACT_OK && got == 2 && hits[1].index == 1 &&
+                      hits[1].score == w.score[1],
+                  "1 MB: status %d, %zu hits, the second %llu at %.17g; want 2 hits, 1 at %.17g",
+                  (int)status, got, got == 2 ? (unsigned long long)hits[1].index : 0ull,
+                  got == 2 ? hits[1].score : 0.0, w.score[1]);
+            xc_want_free(&w);
+        }
+        wb_fz_extract_free(&x);
+        set_free(&t);
+    }
+    free(b);
+}
+
 int main(void) {
     /* every kernel this CPU has, and none (no batches: the values'
      * paths give way to the others) */
@@ -568,6 +632,7 @@ int main(void) {
     }
     wb_lanes_force(WB_LANES_KERNELS);
     test_errors();
+    test_long_decoding();
     printf("%zu extracts, %zu steps\n", runs, steps_taken);
     return CHECK_SUMMARY();
 }
