@@ -6,11 +6,13 @@
  *   fuzzy_search(Query, Packed, Count, Unit, Options, Limit, Mode, Tiny, Ref)
  *     -> <<Index:64/native, Score:64/float-native, ...>>
  *     the Limit (an integer, or `all`) best candidates of a packed list or
- *     an index within the cutoff, best first, ties by index; with Limit
- *     {into, Matrix, Row}, a row of cdist: a native cell per candidate, in
- *     order, written into that row of the matrix (a float, an unsigned
- *     integer for an edit distance's own scores; the worst score of the
- *     kind beyond the cutoff), answering ok.
+ *     an index within the cutoff, best first, ties by index.
+ *   fuzzy_cdist_row(Query, Packed, Count, Unit, Options, Matrix, Row, Mode,
+ *                   Tiny, Ref) -> ok
+ *     a row of cdist: a native cell per candidate, in order, written into
+ *     that row of the matrix (a float, an unsigned integer for an edit
+ *     distance's own scores; the worst score of the kind beyond the
+ *     cutoff).
  *   fuzzy_matrix_new(Rows, Cols, Width) -> Matrix | {error, enomem}
  *   fuzzy_matrix_binary(Matrix) -> the matrix's cells as one binary, no copy
  *
@@ -49,7 +51,7 @@ static void matrix_dtor(ErlNifEnv *env, void *obj) {
 static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
-static ERL_NIF_TERM atom_all, atom_into, atom_nil, atom_other, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_all, atom_nil, atom_other, atom_invalid_utf8, atom_query;
 static ERL_NIF_TERM atom_does_not_fit, atom_u32, atom_u64;
 
 static ERL_NIF_TERM past_u64(ErlNifEnv *env) {
@@ -237,34 +239,44 @@ typedef struct {
     matrix *into; /* kept while the job runs */
 } fsearch_job;
 
-static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
-    fsearch_args *in = args;
+/* Query, Packed, Count, Unit, Options: what searches and cdist rows share */
+static bool fsearch_decode_set(ErlNifEnv *env, const ERL_NIF_TERM argv[], fsearch_args *in) {
     bool codepoints;
-    ErlNifUInt64 count, limit;
+    ErlNifUInt64 count;
     if (!enif_inspect_binary(env, argv[0], &in->query) || !enif_get_uint64(env, argv[2], &count) ||
         count >= SIZE_MAX / 2 || !wb_search_set_get(env, argv[1], count, &in->holder, &in->set) ||
         !wb_get_unit(env, argv[3], &codepoints) || !get_options(env, argv[4], codepoints, &in->o))
         return false;
     in->count = (size_t)count;
-    const ERL_NIF_TERM *into;
-    int arity;
-    ErlNifUInt64 row;
     in->into = NULL;
-    if (enif_get_tuple(env, argv[5], &arity, &into) && arity == 3 &&
-        enif_is_identical(into[0], atom_into)) {
-        matrix *x;
-        if (!enif_get_resource(env, into[1], matrix_type, (void **)&x) ||
-            !enif_get_uint64(env, into[2], &row) || row >= x->rows || x->cols != count)
-            return false;
-        in->into = x;
-        in->row = (size_t)row;
-    }
-    if (in->into || enif_is_identical(argv[5], atom_all))
+    return true;
+}
+
+static bool fsearch_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    fsearch_args *in = args;
+    ErlNifUInt64 limit;
+    if (!fsearch_decode_set(env, argv, in)) return false;
+    if (enif_is_identical(argv[5], atom_all))
         in->limit = SIZE_MAX;
     else if (enif_get_uint64(env, argv[5], &limit) && limit > 0)
         in->limit = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
     else
         return false;
+    return true;
+}
+
+/* fuzzy_cdist_row's: Matrix, Row after the set */
+static bool cdist_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
+    fsearch_args *in = args;
+    ErlNifUInt64 row;
+    matrix *x;
+    if (!fsearch_decode_set(env, argv, in) ||
+        !enif_get_resource(env, argv[5], matrix_type, (void **)&x) ||
+        !enif_get_uint64(env, argv[6], &row) || row >= x->rows || x->cols != in->count)
+        return false;
+    in->into = x;
+    in->row = (size_t)row;
+    in->limit = SIZE_MAX;
     return true;
 }
 
@@ -392,6 +404,25 @@ wb_job_type wb_fuzzy_search_job = {
     .ps_per_unit = 2000,
 };
 
+/* A row of cdist: the same engine and state, a job type of its own (the
+ * runtime learns its cost a unit apart from the searches': a cell's
+ * store and division, CELL_UNITS) */
+wb_job_type wb_fuzzy_cdist_job = {
+    .name = "fuzzy_cdist_row",
+    .argc = 7,
+    .args_size = sizeof(fsearch_args),
+    .state_size = sizeof(fsearch_job),
+    .decode = cdist_decode,
+    .predict = fsearch_predict,
+    .setup = fsearch_setup,
+    .init = fsearch_init,
+    .step = fsearch_step,
+    .result = fsearch_result,
+    .memory = fsearch_memory,
+    .destroy = fsearch_destroy,
+    .ps_per_unit = 2000,
+};
+
 /* ---- the cdist matrix ---------------------------------------------------------------- */
 
 ERL_NIF_TERM wb_fuzzy_matrix_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -463,7 +494,6 @@ int wb_fuzzy_load(ErlNifEnv *env) {
     for (size_t i = 0; i < WB_FZ_KINDS; i++)
         kind_atoms[i] = enif_make_atom(env, kind_names[i]);
     atom_all = enif_make_atom(env, "all");
-    atom_into = enif_make_atom(env, "into");
     atom_nil = enif_make_atom(env, "nil");
     atom_other = enif_make_atom(env, "other");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
