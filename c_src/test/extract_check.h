@@ -249,8 +249,12 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
             uint8_t cell[8];
             if (!xc_want_cell(o, w, i, way->width, cell, &want_status, &want_at)) break;
             if (status == WB_FZ_EXTRACT_OK && memcmp(cell, cells + i * way->width, way->width)) {
-                xc_say(why, room, "cell %zu: %.17g%s, the cell's bytes differ", i, w->score[i],
-                       w->passed[i] ? "" : " (not passed)");
+                uint64_t got = 0, want = 0;
+                memcpy(&got, cells + i * way->width, way->width);
+                memcpy(&want, cell, way->width);
+                xc_say(why, room, "cell %zu: bytes %016llx, want %016llx (%.17g%s)", i,
+                       (unsigned long long)got, (unsigned long long)want, w->score[i],
+                       w->passed[i] ? "" : ", not passed");
                 ok = false;
                 break;
             }
