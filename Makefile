@@ -11,6 +11,9 @@ include mk/common.mk
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c c_src/fuzzy/lcs.c \
 	c_src/fuzzy/edits.c
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h
+# the extract engine: one query against many candidates, over the scorers
+FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
+FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
@@ -27,9 +30,11 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search c_src/build/test_fuzzy
+C_TEST_TARGETS += c_src/build/test_extract
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
+FUZZ_NAMES += extract
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -70,6 +75,10 @@ c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/check.h c_src/test/fu
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
 
+c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/test/extract_check.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_extract.c $(CORE_SRC)
+
 $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
@@ -85,6 +94,10 @@ c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/f
 c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_fuzzy.c $(CORE_SRC)
+
+c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(CORE_SRC)
 
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
 	@mkdir -p c_src/build

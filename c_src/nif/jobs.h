@@ -70,6 +70,8 @@ void wb_search_set_drop(void *holder);
 /* fuzzy_job.c: a score of two binaries, one query against many candidates */
 extern wb_job_type wb_fuzzy_score_job;
 extern wb_job_type wb_fuzzy_search_job;
+/* and a row of cdist, written into a matrix (fuzzy_matrix_new) */
+extern wb_job_type wb_fuzzy_cdist_job;
 int wb_fuzzy_load(ErlNifEnv *env);
 /* fuzzy_matrix_new(Rows, Cols, Width), fuzzy_matrix_binary(Matrix): the
  * matrix cdist's row jobs write into, and its cells as one binary */

@@ -11,6 +11,7 @@ WB_JOB_NIF(search, wb_search_job)
 WB_JOB_NIF(search_index, wb_search_index_job)
 WB_JOB_NIF(fuzzy_score, wb_fuzzy_score_job)
 WB_JOB_NIF(fuzzy_search, wb_fuzzy_search_job)
+WB_JOB_NIF(fuzzy_cdist_row, wb_fuzzy_cdist_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
@@ -29,6 +30,7 @@ static ErlNifFunc nif_funcs[] = {
     {"distances_more", 3, wb_distances_more, 0},
     {"fuzzy_score", 7, fuzzy_score, 0},
     {"fuzzy_search", 9, fuzzy_search, 0},
+    {"fuzzy_cdist_row", 10, fuzzy_cdist_row, 0},
     {"fuzzy_default_process", 1, wb_fuzzy_default_process, 0},
     {"fuzzy_names", 0, wb_fuzzy_names, 0},
     {"fuzzy_matrix_new", 3, wb_fuzzy_matrix_new, 0},
@@ -77,9 +79,13 @@ void *wb_block_realloc(void *block, size_t old, size_t bytes) {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&wb_levenshtein_job,  &wb_search_job,
-                                         &wb_search_index_job, &wb_fuzzy_score_job,
-                                         &wb_fuzzy_search_job, NULL};
+    static wb_job_type *const types[] = {&wb_levenshtein_job,
+                                         &wb_search_job,
+                                         &wb_search_index_job,
+                                         &wb_fuzzy_score_job,
+                                         &wb_fuzzy_search_job,
+                                         &wb_fuzzy_cdist_job,
+                                         NULL};
     wb_levenshtein_load(env);
     if (wb_fuzzy_load(env)) return 1;
     if (wb_search_load(env)) return 1;

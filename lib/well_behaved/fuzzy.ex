@@ -380,8 +380,8 @@ defmodule WellBehaved.Fuzzy do
 
   defp native_row(query, packed, count, matrix, row, call) do
     case Job.checked(
-           &Native.fuzzy_search/9,
-           [query, packed, count, call.unit, Call.native(call), {:into, matrix, row}],
+           &Native.fuzzy_cdist_row/10,
+           [query, packed, count, call.unit, Call.native(call), matrix, row],
            call.schedule,
            call.tiny_slices,
            :infinity,

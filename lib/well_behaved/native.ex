@@ -58,16 +58,30 @@ defmodule WellBehaved.Native do
   # edit distance's own kinds; the worst of its kind beyond the cutoff);
   # the best candidates of a packed list, as a binary of
   # <<index::64-native, score::float-64-native>> (the integer kinds:
-  # <<index::64-native, score::64-native>>), or with limit
-  # {:into, matrix, row} a row of cdist written into the matrix (:ok);
+  # <<index::64-native, score::64-native>>); a row of cdist written into
+  # the matrix (:ok);
   # {:error, {:does_not_fit, :u64 | :u32, ...}} for a score past its type
   def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
 
   def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),
     do: stub()
 
+  def fuzzy_cdist_row(
+        _query,
+        _packed,
+        _count,
+        _unit,
+        _options,
+        _matrix,
+        _row,
+        _mode,
+        _tiny,
+        _ref
+      ),
+      do: stub()
+
   # cdist's matrix: rows x cols cells of width bytes that the row jobs
-  # write into ({:into, matrix, row} for fuzzy_search's limit), and its
+  # write into (fuzzy_cdist_row's matrix and row), and its
   # cells as one binary (no copy)
   def fuzzy_matrix_new(_rows, _cols, _width), do: stub()
   def fuzzy_matrix_binary(_matrix), do: stub()

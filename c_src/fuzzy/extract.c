@@ -1,0 +1,426 @@
+/*
+ * The extract engine (extract.h): its course (the search core's values,
+ * their scores and bars in extract_bars.c, the quick scores, the pair
+ * scorer for the rest, then the hits sorted), its state's life, and its
+ * estimates of work.
+ */
+#include "extract_keep.h"
+
+/* A candidate is decoded in parts of DECODE_PART_LEAST bytes and more,
+ * as the budget allows (8 bytes a unit), up to DECODE_PART_MOST */
+#define DECODE_PART_LEAST 64
+#define DECODE_PART_MOST  ((size_t)1 << 30)
+
+/* units of decoding n bytes */
+static uint64_t decode_units(size_t n) {
+    return 1 + n / 8;
+}
+
+/* The symbols of n bytes in a block of their own (NULL with *failed set
+ * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
+static uint32_t *symbols_of(const uint8_t *bytes, size_t n, bool codepoints, size_t *count,
+                            bool *failed) {
+    uint32_t *out = n < SIZE_MAX / sizeof *out ? malloc((n > 0 ? n : 1) * sizeof *out) : NULL;
+    if (!out) {
+        *failed = true;
+        return NULL;
+    }
+    *count = wb_fz_symbols(bytes, n, codepoints, out);
+    return out;
+}
+
+void wb_fz_extract_free(wb_fz_extract *job) {
+    if (job->scoring) wb_fz_free(&job->fz);
+    /* the search core's blocks to the host's release, when it has one */
+    if (job->lanes_live && job->release)
+        wb_search_free_with(&job->lanes, job->release);
+    else if (job->lanes_live)
+        wb_search_free(&job->lanes);
+    if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
+    wb_fz_quick_free(&job->quick);
+    free(job->query);
+    free(job->query_input);
+    free(job->jaro_top);
+    free(job->text);
+    free(job->heap);
+    free(job->pick);
+    memset(job, 0, sizeof *job);
+}
+
+/* Whether the search core computes values for the options' scorer (true,
+ * *op what), `bytes`: the query (of query_bytes) and candidates are bytes
+ * (or ASCII). */
+static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query,
+                        size_t query_bytes, wb_search_op *op) {
+    switch (o->scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
+        return o->ins == 1 && o->del == 1 && o->sub == 1;
+    case WB_FZ_INDEL:
+    case WB_FZ_RATIO:
+    case WB_FZ_QRATIO:
+        *op = WB_SEARCH_LCS;
+        return bytes;
+    case WB_FZ_OSA:
+        *op = WB_SEARCH_OSA;
+        return bytes;
+    case WB_FZ_HAMMING:
+        *op = WB_SEARCH_HAMMING;
+        return bytes;
+    case WB_FZ_JARO:
+    case WB_FZ_JARO_WINKLER:
+        *op = WB_SEARCH_JARO;
+        return bytes && query_bytes <= WB_LANES_JARO_QUERY_MOST; /* a batch's Jaro in one go */
+    case WB_FZ_DAMERAU_LEVENSHTEIN:
+        /* the LCS bounds the distance; the quick score does the rest */
+        *op = WB_SEARCH_LCS;
+        return bytes && query_bytes <= 64;
+    case WB_FZ_PARTIAL_RATIO:
+        /* the LCS bounds the best window (lanes_scores) */
+        *op = WB_SEARCH_LCS;
+        return bytes;
+    case WB_FZ_TOKEN_SORT_RATIO:
+    case WB_FZ_TOKEN_SET_RATIO:
+    case WB_FZ_TOKEN_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+    case WB_FZ_PARTIAL_TOKEN_RATIO:
+    case WB_FZ_WRATIO:
+        /* one token against one token: the token scores are the ratio
+         * (sorting one token changes nothing; two sets of one token have
+         * no intersection unless equal, when both are 100), the partial
+         * token scores the partial ratio, WRatio the ratio or the best of
+         * it and the scaled partial ratio */
+        *op = WB_SEARCH_LCS;
+        return bytes && !has_space(query, query_bytes);
+    default:
+        return false;
+    }
+}
+
+uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
+                             size_t query_len) {
+    size_t count = set->count;
+    if (count == 0) return 1;
+    uint64_t bytes = set->offsets[count];
+    size_t average = (size_t)(bytes / count);
+    uint64_t each = wb_fz_units(o, query_len, average) + wb_fz_setup_units(o, query_len, average) +
+                    decode_units(average) + 2;
+    /* an index's batches give every candidate they hold its score (not
+     * the partial ratios or the token scores, whose candidates may need
+     * the general path): their steps, a few units a score, and the general
+     * cost for the others */
+    const wb_lanes_index *x = set->prepared;
+    bool bytes_only = !o->codepoints || (set->ascii && wb_lev_ascii(query, query_len));
+    wb_search_op op;
+    /* Damerau-Levenshtein's values bound it: its cost is the general one */
+    bool exact = (o->scorer < WB_FZ_PARTIAL_RATIO || o->scorer == WB_FZ_QRATIO) &&
+                 o->scorer != WB_FZ_DAMERAU_LEVENSHTEIN;
+    if (x && query_len > 0 && exact && lanes_op_of(o, bytes_only, query, query_len, &op)) {
+        uint64_t rest =
+            each > UINT64_MAX / (x->rest_count + 1) ? UINT64_MAX / 4 : each * x->rest_count;
+        return wb_search_predict(count, bytes, query_len, false, true) + 4 * (uint64_t)count + rest;
+    }
+    uint64_t most = each > UINT64_MAX / count ? UINT64_MAX / 2 : each * count;
+    return most + count; /* and sorting the hits */
+}
+
+uint64_t wb_fz_extract_setup_units(size_t query_len) {
+    return decode_units(query_len);
+}
+
+wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_config *c) {
+    memset(job, 0, sizeof *job);
+    size_t limit = c->cells ? SIZE_MAX : c->limit;
+    bool failed = false;
+    job->query = symbols_of(c->query, c->query_len, c->o.codepoints, &job->qlen, &failed);
+    if (!failed && job->qlen == SIZE_MAX) {
+        wb_fz_extract_free(job);
+        return WB_FZ_EXTRACT_EUTF8_QUERY;
+    }
+    if (!failed)
+        failed = !(job->has_pattern = wb_fz_pattern_init(&job->pattern, job->query, job->qlen));
+    /* quick scores for bytes, and for codepoints that are all ASCII */
+    bool bytes = !c->o.codepoints || (c->set->ascii && wb_lev_ascii(c->query, c->query_len));
+    if (!failed && bytes)
+        job->quick_on = wb_fz_quick_init(&job->quick, &c->o, c->query, c->query_len);
+    job->lanes_on =
+        lanes_op_of(&c->o, bytes && job->qlen > 0, c->query, c->query_len, &job->lanes_op);
+    /* Damerau-Levenshtein's values are bounds the quick score finishes */
+    if (c->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && !job->quick_on) job->lanes_on = false;
+    job->lanes_o = c->o;
+    job->one_token =
+        job->lanes_on && c->o.scorer >= WB_FZ_TOKEN_SORT_RATIO && c->o.scorer <= WB_FZ_WRATIO;
+    if (job->lanes_on && c->o.scorer >= WB_FZ_PARTIAL_RATIO && c->o.scorer <= WB_FZ_WRATIO)
+        job->lanes_o.scorer = WB_FZ_RATIO; /* what the values score exactly */
+    job->partial = job->lanes_on &&
+                   (c->o.scorer == WB_FZ_PARTIAL_RATIO ||
+                    (c->o.scorer >= WB_FZ_PARTIAL_TOKEN_SORT_RATIO && c->o.scorer <= WB_FZ_WRATIO));
+    if (!failed && job->partial && job->one_token && !job->quick_on) {
+        /* single tokens: the partial token scores are the partial ratio */
+        wb_fz_options single = c->o;
+        single.scorer = WB_FZ_PARTIAL_RATIO;
+        job->quick_single = wb_fz_quick_init(&job->quick, &single, c->query, c->query_len);
+    }
+    if (!failed && job->lanes_on) {
+        /* the search core reads the query as given, at every step */
+        job->query_input = malloc(c->query_len > 0 ? c->query_len : 1);
+        failed = job->query_input == NULL;
+        if (!failed) memcpy(job->query_input, c->query, c->query_len);
+        job->query_input_len = c->query_len;
+    }
+    if (!failed && job->lanes_on && job->lanes_op == WB_SEARCH_JARO && !c->cells &&
+        limit != SIZE_MAX)
+        failed = !(job->jaro_top = wb_fz_jaro_tops(&c->o, c->query_len));
+    /* the value bars: a search with a limit, Jaro's with its table */
+    job->value_bars = job->lanes_on && !c->cells && limit != SIZE_MAX &&
+                      (job->lanes_op != WB_SEARCH_JARO || job->jaro_top);
+    job->more_is_better = job->lanes_op == WB_SEARCH_LCS || job->lanes_op == WB_SEARCH_HAMMING ||
+                          job->lanes_op == WB_SEARCH_JARO;
+    bool normalized =
+        c->o.kind == WB_FZ_NORMALIZED_DISTANCE || c->o.kind == WB_FZ_NORMALIZED_SIMILARITY;
+    bool partial_seeds = (c->o.scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
+                         (job->quick_single && c->o.scorer != WB_FZ_WRATIO);
+    bool damerau_seeds = job->quick_on && c->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && normalized;
+    job->seeding = job->value_bars && (partial_seeds || damerau_seeds) && limit >= 1 &&
+                   limit <= WB_FZ_SEED_MOST && !(c->o.codepoints && !c->set->ascii);
+    job->pick_bar = (wb_fz_bar){1, 1}; /* any bound but the worst */
+    if (job->seeding) {
+        /* without room, no seeds */
+        job->pick_most = damerau_seeds ? DAMERAU_PICKS : PARTIAL_PICKS;
+        job->pick = malloc(2 * job->pick_most * sizeof *job->pick);
+        job->seeding = job->pick != NULL;
+    }
+    if (!failed && c->cells) {
+        job->width = c->width;
+        job->cells = c->cells;
+    }
+    job->integers = wb_fz_integers(&c->o);
+    if (failed) {
+        wb_fz_extract_free(job);
+        return WB_FZ_EXTRACT_ENOMEM;
+    }
+    job->o = c->o;
+    job->set = c->set;
+    job->limit = limit;
+    job->spent = c->spent;
+    job->spent_context = c->spent_context;
+    job->release = c->release;
+    return WB_FZ_EXTRACT_OK;
+}
+
+/* What decode_candidate did */
+enum {
+    DECODE_STARTED, /* the candidate's score is under way (job->scoring) */
+    DECODE_LATER,   /* the budget ran out first: on at the next step */
+    DECODE_NONE,    /* failed (out of memory, or not UTF-8) */
+};
+
+/* Decodes the next candidate (or the one under way) a budget at a time,
+ * 8 bytes a unit, then starts its score. A part ends before a byte that
+ * does not continue a UTF-8 sequence (or 3 bytes past where it would
+ * end: a longer run of continuation bytes is not UTF-8 wherever it is
+ * cut), so no valid sequence is cut in two, and a cut one is invalid in
+ * a part as in the whole. */
+static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    if (!job->decoding) {
+        size_t i = job->next++;
+        size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+        if (len > job->text_room || !job->text) {
+            size_t room = len > 64 ? len : 64;
+            uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
+                                  ? realloc(job->text, room * sizeof(uint32_t))
+                                  : NULL;
+            if (!grown) {
+                job->failed = true;
+                return DECODE_NONE;
+            }
+            job->text = grown;
+            job->text_room = room;
+        }
+        job->decoding = true;
+        job->decoded = job->decoded_symbols = 0;
+        *used += 1;
+    }
+    size_t i = job->next - 1;
+    const uint8_t *bytes = set->bytes + set->offsets[i];
+    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    while (job->decoded < len) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 0;
+        size_t room = left < DECODE_PART_MOST / 8 ? (size_t)left * 8 : DECODE_PART_MOST;
+        if (room < DECODE_PART_LEAST) room = DECODE_PART_LEAST;
+        size_t from = job->decoded, end = len - from > room ? from + room : len;
+        for (size_t k = 0; k < 3 && end < len && (bytes[end] & 0xC0) == 0x80; k++)
+            end++;
+        size_t n = wb_fz_symbols(bytes + from, end - from, job->o.codepoints,
+                                 job->text + job->decoded_symbols);
+        *used += (end - from) / 8;
+        if (n == SIZE_MAX) {
+            job->decoding = false;
+            job->failed_at = i + 1;
+            return DECODE_NONE;
+        }
+        job->decoded_symbols += n;
+        job->decoded = end;
+        if (end < len && *used - start >= budget) return DECODE_LATER;
+    }
+    job->decoding = false;
+    size_t n = job->decoded_symbols;
+    if (!wb_fz_start_with(&job->fz, &job->o, &job->pattern, job->query, job->qlen, job->text, n)) {
+        job->failed = true;
+        return DECODE_NONE;
+    }
+    *used += wb_fz_setup_units(&job->o, job->qlen, n);
+    job->scoring = true;
+    return DECODE_STARTED;
+}
+
+/* The next candidate's quick score, when it has one (true). */
+static bool quick_candidate(wb_fz_extract *job, uint64_t *used) {
+    const wb_search_set *set = job->set;
+    size_t i = job->next;
+    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+    if (!wb_fz_quick_fits(&job->quick, len)) return false;
+    double score = 0.0;
+    bool passed;
+    wb_fz_bar badness;
+    /* the worst kept, once `limit` are: no score worse than it is needed */
+    const wb_fz_bar *bar =
+        !job->cells && job->heap_len == job->limit ? &job->heap[0].badness : NULL;
+    *used += wb_fz_quick_score(&job->quick, set->bytes + set->offsets[i], len, bar, &score, &passed,
+                               &badness);
+    job->next++;
+    if (!record(job, i, score, passed, badness)) job->failed = true;
+    return true;
+}
+
+/* The search core's values (lanes_op), in budgets as the rest; true when
+ * done (or failed). */
+static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
+    if (!job->lanes_live) {
+        wb_search_status status;
+        if (job->lanes_op == WB_SEARCH_LEVENSHTEIN) {
+            /* a distance cutoff cuts the same for every candidate */
+            size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
+                               job->o.cutoff < 4294967294.0
+                           ? (size_t)job->o.cutoff
+                           : WB_SEARCH_NO_LIMIT;
+            status = wb_search_init(&job->lanes, job->set, job->query_input, job->query_input_len,
+                                    job->o.codepoints, k, 0);
+        } else {
+            status = wb_search_init_op(&job->lanes, job->set, job->query_input,
+                                       job->query_input_len, job->o.codepoints, job->lanes_op);
+        }
+        if (status != WB_SEARCH_OK) {
+            job->failed = true;
+            return true;
+        }
+        job->lanes_live = true;
+    }
+    /* in parts, the slice's time asked between them: a part's units cost
+     * more while the index is out of the caches */
+    uint64_t start = *used;
+    for (;;) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+        if (wb_search_step(&job->lanes, left < SPENT_PART ? left : SPENT_PART, used)) break;
+        if (*used - start >= budget || slice_spent(job)) return false;
+    }
+    if (job->lanes.status == WB_SEARCH_EUTF8_CANDIDATE) {
+        job->failed_at = job->lanes.failed_at + 1;
+    } else if (job->lanes.status == WB_SEARCH_ETOO_FAR) {
+        /* a candidate's distance past the search core's 32-bit values */
+        job->unfit = WB_FZ_EXTRACT_PAST_LANES;
+        job->unfit_value = job->lanes.failed_at;
+    } else if (job->lanes.status != WB_SEARCH_OK) {
+        job->failed = true;
+    }
+    job->lanes_done = true;
+    return true;
+}
+
+bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
+    uint64_t start = *used;
+    if (job->lanes_on && !job->lanes_done) {
+        if (!lanes_step(job, budget, used)) return false;
+        if (*used - start >= budget) return false;
+    }
+    while (!job->sorting) {
+        if (job->failed || job->failed_at || job->unfit) return true;
+        if (!job->scoring && !job->decoding) {
+            if (job->next == job->set->count) {
+                job->sorting = true;
+                job->unsorted = job->heap_len;
+                break;
+            }
+            if (job->lanes_done) {
+                if (job->seeding && !wb_fz_extract_seed_step(job, budget, start, used))
+                    return false;
+                /* Levenshtein's values are all there; the others' but for
+                 * the candidates the batches do not hold */
+                if (!wb_fz_extract_lanes_scores(job, budget, start, used)) return false;
+                if (job->failed) return true;
+                if (job->next == job->set->count) continue;
+            }
+            if (job->quick_on && quick_candidate(job, used)) {
+                if (job->failed) return true;
+                if (*used - start >= budget) return false;
+                continue;
+            }
+        }
+        if (!job->scoring) {
+            int decoded = decode_candidate(job, budget, start, used);
+            if (decoded == DECODE_LATER) return false;
+            if (decoded == DECODE_NONE) continue;
+        }
+        uint64_t spent = *used - start;
+        if (!wb_fz_step(&job->fz, budget > spent ? budget - spent : 1, used)) return false;
+        bool passed = job->fz.passed, failed = job->fz.failed;
+        double score = job->fz.score;
+        uint64_t value = job->fz.value;
+        if (passed && job->fz.too_large) job->unfit = WB_FZ_EXTRACT_PAST_U64;
+        wb_fz_free(&job->fz);
+        job->scoring = false;
+        if (job->unfit) return true;
+        if (failed || !record_value(job, job->next - 1, score, value, passed, (wb_fz_bar){0, 0})) {
+            job->failed = true;
+            return true;
+        }
+        if (*used - start >= budget) return false;
+    }
+    /* heapsort: the worst of the rest to the end, best first in the end */
+    while (job->unsorted > 1) {
+        wb_fz_hit t = job->heap[0];
+        job->heap[0] = job->heap[job->unsorted - 1];
+        job->heap[--job->unsorted] = t;
+        sift_down(job, job->heap, job->unsorted, 0);
+        *used += 1;
+        if (*used - start >= budget && job->unsorted > 1) return false;
+    }
+    return true;
+}
+
+wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *job, uint64_t *at) {
+    *at = 0;
+    if (job->failed) return WB_FZ_EXTRACT_ENOMEM;
+    if (job->failed_at) {
+        *at = job->failed_at - 1;
+        return WB_FZ_EXTRACT_EUTF8_CANDIDATE;
+    }
+    if (job->unfit != WB_FZ_EXTRACT_OK) *at = job->unfit_value;
+    return job->unfit;
+}
+
+size_t wb_fz_extract_hits(const wb_fz_extract *job, const wb_fz_hit **hits) {
+    *hits = job->heap;
+    return job->cells ? 0 : job->heap_len;
+}
+
+size_t wb_fz_extract_memory(const wb_fz_extract *job) {
+    return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes + job->query_input_len +
+           (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
+           job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(wb_fz_hit) +
+           (job->pick ? 2 * job->pick_most * sizeof(wb_fz_seed_pick) : 0) +
+           (job->scoring ? job->fz.owned_bytes : 0) +
+           (job->lanes_live ? wb_search_memory(&job->lanes) : 0) + wb_fz_quick_memory(&job->quick);
+}

@@ -1,0 +1,229 @@
+/*
+ * One query against many candidates with a fuzzy scorer: the `limit` best
+ * candidates within the cutoff, best first, ties by input order (extract),
+ * or every candidate's score written into a row of cells, in order
+ * (cdist). Pure C, no erl_nif: the NIF glue (c_src/nif/fuzzy_job.c)
+ * decodes the terms, makes it a runtime job and builds the result terms.
+ *
+ * Candidates are a packed set (search.h: their bytes one after another
+ * and the offset of each; an index's batches made once, or none). An
+ * extract is a state advanced by wb_fz_extract_step in bounded amounts
+ * of work (the units of kernels.h, about 2 ns each), so any scheduler can
+ * slice it:
+ *
+ *   wb_fz_extract_init(x, config)      prepares; the set and the cells
+ *                                      must outlive the extract
+ *   wb_fz_extract_step(x, budget, used) about `budget` units, at least
+ *                                      some; true once done (or stopped
+ *                                      by an error: wb_fz_extract_status)
+ *   wb_fz_extract_hits(x, &hits)       the hits, once done
+ *   wb_fz_extract_free(x)              frees it, done or not
+ *
+ * The paths a candidate takes, fastest first: the search core's values
+ * (search.h: every Levenshtein distance of unit costs; the LCS, OSA
+ * distance, Hamming's equal positions and Jaro's matches of the short
+ * candidates its batches hold) turned into scores, or into bounds that
+ * end most candidates of a search with a limit before their bytes are
+ * read (the value bars, the seeds); the quick scores (fuzzy.h) for short
+ * candidates; the pair scorer (wb_fz_start_with) for the rest, resumable
+ * inside a candidate. Every path gives the score wb_fz_score gives.
+ */
+#ifndef WB_FUZZY_EXTRACT_H
+#define WB_FUZZY_EXTRACT_H
+
+#include "../search/search.h"
+#include "fuzzy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an extract is asked: `limit` hits (SIZE_MAX: all within the
+ * cutoff), or with `cells` a row of cdist: a cell of `width` bytes (4 or
+ * 8) per candidate, in order (a float or a double, an unsigned integer
+ * of 32 or 64 bits for an edit distance's own scores; the worst score of
+ * the kind beyond the cutoff), `limit` then ignored. */
+typedef struct {
+    const wb_search_set *set;
+    const uint8_t *query; /* copied */
+    size_t query_len;
+    wb_fz_options o;
+    size_t limit;
+    uint8_t *cells;
+    size_t width;
+    /* asked between parts of a step (NULL: never): true once the host's
+     * time for the step is up, and the step ends there */
+    bool (*spent)(void *context);
+    void *spent_context;
+    /* where the search core's blocks of values go when freed (NULL: its
+     * own free, search.h's wb_search_free) */
+    void (*release)(void *block, size_t bytes);
+} wb_fz_extract_config;
+
+typedef enum {
+    WB_FZ_EXTRACT_OK = 0,
+    WB_FZ_EXTRACT_ENOMEM,
+    WB_FZ_EXTRACT_EUTF8_QUERY,     /* codepoint mode: the query is not UTF-8 */
+    WB_FZ_EXTRACT_EUTF8_CANDIDATE, /* codepoint mode: candidate `at` is not */
+    WB_FZ_EXTRACT_PAST_U64,        /* a score past 2^64 - 1 */
+    WB_FZ_EXTRACT_PAST_CELL,       /* a score (`at`) past a 32-bit cell */
+    /* candidate `at`'s Levenshtein distance is past the search core's
+     * 32-bit values */
+    WB_FZ_EXTRACT_PAST_LANES,
+} wb_fz_extract_status;
+
+/* A hit: the candidate's index and its score (the integer kinds' exactly
+ * in `value`) */
+typedef struct {
+    double score;
+    uint64_t value;
+    uint64_t index;
+    wb_fz_bar badness; /* quick scores: for the bar (den 0: none) */
+} wb_fz_hit;
+
+/* A candidate picked for a seed: its bound's badness */
+typedef struct {
+    wb_fz_bar bound;
+    size_t index;
+} wb_fz_seed_pick;
+
+/* the value bars' longest candidates, and the seeds' largest limit */
+#define WB_FZ_VALUE_BAR_MOST 256
+#define WB_FZ_SEED_MOST      64
+
+/* The state of an extract (its fields are the engine's own). */
+typedef struct {
+    wb_fz_options o;
+    const wb_search_set *set;
+    bool (*spent)(void *context);
+    void *spent_context;
+    void (*release)(void *block, size_t bytes);
+    uint32_t *query;
+    size_t qlen;
+    wb_fz_pattern pattern; /* the query's, made once */
+    bool has_pattern;
+    bool quick_on; /* short candidates take quick scores */
+    /* or the quick partial ratio serves the partial token scores and
+     * WRatio of single tokens (lanes_scores) */
+    bool quick_single;
+    wb_fz_quick quick;
+    uint8_t *query_input; /* the query as given (the search core's) */
+    size_t query_input_len;
+    /* the search core's values first (its vector lanes, the batches an
+     * index made once): Levenshtein with unit costs every distance; the
+     * LCS (Indel and the ratios), OSA and Hamming for the candidates its
+     * batches hold, the others left to the paths below; then the scores */
+    bool lanes_on, lanes_live, lanes_done;
+    wb_search_op lanes_op;
+    /* the token scores of a query of one token: the ratio, for every
+     * candidate of one token (the others by the other paths) */
+    bool one_token;
+    /* the partial ratios and WRatio: the LCS bounds the score; only a
+     * candidate whose bound can rank (or pass the cutoff) is scored, by
+     * the other paths */
+    bool partial;
+    /* With a limit, once it is reached: the candidates that cannot rank
+     * before the worst kept, known from their value alone, in a tight
+     * loop (skip_below). For a candidate of n symbols (n <=
+     * WB_FZ_VALUE_BAR_MOST), the bar on its value at value_bar[n], found
+     * for the worst kept of generation bar_seen[n] (a kept hit makes a
+     * new one): the least value that may rank where more is better (an
+     * LCS, Hamming's or Jaro's matches), the most where less is (a
+     * distance). The worst kept only gets better, so a bar moves one way
+     * only, found from where it was. */
+    uint32_t value_bar[WB_FZ_VALUE_BAR_MOST + 1];
+    uint32_t bar_seen[WB_FZ_VALUE_BAR_MOST + 1];
+    uint32_t kept_generation;
+    bool value_bars, more_is_better;
+    /* skip_below's look past the candidate it stops at: those from
+     * ahead_from up to ahead_to are passed over, and ahead_to (when
+     * ahead_hit) is the next that may rank, its bytes asked into the
+     * cache while the one before is scored */
+    size_t ahead_from, ahead_to;
+    bool ahead_hit;
+    uint64_t ahead_units;  /* theirs, counted when they are reached */
+    wb_fz_options lanes_o; /* the options the values are scored by exactly */
+    /* Jaro and Jaro-Winkler with a limit: the best score a candidate of n
+     * bytes (n <= 64) with M matches can have, whatever its
+     * transpositions and prefix, at jaro_top[n * 65 + M] (a hair above,
+     * for rounding): the value bars on the matches (may_rank) */
+    double *jaro_top;
+    wb_search lanes;
+    uint32_t *text; /* the candidate under way, decoded */
+    size_t text_room;
+    /* its decoding under way: the bytes and the symbols so far */
+    bool decoding;
+    size_t decoded, decoded_symbols;
+    size_t next; /* the next candidate to start */
+    bool scoring;
+    wb_fz fz;
+    /* the kept hits: a heap whose root is the worst, then sorted */
+    wb_fz_hit *heap;
+    size_t heap_len, heap_room, limit, unsorted;
+    bool sorting, failed;
+    /* a row of cdist: a cell per candidate, the worst score of the kind
+     * for those beyond the cutoff */
+    uint8_t *cells;
+    size_t width;
+    bool integers; /* the scores are integers (hits and cells exact) */
+    /* a score that does not fit (WB_FZ_EXTRACT_PAST_*), the extract ends
+     * there */
+    wb_fz_extract_status unfit;
+    uint64_t unfit_value;
+    size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
+    /* Seeds, for a search with a limit of at most WB_FZ_SEED_MOST: the
+     * partial ratios (but WRatio) and Damerau-Levenshtein with a
+     * normalized score. Before the scores, a pass over the values picks
+     * the pick_most candidates of the best bounds from their LCS
+     * (seed_bound), then their scores (the partial ratio itself; OSA's
+     * distance, never below Damerau-Levenshtein's) give the worst of the
+     * limit best, seed_worst in seed_scores or seed (badness). A
+     * candidate past it cannot rank (as many others are at least as good,
+     * and pass the cutoff if it does): its bound ends it (partial_bound)
+     * or its rows (lanes_scores), before any hit is kept. The pass skips
+     * a candidate whose LCS is below seed_bar[n] (0: not made since the
+     * bar moved; the last, for WB_LANES_LENGTH_MOST bytes or more,
+     * never): its bound is no better than pick_bar, the worst of
+     * pick_most picks. */
+    bool seeding, seed_on;
+    size_t seed_next, seed_scored, pick_len, pick_most, seed_len, seed_worst;
+    wb_fz_seed_pick *pick; /* 2 pick_most (owned) */
+    wb_fz_bar pick_bar;
+    /* one more for the seed being weighed */
+    wb_fz_bar seed[WB_FZ_SEED_MOST + 1];
+    double seed_scores[WB_FZ_SEED_MOST + 1];
+    uint32_t seed_bar[WB_LANES_LENGTH_MOST + 1];
+    /* Jaro with a limit: the similarity below which none ranks
+     * (jaro_tau), made for the worst kept of generation jaro_tau_seen */
+    double jaro_tau;
+    uint32_t jaro_tau_seen;
+} wb_fz_extract;
+
+/* Prepares an extract (x need not be zeroed): WB_FZ_EXTRACT_OK, or
+ * ENOMEM or EUTF8_QUERY with nothing left allocated. */
+wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *x, const wb_fz_extract_config *c);
+/* About `budget` units, added to *used; true once done, or stopped by an
+ * error (wb_fz_extract_status). */
+bool wb_fz_extract_step(wb_fz_extract *x, uint64_t budget, uint64_t *used);
+/* Once stopped: WB_FZ_EXTRACT_OK, or what stopped it, with *at the
+ * candidate or the value it names (EUTF8_CANDIDATE, PAST_CELL,
+ * PAST_LANES). */
+wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *x, uint64_t *at);
+/* Once done with WB_FZ_EXTRACT_OK, without cells: the hits, best first,
+ * ties by index, and their number. */
+size_t wb_fz_extract_hits(const wb_fz_extract *x, const wb_fz_hit **hits);
+/* Bytes the extract holds now. */
+size_t wb_fz_extract_memory(const wb_fz_extract *x);
+void wb_fz_extract_free(wb_fz_extract *x);
+
+/* The units an extract of a query of query_len bytes in `set` will take
+ * (an estimate, from the lengths alone), and those of its init. */
+uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
+                             size_t query_len);
+uint64_t wb_fz_extract_setup_units(size_t query_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
