@@ -208,8 +208,14 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
     }
     uint64_t used = 0;
     size_t steps = 0;
-    /* each step does some work: far fewer steps than units of work */
-    size_t most = 1000000 + 64 * count;
+    /* each step takes at least one unit: no more steps than the units
+     * of every candidate's score, its set-up and its decoding, and some
+     * for the engine's own passes */
+    uint64_t most = 1000000 + 64 * (uint64_t)count;
+    for (size_t j = 0; j < count; j++) {
+        size_t n = (size_t)(set->offsets[j + 1] - set->offsets[j]);
+        most += wb_fz_units(o, qlen, n) + wb_fz_setup_units(o, qlen, n) + 4 * (uint64_t)n;
+    }
     bool done = false;
     while (!done && steps < most) {
         uint64_t before = used;
