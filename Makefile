@@ -8,9 +8,9 @@
 APP := well_behaved
 include mk/common.mk
 
-FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c c_src/fuzzy/lcs.c \
-	c_src/fuzzy/edits.c
-FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h
+FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c \
+	c_src/fuzzy/lcs.c c_src/fuzzy/edits.c
+FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
