@@ -8,9 +8,9 @@
 APP := well_behaved
 include mk/common.mk
 
-FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c c_src/fuzzy/lcs.c \
-	c_src/fuzzy/edits.c
-FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h
+FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c c_src/fuzzy/symbols.c \
+	c_src/fuzzy/lcs.c c_src/fuzzy/edits.c
+FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
 FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h

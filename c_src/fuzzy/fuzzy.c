@@ -4,6 +4,7 @@
  * differences), some known from lengths alone (`base`). */
 #include "fuzzy.h"
 #include "scores.h"
+#include "tokens.h"
 
 #include "../levenshtein/levenshtein.h"
 
@@ -42,6 +43,44 @@ size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *o
         i += step;
     }
     return count;
+}
+
+uint64_t wb_fz_decode_units(size_t len) {
+    return 1 + len / WB_FZ_DECODE_BYTES;
+}
+
+bool wb_fz_symbols_step(wb_fz_decoding *d, const uint8_t *in, size_t len, bool codepoints,
+                        uint32_t *out, uint64_t budget, uint64_t *used) {
+    if (d->done) return true;
+    /* the bytes this step may take: its budget's, at least one */
+    size_t most = budget == 0                               ? 1
+                  : budget >= SIZE_MAX / WB_FZ_DECODE_BYTES ? SIZE_MAX
+                                                            : (size_t)budget * WB_FZ_DECODE_BYTES;
+    size_t from = d->at, end = from + min_size(len - from, most);
+    if (!codepoints) {
+        for (size_t i = from; i < end; i++)
+            out[i] = in[i];
+        d->count = end;
+        d->at = end;
+    } else {
+        size_t i = from, count = d->count;
+        /* whole sequences: the last may run up to 3 bytes past `end` */
+        while (i < end) {
+            uint32_t cp;
+            size_t step = wb_utf8_sequence(in + i, len - i, &cp);
+            if (step == 0) {
+                d->invalid = d->done = true;
+                break;
+            }
+            out[count++] = cp;
+            i += step;
+        }
+        d->count = count;
+        d->at = i;
+    }
+    *used += 1 + (d->at - from) / WB_FZ_DECODE_BYTES;
+    if (d->at == len) d->done = true;
+    return d->done;
 }
 
 bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, size_t *out_len) {
@@ -94,89 +133,6 @@ bool wb_fz_worst_value(const wb_fz_options *o, uint64_t *v) {
     return true;
 }
 
-/* ---- tokens -------------------------------------------------------------- */
-
-static bool is_space(uint32_t c, bool codepoints) {
-    if (wb_fz_ascii_space(c)) return true;
-    if (!codepoints || c < 0x85) return false;
-    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-typedef struct {
-    const uint32_t *at;
-    size_t len;
-} token;
-
-static int compare_tokens(const void *x, const void *y) {
-    const token *p = x, *q = y;
-    size_t common = min_size(p->len, q->len);
-    for (size_t i = 0; i < common; i++)
-        if (p->at[i] != q->at[i]) return p->at[i] < q->at[i] ? -1 : 1;
-    return p->len < q->len ? -1 : p->len > q->len;
-}
-
-/* The tokens of s, sorted: *count of them (tokens has room for n / 2 + 1). */
-static size_t sorted_tokens(const uint32_t *s, size_t n, bool codepoints, token *tokens) {
-    size_t count = 0;
-    for (size_t i = 0; i < n;) {
-        while (i < n && is_space(s[i], codepoints))
-            i++;
-        size_t start = i;
-        while (i < n && !is_space(s[i], codepoints))
-            i++;
-        if (i > start) tokens[count++] = (token){s + start, i - start};
-    }
-    qsort(tokens, count, sizeof *tokens, compare_tokens);
-    return count;
-}
-
-/* Writes tokens joined by single spaces to out; returns the length. */
-static size_t join(const token *tokens, size_t count, uint32_t *out) {
-    size_t len = 0;
-    for (size_t t = 0; t < count; t++) {
-        if (t > 0) out[len++] = ' ';
-        memcpy(out + len, tokens[t].at, tokens[t].len * sizeof *out);
-        len += tokens[t].len;
-    }
-    return len;
-}
-
-/* Sorted tokens without repeats, in place; returns their number. */
-static size_t unique(token *tokens, size_t count) {
-    size_t kept = 0;
-    for (size_t t = 0; t < count; t++)
-        if (kept == 0 || compare_tokens(&tokens[kept - 1], &tokens[t]) != 0)
-            tokens[kept++] = tokens[t];
-    return kept;
-}
-
-/* The token sets' intersection and differences (sorted, unique inputs),
- * each into its array; sets their counts. */
-static void split_sets(const token *x, size_t xc, const token *y, size_t yc, token *sect,
-                       size_t *sc, token *dxy, size_t *dxc, token *dyx, size_t *dyc) {
-    size_t i = 0, j = 0;
-    *sc = *dxc = *dyc = 0;
-    while (i < xc || j < yc) {
-        int c = i == xc ? 1 : j == yc ? -1 : compare_tokens(&x[i], &y[j]);
-        if (c == 0) {
-            sect[(*sc)++] = x[i++];
-            j++;
-        } else if (c < 0) {
-            dxy[(*dxc)++] = x[i++];
-        } else {
-            dyx[(*dyc)++] = y[j++];
-        }
-    }
-}
-
-static size_t joined_length(const token *tokens, size_t count) {
-    size_t len = count > 0 ? count - 1 : 0;
-    for (size_t t = 0; t < count; t++)
-        len += tokens[t].len;
-    return len;
-}
-
 static void add_part(wb_fz *s, bool partial, const uint32_t *x, size_t xl, const uint32_t *y,
                      size_t yl, size_t total, double w1, double w2) {
     s->parts[s->nparts++] = (wb_fz_part){
@@ -187,63 +143,8 @@ static void add_base(wb_fz *s, double value) {
     if (value > s->base) s->base = value;
 }
 
-/* The token work of the token scorers: which parts, with which weights.
- * The token arrays and the joined sequences live in one block. */
-typedef struct {
-    uint32_t *sorted_a, *sorted_b, *diff_ab, *diff_ba;
-    size_t sorted_al, sorted_bl, diff_abl, diff_bal;
-    size_t sect_len, sect_count, ab_count, ba_count, a_count, b_count, ua_count;
-} token_work;
-
-/* tokens this many and fewer are kept on the stack */
-#define STACK_TOKENS 96
-
-static bool tokenize(wb_fz *s, token_work *t) {
-    size_t m = s->m, n = s->n;
-    size_t ta = m / 2 + 1, tb = n / 2 + 1;
-    /* tokens of a and b, then intersection and the two differences */
-    size_t token_room = 3 * (ta + tb);
-    if (token_room > SIZE_MAX / sizeof(token) / 4 || m + n > SIZE_MAX / 2 / sizeof(uint32_t))
-        return false;
-    size_t derived_room = 2 * (m + n) + 2;
-    token stack_tokens[STACK_TOKENS];
-    token *tokens = token_room <= STACK_TOKENS ? stack_tokens : malloc(token_room * sizeof(token));
-    uint32_t *derived =
-        derived_room <= WB_FZ_SMALL ? s->small : malloc(derived_room * sizeof(uint32_t));
-    if (!tokens || !derived) {
-        if (tokens != stack_tokens) free(tokens);
-        if (derived != s->small) free(derived);
-        return false;
-    }
-    token *a_tokens = tokens, *b_tokens = tokens + ta;
-    token *sect = tokens + ta + tb, *dab = sect + min_size(ta, tb), *dba = dab + ta;
-    bool cp = s->o.codepoints;
-    t->a_count = sorted_tokens(s->a, m, cp, a_tokens);
-    t->b_count = sorted_tokens(s->b, n, cp, b_tokens);
-    t->sorted_a = derived;
-    t->sorted_al = join(a_tokens, t->a_count, t->sorted_a);
-    t->sorted_b = t->sorted_a + t->sorted_al;
-    t->sorted_bl = join(b_tokens, t->b_count, t->sorted_b);
-    size_t ua = unique(a_tokens, t->a_count), ub = unique(b_tokens, t->b_count);
-    t->ua_count = ua + ub; /* 0: either has none, below */
-    if (ua == 0 || ub == 0) t->ua_count = 0;
-    split_sets(a_tokens, ua, b_tokens, ub, sect, &t->sect_count, dab, &t->ab_count, dba,
-               &t->ba_count);
-    t->sect_len = joined_length(sect, t->sect_count);
-    t->diff_ab = t->sorted_b + t->sorted_bl;
-    t->diff_abl = join(dab, t->ab_count, t->diff_ab);
-    t->diff_ba = t->diff_ab + t->diff_abl;
-    t->diff_bal = join(dba, t->ba_count, t->diff_ba);
-    if (tokens != stack_tokens) free(tokens);
-    if (derived != s->small) {
-        s->derived = derived;
-        s->owned_bytes += derived_room * sizeof(uint32_t);
-    }
-    return true;
-}
-
 /* token_set_ratio's parts, weighted */
-static void token_set_parts(wb_fz *s, const token_work *t, double w1, double w2) {
+static void token_set_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
     if (t->ua_count == 0) return; /* a side without tokens: 0 */
     if (t->sect_count > 0 && (t->ab_count == 0 || t->ba_count == 0)) {
         add_base(s, 100.0 * w1 * w2);
@@ -259,7 +160,7 @@ static void token_set_parts(wb_fz *s, const token_work *t, double w1, double w2)
     }
 }
 
-static void partial_token_parts(wb_fz *s, const token_work *t, double w1, double w2) {
+static void partial_token_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
     if (t->a_count == 0 || t->b_count == 0) return;
     if (t->sect_count > 0) {
         add_base(s, 100.0 * w1 * w2);
@@ -270,26 +171,20 @@ static void partial_token_parts(wb_fz *s, const token_work *t, double w1, double
         add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, w1, w2);
 }
 
-static bool uses_tokens(wb_fz_scorer scorer) {
-    return scorer >= WB_FZ_TOKEN_SORT_RATIO && scorer <= WB_FZ_WRATIO;
-}
-
-/* The parts of a ratio scorer. */
-static bool plan_ratio(wb_fz *s) {
-    token_work t;
-    memset(&t, 0, sizeof t);
+/* The parts of a ratio scorer, its token work done. */
+static void plan_ratio(wb_fz *s) {
+    const wb_fz_tokens *t = &s->tk;
     const uint32_t *a = s->a, *b = s->b;
     size_t m = s->m, n = s->n;
     bool shorter_wratio = false;
     double scale = 1.0;
     if (s->o.scorer == WB_FZ_WRATIO) {
-        if (m == 0 || n == 0) return true;
+        if (m == 0 || n == 0) return;
         shorter_wratio = wb_fz_wratio_near(m, n, &scale);
     }
-    if (uses_tokens(s->o.scorer) && !tokenize(s, &t)) return false;
     switch (s->o.scorer) {
     case WB_FZ_QRATIO:
-        if (m == 0 || n == 0) return true;
+        if (m == 0 || n == 0) return;
         add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
         break;
     case WB_FZ_RATIO:
@@ -299,42 +194,41 @@ static bool plan_ratio(wb_fz *s) {
         add_part(s, true, a, m, b, n, 0, 1.0, 1.0);
         break;
     case WB_FZ_TOKEN_SORT_RATIO:
-        add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
-                 t.sorted_al + t.sorted_bl, 1.0, 1.0);
+        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
         break;
     case WB_FZ_TOKEN_SET_RATIO:
-        token_set_parts(s, &t, 1.0, 1.0);
+        token_set_parts(s, t, 1.0, 1.0);
         break;
     case WB_FZ_TOKEN_RATIO:
-        add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
-                 t.sorted_al + t.sorted_bl, 1.0, 1.0);
-        token_set_parts(s, &t, 1.0, 1.0);
+        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
+        token_set_parts(s, t, 1.0, 1.0);
         break;
     case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
-        add_part(s, true, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl, 0, 1.0, 1.0);
+        add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, 1.0, 1.0);
         break;
     case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
-        if (t.ua_count == 0) break;
-        if (t.sect_count > 0)
+        if (t->ua_count == 0) break;
+        if (t->sect_count > 0)
             add_base(s, 100.0);
         else
-            add_part(s, true, t.diff_ab, t.diff_abl, t.diff_ba, t.diff_bal, 0, 1.0, 1.0);
+            add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, 1.0, 1.0);
         break;
     case WB_FZ_PARTIAL_TOKEN_RATIO:
-        partial_token_parts(s, &t, 1.0, 1.0);
+        partial_token_parts(s, t, 1.0, 1.0);
         break;
     default: /* WRATIO */
         add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
         if (shorter_wratio) {
-            add_part(s, false, t.sorted_a, t.sorted_al, t.sorted_b, t.sorted_bl,
-                     t.sorted_al + t.sorted_bl, 0.95, 1.0);
-            token_set_parts(s, &t, 0.95, 1.0);
+            add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                     t->sorted_al + t->sorted_bl, 0.95, 1.0);
+            token_set_parts(s, t, 0.95, 1.0);
         } else {
             add_part(s, true, a, m, b, n, 0, scale, 1.0);
-            partial_token_parts(s, &t, 0.95, scale);
+            partial_token_parts(s, t, 0.95, scale);
         }
     }
-    return true;
 }
 
 /* ---- start, step ----------------------------------------------------------- */
@@ -355,8 +249,14 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     s->owned_bytes = 0;
     s->base = s->best = s->similarity = s->score = 0.0;
     s->derived = NULL;
+    s->derived_bytes = 0;
     s->needle_in_use = NULL;
     s->direction = 0;
+    s->tokenizing = false;
+    s->same_i = s->same_at = 0;
+    s->same_side = 0;
+    s->alloc = NULL;
+    s->release = NULL;
     s->query = query;
     s->o = *o;
     s->a = a;
@@ -369,7 +269,11 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
         return true;
     }
     if (o->scorer <= WB_FZ_JARO_WINKLER) return true;
-    return plan_ratio(s);
+    if (wb_fz_needs_tokens(o, m, n))
+        wb_fz_tokens_start(s);
+    else
+        plan_ratio(s);
+    return true;
 }
 
 /* Levenshtein's kernel: bit-parallel with unit costs; the LCS when a
@@ -678,26 +582,49 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
     }
 }
 
-static bool same_symbols(const uint32_t *x, const uint32_t *y, size_t n) {
-    return x == y || n == 0 || memcmp(x, y, n * sizeof *x) == 0;
+/* same_as_earlier's verdicts */
+enum { SAME_NONE, SAME_FOUND, SAME_MORE };
+
+/* Whether the current part has the sides and measure of an earlier one
+ * (the sorted tokens of one-word strings are the strings, say): then its
+ * result, and on to the next part (SAME_FOUND). The sides are compared a
+ * budget at a time (SAME_MORE: resumed where it stopped). */
+static int same_as_earlier(wb_fz *s, wb_fz_meter *g) {
+    wb_fz_part *p = &s->parts[s->part];
+    for (; s->same_i < s->part; s->same_i++, s->same_side = 0, s->same_at = 0) {
+        const wb_fz_part *q = &s->parts[s->same_i];
+        if (q->partial != p->partial || q->xl != p->xl || q->yl != p->yl || q->total != p->total)
+            continue;
+        bool differ = false;
+        for (; s->same_side < 2 && !differ; s->same_side++, s->same_at = 0) {
+            const uint32_t *x = s->same_side ? q->y : q->x, *y = s->same_side ? p->y : p->x;
+            size_t len = s->same_side ? p->yl : p->xl;
+            if (x == y) continue;
+            while (s->same_at < len) {
+                uint64_t r = wb_fz_room(g);
+                if (r == 0) return SAME_MORE;
+                size_t k = min_size(len - s->same_at, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS));
+                g->spent += 1 + k / WB_FZ_COPY_SYMBOLS;
+                if (memcmp(x + s->same_at, y + s->same_at, k * sizeof *x) != 0) {
+                    differ = true;
+                    break;
+                }
+                s->same_at += k;
+            }
+        }
+        if (differ) continue;
+        p->result = q->result;
+        add_base(s, p->result * p->w1 * p->w2);
+        return SAME_FOUND;
+    }
+    return SAME_NONE;
 }
 
-/* When the current part has the sides and measure of an earlier one (the
- * sorted tokens of one-word strings are the strings): its result, and on
- * to the next part (true). */
-static bool same_as_earlier(wb_fz *s) {
-    wb_fz_part *p = &s->parts[s->part];
-    for (size_t i = 0; i < s->part; i++) {
-        const wb_fz_part *q = &s->parts[i];
-        if (q->partial == p->partial && q->xl == p->xl && q->yl == p->yl && q->total == p->total &&
-            same_symbols(q->x, p->x, p->xl) && same_symbols(q->y, p->y, p->yl)) {
-            p->result = q->result;
-            add_base(s, p->result * p->w1 * p->w2);
-            s->part++;
-            return true;
-        }
-    }
-    return false;
+/* On to the next part, its check against the earlier ones to do. */
+static void next_part(wb_fz *s) {
+    s->part++;
+    s->same_i = s->same_at = 0;
+    s->same_side = 0;
 }
 
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
@@ -720,10 +647,34 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         return true;
     }
     uint64_t start = *used;
+    if (s->tokenizing) {
+        wb_fz_meter g = {budget, 0};
+        bool through = wb_fz_tokens_step(s, &g);
+        *used += g.spent;
+        if (s->failed) {
+            s->done = true;
+            return true;
+        }
+        if (!through) return false;
+        wb_fz_tokens_end(s);
+        plan_ratio(s);
+    }
     while (s->part < s->nparts) {
         uint64_t spent = *used - start;
         if (spent >= budget) return false;
-        if (!s->kernel_live && !s->needle_in_use && same_as_earlier(s)) continue;
+        if (s->same_i != SIZE_MAX) {
+            wb_fz_meter g = {budget, spent};
+            int same = same_as_earlier(s, &g);
+            *used = start + g.spent;
+            if (same == SAME_MORE) return false;
+            if (same == SAME_FOUND) {
+                next_part(s);
+                continue;
+            }
+            s->same_i = SIZE_MAX; /* checked: the part's own work begins */
+            if (g.spent >= budget) return false;
+            spent = g.spent;
+        }
         /* s->best: the part's best so far (0.0 when it begins) */
         if (!step_part(s, budget - spent, used)) return false;
         if (s->failed) {
@@ -735,7 +686,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         add_base(s, s->best * p->w1 * p->w2);
         s->best = 0.0;
         s->direction = 0;
-        s->part++;
+        next_part(s);
     }
     s->similarity = s->base;
     finish(s, wb_fz_similarity_score(s->o.kind, s->similarity, 100.0));
@@ -770,8 +721,10 @@ void wb_fz_free(wb_fz *s) {
         }
     }
     if (s->pattern_live) wb_fz_pattern_free(&s->needle);
-    free(s->derived);
+    if (s->tokenizing) wb_fz_tokens_end(s);
+    wb_fz_give_back(s, s->derived, s->derived_bytes);
     s->derived = NULL;
+    s->derived_bytes = 0;
     s->kernel_live = s->pattern_live = false;
 }
 
@@ -786,7 +739,7 @@ static uint64_t partial_units(size_t x, size_t y) {
     return saturating_product(windows, wb_fz_lcs_units(ls, ls));
 }
 
-uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
+static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
         switch (lev_kernel_of(o)) {
@@ -824,33 +777,15 @@ uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
     }
 }
 
+uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
+    return saturating_add(part_units(o, m, n), wb_fz_tokens_units(o, m, n));
+}
+
 uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n) {
-    if (!uses_tokens(o->scorer)) return 1;
-    /* splitting, sorting (n log n comparisons) and joining; the token
-     * sets' intersection and differences, the strings made of them and
-     * the parts scored on those weigh more, by scorer: with one, a search
-     * of 100,000 candidates of 2-3 words had the runtime learn 3.8-4.4 ns
-     * a unit from these scorers against 0.8-1.4 from the others (so their
-     * slices ran about 3.5x long); these weights bring them to 1.0-1.4 */
-    uint64_t total = (uint64_t)m + n, log = 1, weight;
-    while (((uint64_t)1 << log) < total && log < 63)
-        log++;
-    switch (o->scorer) {
-    case WB_FZ_TOKEN_SET_RATIO:
-    case WB_FZ_TOKEN_RATIO:
-        weight = 4;
-        break;
-    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
-    case WB_FZ_PARTIAL_TOKEN_RATIO:
-        weight = 12;
-        break;
-    case WB_FZ_WRATIO:
-        weight = 9;
-        break;
-    default:
-        weight = 1;
-    }
-    return 1 + saturating_product(saturating_product(total, log), weight) / 4;
+    (void)o;
+    (void)m;
+    (void)n;
+    return 1; /* wb_fz_start records the pair: no work that grows with it */
 }
 
 bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b, size_t n,

@@ -112,6 +112,47 @@ typedef struct {
 #define WB_FZ_PARTS 4
 /* derived sequences of this many symbols and fewer live in the state */
 #define WB_FZ_SMALL 256
+/* and the tokens of pairs of up to WB_FZ_SMALL / 2 symbols in all: a's
+ * and b's (m / 2 + 1 and n / 2 + 1 at most), and as many to sort into */
+#define WB_FZ_SMALL_TOKENS (WB_FZ_SMALL / 2 + 4)
+
+/* A token: a run of symbols that are not white space. */
+typedef struct {
+    const uint32_t *at;
+    size_t len;
+} wb_fz_token;
+
+/* The token work of the token scorers under way (fuzzy.c): split, sort,
+ * join, drop repeats, intersect, each phase resumable a budget at a
+ * time (wb_fz_step), each token comparison charged by the symbols it
+ * reads and resumable within. */
+typedef struct {
+    int phase;
+    bool sorted_joins, sets;    /* what the scorer needs */
+    size_t at;                  /* count, split: the next symbol, of a then of b (m + j) */
+    size_t start;               /* split: where the token under way began (SIZE_MAX: none) */
+    size_t a_count, b_count;    /* the tokens of each side */
+    wb_fz_token *block;         /* a's, b's, then room to sort each into (or small_tokens) */
+    size_t block_bytes;         /* 0: in the state */
+    wb_fz_token *ta, *tb;       /* the tokens of each side: as split, sorted, unique */
+    wb_fz_token *aux_a, *aux_b; /* room to sort each side into */
+    size_t ua, ub;              /* unique tokens */
+    /* the merge sort of one side: runs of `width` in src merged into dst */
+    wb_fz_token *src, *dst;
+    size_t count, width, lo, li, ri, out;
+    bool merging;
+    size_t cmp_at; /* a comparison under way: the symbols found equal so far */
+    /* a token copy under way into a joined sequence */
+    const uint32_t *copy_from;
+    uint32_t *copy_to;
+    size_t copy_left;
+    size_t i, j; /* the token walks: joins, repeats dropped, intersection */
+    /* what the parts are made of: the sorted tokens joined, the
+     * differences of the token sets joined, the intersection's measure */
+    uint32_t *sorted_a, *sorted_b, *diff_ab, *diff_ba;
+    size_t sorted_al, sorted_bl, diff_abl, diff_bal;
+    size_t sect_len, sect_count, ab_count, ba_count, ua_count;
+} wb_fz_tokens;
 
 typedef struct {
     wb_fz_options o;
@@ -144,6 +185,21 @@ typedef struct {
     double score;
     bool passed;
     size_t owned_bytes;
+    /* the token scorers: their token work is under way (tk) */
+    bool tokenizing;
+    /* same_as_earlier under way: the earlier part it compares with
+     * (SIZE_MAX: the current part is checked), the side (0: x, 1: y) and
+     * the symbols found equal so far */
+    size_t same_i, same_at;
+    int same_side;
+    /* the blocks of the token work and the derived sequences: from
+     * alloc(bytes) (NULL: malloc) and given back with release(block,
+     * bytes) (NULL: free). Set after wb_fz_start (which clears them) and
+     * before the first step: a runtime gives large blocks back off its
+     * schedulers. */
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *block, size_t bytes);
+    size_t derived_bytes;
     /* from here on, set before use: wb_fz_start sets only what is above
      * (each field by name: add a field there too) */
     union {
@@ -157,7 +213,9 @@ typedef struct {
     } k;
     wb_fz_part parts[WB_FZ_PARTS];
     wb_fz_pattern needle;
+    wb_fz_tokens tk;
     uint32_t small[WB_FZ_SMALL]; /* derived sequences of short inputs */
+    wb_fz_token small_tokens[WB_FZ_SMALL_TOKENS];
 } wb_fz;
 
 /* Decodes `len` bytes into symbols: the bytes themselves, or in codepoint
@@ -165,10 +223,30 @@ typedef struct {
  * Returns their number, or SIZE_MAX when the UTF-8 is invalid. */
 size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out);
 
-/* Starts a score of a (m symbols) and b (n): the token work of the token
- * scorers is done here (wb_fz_setup_units), the rest by wb_fz_step. a and
- * b stay readable, unchanged, until wb_fz_free. false when out of memory
- * (nothing left allocated). */
+/* The same, resumable: a decoding under way (zeroed to begin). */
+typedef struct {
+    size_t at;    /* the next byte */
+    size_t count; /* the symbols written */
+    bool done;
+    bool invalid; /* done: the UTF-8 was invalid */
+} wb_fz_decoding;
+
+/* Decodes about `budget` units of in (len bytes) into out (room for len
+ * symbols), a unit WB_FZ_DECODE_BYTES bytes (a codepoint's sequence is
+ * never cut), adding the units to *used; true once done (d->count the
+ * symbols, or d->invalid). */
+#define WB_FZ_DECODE_BYTES 8
+bool wb_fz_symbols_step(wb_fz_decoding *d, const uint8_t *in, size_t len, bool codepoints,
+                        uint32_t *out, uint64_t budget, uint64_t *used);
+/* The units of decoding len bytes (wb_fz_symbols_step takes at most these). */
+uint64_t wb_fz_decode_units(size_t len);
+
+/* Starts a score of a (m symbols) and b (n): records the pair and plans
+ * what it can from the lengths alone, in time independent of them; all
+ * the work (the token scorers' splitting, sorting and set operations
+ * too) is wb_fz_step's, a budget at a time. a and b stay readable,
+ * unchanged, until wb_fz_free. false when out of memory (nothing left
+ * allocated). */
 bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
                  size_t n);
 /* The same, with `query` the pattern of a (wb_fz_pattern_init), made
@@ -176,12 +254,16 @@ bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, 
 bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
                       const uint32_t *a, size_t m, const uint32_t *b, size_t n);
 /* About `budget` units (kernels.h), added to *used; true once done
- * (s->failed: out of memory on the way). */
+ * (s->failed: out of memory on the way). A step adds at most budget +
+ * WB_FZ_STEP_OVER units beyond the kernels' own (their rows or columns:
+ * kernels.h) to *used, and makes progress whatever its budget. */
+#define WB_FZ_STEP_OVER 4
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used);
 void wb_fz_free(wb_fz *s);
 
-/* The units wb_fz_step will take in all (an upper bound), and those of
- * wb_fz_start. */
+/* The units wb_fz_step will take in all (an upper bound, the token work
+ * included), and those of wb_fz_start (a constant: it does no work that
+ * grows with the input). */
 uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n);
 uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n);
 

@@ -130,9 +130,18 @@ typedef struct {
     wb_fz_options o;
 } score_args;
 
+/* A score: both binaries decoded into symbols in the first steps, a
+ * budget at a time (init only allocates), then the pair scored. */
 typedef struct {
+    wb_fz_options o;
+    const uint8_t *in_a, *in_b; /* this call's binaries (score_bind) */
+    size_t len_a, len_b;
+    uint32_t *a, *b; /* their symbols, blocks of `bytes` each */
+    size_t bytes_a, bytes_b;
+    wb_fz_decoding da, db;
+    int invalid;  /* the binary whose UTF-8 is invalid: 1 or 2 (0: none) */
+    bool started; /* fz is started: the symbols are all decoded */
     wb_fz fz;
-    uint32_t *a, *b;
 } score_job;
 
 static bool score_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
@@ -142,52 +151,97 @@ static bool score_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) 
            wb_get_unit(env, argv[2], &codepoints) && get_options(env, argv[3], codepoints, &in->o);
 }
 
+/* the decoding, then the score */
 static uint64_t score_predict(const void *args) {
     const score_args *in = args;
-    return wb_fz_units(&in->o, in->a.size, in->b.size);
+    return wb_fz_decode_units(in->a.size) + wb_fz_decode_units(in->b.size) +
+           wb_fz_units(&in->o, in->a.size, in->b.size) +
+           wb_fz_setup_units(&in->o, in->a.size, in->b.size);
 }
 
+/* init allocates only: the symbols' blocks */
 static uint64_t score_setup(const void *args) {
+    (void)args;
+    return 1;
+}
+
+static void score_bind(const void *args, void *state) {
     const score_args *in = args;
-    return decode_units(in->a.size + in->b.size) +
-           wb_fz_setup_units(&in->o, in->a.size, in->b.size);
+    score_job *job = state;
+    job->in_a = in->a.data;
+    job->in_b = in->b.data;
+}
+
+/* a symbol block of len (its bytes in *bytes), at least one symbol */
+static uint32_t *symbol_block(size_t len, size_t *bytes) {
+    if (len > SIZE_MAX / sizeof(uint32_t) - 1) return NULL;
+    *bytes = (len > 0 ? len : 1) * sizeof(uint32_t);
+    return wb_block_alloc(*bytes);
 }
 
 static void score_destroy(void *state) {
     score_job *job = state;
-    wb_fz_free(&job->fz);
-    free(job->a);
-    free(job->b);
+    if (job->started) wb_fz_free(&job->fz);
+    job->started = false;
+    wb_block_free(job->a, job->bytes_a);
+    wb_block_free(job->b, job->bytes_b);
     job->a = job->b = NULL;
 }
 
 static bool score_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     const score_args *in = args;
     score_job *job = state;
-    bool failed = false;
-    size_t m = 0, n = 0;
-    job->a = symbols_of(in->a.data, in->a.size, in->o.codepoints, &m, &failed);
-    if (!failed) job->b = symbols_of(in->b.data, in->b.size, in->o.codepoints, &n, &failed);
-    if (!failed && (m == SIZE_MAX || n == SIZE_MAX)) {
-        *reason =
-            enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, m == SIZE_MAX ? 1 : 2));
-    } else if (failed || !wb_fz_start(&job->fz, &in->o, job->a, m, job->b, n)) {
+    job->o = in->o;
+    job->len_a = in->a.size;
+    job->len_b = in->b.size;
+    job->a = symbol_block(in->a.size, &job->bytes_a);
+    job->b = job->a ? symbol_block(in->b.size, &job->bytes_b) : NULL;
+    if (!job->b) {
+        score_destroy(job);
         *reason = wb_atom(env, "enomem");
-    } else {
-        return true;
+        return false;
     }
-    free(job->a);
-    free(job->b);
-    job->a = job->b = NULL;
-    return false;
+    score_bind(args, state);
+    return true;
 }
 
 static bool score_step(void *state, uint64_t budget, uint64_t *used) {
-    return wb_fz_step(&((score_job *)state)->fz, budget, used);
+    score_job *job = state;
+    if (!job->started) {
+        uint64_t start = *used;
+        bool cp = job->o.codepoints;
+        if (!wb_fz_symbols_step(&job->da, job->in_a, job->len_a, cp, job->a, budget, used))
+            return false;
+        if (job->da.invalid) {
+            job->invalid = 1;
+            return true;
+        }
+        uint64_t spent = *used - start;
+        if (spent >= budget) return false;
+        if (!wb_fz_symbols_step(&job->db, job->in_b, job->len_b, cp, job->b, budget - spent, used))
+            return false;
+        if (job->db.invalid) {
+            job->invalid = 2;
+            return true;
+        }
+        /* records the pair: no work that grows with it, cannot fail */
+        wb_fz_start(&job->fz, &job->o, job->a, job->da.count, job->b, job->db.count);
+        job->fz.alloc = wb_block_alloc;
+        job->fz.release = wb_block_free;
+        job->started = true;
+        spent = *used - start;
+        if (spent >= budget) return false;
+        budget -= spent;
+    }
+    return wb_fz_step(&job->fz, budget, used);
 }
 
 static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
-    const wb_fz *fz = &((const score_job *)state)->fz;
+    const score_job *job = state;
+    if (job->invalid)
+        return wb_error(env,
+                        enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, job->invalid)));
+    const wb_fz *fz = &job->fz;
     if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
     if (wb_fz_integers(&fz->o)) {
         uint64_t v = fz->value;
@@ -197,9 +251,10 @@ static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
     return enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
 }
 
+/* read once, after init: the symbols' blocks */
 static size_t score_memory(const void *state) {
     const score_job *job = state;
-    return job->fz.owned_bytes + (job->fz.m + job->fz.n) * sizeof(uint32_t);
+    return job->bytes_a + job->bytes_b + (job->started ? job->fz.owned_bytes : 0);
 }
 
 wb_job_type wb_fuzzy_score_job = {
@@ -211,6 +266,7 @@ wb_job_type wb_fuzzy_score_job = {
     .predict = score_predict,
     .setup = score_setup,
     .init = score_init,
+    .bind = score_bind,
     .step = score_step,
     .result = score_result,
     .memory = score_memory,
