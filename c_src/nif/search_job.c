@@ -208,6 +208,18 @@ static size_t projected_room(size_t bytes, size_t done, size_t count) {
     return guess < (double)(SIZE_MAX / 2) ? (size_t)guess : SIZE_MAX / 2;
 }
 
+/* The bytes of a packed list moved to a block of `room` bytes: only the
+ * `written` ones copied (a reallocation copies the whole block, and a
+ * spare block taken can be tens of MiB); NULL when out of memory (the
+ * block is then left as it was). */
+static uint8_t *moved_bytes(uint8_t *bytes, size_t old_room, size_t written, size_t room) {
+    uint8_t *moved = wb_block_alloc(room);
+    if (!moved) return NULL;
+    if (written) memcpy(moved, bytes, written);
+    wb_block_free(bytes, old_room);
+    return moved;
+}
+
 /* bytes a packed list's room may be shrunk to fit by a copy, at most */
 #define SHRINK_COPY_MOST (1u << 20)
 
@@ -362,7 +374,9 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         /* the room grows to what the list will need, extrapolated from the
          * candidates so far, while little of it is written: moving many
          * written pages costs milliseconds (~0.1 ms per MiB) */
-        bool checkpoint = (filled & (filled - 1)) == 0 && filled >= 64;
+        /* (the first candidate too: a spare block taken may be far too
+         * small for a few long candidates) */
+        bool checkpoint = filled == 0 || ((filled & (filled - 1)) == 0 && filled >= 64);
         if (bin.size > index->room - 1 - at || (checkpoint && index->partial == 0)) {
             size_t want = at + bin.size + 1, room = index->room, plain = index->room;
             while (plain < want)
@@ -373,11 +387,12 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             if (room < plain) room = plain;
             /* a guess that does not fit (early candidates longer than the
              * rest) falls back to what this candidate needs */
+            size_t written = at + index->partial;
             uint8_t *grown =
-                room == index->room ? p->bytes : wb_block_realloc(p->bytes, index->room, room);
+                room == index->room ? p->bytes : moved_bytes(p->bytes, index->room, written, room);
             if (!grown && room > plain && plain > index->room) {
                 room = plain;
-                grown = wb_block_realloc(p->bytes, index->room, room);
+                grown = moved_bytes(p->bytes, index->room, written, room);
             }
             if (!grown) {
                 out = pack_failed(env, &failed, wb_atom(env, "enomem"));
