@@ -58,6 +58,11 @@ ERL_NIF_TERM wb_pack_slice(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_pick(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* pack_ascii(Packed): whether its bytes are all ASCII (found when packed) */
 ERL_NIF_TERM wb_pack_ascii(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+/* pack_hash(Packed): a kept set's candidates hashed by their bytes, a
+ * slice at a time (more | done); pack_find(Packed, [Binary]): the
+ * positions of the candidates equal to one of the binaries */
+ERL_NIF_TERM wb_pack_hash(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_pack_find(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* frees what the search glue keeps between calls, after the runtime's unload */
 void wb_search_unload(void);
 /* A packed list or an index (term) of `count` candidates, ready to search:

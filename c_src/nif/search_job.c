@@ -40,6 +40,12 @@ typedef struct {
     size_t offsets_room; /* bytes of packed.offsets (a reused block may be larger) */
     atomic_int users;    /* jobs and results reading it (use_index, drop_index) */
     /* packing failed: its memory is gone (packed.offsets is NULL) */
+    /* a kept set's hash of its candidates' bytes (pack_hash, pack_find):
+     * hash_slots (a power of two) slots each holding a position + 1 (0:
+     * none), made a slice at a time: the first hash_zeroed slots are
+     * cleared, the first hashed candidates are in */
+    uint64_t *hash;
+    size_t hash_slots, hash_zeroed, hashed;
 } search_index;
 
 static ErlNifResourceType *index_type, *hits_type, *block_type;
@@ -50,6 +56,8 @@ typedef struct {
     wb_search_owned_set packed;
     size_t room, offsets_room;
     wb_search_batches lanes;
+    uint64_t *hash;
+    size_t hash_slots;
 } index_memory;
 
 /* The packed bytes (`room` of them) and offsets: blocks from the VM's
@@ -62,6 +70,7 @@ static void free_packed_now(wb_search_owned_set *packed, size_t room, size_t off
 
 static void free_index_memory(void *arg) {
     index_memory *m = arg;
+    wb_block_free_now(m->hash, m->hash_slots * sizeof *m->hash);
     wb_search_batches_free(&m->lanes);
     free_packed_now(&m->packed, m->room, m->offsets_room);
     free(m);
@@ -145,29 +154,38 @@ static void drop_index(search_index *index) {
 /* Gives the packed list's and the batches' memory back, off the scheduler
  * when it is large; the resource keeps nothing. */
 static void release_memory(search_index *index) {
-    size_t bytes = index->room + index->offsets_room + wb_search_batches_bytes(&index->lanes);
+    size_t hash_bytes = index->hash_slots * sizeof *index->hash;
+    size_t bytes =
+        index->room + index->offsets_room + wb_search_batches_bytes(&index->lanes) + hash_bytes;
     index_memory *m = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *m) : NULL;
     if (m) {
         m->packed = index->packed;
         m->room = index->room;
         m->offsets_room = index->offsets_room;
         m->lanes = index->lanes;
+        m->hash = index->hash;
+        m->hash_slots = index->hash_slots;
         wb_release_later(free_index_memory, m);
     } else {
+        wb_block_free_now(index->hash, hash_bytes);
         wb_search_batches_free(&index->lanes);
         free_packed_now(&index->packed, index->room, index->offsets_room);
     }
     memset(&index->packed, 0, sizeof index->packed);
     memset(&index->lanes, 0, sizeof index->lanes);
     index->room = index->offsets_room = 0;
+    index->hash = NULL;
+    index->hash_slots = index->hash_zeroed = index->hashed = 0;
 }
 
 static void index_dtor(ErlNifEnv *env, void *obj) {
     (void)env;
     search_index *index = obj;
-    /* owned_bytes is counted once sealed (0 before), lanes once built */
-    wb_runtime_resident_bytes(
-        -(int64_t)(index->packed.owned_bytes + wb_search_batches_bytes(&index->lanes)));
+    /* owned_bytes is counted once sealed (0 before), lanes once built,
+     * the hash once allocated */
+    wb_runtime_resident_bytes(-(int64_t)(index->packed.owned_bytes +
+                                         wb_search_batches_bytes(&index->lanes) +
+                                         index->hash_slots * sizeof *index->hash));
     release_memory(index);
 }
 
@@ -189,6 +207,21 @@ static size_t projected_room(size_t bytes, size_t done, size_t count) {
     double guess = (double)bytes / (double)done * (double)count * 1.25 + 4096;
     return guess < (double)(SIZE_MAX / 2) ? (size_t)guess : SIZE_MAX / 2;
 }
+
+/* The bytes of a packed list moved to a block of `room` bytes: only the
+ * `written` ones copied (a reallocation copies the whole block, and a
+ * spare block taken can be tens of MiB); NULL when out of memory (the
+ * block is then left as it was). */
+static uint8_t *moved_bytes(uint8_t *bytes, size_t old_room, size_t written, size_t room) {
+    uint8_t *moved = wb_block_alloc(room);
+    if (!moved) return NULL;
+    if (written) memcpy(moved, bytes, written);
+    wb_block_free(bytes, old_room);
+    return moved;
+}
+
+/* bytes a packed list's room may be shrunk to fit by a copy, at most */
+#define SHRINK_COPY_MOST (1u << 20)
 
 /* A list of unknown length: its first room, in bytes and in offsets (each
  * doubles as needed) */
@@ -294,7 +327,12 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             else {
                 p->set.count = filled;
                 size_t used = (size_t)p->offsets[p->set.count] + 1;
-                uint8_t *fit = wb_block_realloc(p->bytes, index->room, used); /* may stay */
+                /* shrunk to fit where that copies little: a block that
+                 * changes allocator is copied whole (64 MB held the
+                 * scheduler 12-42 ms), so is one the VM's allocator moves */
+                bool cheap = used <= SHRINK_COPY_MOST ||
+                             (index->room > WB_BLOCK_VM_MOST && used > WB_BLOCK_VM_MOST);
+                uint8_t *fit = cheap ? wb_block_realloc(p->bytes, index->room, used) : NULL;
                 if (fit) {
                     p->bytes = fit;
                     index->room = used;
@@ -336,7 +374,9 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         /* the room grows to what the list will need, extrapolated from the
          * candidates so far, while little of it is written: moving many
          * written pages costs milliseconds (~0.1 ms per MiB) */
-        bool checkpoint = (filled & (filled - 1)) == 0 && filled >= 64;
+        /* (the first candidate too: a spare block taken may be far too
+         * small for a few long candidates) */
+        bool checkpoint = filled == 0 || ((filled & (filled - 1)) == 0 && filled >= 64);
         if (bin.size > index->room - 1 - at || (checkpoint && index->partial == 0)) {
             size_t want = at + bin.size + 1, room = index->room, plain = index->room;
             while (plain < want)
@@ -347,11 +387,12 @@ ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
             if (room < plain) room = plain;
             /* a guess that does not fit (early candidates longer than the
              * rest) falls back to what this candidate needs */
+            size_t written = at + index->partial;
             uint8_t *grown =
-                room == index->room ? p->bytes : wb_block_realloc(p->bytes, index->room, room);
+                room == index->room ? p->bytes : moved_bytes(p->bytes, index->room, written, room);
             if (!grown && room > plain && plain > index->room) {
                 room = plain;
-                grown = wb_block_realloc(p->bytes, index->room, room);
+                grown = moved_bytes(p->bytes, index->room, written, room);
             }
             if (!grown) {
                 out = pack_failed(env, &failed, wb_atom(env, "enomem"));
@@ -500,6 +541,111 @@ ERL_NIF_TERM wb_pack_pick(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
         picked = enif_make_list_cell(env, candidate_binary(env, set, whole, (size_t)i), picked);
     }
     return enif_make_reverse_list(env, picked, &out) ? out : enif_make_badarg(env);
+}
+
+/* ---- the kept candidates found by their bytes ------------------------------- */
+
+/* FNV-1a, 64 bits */
+static uint64_t bytes_hash(const uint8_t *bytes, size_t n) {
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= bytes[i];
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+/* slots cleared, or candidates hashed, between clock reads */
+#define HASH_PIECE 4096
+
+/* pack_hash(Packed): a kept set's hash of its candidates' bytes made, a
+ * slice of the runtime at a time: more (call again) or done. The table
+ * (twice the candidates' slots, rounded up to a power of two) is
+ * allocated by the first call, cleared and filled by the following. */
+ERL_NIF_TERM wb_pack_hash(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    search_index *index = take_packed(env, argv[0]);
+    if (!index) return enif_make_badarg(env);
+    ERL_NIF_TERM out;
+    const wb_search_set *set = &index->packed.set;
+    if (!index->sealed || !index->kept) {
+        out = enif_make_badarg(env);
+    } else if (!index->hash) {
+        size_t slots = 16;
+        while (slots < set->count * 2 && slots <= SIZE_MAX / 2 / sizeof(uint64_t))
+            slots *= 2;
+        index->hash = slots >= set->count * 2 ? wb_block_alloc(slots * sizeof(uint64_t)) : NULL;
+        if (index->hash) {
+            index->hash_slots = slots;
+            wb_runtime_resident_bytes((int64_t)(slots * sizeof(uint64_t)));
+            out = wb_atom(env, "more");
+        } else {
+            out = wb_error(env, wb_atom(env, "enomem"));
+        }
+    } else {
+        int64_t start = now_ns(), slice = wb_slice_ns();
+        size_t mask = index->hash_slots - 1;
+        out = wb_atom(env, "done");
+        while (index->hash_zeroed < index->hash_slots || index->hashed < set->count) {
+            if (index->hash_zeroed < index->hash_slots) {
+                size_t n = index->hash_slots - index->hash_zeroed;
+                if (n > HASH_PIECE) n = HASH_PIECE;
+                memset(index->hash + index->hash_zeroed, 0, n * sizeof(uint64_t));
+                index->hash_zeroed += n;
+            } else {
+                size_t end = set->count - index->hashed > HASH_PIECE ? index->hashed + HASH_PIECE
+                                                                     : set->count;
+                for (size_t i = index->hashed; i < end; i++) {
+                    const uint8_t *bytes = set->bytes + set->offsets[i];
+                    size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+                    size_t at = (size_t)bytes_hash(bytes, len) & mask;
+                    while (index->hash[at]) /* fewer candidates than slots: one is free */
+                        at = (at + 1) & mask;
+                    index->hash[at] = (uint64_t)i + 1;
+                }
+                index->hashed = end;
+            }
+            if ((index->hash_zeroed < index->hash_slots || index->hashed < set->count) &&
+                now_ns() - start >= slice) {
+                enif_consume_timeslice(env, 100);
+                out = wb_atom(env, "more");
+                break;
+            }
+        }
+    }
+    atomic_store(&index->busy, false);
+    return out;
+}
+
+/* pack_find(Packed, [Binary]): the positions of the candidates (of a set
+ * whose hash pack_hash made) equal to one of the binaries (at most
+ * SLICE_MOST of them), in no particular order. */
+ERL_NIF_TERM wb_pack_find(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    search_index *index;
+    unsigned length;
+    (void)argc;
+    if (!enif_get_resource(env, argv[0], index_type, (void **)&index) || !index->kept ||
+        !index->hash || index->hash_zeroed != index->hash_slots ||
+        index->hashed != index->packed.set.count || !enif_get_list_length(env, argv[1], &length) ||
+        length > SLICE_MOST)
+        return enif_make_badarg(env);
+    const wb_search_set *set = &index->packed.set;
+    size_t mask = index->hash_slots - 1;
+    ERL_NIF_TERM found = enif_make_list(env, 0), head, tail = argv[1];
+    ErlNifBinary key;
+    for (unsigned k = 0; k < length; k++) {
+        if (!enif_get_list_cell(env, tail, &head, &tail) || !enif_inspect_binary(env, head, &key))
+            return enif_make_badarg(env);
+        for (size_t at = (size_t)bytes_hash(key.data, key.size) & mask; index->hash[at];
+             at = (at + 1) & mask) {
+            size_t i = (size_t)(index->hash[at] - 1);
+            size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+            if (len == key.size &&
+                (len == 0 || !memcmp(set->bytes + set->offsets[i], key.data, len)))
+                found = enif_make_list_cell(env, enif_make_uint64(env, i), found);
+        }
+    }
+    return found;
 }
 
 /* ---- the packed candidates, for other jobs (jobs.h) -------------------------- */

@@ -26,6 +26,8 @@ static ErlNifFunc nif_funcs[] = {
     {"pack_slice", 3, wb_pack_slice, 0},
     {"pack_pick", 2, wb_pack_pick, 0},
     {"pack_ascii", 1, wb_pack_ascii, 0},
+    {"pack_hash", 1, wb_pack_hash, 0},
+    {"pack_find", 2, wb_pack_find, 0},
     {"hits_more", 2, wb_hits_more, 0},
     {"distances_more", 3, wb_distances_more, 0},
     {"fuzzy_score", 7, fuzzy_score, 0},

@@ -350,8 +350,11 @@ defmodule WellBehaved.Fuzzy do
     no_processor!(@cdist, call)
 
     case index.segments do
-      [one] -> {one.ref, one.count, Processor.function(index.processor), false}
-      many -> packed(Index.scored(many), index.processor)
+      [one] when one.count == index.size ->
+        {one.ref, one.count, Processor.function(index.processor), false}
+
+      many ->
+        packed(Index.scored(many), index.processor)
     end
   end
 
@@ -443,8 +446,10 @@ defmodule WellBehaved.Fuzzy do
       |> Enum.with_index()
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
         {query, ref, call} = sorted_search(query, segment, call)
+        # as many more as the segment holds deleted entries
+        wider = %{call | limit: Index.search_limit(segment, call.limit)}
 
-        case native_search(name, query, ref, segment.count, call, before) do
+        case native_search(name, query, ref, segment.count, wider, before) do
           {:error, _} = error -> {:halt, error}
           hits -> {:cont, {[segment_hits(hits, segment, at, call) | acc], before + segment.count}}
         end
@@ -455,7 +460,7 @@ defmodule WellBehaved.Fuzzy do
       end)
       |> case do
         {:error, _} = error -> error
-        [one] -> Enum.map(one, &elem(&1, 0))
+        [one] -> one |> limited(call) |> Enum.map(&elem(&1, 0))
         many -> merge_hits(many, call)
       end
     end
@@ -545,9 +550,17 @@ defmodule WellBehaved.Fuzzy do
     end
   end
 
-  # a segment's hits, each with what ranks it against other segments'
+  defp limited(hits, %{limit: :all}), do: hits
+  defp limited(hits, %{limit: limit}), do: Enum.take(hits, limit)
+
+  # a segment's hits (its live entries'), each with what ranks it against
+  # other segments'
   defp segment_hits(binary, segment, at, call) do
-    found = for <<index::64-native, score::binary-8 <- binary>>, do: {index, number(call, score)}
+    found =
+      for <<index::64-native, score::binary-8 <- binary>>,
+          Index.live?(segment, index),
+          do: {index, number(call, score)}
+
     {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
     for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do

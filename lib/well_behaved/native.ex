@@ -47,6 +47,11 @@ defmodule WellBehaved.Native do
   def pack_pick(_packed, _positions), do: stub()
   # whether a sealed packed list's bytes are all ASCII (found when packed)
   def pack_ascii(_packed), do: stub()
+  # a kept packed list's candidates hashed by their bytes, a slice of the
+  # work per call (:more, :done, {:error, :enomem}); then the positions
+  # of its candidates equal to one of at most 4096 binaries
+  def pack_hash(_packed), do: stub()
+  def pack_find(_packed, _keys), do: stub()
   # a long result of nearest: {:hits, hits, n} from search, made into the
   # list a slice at a time
   def hits_more(_hits, _list), do: stub()

@@ -81,13 +81,16 @@ defmodule WellBehaved.Fuzzy.Index do
   # (split at ASCII whitespace), packed with their batches, for the token
   # sort scores; nil when every one is its text (single tokens). ascii:
   # every scored text is ASCII (in codepoints too, the tokens are those).
+  # dead: the positions of entries deleted since the segment was packed
+  # (at most half of them: then it is packed again without them).
   @type segment :: %{
           ref: reference(),
           count: non_neg_integer(),
           texts: reference() | nil,
           keys: {:positions, non_neg_integer()} | reference(),
           sorted: reference() | nil,
-          ascii: boolean()
+          ascii: boolean(),
+          dead: MapSet.t(non_neg_integer())
         }
 
   @doc """
@@ -134,13 +137,14 @@ defmodule WellBehaved.Fuzzy.Index do
         settings = Distributed.options(@new, Keyword.take(opts, [:nodes, :timeout]))
         {texts, keys} = entries!(@new, choices, 0)
         count = length(texts)
+        keys = key_list(keys, count)
         pairs = Enum.zip(keys, texts)
         chunks = Distributed.split(pairs, count, settings.nodes)
         start = &{Shard, :start_value, [self(), __MODULE__, :new, [&1, [processor: processor]]]}
 
         case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
           {:ok, shards} ->
-            next = Dump.next_after(0, keys, count)
+            next = next_after(0, keys, count)
             %{index | shards: shards, size: count, next: next, timeout: settings.timeout}
 
           {:error, _} = error ->
@@ -187,6 +191,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
         # keys given here (positions from the index's next): a shard's own
         # next is not the index's
+        keys = key_list(keys, count)
         pairs = Enum.zip(keys, texts)
         call = [{node, {__MODULE__, :update_held, [pid, :add, [pairs]]}, size}]
 
@@ -196,7 +201,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
           new_size ->
             shards = List.replace_at(shards, at, {node, pid, new_size})
-            next = Dump.next_after(index.next, keys, count)
+            next = next_after(index.next, keys, count)
             %{index | shards: shards, size: index.size + count, next: next}
         end
     end
@@ -214,7 +219,7 @@ defmodule WellBehaved.Fuzzy.Index do
       {:ok, segment} ->
         segments = merge(index.segments ++ [segment])
         added = segment.count
-        next = Dump.next_after(index.next, keys, added)
+        next = next_after(index.next, keys, added)
         %{index | segments: segments, size: index.size + added, next: next}
 
       {:error, _} = error ->
@@ -254,13 +259,11 @@ defmodule WellBehaved.Fuzzy.Index do
   end
 
   def delete(%__MODULE__{} = index, keys) when is_list(keys) do
-    gone = MapSet.new(keys)
-
     index.segments
     |> Enum.reduce_while({[], 0}, fn segment, {kept, size} ->
-      case without(segment, gone) do
+      case without(segment, keys) do
         {:ok, nil} -> {:cont, {kept, size}}
-        {:ok, s} -> {:cont, {[s | kept], size + s.count}}
+        {:ok, s} -> {:cont, {[s | kept], size + live(s)}}
         {:error, _} = error -> {:halt, error}
       end
     end)
@@ -476,13 +479,16 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # native memory a call of pack_slice/pack_pick hands back, at most
   @chunk 4096
+  @whitespace [" ", "\t", "\n", "\v", "\f", "\r"]
+  # no entry deleted
+  @none MapSet.new()
 
   defp segment([], _scored, _keys), do: {:ok, nil}
 
   defp segment(texts, scored, keys) do
     count = length(texts)
-
-    sorted = Enum.map(scored, &sorted_tokens/1)
+    split = whitespace()
+    sorted = Enum.map(scored, &sorted_tokens(&1, split))
 
     with {:ok, ref} <- indexed(scored, count),
          {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
@@ -495,19 +501,41 @@ defmodule WellBehaved.Fuzzy.Index do
          texts: texts_ref,
          keys: keys,
          sorted: sorted_ref,
-         ascii: Native.pack_ascii(ref)
+         ascii: Native.pack_ascii(ref),
+         dead: @none
        }}
     end
   end
-
-  @whitespace [" ", "\t", "\n", "\v", "\f", "\r"]
 
   @doc false
   # the tokens of a text (split at ASCII whitespace) sorted and joined by
   # one space, as the token sort scores compare them in bytes
   @spec sorted_tokens(binary()) :: binary()
-  def sorted_tokens(text) do
-    text |> :binary.split(@whitespace, [:global, :trim_all]) |> Enum.sort() |> Enum.join(" ")
+  def sorted_tokens(text), do: sorted_tokens(text, whitespace())
+
+  # the compiled pattern of @whitespace: compiling it costs 30-40 us, more
+  # than splitting a name
+  defp whitespace do
+    case :persistent_term.get({__MODULE__, :whitespace}, nil) do
+      nil ->
+        pattern = :binary.compile_pattern(@whitespace)
+        :persistent_term.put({__MODULE__, :whitespace}, pattern)
+        pattern
+
+      pattern ->
+        pattern
+    end
+  end
+
+  # (a text of one token is itself, the same term: comparing the two is
+  # then immediate, where comparing a long text's bytes is one long call)
+  defp sorted_tokens(text, split) do
+    case :binary.split(text, split, [:global, :trim_all]) do
+      [one] when byte_size(one) == byte_size(text) -> text
+      [one] -> one
+      [] -> ""
+      many -> many |> Enum.sort() |> Enum.intersperse(" ") |> IO.iodata_to_binary()
+    end
   end
 
   @doc false
@@ -532,17 +560,62 @@ defmodule WellBehaved.Fuzzy.Index do
   end
 
   # consecutive positions need nothing stored
+  defp packed_keys({:positions, base}, _count), do: {:ok, {:positions, base}}
+
   defp packed_keys([base | _] = keys, count) when is_integer(base) do
     if consecutive?(keys, base),
       do: {:ok, {:positions, base}},
-      else: packed(Enum.map(keys, &:erlang.term_to_binary/1), count)
+      else: packed_keys({:own, keys}, count)
   end
 
-  defp packed_keys(keys, count), do: packed(Enum.map(keys, &:erlang.term_to_binary/1), count)
+  defp packed_keys({:own, keys}, count),
+    do: keys |> Enum.map(&key_binary/1) |> packed(count) |> hashed()
+
+  defp packed_keys(keys, count), do: packed_keys({:own, keys}, count)
+
+  # keys of their own are found by the hash of their bytes (pack_find)
+  defp hashed({:ok, ref}) do
+    case Native.pack_hash(ref) do
+      :more -> hashed({:ok, ref})
+      :done -> {:ok, ref}
+      {:error, _} = error -> Errors.failed(@add, error)
+    end
+  end
+
+  defp hashed(error), do: error
+
+  # a key as stored: its external format, the same bytes for equal terms
+  defp key_binary(key), do: :erlang.term_to_binary(key, [:deterministic])
 
   defp consecutive?([], _next), do: true
   defp consecutive?([next | rest], next), do: consecutive?(rest, next + 1)
   defp consecutive?(_keys, _next), do: false
+
+  # the keys of `count` entries as a list ({:positions, first}: first,
+  # first + 1, ...)
+  defp key_list({:positions, first}, count), do: Enum.to_list(first..(first + count - 1)//1)
+  defp key_list(keys, _count), do: keys
+
+  # the index's next key after `count` entries with `keys` came in
+  defp next_after(next, {:positions, first}, count),
+    do: min(max(next, first) + count, Dump.key_limit())
+
+  defp next_after(next, keys, count), do: Dump.next_after(next, keys, count)
+
+  # the entries of a segment still in it (deleted ones wait, marked dead,
+  # until the segment is packed again)
+  defp live(segment), do: segment.count - MapSet.size(segment.dead)
+
+  @doc false
+  # whether a segment's candidate at `position` is still in the index
+  @spec live?(segment(), non_neg_integer()) :: boolean()
+  def live?(segment, position), do: not MapSet.member?(segment.dead, position)
+
+  @doc false
+  # how many hits to ask a segment for, so that `limit` of them are live
+  @spec search_limit(segment(), pos_integer() | :all) :: pos_integer() | :all
+  def search_limit(_segment, :all), do: :all
+  def search_limit(segment, limit), do: limit + MapSet.size(segment.dead)
 
   @doc false
   # a segment's entries, {key, text as given}
@@ -555,7 +628,7 @@ defmodule WellBehaved.Fuzzy.Index do
   @doc false
   # the scored texts of every segment, in order (cdist packs them as one)
   @spec scored([segment()]) :: [binary()]
-  def scored(segments), do: Enum.flat_map(segments, &all(&1.ref, &1.count))
+  def scored(segments), do: Enum.flat_map(segments, &alive(&1, all(&1.ref, &1.count)))
 
   @doc false
   # the texts as given and the keys of a segment's candidates at
@@ -577,12 +650,23 @@ defmodule WellBehaved.Fuzzy.Index do
     positions |> Enum.chunk_every(@chunk) |> Enum.flat_map(&Native.pack_pick(ref, &1))
   end
 
-  # every candidate of a segment: {keys, texts as given, as scored}
+  # every live candidate of a segment: {keys, texts as given, as scored}
   defp entries(segment) do
     scored = all(segment.ref, segment.count)
     texts = if segment.texts, do: all(segment.texts, segment.count), else: scored
+    keys = keys(segment)
+    {alive(segment, keys), alive(segment, texts), alive(segment, scored)}
+  end
 
-    {keys(segment), texts, scored}
+  # the elements of a list of a segment's candidates that are still live
+  defp alive(segment, list) do
+    if MapSet.size(segment.dead) == 0 do
+      list
+    else
+      list
+      |> Enum.with_index()
+      |> Enum.flat_map(fn {x, at} -> if live?(segment, at), do: [x], else: [] end)
+    end
   end
 
   defp keys(%{keys: {:positions, base}, count: count}),
@@ -615,22 +699,41 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  # the candidates of a segment holding none of the keys stay where they
-  # are: only its keys are read
-  defp without(segment, gone) do
-    if Enum.any?(keys(segment), &MapSet.member?(gone, &1)) do
-      {keys, texts, scored} = entries(segment)
+  # A deletion marks the segment's entries with the keys dead: found in
+  # time proportional to the keys (positions by arithmetic, keys of their
+  # own through the native hash of their external format), nothing
+  # packed again. Once half its entries are dead, the segment is packed
+  # again without them, which costs its size, paid for by the deletions
+  # that made half of it dead (each deleted entry pays for two packed).
+  defp without(segment, keys) do
+    dead = Enum.reduce(positions(segment, keys), segment.dead, &MapSet.put(&2, &1))
 
-      kept =
-        [keys, texts, scored]
-        |> Enum.zip()
-        |> Enum.reject(fn {key, _, _} -> MapSet.member?(gone, key) end)
+    cond do
+      MapSet.size(dead) == MapSet.size(segment.dead) ->
+        {:ok, segment}
 
-      {keys, texts, scored} = unzip3(kept)
-      segment(texts, scored, keys)
-    else
-      {:ok, segment}
+      MapSet.size(dead) == segment.count ->
+        {:ok, nil}
+
+      2 * MapSet.size(dead) >= segment.count ->
+        {keys, texts, scored} = entries(%{segment | dead: dead})
+        segment(texts, scored, keys)
+
+      true ->
+        {:ok, %{segment | dead: dead}}
     end
+  end
+
+  # the positions in a segment of the entries whose key is one of `keys`
+  defp positions(%{keys: {:positions, base}, count: count}, keys) do
+    for key <- keys, is_integer(key), key >= base, key < base + count, do: key - base
+  end
+
+  defp positions(segment, keys) do
+    keys
+    |> Enum.map(&key_binary/1)
+    |> Enum.chunk_every(@chunk)
+    |> Enum.flat_map(&Native.pack_find(segment.keys, &1))
   end
 
   # the texts and keys of choices (for binaries, positions from `next`, or
@@ -649,6 +752,26 @@ defmodule WellBehaved.Fuzzy.Index do
   defp entries!(name, choices, next) when is_list(choices) do
     first = Dump.first_position(next, choices)
 
+    case binaries(choices, 0) do
+      # binaries alone: their keys are consecutive positions, no list of them
+      count when is_integer(count) ->
+        if count > 0, do: Dump.position!(name, first + count - 1)
+        {choices, {:positions, first}}
+
+      :mixed ->
+        keyed_entries!(name, choices, first)
+    end
+  end
+
+  defp entries!(name, other, _next),
+    do: Options.invalid!(name, "choices", other, "a list of binaries or {key, binary}, or a map")
+
+  # the length of a list of binaries, or :mixed
+  defp binaries([text | rest], count) when is_binary(text), do: binaries(rest, count + 1)
+  defp binaries([], count), do: count
+  defp binaries(_other, _count), do: :mixed
+
+  defp keyed_entries!(name, choices, first) do
     choices
     |> Enum.with_index()
     |> Enum.map(fn
@@ -658,9 +781,6 @@ defmodule WellBehaved.Fuzzy.Index do
     end)
     |> Enum.unzip()
   end
-
-  defp entries!(name, other, _next),
-    do: Options.invalid!(name, "choices", other, "a list of binaries or {key, binary}, or a map")
 
   defp check_processor!(_name, p) when p in [nil, :default] or is_function(p, 1), do: p
 
