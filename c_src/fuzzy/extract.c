@@ -11,11 +11,6 @@
 #define DECODE_PART_LEAST 64
 #define DECODE_PART_MOST  ((size_t)1 << 30)
 
-/* units of decoding n bytes */
-static uint64_t decode_units(size_t n) {
-    return 1 + n / 8;
-}
-
 /* The symbols of n bytes in a block of their own (NULL with *failed set
  * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
 static uint32_t *symbols_of(const uint8_t *bytes, size_t n, bool codepoints, size_t *count,
@@ -105,7 +100,7 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
     uint64_t bytes = set->offsets[count];
     size_t average = (size_t)(bytes / count);
     uint64_t each = wb_fz_units(o, query_len, average) + wb_fz_setup_units(o, query_len, average) +
-                    decode_units(average) + 2;
+                    wb_fz_decode_units(average) + 2;
     /* an index's batches give every candidate they hold its score (not
      * the partial ratios or the token scores, whose candidates may need
      * the general path): their steps, a few units a score, and the general
@@ -126,7 +121,7 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
 }
 
 uint64_t wb_fz_extract_setup_units(size_t query_len) {
-    return decode_units(query_len);
+    return wb_fz_decode_units(query_len);
 }
 
 wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_config *c) {

@@ -104,25 +104,6 @@ static bool get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_f
     return true;
 }
 
-/* The symbols of a binary in a block of their own (NULL with *failed set
- * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
-static uint32_t *symbols_of(const uint8_t *bytes, size_t len, bool codepoints, size_t *count,
-                            bool *failed) {
-    uint32_t *out = malloc((len > 0 ? len : 1) * sizeof *out);
-    if (!out || len > SIZE_MAX / sizeof *out) {
-        free(out);
-        *failed = true;
-        return NULL;
-    }
-    *count = wb_fz_symbols(bytes, len, codepoints, out);
-    return out;
-}
-
-/* units of decoding n bytes */
-static uint64_t decode_units(size_t n) {
-    return 1 + n / 8;
-}
-
 /* ---- fuzzy_score(A, B, Unit, Options) ---------------------------------------------- */
 
 typedef struct {
