@@ -328,7 +328,7 @@ typedef struct {
 /* ASCII whitespace: what separates tokens in bytes (and, with the Unicode
  * spaces, in codepoints) */
 static inline bool wb_fz_ascii_space(uint32_t c) {
-    return c == ' ' || (c >= 9 && c <= 13);
+    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
 }
 
 /* Whether badness num / den is strictly worse than the bar's (den 0: no

@@ -135,7 +135,7 @@ static inline bool wb_fz_wratio_near(size_t m, size_t n, double *scale) {
      * as the rounded quotient's, which no ratio of lengths brings to
      * either; lengths of memory are far from overflowing 3 * shorter */
     size_t longer = m > n ? m : n, shorter = m < n ? m : n;
-    *scale = longer / 8 < shorter ? 0.9 : 0.6; /* longer < 8 shorter */
+    *scale = (longer - 1) / 8 < shorter ? 0.9 : 0.6; /* longer <= 8 shorter */
     return 2 * longer < 3 * shorter;
 }
 

@@ -261,7 +261,7 @@ static uint64_t scan_units(uint64_t bytes) {
 }
 
 static bool is_space(uint8_t c) {
-    return c == ' ' || (c >= 9 && c <= 13);
+    return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
 }
 
 /* The next phase, its cursors at the start. */

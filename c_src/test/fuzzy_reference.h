@@ -269,7 +269,7 @@ static inline bool fzr_space(uint32_t c, bool codepoints) {
     static const uint32_t extra[] = {0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002, 0x2003,
                                      0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
                                      0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
-    if (c == 9 || c == 10 || c == 11 || c == 12 || c == 13 || c == 32) return true;
+    if ((c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F) || c == 32) return true;
     if (codepoints)
         for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
             if (c == extra[i]) return true;
@@ -472,7 +472,7 @@ static inline double fzr_wratio(const uint32_t *a, size_t m, const uint32_t *b, 
     double len_ratio = (double)(m > n ? m : n) / (double)(m < n ? m : n);
     double r = fzr_ratio(a, m, b, n);
     if (len_ratio < 1.5) return fzr_max(r, fzr_token_ratio(a, m, b, n, cp) * 0.95);
-    double scale = len_ratio < 8.0 ? 0.9 : 0.6;
+    double scale = len_ratio <= 8.0 ? 0.9 : 0.6;
     double r2 = fzr_max(r, fzr_partial_ratio(a, m, b, n) * scale);
     return fzr_max(r2, fzr_partial_token_ratio(a, m, b, n, cp) * 0.95 * scale);
 }

@@ -11,7 +11,7 @@ defmodule WellBehaved.Test.FuzzyReference do
   rapidfuzz.
   """
 
-  @byte_whitespace [9, 10, 11, 12, 13, 32]
+  @byte_whitespace [9, 10, 11, 12, 13, 28, 29, 30, 31, 32]
   @codepoint_whitespace @byte_whitespace ++
                           [0x85, 0xA0, 0x1680] ++
                           Enum.to_list(0x2000..0x200A) ++
@@ -322,19 +322,21 @@ defmodule WellBehaved.Test.FuzzyReference do
 
   @doc "Larger of the partial sorted-token and partial set-difference ratios."
   def partial_token_ratio(a, b, unit) do
-    if tokens(a, unit) == [] or tokens(b, unit) == [] do
-      0.0
-    else
-      {sect, dab, dba} = set_parts(token_set(a, unit), token_set(b, unit))
+    cond do
+      tokens(a, unit) == [] or tokens(b, unit) == [] ->
+        0.0
 
-      if sect != [] do
-        100.0
-      else
-        max(
-          partial_ratio(sorted_join(a, unit), sorted_join(b, unit)),
-          partial_ratio(join(dab), join(dba))
-        )
-      end
+      true ->
+        {sect, dab, dba} = set_parts(token_set(a, unit), token_set(b, unit))
+
+        if sect != [] do
+          100.0
+        else
+          max(
+            partial_ratio(sorted_join(a, unit), sorted_join(b, unit)),
+            partial_ratio(join(dab), join(dba))
+          )
+        end
     end
   end
 
@@ -351,7 +353,7 @@ defmodule WellBehaved.Test.FuzzyReference do
     if len_ratio < 1.5 do
       max(r, token_ratio(a, b, unit) * 0.95)
     else
-      scale = if len_ratio < 8.0, do: 0.9, else: 0.6
+      scale = if len_ratio <= 8.0, do: 0.9, else: 0.6
       r2 = max(r, partial_ratio(a, b) * scale)
       max(r2, partial_token_ratio(a, b, unit) * 0.95 * scale)
     end

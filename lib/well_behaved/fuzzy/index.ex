@@ -479,7 +479,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # native memory a call of pack_slice/pack_pick hands back, at most
   @chunk 4096
-  @whitespace [" ", "\t", "\n", "\v", "\f", "\r"]
+  @whitespace [" ", "\t", "\n", "\v", "\f", "\r", <<0x1C>>, <<0x1D>>, <<0x1E>>, <<0x1F>>]
   # no entry deleted
   @none MapSet.new()
 
