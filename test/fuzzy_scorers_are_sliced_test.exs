@@ -1,0 +1,134 @@
+defmodule WellBehaved.FuzzyScorersAreSlicedTest do
+  # Issue 44, item 1: every scorer's work on ONE pair is bounded by the
+  # step's budget, however long the pair. Before, a short query against
+  # one candidate of 4 MB held the only normal scheduler 42-48 ms
+  # (:osa), 126-133 ms (:damerau_levenshtein), 12 ms (:jaro_winkler) and
+  # 3-9 ms (the token scorers) in :auto and :yielding alike, and every
+  # call hopped to a dirty scheduler for its set-up (the pair decoded and
+  # tokenized whole in the job's init); a pair of a million words each
+  # held it for seconds.
+  #
+  # Each scorer runs in a child VM with one normal scheduler, under
+  # WellBehaved.Probe.turns/2, beside a process running pure Erlang code.
+  # Asserted, with margins no loaded machine reaches:
+  #   * :auto and :yielding give :normal's answer (the same C code, so
+  #     the same float);
+  #   * the longest turn of the calling process, in CPU time of its
+  #     scheduler thread, is at most max(5 ms, 2x the pure-Erlang
+  #     process's own): the turn a step takes, whatever the input's size;
+  #   * no turn on a dirty scheduler: a job whose init does no work
+  #     proportional to its input has no set-up to send there.
+  # The kinds of score rotate over the scorers (the kind changes only the
+  # verdict at the end, not the work), the units are both tried.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.Testing.ChildVM
+
+  @moduletag timeout: 1_200_000
+
+  # one long candidate against a short query, and for the token scorers a
+  # pair of many words on each side
+  @bytes 16_000_000
+  @words 1_000_000
+
+  @kinds [:similarity, :distance, :normalized_similarity, :normalized_distance]
+  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming, :jaro, :jaro_winkler]
+  @ratios [:ratio, :partial_ratio, :qratio, :wratio]
+  @tokens [
+    :token_sort_ratio,
+    :token_set_ratio,
+    :token_ratio,
+    :partial_token_sort_ratio,
+    :partial_token_set_ratio,
+    :partial_token_ratio
+  ]
+
+  # runs in the child: {label, normal's answer, [{mode, answer, turns}]}
+  @prelude """
+  alias WellBehaved.{Fuzzy, Probe}
+  check = fn label, f ->
+    want = f.(:normal)
+    runs =
+      for mode <- [:auto, :yielding] do
+        got = f.(mode)
+        r = Probe.turns(fn -> f.(mode) end, workers: 1, duration_ms: 1, warmup_ms: 0)
+        {mode, got, Map.take(r.function, [:turns, :dirty_turns, :cpu_max_us, :calls]),
+         Map.take(r.control, [:turns, :cpu_max_us])}
+      end
+    {label, want, runs}
+  end
+  """
+
+  defp run_child(scenario) do
+    assert {:ok, {results, _}} =
+             ChildVM.run({Code, :eval_string, [@prelude <> scenario]},
+               bound_ms: 1_100_000,
+               erl_flags: ["+S", "1:1"]
+             )
+
+    results
+  end
+
+  defp assert_sliced(results) do
+    for {label, want, runs} <- results, {mode, got, function, control} <- runs do
+      where = "#{label}, #{mode}"
+      bound = max(5000, 2 * control.cpu_max_us)
+      assert got == want, "#{where}: answered #{inspect(got)}, :normal #{inspect(want)}"
+
+      assert function.turns > 0 and function.calls > 0 and control.turns > 0,
+             "#{where}: no whole call traced: #{inspect(function)} #{inspect(control)}"
+
+      assert function.dirty_turns == 0,
+             "#{where}: #{function.dirty_turns} turns on a dirty scheduler, want 0"
+
+      assert function.cpu_max_us <= bound,
+             "#{where}: held its scheduler #{function.cpu_max_us} us (CPU), " <>
+               "bound #{bound} us (pure Erlang's longest: #{control.cpu_max_us} us)"
+    end
+  end
+
+  # one scorer against one long candidate, each unit, a kind of its own
+  defp long_candidate(scorer, kind) do
+    """
+    long = :binary.copy("ab", #{div(@bytes, 2)})
+    worded = :binary.copy("ab ", #{div(@bytes, 3)})
+    for unit <- [:byte, :codepoint], {name, text} <- [{"abab", long}, {"ab ab", worded}] do
+      opts = [scorer: #{inspect(scorer)}, score: #{inspect(kind)}, unit: unit]
+      check.("#{scorer} #{kind} \#{unit} \#{name}", fn mode ->
+        Fuzzy.score("abcab", text, [{:schedule, mode} | opts])
+      end)
+    end
+    """
+  end
+
+  for {scorer, i} <- Enum.with_index(@edit ++ @ratios ++ @tokens) do
+    kind = Enum.at(@kinds, rem(i, length(@kinds)))
+
+    test "#{scorer} on a #{div(@bytes, 1_000_000)} MB candidate runs a slice at a time" do
+      results = run_child(long_candidate(unquote(scorer), unquote(kind)))
+      assert length(results) == 4
+      assert_sliced(results)
+    end
+  end
+
+  # two texts of a million words, the same words in other orders and one
+  # word apart: the token work (splitting, sorting, the sets) on each side
+  test "the token scorers on a million words a side run a slice at a time" do
+    results =
+      run_child("""
+      :rand.seed(:exsss, {44, 1, 1})
+      vocabulary = for i <- 1..5000, do: "w\#{i}"
+      words = for _ <- 1..#{@words}, do: Enum.random(vocabulary)
+      a = Enum.join(words, " ")
+      b = Enum.join(Enum.shuffle(["extra" | words]), " ")
+      for scorer <- #{inspect(@tokens ++ [:wratio])} do
+        check.("\#{scorer}, #{@words} words", fn mode ->
+          Fuzzy.score(a, b, scorer: scorer, schedule: mode)
+        end)
+      end
+      """)
+
+    assert length(results) == length(@tokens) + 1
+    assert_sliced(results)
+  end
+end
