@@ -585,7 +585,8 @@ static void test_operations(void) {
         for (size_t i = 0; i < set.set.count; i++) {
             bool space = false;
             for (uint64_t k = set.offsets[i]; k < set.offsets[i + 1]; k++)
-                space = space || set.bytes[k] == ' ' || (set.bytes[k] >= 9 && set.bytes[k] <= 13);
+                space = space || set.bytes[k] == ' ' || (set.bytes[k] >= 9 && set.bytes[k] <= 13) ||
+                        (set.bytes[k] >= 0x1C && set.bytes[k] <= 0x1F);
             CHECK(((prepared.spaced[i / 64] >> (i % 64)) & 1) == space, "spaced %zu", i);
             /* and each one's length, up to WB_LANES_LENGTH_MOST */
             uint64_t n = set.offsets[i + 1] - set.offsets[i];
