@@ -42,7 +42,7 @@ bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance);
 extern wb_job_type wb_search_job;
 extern wb_job_type wb_search_index_job;
 int wb_search_load(ErlNifEnv *env);
-/* pack_new(Count), pack_more(Packed, List): a list of binaries copied into
+/* pack.c: pack_new(Count), pack_more(Packed, List): a list of binaries copied into
  * native memory a slice at a time, for search and search_index */
 ERL_NIF_TERM wb_pack_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_pack_more(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);

@@ -1,6 +1,7 @@
 defmodule WellBehaved.Levenshtein.Search do
   @moduledoc false
-  # The native calls behind the searches on this node (c_src/nif/search_job.c),
+  # The native calls behind the searches on this node (c_src/nif/pack.c and
+  # c_src/nif/search_job.c),
   # and nothing else: the arguments and options come checked (Call), and
   # what the native side refuses comes back as {:error, reason} for
   # Levenshtein.Errors to translate. A list is first copied into native
