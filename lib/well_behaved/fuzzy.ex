@@ -67,6 +67,7 @@ defmodule WellBehaved.Fuzzy do
 
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
+  alias WellBehaved.Fuzzy.Index.Tokens
   alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
 
   @score "WellBehaved.Fuzzy.score/3"
@@ -489,10 +490,10 @@ defmodule WellBehaved.Fuzzy do
   # text, both sides); the batches then score every candidate
   defp sorted_search(query, segment, call) do
     sorted = %{token_sort_ratio: :ratio, partial_token_sort_ratio: :partial_ratio}[call.scorer]
-    same_tokens = call.unit == :byte or (segment.ascii and Index.ascii?(query))
+    same_tokens = call.unit == :byte or (segment.ascii and Tokens.ascii?(query))
 
     if sorted != nil and same_tokens,
-      do: {Index.sorted_tokens(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
+      do: {Tokens.sorted(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
       else: {query, segment.ref, call}
   end
 

@@ -44,7 +44,7 @@ defmodule WellBehaved.Fuzzy.Index do
   """
 
   alias WellBehaved.{Native, Options}
-  alias WellBehaved.Fuzzy.Index.Dump
+  alias WellBehaved.Fuzzy.Index.{Dump, Tokens}
   alias WellBehaved.Fuzzy.Processor
   alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search, Shard}
 
@@ -479,7 +479,6 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # native memory a call of pack_slice/pack_pick hands back, at most
   @chunk 4096
-  @whitespace [" ", "\t", "\n", "\v", "\f", "\r", <<0x1C>>, <<0x1D>>, <<0x1E>>, <<0x1F>>]
   # no entry deleted
   @none MapSet.new()
 
@@ -487,8 +486,8 @@ defmodule WellBehaved.Fuzzy.Index do
 
   defp segment(texts, scored, keys) do
     count = length(texts)
-    split = whitespace()
-    sorted = Enum.map(scored, &sorted_tokens(&1, split))
+    split = Tokens.splitter()
+    sorted = Enum.map(scored, &Tokens.sorted(&1, split))
 
     with {:ok, ref} <- indexed(scored, count),
          {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
@@ -506,44 +505,6 @@ defmodule WellBehaved.Fuzzy.Index do
        }}
     end
   end
-
-  @doc false
-  # the tokens of a text (split at ASCII whitespace) sorted and joined by
-  # one space, as the token sort scores compare them in bytes
-  @spec sorted_tokens(binary()) :: binary()
-  def sorted_tokens(text), do: sorted_tokens(text, whitespace())
-
-  # the compiled pattern of @whitespace: compiling it costs 30-40 us, more
-  # than splitting a name
-  defp whitespace do
-    case :persistent_term.get({__MODULE__, :whitespace}, nil) do
-      nil ->
-        pattern = :binary.compile_pattern(@whitespace)
-        :persistent_term.put({__MODULE__, :whitespace}, pattern)
-        pattern
-
-      pattern ->
-        pattern
-    end
-  end
-
-  # (a text of one token is itself, the same term: comparing the two is
-  # then immediate, where comparing a long text's bytes is one long call)
-  defp sorted_tokens(text, split) do
-    case :binary.split(text, split, [:global, :trim_all]) do
-      [one] when byte_size(one) == byte_size(text) -> text
-      [one] -> one
-      [] -> ""
-      many -> many |> Enum.sort() |> Enum.intersperse(" ") |> IO.iodata_to_binary()
-    end
-  end
-
-  @doc false
-  # every byte below 128
-  @spec ascii?(binary()) :: boolean()
-  def ascii?(<<c, rest::binary>>) when c < 128, do: ascii?(rest)
-  def ascii?(<<>>), do: true
-  def ascii?(_), do: false
 
   # the scored texts: packed with the search core's batches, made once
   defp indexed(list, count), do: packed(list, count, &Search.index(&1, &2, %Call{}, @add))
