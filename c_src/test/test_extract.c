@@ -13,7 +13,8 @@
  * then; candidate lists with duplicates, empty strings and ties; states
  * freed half-way. Then every error: a query or a candidate that is not
  * UTF-8, a score past 2^64 - 1, past a 32-bit cell, and a Levenshtein
- * distance past the search core's 32-bit values.
+ * distance past the search core's 32-bit values; and every allocation
+ * of a pair score and of an extract failing in turn (out_of_memory.h).
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE */
 #include "../fuzzy/extract.h"
@@ -550,6 +551,8 @@ static void test_errors(void) {
     munmap(big, n + 1);
 }
 
+#include "out_of_memory.h"
+
 /* A long candidate is decoded a budget at a time: one of 1 MB of
  * two-byte characters whose last byte is not UTF-8 takes many steps, none
  * much past its budget (its parts of 64 bytes at least), and is found
@@ -633,6 +636,7 @@ int main(void) {
     wb_lanes_force(WB_LANES_KERNELS);
     test_errors();
     test_long_decoding();
+    test_out_of_memory();
     printf("%zu extracts, %zu steps\n", runs, steps_taken);
     return CHECK_SUMMARY();
 }
