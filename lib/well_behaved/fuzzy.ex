@@ -68,7 +68,7 @@ defmodule WellBehaved.Fuzzy do
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
   alias WellBehaved.Fuzzy.Index.Tokens
-  alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
+  alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
@@ -376,7 +376,7 @@ defmodule WellBehaved.Fuzzy do
   defp packed(list, processor) do
     count = length(list)
 
-    case Search.pack(list, count) do
+    case Pack.pack(list, count) do
       {:ok, ref, ^count} -> {ref, count, Processor.function(processor), true}
       {:error, _} = error -> Errors.failed(@cdist, error)
     end
@@ -500,7 +500,7 @@ defmodule WellBehaved.Fuzzy do
   defp search_list(name, query, texts, scored, keys, call) do
     count = length(texts)
 
-    case Search.pack(scored, count) do
+    case Pack.pack(scored, count) do
       {:ok, packed, ^count} ->
         try do
           case native_search(name, query, packed, count, call) do

@@ -25,7 +25,8 @@ defmodule WellBehaved.Levenshtein do
   """
 
   alias WellBehaved.{External, Job, Native, Options, Runtime}
-  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Index, Search}
+  alias WellBehaved.Levenshtein.{Call, Index, Search}
+  alias WellBehaved.Search.{Distributed, Errors}
 
   @distance "WellBehaved.Levenshtein.distance/3"
   @distances "WellBehaved.Levenshtein.distances/3"
@@ -236,7 +237,7 @@ defmodule WellBehaved.Levenshtein do
       {%Index{shards: [_ | _] = shards, size: size}, settings}
       when settings == nil or settings.nodes == nil ->
         settings = settings || Distributed.options(name, [])
-        Distributed.search(name, query, {:shards, shards}, size, call, limit, settings)
+        Search.distributed(name, query, {:shards, shards}, size, call, limit, settings)
 
       {%Index{}, %{nodes: nodes}} when nodes != nil ->
         Options.invalid!(name, :nodes, nodes, "a list of candidates: an index is split \
@@ -248,7 +249,7 @@ defmodule WellBehaved.Levenshtein do
       {list, %{nodes: [_ | _]} = settings} when is_list(list) ->
         count = Call.count!(name, list)
         Call.binaries!(name, list)
-        Distributed.search(name, query, {:list, list}, count, call, limit, settings)
+        Search.distributed(name, query, {:list, list}, count, call, limit, settings)
 
       {list, _} when is_list(list) ->
         here(name, query, {:list, list}, nil, call, limit)

@@ -46,7 +46,7 @@ defmodule WellBehaved.Fuzzy.Index do
   alias WellBehaved.{Native, Options}
   alias WellBehaved.Fuzzy.Index.{Dump, Tokens}
   alias WellBehaved.Fuzzy.Processor
-  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search, Shard}
+  alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
@@ -507,9 +507,9 @@ defmodule WellBehaved.Fuzzy.Index do
   end
 
   # the scored texts: packed with the search core's batches, made once
-  defp indexed(list, count), do: packed(list, count, &Search.index(&1, &2, %Call{}, @add))
+  defp indexed(list, count), do: packed(list, count, &Pack.index(&1, &2, :auto, false, @add))
 
-  defp packed(list, count, pack \\ &Search.pack/2) do
+  defp packed(list, count, pack \\ &Pack.pack/2) do
     case pack.(list, count) do
       {:ok, ref, ^count} ->
         :ok = Native.pack_keep(ref)

@@ -18,7 +18,8 @@ defmodule WellBehaved.Levenshtein.Index do
   """
 
   alias WellBehaved.Options
-  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search}
+  alias WellBehaved.Levenshtein.{Call, Search}
+  alias WellBehaved.Search.{Distributed, Errors}
 
   @new "WellBehaved.Levenshtein.Index.new/2"
 
@@ -73,7 +74,7 @@ defmodule WellBehaved.Levenshtein.Index do
       %{nodes: [_ | _]} = settings ->
         Call.binaries!(@new, candidates)
 
-        case Distributed.index(candidates, count, settings, call) do
+        case Search.shards(candidates, count, settings, call) do
           {:ok, shards} -> %__MODULE__{ref: nil, size: count, shards: shards}
           {:error, _} = error -> error
         end

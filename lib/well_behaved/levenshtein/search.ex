@@ -1,15 +1,16 @@
 defmodule WellBehaved.Levenshtein.Search do
   @moduledoc false
-  # The native calls behind the searches on this node (c_src/nif/pack.c and
-  # c_src/nif/search_job.c),
-  # and nothing else: the arguments and options come checked (Call), and
-  # what the native side refuses comes back as {:error, reason} for
-  # Levenshtein.Errors to translate. A list is first copied into native
-  # memory a slice at a time (pack/2), so that no call walks a long list
-  # natively in one go, on a normal scheduler or to copy it for a thread.
+  # Levenshtein's searches (distances/3 and nearest/3): on this node, the
+  # native search of c_src/nif/search_job.c over a set packed by
+  # WellBehaved.Search.Pack; over shards, the same search on every node
+  # (WellBehaved.Search.Distributed), the answers merged. The arguments
+  # and options come checked (Call), and what the native side refuses
+  # comes back as {:error, reason} for WellBehaved.Search.Errors to
+  # translate.
 
   alias WellBehaved.{Job, Native}
   alias WellBehaved.Levenshtein.Call
+  alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
   @typedoc "What a search runs on: a list of binaries, or an index's native resource."
   @type candidates :: {:list, [binary()]} | {:index, reference()}
@@ -67,29 +68,8 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  @doc "An index of `count` binaries: `{:ok, ref, size}` or `{:error, reason}`."
-  @spec index([binary()], non_neg_integer(), Call.t(), String.t()) ::
-          {:ok, reference(), non_neg_integer()} | {:error, term()}
-  def index(list, count, %Call{} = call, name) do
-    with {:ok, packed, ^count} <- pack(list, count) do
-      args = [packed, count]
-
-      case Job.checked(
-             &Native.search_index/5,
-             args,
-             call.schedule,
-             call.tiny_slices,
-             :infinity,
-             name
-           ) do
-        {ref, size} when is_reference(ref) -> {:ok, ref, size}
-        {:error, _} = error -> error
-      end
-    end
-  end
-
   defp native_set({:index, ref}, count), do: {:ok, ref, count}
-  defp native_set({:list, list}, count), do: pack(list, count)
+  defp native_set({:list, list}, count), do: Pack.pack(list, count)
 
   # A long result of nearest, made a slice at a time, from its end.
   defp hits_list(hits, list) do
@@ -109,26 +89,98 @@ defmodule WellBehaved.Levenshtein.Search do
   end
 
   @doc """
-  The list's binaries in native memory: each pack_more call copies what
-  it can in one slice of the runtime and answers the rest of the list;
-  the last answers their number. With `count` nil, the list is walked
-  once, by the packing (not first by length/1 as well). Give the memory
-  back with `Native.pack_release/1` once searched.
+  An index of `count` binaries, packed with the search core's batches:
+  `{:ok, ref, size}` or `{:error, reason}`.
   """
-  @spec pack([binary()], non_neg_integer() | nil) ::
+  @spec index([binary()], non_neg_integer(), Call.t(), String.t()) ::
           {:ok, reference(), non_neg_integer()} | {:error, term()}
-  def pack(list, count) do
-    case Native.pack_new(count || :any) do
-      {:error, _} = error -> error
-      packed -> pack_more(packed, list)
+  def index(list, count, %Call{} = call, name),
+    do: Pack.index(list, count, call.schedule, call.tiny_slices, name)
+
+  # ---- over shards ------------------------------------------------------------
+
+  @new "WellBehaved.Levenshtein.Index.new/2"
+
+  @doc """
+  Shards of `count` candidates held on `settings.nodes`: `{:ok, [{node,
+  holder, size}]}`, or `{:error, {reason, node}}`.
+  """
+  @spec shards([binary()], non_neg_integer(), Distributed.settings(), Call.t()) ::
+          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
+  def shards(candidates, count, settings, call) do
+    local = %{call | remote: []}
+    chunks = Distributed.split(candidates, count, settings.nodes)
+    start = &{Shard, :start_value, [self(), __MODULE__, :local_index, [&1, local]]}
+    Distributed.hold(settings.nodes, chunks, settings.timeout, start)
+  end
+
+  @doc false
+  # the index a holder holds: {ref, size}, {:error, :enomem}, or raises
+  def local_index(candidates, call) do
+    case index(candidates, length(candidates), call, @new) do
+      {:ok, ref, size} -> {ref, size}
+      {:error, _} = error -> Errors.failed(@new, error)
     end
   end
 
-  defp pack_more(packed, list) do
-    case Native.pack_more(packed, list) do
-      {:done, count} -> {:ok, packed, count}
-      {:more, rest} -> pack_more(packed, rest)
-      {:error, _} = error -> error
+  @doc """
+  The distances (`limit` 0) or the `limit` nearest over shards: an
+  index's (`{:shards, shards}`), or a list split over `settings.nodes`
+  (`{:list, list}`), merged as one search here would answer.
+  """
+  def distributed(name, query, target, count, call, limit, settings) do
+    local = %{call | remote: []}
+
+    calls =
+      case target do
+        {:shards, shards} ->
+          for {node, pid, size} <- shards,
+              do:
+                {node,
+                 {Shard, :with_value, [pid, __MODULE__, :held, [query, local, limit, name]]},
+                 size}
+
+        {:list, list} ->
+          for {node, chunk} <-
+                Enum.zip(settings.nodes, Distributed.split(list, count, settings.nodes)),
+              do: {node, {__MODULE__, :slice, [chunk, query, local, limit, name]}, length(chunk)}
+      end
+
+    Distributed.ask(calls, settings, &merge(limit, call.as, &1))
+  end
+
+  @doc false
+  # a shard's search, on its node, on the index its holder holds
+  def held({ref, size}, query, call, limit, name),
+    do: answer(name, run(query, {:index, ref}, size, call, limit, name))
+
+  @doc false
+  # the same search on `list`, a slice of a list split over nodes for one call
+  def slice(list, query, call, limit, name),
+    do: answer(name, run(query, {:list, list}, length(list), call, limit, name))
+
+  defp answer(name, {:error, _} = error), do: Errors.failed(name, error)
+  defp answer(_name, result), do: result
+
+  # distances: nil for each candidate of a shard that failed (as: :binary,
+  # the binaries one after another, 0xFFFFFFFF for such a candidate)
+  defp merge(0, :binary, answers) do
+    for {answer, size} <- answers, into: <<>> do
+      if answer == :failed, do: :binary.copy(<<0xFFFF_FFFF::32-native>>, size), else: answer
     end
+  end
+
+  defp merge(0, _as, answers) do
+    Enum.flat_map(answers, fn
+      {:failed, size} -> List.duplicate(nil, size)
+      {answer, _size} -> answer
+    end)
+  end
+
+  defp merge(limit, _as, answers) do
+    for({answer, _size} <- answers, answer != :failed, do: answer)
+    |> Enum.concat()
+    |> Enum.sort_by(&elem(&1, 1))
+    |> Enum.take(limit)
   end
 end
