@@ -67,7 +67,7 @@ defmodule WellBehaved.Fuzzy do
 
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
-  alias WellBehaved.Fuzzy.Index.Tokens
+  alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
   @score "WellBehaved.Fuzzy.score/3"
@@ -355,7 +355,7 @@ defmodule WellBehaved.Fuzzy do
         {one.ref, one.count, Processor.function(index.processor), false}
 
       many ->
-        packed(Index.scored(many), index.processor)
+        packed(Segment.scored(many), index.processor)
     end
   end
 
@@ -448,7 +448,7 @@ defmodule WellBehaved.Fuzzy do
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
         {query, ref, call} = sorted_search(query, segment, call)
         # as many more as the segment holds deleted entries
-        wider = %{call | limit: Index.search_limit(segment, call.limit)}
+        wider = %{call | limit: Segment.search_limit(segment, call.limit)}
 
         case native_search(name, query, ref, segment.count, wider, before) do
           {:error, _} = error -> {:halt, error}
@@ -559,10 +559,10 @@ defmodule WellBehaved.Fuzzy do
   defp segment_hits(binary, segment, at, call) do
     found =
       for <<index::64-native, score::binary-8 <- binary>>,
-          Index.live?(segment, index),
+          Segment.live?(segment, index),
           do: {index, number(call, score)}
 
-    {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
+    {texts, keys} = Segment.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
     for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
       {{text, score, key}, {score, at, index}}
