@@ -492,7 +492,8 @@ defmodule WellBehaved.Fuzzy do
     sorted = %{token_sort_ratio: :ratio, partial_token_sort_ratio: :partial_ratio}[call.scorer]
     same_tokens = call.unit == :byte or (segment.ascii and Tokens.ascii?(query))
 
-    if sorted != nil and same_tokens,
+    # sorted false: the index keeps no sorted tokens (sorted_tokens: false)
+    if sorted != nil and segment.sorted != false and same_tokens,
       do: {Tokens.sorted(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
       else: {query, segment.ref, call}
   end

@@ -43,7 +43,7 @@ defmodule WellBehaved.Fuzzy.Index do
       3
   """
 
-  alias WellBehaved.Options
+  alias WellBehaved.{Options, Runtime}
   alias WellBehaved.Fuzzy.Index.{Dump, Segment}
   alias WellBehaved.Fuzzy.Processor
   alias WellBehaved.Search.{Distributed, Errors, Shard}
@@ -53,14 +53,25 @@ defmodule WellBehaved.Fuzzy.Index do
   @dump "WellBehaved.Fuzzy.Index.dump/1"
   @load "WellBehaved.Fuzzy.Index.load/2"
   @load_options [:nodes, :timeout, :max_bytes]
+  @new_options [:processor, :sorted_tokens, :nodes, :timeout]
 
   @enforce_keys [:segments, :size, :next, :processor]
-  defstruct [:segments, :size, :next, :processor, shards: nil, timeout: 5_000]
+  defstruct [
+    :segments,
+    :size,
+    :next,
+    :processor,
+    shards: nil,
+    timeout: 5_000,
+    sorted_tokens: true
+  ]
 
   @typedoc """
   An index: its segments (oldest first), its number of entries, the key
-  the next candidate without one gets, and the processor its candidates
-  went through (`nil`, `:default`, or a function).
+  the next candidate without one gets, the processor its candidates
+  went through (`nil`, `:default`, or a function), its shards across
+  nodes and their `timeout`, and whether it keeps its candidates' tokens
+  sorted (`sorted_tokens:` of `new/2`).
   """
   @type t :: %__MODULE__{
           segments: [Segment.t()],
@@ -68,7 +79,8 @@ defmodule WellBehaved.Fuzzy.Index do
           next: non_neg_integer(),
           processor: nil | :default | (binary() -> binary()),
           shards: [{node(), pid(), non_neg_integer()}] | nil,
-          timeout: pos_integer()
+          timeout: pos_integer(),
+          sorted_tokens: boolean()
         }
 
   @doc """
@@ -79,6 +91,17 @@ defmodule WellBehaved.Fuzzy.Index do
   to every candidate now, and to the query of every search on the index.
   Raises `ArgumentError` on a candidate that is not a binary; returns
   `{:error, :enomem}` when native memory runs out.
+
+  `sorted_tokens:` (default `true`): whether the index keeps each
+  candidate's tokens sorted, for the token sort scores
+  (`:token_sort_ratio`, `:partial_token_sort_ratio`), which then compare
+  them in the search core's batches. Sorting them costs the most of
+  `new/2` and `add/2` on candidates of several words (200,000 names of
+  two words: 3-4 times as long as without); with `false` the index is
+  made as fast as the packing allows, and those two scorers sort each
+  candidate's tokens as they score it (the same scores, slower
+  searches). The other scorers are not concerned. An index made by
+  `WellBehaved.Levenshtein.Index.new/2` keeps no sorted tokens.
 
   With `nodes: [node, ...]` (connected nodes, this one included if you
   like, each running `:well_behaved`), the entries are split into one
@@ -100,12 +123,21 @@ defmodule WellBehaved.Fuzzy.Index do
   def new(choices, opts \\ []) do
     if not is_list(opts), do: Options.not_keyword!(@new, opts)
 
-    for {key, _} = option <- opts, key not in [:processor, :nodes, :timeout] do
-      Options.bad_option!(@new, option, [:processor, :nodes, :timeout], opts)
+    for {key, _} = option <- opts, key not in @new_options do
+      Options.bad_option!(@new, option, @new_options, opts)
     end
 
     processor = check_processor!(@new, Keyword.get(opts, :processor))
-    index = %__MODULE__{segments: [], size: 0, next: 0, processor: processor}
+    tokens = Options.boolean!(@new, :sorted_tokens, Keyword.get(opts, :sorted_tokens, true))
+    new_options = [processor: processor, sorted_tokens: tokens]
+
+    index = %__MODULE__{
+      segments: [],
+      size: 0,
+      next: 0,
+      processor: processor,
+      sorted_tokens: tokens
+    }
 
     case Keyword.has_key?(opts, :nodes) do
       false ->
@@ -118,7 +150,10 @@ defmodule WellBehaved.Fuzzy.Index do
         keys = key_list(keys, count)
         pairs = Enum.zip(keys, texts)
         chunks = Distributed.split(pairs, count, settings.nodes)
-        start = &{Shard, :start_value, [self(), __MODULE__, :new, [&1, [processor: processor]]]}
+
+        start = fn chunk, _first ->
+          {Shard, :start_value, [self(), __MODULE__, :new, [chunk, new_options]]}
+        end
 
         case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
           {:ok, shards} ->
@@ -128,6 +163,24 @@ defmodule WellBehaved.Fuzzy.Index do
           {:error, _} = error ->
             error
         end
+    end
+  end
+
+  @doc false
+  # An index of `candidates`, binaries alone (WellBehaved.Levenshtein.Index.new/2,
+  # on this node or as a shard): their positions from `first` as keys, no
+  # processor, no sorted tokens, the batches made by a job in `schedule`
+  # (`tiny_slices`); `name` is the function a bad candidate is raised for.
+  @spec of_binaries([binary()], non_neg_integer(), Runtime.mode(), boolean(), String.t()) ::
+          t() | {:error, :enomem}
+  def of_binaries(candidates, first, schedule, tiny_slices, name) do
+    build = %{Segment.build(false) | schedule: schedule, tiny_slices: tiny_slices, name: name}
+    index = %__MODULE__{segments: [], size: 0, next: first, processor: nil, sorted_tokens: false}
+
+    case Segment.new(candidates, candidates, {:positions, first}, build) do
+      {:ok, nil} -> index
+      {:ok, s} -> %{index | segments: [s], size: s.count, next: first + s.count}
+      {:error, _} = error -> error
     end
   end
 
@@ -190,12 +243,12 @@ defmodule WellBehaved.Fuzzy.Index do
     fun = Processor.function(index.processor)
     scored = if fun, do: Enum.map(texts, fun), else: texts
 
-    case Segment.new(texts, scored, keys) do
+    case Segment.new(texts, scored, keys, Segment.build(index.sorted_tokens)) do
       {:ok, nil} ->
         index
 
       {:ok, segment} ->
-        segments = Segment.merge(index.segments ++ [segment])
+        segments = Segment.merge(index.segments ++ [segment], Segment.build(index.sorted_tokens))
         added = segment.count
         next = next_after(index.next, keys, added)
         %{index | segments: segments, size: index.size + added, next: next}
@@ -239,7 +292,7 @@ defmodule WellBehaved.Fuzzy.Index do
   def delete(%__MODULE__{} = index, keys) when is_list(keys) do
     index.segments
     |> Enum.reduce_while({[], 0}, fn segment, {kept, size} ->
-      case Segment.without(segment, keys) do
+      case Segment.without(segment, keys, Segment.build(index.sorted_tokens)) do
         {:ok, nil} -> {:cont, {kept, size}}
         {:ok, s} -> {:cont, {[s | kept], size + Segment.live(s)}}
         {:error, _} = error -> {:halt, error}
@@ -396,7 +449,7 @@ defmodule WellBehaved.Fuzzy.Index do
   defp load_here(processor, next, rows) do
     rows
     |> Enum.reduce_while({[], 0}, fn {keys, texts, scored}, {segments, size} ->
-      case Segment.new(texts, scored || texts, keys) do
+      case Segment.new(texts, scored || texts, keys, Segment.build(true)) do
         {:ok, nil} -> {:cont, {segments, size}}
         {:ok, s} -> {:cont, {[s | segments], size + s.count}}
         {:error, _} = error -> {:halt, error}
@@ -421,7 +474,7 @@ defmodule WellBehaved.Fuzzy.Index do
     count = length(entries)
     chunks = Distributed.split(entries, count, nodes)
 
-    start = fn chunk ->
+    start = fn chunk, _first ->
       {keys, texts, scored} = unzip3(chunk)
       scored = if scored == texts, do: nil, else: scored
       part = Dump.encode(processor, next, [{keys, texts, scored}])

@@ -9,6 +9,8 @@ defmodule WellBehaved.Levenshtein.Search do
   # translate.
 
   alias WellBehaved.{Job, Native}
+  alias WellBehaved.Fuzzy.{Index, Processor}
+  alias WellBehaved.Fuzzy.Index.Segment
   alias WellBehaved.Levenshtein.Call
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -88,40 +90,106 @@ defmodule WellBehaved.Levenshtein.Search do
     end
   end
 
-  @doc """
-  An index of `count` binaries, packed with the search core's batches:
-  `{:ok, ref, size}` or `{:error, reason}`.
-  """
-  @spec index([binary()], non_neg_integer(), Call.t(), String.t()) ::
-          {:ok, reference(), non_neg_integer()} | {:error, term()}
-  def index(list, count, %Call{} = call, name),
-    do: Pack.index(list, count, call.schedule, call.tiny_slices, name)
-
-  # ---- over shards ------------------------------------------------------------
-
-  @new "WellBehaved.Levenshtein.Index.new/2"
+  # ---- on an index ------------------------------------------------------------
 
   @doc """
-  Shards of `count` candidates held on `settings.nodes`: `{:ok, [{node,
-  holder, size}]}`, or `{:error, {reason, node}}`.
+  The distances (`limit` 0, in the index's order) or the `limit` nearest
+  on a `WellBehaved.Fuzzy.Index` of this node, its processor applied to
+  the query. A segment holding its candidates as given, with no entry
+  deleted, is searched by the native search itself; another (deleted
+  entries, or texts a processor changed) gives its distances, of which
+  the live ones are kept, and the nearest are picked here, by distance
+  and then position. The segments' answers merge in their order.
   """
-  @spec shards([binary()], non_neg_integer(), Distributed.settings(), Call.t()) ::
-          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
-  def shards(candidates, count, settings, call) do
-    local = %{call | remote: []}
-    chunks = Distributed.split(candidates, count, settings.nodes)
-    start = &{Shard, :start_value, [self(), __MODULE__, :local_index, [&1, local]]}
-    Distributed.hold(settings.nodes, chunks, settings.timeout, start)
-  end
+  @spec on_index(binary(), Index.t(), Call.t(), non_neg_integer(), String.t()) ::
+          [non_neg_integer()] | [{binary(), non_neg_integer()}] | binary() | {:error, term()}
+  def on_index(query, %Index{} = index, %Call{} = call, limit, name) do
+    fun = Processor.function(index.processor)
+    query = if fun, do: fun.(query), else: query
 
-  @doc false
-  # the index a holder holds: {ref, size}, {:error, :enomem}, or raises
-  def local_index(candidates, call) do
-    case index(candidates, length(candidates), call, @new) do
-      {:ok, ref, size} -> {ref, size}
-      {:error, _} = error -> Errors.failed(@new, error)
+    index.segments
+    |> Enum.reduce_while({[], 0}, fn segment, {answers, before} ->
+      case segment(query, segment, call, limit, name) do
+        {:error, reason} -> {:halt, {:error, at(reason, before)}}
+        answer -> {:cont, {[answer | answers], before + segment.count}}
+      end
+    end)
+    |> case do
+      {:error, _} = error -> error
+      {[], _} when limit == 0 and call.as == :binary -> <<>>
+      {[], _} -> []
+      {[one], _} -> one
+      {answers, _} -> merged(limit, call.as, Enum.reverse(answers))
     end
   end
+
+  defp segment(query, segment, call, limit, name) do
+    cond do
+      # the distances of every entry, whatever its text as given
+      limit == 0 ->
+        live(run(query, {:index, segment.ref}, segment.count, call, 0, name), segment)
+
+      segment.texts == nil and MapSet.size(segment.dead) == 0 ->
+        run(query, {:index, segment.ref}, segment.count, call, limit, name)
+
+      true ->
+        picked(query, segment, call, limit, name)
+    end
+  end
+
+  # the nearest of a segment picked from its distances
+  defp picked(query, segment, call, limit, name) do
+    case run(query, {:index, segment.ref}, segment.count, %{call | as: :list}, 0, name) do
+      {:error, _} = error ->
+        error
+
+      distances ->
+        max = Call.cutoff(call.max_distance, :search)
+
+        found =
+          distances
+          |> Enum.with_index()
+          |> Enum.filter(fn {d, at} -> Segment.live?(segment, at) and (max == nil or d <= max) end)
+          |> Enum.sort_by(fn {d, at} -> {d, at} end)
+          |> Enum.take(limit)
+
+        {texts, _keys} = Segment.texts_and_keys(segment, Enum.map(found, &elem(&1, 1)))
+        Enum.zip_with(texts, found, fn text, {d, _at} -> {text, d} end)
+    end
+  end
+
+  # a segment's distances without its deleted entries'
+  defp live({:error, _} = error, _segment), do: error
+
+  defp live(distances, segment) do
+    if MapSet.size(segment.dead) == 0, do: distances, else: alive(distances, segment)
+  end
+
+  defp alive(binary, segment) when is_binary(binary),
+    do: binary |> cells([]) |> alive(segment) |> IO.iodata_to_binary()
+
+  defp alive(distances, segment),
+    do: for({d, at} <- Enum.with_index(distances), Segment.live?(segment, at), do: d)
+
+  defp cells(<<d::binary-4, rest::binary>>, acc), do: cells(rest, [d | acc])
+  defp cells(<<>>, acc), do: Enum.reverse(acc)
+
+  # a candidate named by its position in a segment: its position in the index
+  defp at({:invalid_utf8, at}, before) when is_integer(at), do: {:invalid_utf8, at + before}
+
+  defp at({:does_not_fit, :u32, {:candidate, at}}, before),
+    do: {:does_not_fit, :u32, {:candidate, at + before}}
+
+  defp at(reason, _before), do: reason
+
+  # the answers of several segments (or shards) as one
+  defp merged(0, :binary, answers), do: IO.iodata_to_binary(answers)
+  defp merged(0, _as, answers), do: Enum.concat(answers)
+
+  defp merged(limit, _as, answers),
+    do: answers |> Enum.concat() |> Enum.sort_by(&elem(&1, 1)) |> Enum.take(limit)
+
+  # ---- over shards ------------------------------------------------------------
 
   @doc """
   The distances (`limit` 0) or the `limit` nearest over shards: an
@@ -151,8 +219,8 @@ defmodule WellBehaved.Levenshtein.Search do
 
   @doc false
   # a shard's search, on its node, on the index its holder holds
-  def held({ref, size}, query, call, limit, name),
-    do: answer(name, run(query, {:index, ref}, size, call, limit, name))
+  def held(%Index{} = index, query, call, limit, name),
+    do: answer(name, on_index(query, index, call, limit, name))
 
   @doc false
   # the same search on `list`, a slice of a list split over nodes for one call

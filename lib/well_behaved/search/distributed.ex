@@ -57,15 +57,25 @@ defmodule WellBehaved.Search.Distributed do
   end
 
   @doc """
-  One holder per node of `nodes`, each started by the call `start.(chunk)`
-  makes for its chunk (in `chunks`, in node order) and answering its pid:
+  One holder per node of `nodes`, each started by the call
+  `start.(chunk, first)` makes for its chunk (in `chunks`, in node order;
+  `first`: the position of the chunk's first element in all of them) and
+  answering its pid:
   `{:ok, [{node, holder, size}]}`, or `{:error, {reason, node}}` after
   stopping the holders that did start.
   """
-  @spec hold([node()], [list()], pos_integer(), (list() -> {module(), atom(), list()})) ::
-          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
+  @spec hold(
+          [node()],
+          [list()],
+          pos_integer(),
+          (list(), non_neg_integer() -> {module(), atom(), list()})
+        ) :: {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
   def hold(nodes, chunks, timeout, start) do
-    calls = for {node, chunk} <- Enum.zip(nodes, chunks), do: {node, start.(chunk), length(chunk)}
+    {calls, _count} =
+      Enum.map_reduce(Enum.zip(nodes, chunks), 0, fn {node, chunk}, first ->
+        size = length(chunk)
+        {{node, start.(chunk, first), size}, first + size}
+      end)
 
     case gather(calls, timeout) do
       {answers, []} ->

@@ -11,7 +11,27 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
   alias WellBehaved.Fuzzy.Index.Tokens
   alias WellBehaved.Search.{Errors, Pack}
 
-  @add "WellBehaved.Fuzzy.Index.add/2"
+  @typedoc """
+  How segments are made: with their tokens sorted (`tokens`), the batches
+  made by a job in `schedule` (`tiny_slices`), `name` the public function
+  a native refusal is raised for.
+  """
+  @type build :: %{
+          tokens: boolean(),
+          schedule: WellBehaved.Runtime.mode(),
+          tiny_slices: boolean(),
+          name: String.t()
+        }
+
+  @doc "How the segments of an index are made, with or without their `tokens` sorted."
+  @spec build(boolean()) :: build()
+  def build(tokens),
+    do: %{
+      tokens: tokens,
+      schedule: :auto,
+      tiny_slices: false,
+      name: "WellBehaved.Fuzzy.Index.add/2"
+    }
 
   @typedoc """
   A native packed set of `count` candidates as scored (processed), the
@@ -21,7 +41,8 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
   the process: an index is cheap to hold, send and collect. sorted: the
   scored texts' tokens sorted and joined by one space (split at ASCII
   whitespace), packed with their batches, for the token sort scores; nil
-  when every one is its text (single tokens). ascii: every scored text is
+  when every one is its text (single tokens); false when not made (the
+  token sort scores then sort each candidate's tokens as they score it). ascii: every scored text is
   ASCII (in codepoints too, the tokens are those). dead: the positions of
   entries deleted since the segment was packed (at most half of them:
   then it is packed again without them).
@@ -31,7 +52,7 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
           count: non_neg_integer(),
           texts: reference() | nil,
           keys: {:positions, non_neg_integer()} | reference(),
-          sorted: reference() | nil,
+          sorted: reference() | nil | false,
           ascii: boolean(),
           dead: MapSet.t(non_neg_integer())
         }
@@ -43,21 +64,22 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
 
   @doc """
   A segment of `texts` (as given), `scored` (as processed) and their
-  `keys`: `{:ok, segment}`, `{:ok, nil}` for no texts, or
-  `{:error, :enomem}`.
+  `keys`, made as `build` says: `{:ok, segment}`, `{:ok, nil}` for no
+  texts, or `{:error, :enomem}`.
   """
-  @spec new([binary()], [binary()], term()) :: {:ok, t() | nil} | {:error, :enomem}
-  def new([], _scored, _keys), do: {:ok, nil}
+  @spec new([binary()], [binary()], term(), build()) :: {:ok, t() | nil} | {:error, :enomem}
+  def new(texts, scored, keys, build)
 
-  def new(texts, scored, keys) do
+  def new([], _scored, _keys, _build), do: {:ok, nil}
+
+  def new(texts, scored, keys, build) do
     count = length(texts)
-    split = Tokens.splitter()
-    sorted = Enum.map(scored, &Tokens.sorted(&1, split))
 
-    with {:ok, ref} <- indexed(scored, count),
-         {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
-         {:ok, keys} <- packed_keys(keys, count),
-         {:ok, sorted_ref} <- if(sorted == scored, do: {:ok, nil}, else: indexed(sorted, count)) do
+    with {:ok, ref} <- indexed(scored, count, build),
+         {:ok, texts_ref} <-
+           if(scored == texts, do: {:ok, nil}, else: packed(texts, count, build.name)),
+         {:ok, keys} <- packed_keys(keys, count, build.name),
+         {:ok, sorted_ref} <- sorted(scored, count, build) do
       {:ok,
        %{
          ref: ref,
@@ -71,44 +93,56 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
     end
   end
 
-  # the scored texts: packed with the search core's batches, made once
-  defp indexed(list, count), do: packed(list, count, &Pack.index(&1, &2, :auto, false, @add))
+  # the scored texts' tokens sorted (nil: each is its own), or not made
+  defp sorted(_scored, _count, %{tokens: false}), do: {:ok, false}
 
-  defp packed(list, count, pack \\ &Pack.pack/2) do
+  defp sorted(scored, count, build) do
+    split = Tokens.splitter()
+    sorted = Enum.map(scored, &Tokens.sorted(&1, split))
+    if sorted == scored, do: {:ok, nil}, else: indexed(sorted, count, build)
+  end
+
+  # the scored texts: packed with the search core's batches, made once
+  defp indexed(list, count, build) do
+    pack = &Pack.index(&1, &2, build.schedule, build.tiny_slices, build.name)
+    packed(list, count, build.name, pack)
+  end
+
+  defp packed(list, count, name, pack \\ &Pack.pack/2) do
     case pack.(list, count) do
       {:ok, ref, ^count} ->
         :ok = Native.pack_keep(ref)
         {:ok, ref}
 
       {:error, _} = error ->
-        Errors.failed(@add, error)
+        Errors.failed(name, error)
     end
   end
 
   # consecutive positions need nothing stored
-  defp packed_keys({:positions, base}, _count), do: {:ok, {:positions, base}}
+  defp packed_keys({:positions, base}, _count, _name), do: {:ok, {:positions, base}}
 
-  defp packed_keys([base | _] = keys, count) when is_integer(base) do
+  defp packed_keys([base | _] = keys, count, name) when is_integer(base) do
     if consecutive?(keys, base),
       do: {:ok, {:positions, base}},
-      else: packed_keys({:own, keys}, count)
+      else: packed_keys({:own, keys}, count, name)
   end
 
-  defp packed_keys({:own, keys}, count),
-    do: keys |> Enum.map(&key_binary/1) |> packed(count) |> hashed()
+  defp packed_keys({:own, keys}, count, name),
+    do: keys |> Enum.map(&key_binary/1) |> packed(count, name) |> hashed(name)
 
-  defp packed_keys(keys, count), do: packed_keys({:own, keys}, count)
+  defp packed_keys(keys, count, name), do: packed_keys({:own, keys}, count, name)
 
   # keys of their own are found by the hash of their bytes (pack_find)
-  defp hashed({:ok, ref}) do
+  defp hashed({:ok, ref}, name) do
     case Native.pack_hash(ref) do
-      :more -> hashed({:ok, ref})
+      :more -> hashed({:ok, ref}, name)
       :done -> {:ok, ref}
-      {:error, _} = error -> Errors.failed(@add, error)
+      {:error, _} = error -> Errors.failed(name, error)
     end
   end
 
-  defp hashed(error), do: error
+  defp hashed(error, _name), do: error
 
   # a key as stored: its external format, the same bytes for equal terms
   defp key_binary(key), do: :erlang.term_to_binary(key, [:deterministic])
@@ -202,15 +236,15 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
   The segments with the last merged with the one before while that one
   is at most twice its size.
   """
-  @spec merge([t()]) :: [t()]
-  def merge(segments) do
+  @spec merge([t()], build()) :: [t()]
+  def merge(segments, build) do
     case Enum.reverse(segments) do
       [last, previous | rest] when previous.count <= 2 * last.count ->
         {k1, t1, s1} = entries(previous)
         {k2, t2, s2} = entries(last)
 
-        case new(t1 ++ t2, s1 ++ s2, k1 ++ k2) do
-          {:ok, merged} -> merge(Enum.reverse([merged | rest]))
+        case new(t1 ++ t2, s1 ++ s2, k1 ++ k2, build) do
+          {:ok, merged} -> merge(Enum.reverse([merged | rest]), build)
           # no memory to merge: the two stay apart
           {:error, _} -> segments
         end
@@ -230,8 +264,8 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
   # packed again. Once half its entries are dead, the segment is packed
   # again without them, which costs its size, paid for by the deletions
   # that made half of it dead (each deleted entry pays for two packed).
-  @spec without(t(), [term()]) :: {:ok, t() | nil} | {:error, :enomem}
-  def without(segment, keys) do
+  @spec without(t(), [term()], build()) :: {:ok, t() | nil} | {:error, :enomem}
+  def without(segment, keys, build) do
     dead = Enum.reduce(positions(segment, keys), segment.dead, &MapSet.put(&2, &1))
 
     cond do
@@ -243,7 +277,7 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
 
       2 * MapSet.size(dead) >= segment.count ->
         {keys, texts, scored} = entries(%{segment | dead: dead})
-        new(texts, scored, keys)
+        new(texts, scored, keys, build)
 
       true ->
         {:ok, %{segment | dead: dead}}
