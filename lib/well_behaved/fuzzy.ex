@@ -164,7 +164,14 @@ defmodule WellBehaved.Fuzzy do
   `timeout:` ms (default: the index's); when one does not answer, the
   call returns `{:error, {reason, node}}`, or with `partial: true`
   `{:partial, hits, [{node, reason}]}`: the best among the shards that
-  answered (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
+  answered. The reasons: `:nodedown`; `:timeout`; `:no_library`
+  (WellBehaved is not loaded on that node, or another version of it);
+  `:shard_lost` (the process holding the shard is gone: its node
+  restarted, or the node of the process that made the index stayed out
+  of reach for 30 s; a shorter disconnect loses nothing); `:enomem`
+  (native memory ran out on that node); `{:exit, reason}` (the call on
+  that node exited otherwise). A search still running on a node at the
+  bound, or whose caller died, is stopped there.
 
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Fuzzy.extract("Johnathan", names, scorer: :jaro_winkler, limit: 2)
@@ -216,7 +223,7 @@ defmodule WellBehaved.Fuzzy do
   every shard in parallel within the index's `timeout:`, in its order
   (`Enum.to_list/1`'s); when a shard does not answer, the call returns
   `{:error, {reason, node}}` (reasons as
-  `WellBehaved.Levenshtein.nearest/3` lists them).
+  `extract/3` lists them).
 
   Options as `score/3` (a pair beyond `score_cutoff:` has the worst score
   of its kind), and:

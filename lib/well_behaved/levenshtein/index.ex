@@ -18,7 +18,9 @@ defmodule WellBehaved.Levenshtein.Index do
   the vector lanes a search uses: 100,000 random strings of 10-30 bytes
   take about 14 MB in all. Unlike `WellBehaved.Fuzzy.Index.new/2`'s
   default, the index keeps no sorted tokens (`sorted_tokens: false`):
-  making it costs the packing alone.
+  making it costs the packing alone, and the token sort scores of
+  `WellBehaved.Fuzzy.extract/3` on it are slower (make the index with
+  `WellBehaved.Fuzzy.Index.new/2` for those).
 
       iex> index = WellBehaved.Levenshtein.Index.new(["apple", "maple", "apply"])
       iex> WellBehaved.Levenshtein.Index.size(index)
