@@ -160,6 +160,15 @@ defmodule WellBehaved.LevenshteinIndexIsAFuzzyIndexTest do
       Levenshtein.Index.new([{:key, "a"}])
     end
 
+    # each function names itself
+    assert_raise ArgumentError, ~r/^WellBehaved.Fuzzy.Index.new\/2: .*position 1 is not/, fn ->
+      Fuzzy.Index.new(["a", 3])
+    end
+
+    assert_raise ArgumentError, ~r/^WellBehaved.Fuzzy.Index.add\/2: .*position 0 is not/, fn ->
+      Fuzzy.Index.add(Fuzzy.Index.new([]), [3])
+    end
+
     # an invalid candidate in the second segment is named by its position
     # in the index
     index = Levenshtein.Index.new(["a", "b", "c", "d", "f"]) |> Fuzzy.Index.add(["e", <<0xFF>>])

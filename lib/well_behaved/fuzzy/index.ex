@@ -142,7 +142,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
     case Keyword.has_key?(opts, :nodes) do
       false ->
-        add(index, choices)
+        add_here(index, choices, @new)
 
       true ->
         settings = Distributed.options(@new, Keyword.take(opts, [:nodes, :timeout]))
@@ -239,17 +239,22 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  def add(%__MODULE__{} = index, choices) do
-    {texts, keys} = entries!(@add, choices, index.next)
+  def add(%__MODULE__{} = index, choices), do: add_here(index, choices, @add)
+
+  # the entries added to an index of this node; `name`: the public
+  # function its errors name (new/2 or add/2)
+  defp add_here(index, choices, name) do
+    {texts, keys} = entries!(name, choices, index.next)
     fun = Processor.function(index.processor)
     scored = if fun, do: Enum.map(texts, fun), else: texts
+    build = %{Segment.build(index.sorted_tokens) | name: name}
 
-    case Segment.new(texts, scored, keys, Segment.build(index.sorted_tokens)) do
+    case Segment.new(texts, scored, keys, build) do
       {:ok, nil} ->
         index
 
       {:ok, segment} ->
-        segments = Segment.merge(index.segments ++ [segment], Segment.build(index.sorted_tokens))
+        segments = Segment.merge(index.segments ++ [segment], build)
         added = segment.count
         next = next_after(index.next, keys, added)
         %{index | segments: segments, size: index.size + added, next: next}
