@@ -174,7 +174,11 @@ defmodule WellBehaved.LevenshteinIndexIsAFuzzyIndexTest do
     index = Levenshtein.Index.new(["a", "b", "c", "d", "f"]) |> Fuzzy.Index.add(["e", <<0xFF>>])
     assert length(index.segments) == 2
 
-    for f <- [:nearest, :distances] do
+    # and with an entry deleted (the nearest then come through Fuzzy's
+    # extract), the same
+    deleted = Fuzzy.Index.delete(index, 1)
+
+    for f <- [:nearest, :distances], index <- [index, deleted] do
       assert_raise ArgumentError,
                    ~r/^WellBehaved.Levenshtein.#{f}\/3: the candidate at position 6 is not valid/,
                    fn -> apply(Levenshtein, f, ["a", index, [unit: :codepoint]]) end

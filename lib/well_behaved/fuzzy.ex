@@ -316,6 +316,14 @@ defmodule WellBehaved.Fuzzy do
   # a shard's search, on its node (the index first, for Shard.with_value/4)
   def extract_held(index, query, opts), do: extract(query, index, opts)
 
+  @doc false
+  # extract/3 on an index for another public function, `name`, which its
+  # errors name (WellBehaved.Levenshtein.nearest/3)
+  def extract_for(name, query, %Index{} = index, opts) do
+    call = Call.options!(name, opts, [:limit | @pair])
+    search(name, query, index, call)
+  end
+
   # the options of a search as a shard runs it
   defp shard_options(call) do
     {i, d, s} = call.weights

@@ -8,7 +8,7 @@ defmodule WellBehaved.Levenshtein.Search do
   # comes back as {:error, reason} for WellBehaved.Search.Errors to
   # translate.
 
-  alias WellBehaved.{Job, Native}
+  alias WellBehaved.{Fuzzy, Job, Native}
   alias WellBehaved.Fuzzy.{Index, Processor}
   alias WellBehaved.Fuzzy.Index.Segment
   alias WellBehaved.Levenshtein.Call
@@ -95,23 +95,51 @@ defmodule WellBehaved.Levenshtein.Search do
   @doc """
   The distances (`limit` 0, in the index's order) or the `limit` nearest
   on a `WellBehaved.Fuzzy.Index` of this node, its processor applied to
-  the query. A segment holding its candidates as given, with no entry
-  deleted, is searched by the native search itself; another (deleted
-  entries, or texts a processor changed) gives its distances, of which
-  the live ones are kept, and the nearest are picked here, by distance
-  and then position. The segments' answers merge in their order.
+  the query. Its segments are searched by the native Levenshtein search,
+  their answers merged in order (a segment's distances without its
+  deleted entries'); but the nearest on an index with deleted entries,
+  or with texts a processor changed, are `WellBehaved.Fuzzy`'s extract
+  with `scorer: :levenshtein` (the same answers), which knows the
+  positions of its hits.
   """
   @spec on_index(binary(), Index.t(), Call.t(), non_neg_integer(), String.t()) ::
           [non_neg_integer()] | [{binary(), non_neg_integer()}] | binary() | {:error, term()}
   def on_index(query, %Index{} = index, %Call{} = call, limit, name) do
+    if limit > 0 and not Enum.all?(index.segments, &as_given?/1),
+      do: extract(query, index, call, limit, name),
+      else: segments(query, index, call, limit, name)
+  end
+
+  # its texts as given, none deleted: the native search's hits are its entries
+  defp as_given?(segment), do: segment.texts == nil and MapSet.size(segment.dead) == 0
+
+  defp extract(query, index, call, limit, name) do
+    opts = [
+      scorer: :levenshtein,
+      score: :distance,
+      unit: call.unit,
+      limit: limit,
+      schedule: call.schedule,
+      tiny_slices: call.tiny_slices
+    ]
+
+    opts = if call.max_distance, do: [score_cutoff: call.max_distance] ++ opts, else: opts
+
+    case Fuzzy.extract_for(name, query, index, opts) do
+      {:error, _} = error -> error
+      hits -> for {text, distance, _key} <- hits, do: {text, distance}
+    end
+  end
+
+  defp segments(query, index, call, limit, name) do
     fun = Processor.function(index.processor)
     query = if fun, do: fun.(query), else: query
 
     index.segments
     |> Enum.reduce_while({[], 0}, fn segment, {answers, before} ->
-      case segment(query, segment, call, limit, name) do
+      case run(query, {:index, segment.ref}, segment.count, call, limit, name) do
         {:error, reason} -> {:halt, {:error, at(reason, before)}}
-        answer -> {:cont, {[answer | answers], before + segment.count}}
+        answer -> {:cont, {[live(answer, segment) | answers], before + segment.count}}
       end
     end)
     |> case do
@@ -120,41 +148,6 @@ defmodule WellBehaved.Levenshtein.Search do
       {[], _} -> []
       {[one], _} -> one
       {answers, _} -> merged(limit, call.as, Enum.reverse(answers))
-    end
-  end
-
-  defp segment(query, segment, call, limit, name) do
-    cond do
-      # the distances of every entry, whatever its text as given
-      limit == 0 ->
-        live(run(query, {:index, segment.ref}, segment.count, call, 0, name), segment)
-
-      segment.texts == nil and MapSet.size(segment.dead) == 0 ->
-        run(query, {:index, segment.ref}, segment.count, call, limit, name)
-
-      true ->
-        picked(query, segment, call, limit, name)
-    end
-  end
-
-  # the nearest of a segment picked from its distances
-  defp picked(query, segment, call, limit, name) do
-    case run(query, {:index, segment.ref}, segment.count, %{call | as: :list}, 0, name) do
-      {:error, _} = error ->
-        error
-
-      distances ->
-        max = Call.cutoff(call.max_distance, :search)
-
-        found =
-          distances
-          |> Enum.with_index()
-          |> Enum.filter(fn {d, at} -> Segment.live?(segment, at) and (max == nil or d <= max) end)
-          |> Enum.sort_by(fn {d, at} -> {d, at} end)
-          |> Enum.take(limit)
-
-        {texts, _keys} = Segment.texts_and_keys(segment, Enum.map(found, &elem(&1, 1)))
-        Enum.zip_with(texts, found, fn text, {d, _at} -> {text, d} end)
     end
   end
 
