@@ -218,7 +218,7 @@ defmodule WellBehaved.FuzzyIndexesLiveTest do
 
   # what a shard holds, read on its node
   defp shard_entries({node, pid, _size}),
-    do: :erpc.call(node, WellBehaved.Levenshtein.Shard, :with_value, [pid, Enum, :to_list, []])
+    do: :erpc.call(node, WellBehaved.Search.Shard, :with_value, [pid, Enum, :to_list, []])
 
   test "a split index takes additions and deletions where its shards are" do
     {_, a} = start_peer()

@@ -6,7 +6,7 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
   import WellBehaved.Test.RuntimeHelpers
 
-  alias WellBehaved.Levenshtein
+  alias WellBehaved.{Fuzzy, Levenshtein}
   alias WellBehaved.Levenshtein.Index
 
   @moduletag timeout: 180_000
@@ -93,6 +93,12 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
     assert Levenshtein.distances("abca", shards, max_distance: 1, unit: :codepoint) ==
              Levenshtein.distances("abca", cands, max_distance: 1)
+
+    # one index type: Fuzzy's functions take it too, its keys the positions
+    # of the candidates in all the shards
+    assert Enum.to_list(shards) == Enum.with_index(cands, &{&2, &1})
+    opts = [scorer: :levenshtein, score: :distance, limit: 40]
+    assert Fuzzy.extract("abca", shards, opts) == Fuzzy.extract("abca", cands, opts)
   end
 
   test "nodes: splits a list per call", %{a: a, b: b} do
@@ -327,7 +333,9 @@ defmodule WellBehaved.LevenshteinDistributedSearchTest do
 
   test "an index of another node, or a forged one, is refused by name", %{a: a} do
     local = Index.new(["abc", "abd"])
-    forged = %Index{ref: make_ref(), size: 2}
+    # an index whose segment's native set is not one of this node's
+    %{segments: [segment]} = local
+    forged = %{local | segments: [%{segment | ref: make_ref()}]}
 
     assert_raise ArgumentError, ~r/the index was not made on this node/, fn ->
       Levenshtein.nearest("abc", forged)

@@ -168,8 +168,8 @@ defmodule WellBehaved.LongListsArePackedASliceAtATimeTest do
     assert search.(packed, 3) == {:error, :badarg}
 
     # an index keeps its memory
-    index = Levenshtein.Index.new(list)
-    assert Native.pack_release(index.ref) == :ok
+    %{segments: [segment]} = index = Levenshtein.Index.new(list)
+    assert Native.pack_release(segment.ref) == :ok
     assert Levenshtein.nearest("12", index, limit: 1) == [{"12", 0}]
 
     # the public searches, one list after another (reusing the blocks)

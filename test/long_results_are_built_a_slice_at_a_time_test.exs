@@ -23,7 +23,7 @@ defmodule WellBehaved.LongResultsAreBuiltASliceAtATimeTest do
 
   test "a million hits come back in order, made over many calls" do
     list = for i <- 1..1_000_000, do: Integer.to_string(i)
-    %Index{ref: ref} = index = Index.new(list)
+    %{segments: [%{ref: ref}]} = index = Index.new(list)
 
     assert {:hits, hits, 1_000_000} =
              Native.search("12345", ref, 1_000_000, :byte, nil, 1_000_000, :normal, false, nil)

@@ -130,6 +130,6 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
     assert answers["nearest index limit all auto"] == {:list, 200_000}
     assert answers["distances index auto"] == {:list, 200_000}
     assert answers["nearest list threaded"] == {:list, 3}
-    assert answers["Index.new 2 long auto"] == WellBehaved.Levenshtein.Index
+    assert answers["Index.new 2 long auto"] == WellBehaved.Fuzzy.Index
   end
 end

@@ -67,8 +67,8 @@ defmodule WellBehaved.Fuzzy do
 
   alias WellBehaved.{Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
-  alias WellBehaved.Fuzzy.Index.Tokens
-  alias WellBehaved.Levenshtein.{Distributed, Errors, Search, Shard}
+  alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
+  alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
@@ -164,7 +164,14 @@ defmodule WellBehaved.Fuzzy do
   `timeout:` ms (default: the index's); when one does not answer, the
   call returns `{:error, {reason, node}}`, or with `partial: true`
   `{:partial, hits, [{node, reason}]}`: the best among the shards that
-  answered (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
+  answered. The reasons: `:nodedown`; `:timeout`; `:no_library`
+  (WellBehaved is not loaded on that node, or another version of it);
+  `:shard_lost` (the process holding the shard is gone: its node
+  restarted, or the node of the process that made the index stayed out
+  of reach for 30 s; a shorter disconnect loses nothing); `:enomem`
+  (native memory ran out on that node); `{:exit, reason}` (the call on
+  that node exited otherwise). A search still running on a node at the
+  bound, or whose caller died, is stopped there.
 
       iex> names = ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
       iex> WellBehaved.Fuzzy.extract("Johnathan", names, scorer: :jaro_winkler, limit: 2)
@@ -216,7 +223,7 @@ defmodule WellBehaved.Fuzzy do
   every shard in parallel within the index's `timeout:`, in its order
   (`Enum.to_list/1`'s); when a shard does not answer, the call returns
   `{:error, {reason, node}}` (reasons as
-  `WellBehaved.Levenshtein.nearest/3` lists them).
+  `extract/3` lists them).
 
   Options as `score/3` (a pair beyond `score_cutoff:` has the worst score
   of its kind), and:
@@ -309,6 +316,14 @@ defmodule WellBehaved.Fuzzy do
   # a shard's search, on its node (the index first, for Shard.with_value/4)
   def extract_held(index, query, opts), do: extract(query, index, opts)
 
+  @doc false
+  # extract/3 on an index for another public function, `name`, which its
+  # errors name (WellBehaved.Levenshtein.nearest/3)
+  def extract_for(name, query, %Index{} = index, opts) do
+    call = Call.options!(name, opts, [:limit | @pair])
+    search(name, query, index, call)
+  end
+
   # the options of a search as a shard runs it
   defp shard_options(call) do
     {i, d, s} = call.weights
@@ -355,7 +370,7 @@ defmodule WellBehaved.Fuzzy do
         {one.ref, one.count, Processor.function(index.processor), false}
 
       many ->
-        packed(Index.scored(many), index.processor)
+        packed(Segment.scored(many), index.processor)
     end
   end
 
@@ -376,7 +391,7 @@ defmodule WellBehaved.Fuzzy do
   defp packed(list, processor) do
     count = length(list)
 
-    case Search.pack(list, count) do
+    case Pack.pack(list, count) do
       {:ok, ref, ^count} -> {ref, count, Processor.function(processor), true}
       {:error, _} = error -> Errors.failed(@cdist, error)
     end
@@ -448,7 +463,7 @@ defmodule WellBehaved.Fuzzy do
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
         {query, ref, call} = sorted_search(query, segment, call)
         # as many more as the segment holds deleted entries
-        wider = %{call | limit: Index.search_limit(segment, call.limit)}
+        wider = %{call | limit: Segment.search_limit(segment, call.limit)}
 
         case native_search(name, query, ref, segment.count, wider, before) do
           {:error, _} = error -> {:halt, error}
@@ -492,7 +507,8 @@ defmodule WellBehaved.Fuzzy do
     sorted = %{token_sort_ratio: :ratio, partial_token_sort_ratio: :partial_ratio}[call.scorer]
     same_tokens = call.unit == :byte or (segment.ascii and Tokens.ascii?(query))
 
-    if sorted != nil and same_tokens,
+    # sorted false: the index keeps no sorted tokens (sorted_tokens: false)
+    if sorted != nil and segment.sorted != false and same_tokens,
       do: {Tokens.sorted(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
       else: {query, segment.ref, call}
   end
@@ -500,7 +516,7 @@ defmodule WellBehaved.Fuzzy do
   defp search_list(name, query, texts, scored, keys, call) do
     count = length(texts)
 
-    case Search.pack(scored, count) do
+    case Pack.pack(scored, count) do
       {:ok, packed, ^count} ->
         try do
           case native_search(name, query, packed, count, call) do
@@ -559,10 +575,10 @@ defmodule WellBehaved.Fuzzy do
   defp segment_hits(binary, segment, at, call) do
     found =
       for <<index::64-native, score::binary-8 <- binary>>,
-          Index.live?(segment, index),
+          Segment.live?(segment, index),
           do: {index, number(call, score)}
 
-    {texts, keys} = Index.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
+    {texts, keys} = Segment.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
     for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
       {{text, score, key}, {score, at, index}}

@@ -138,7 +138,7 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(call, :workers, n, name),
     do: %{call | workers: Options.integer!(name, :workers, n, 1..1024)}
 
-  # an index split over nodes: checked by Levenshtein.Distributed
+  # an index split over nodes: checked by WellBehaved.Search.Distributed
   defp put(call, key, value, _name) when key in [:timeout, :partial],
     do: %{call | remote: [{key, value} | call.remote]}
 

@@ -43,54 +43,44 @@ defmodule WellBehaved.Fuzzy.Index do
       3
   """
 
-  alias WellBehaved.{Native, Options}
-  alias WellBehaved.Fuzzy.Index.{Dump, Tokens}
+  alias WellBehaved.{Options, Runtime}
+  alias WellBehaved.Fuzzy.Index.{Dump, Segment}
   alias WellBehaved.Fuzzy.Processor
-  alias WellBehaved.Levenshtein.{Call, Distributed, Errors, Search, Shard}
+  alias WellBehaved.Search.{Distributed, Errors, Shard}
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
   @dump "WellBehaved.Fuzzy.Index.dump/1"
   @load "WellBehaved.Fuzzy.Index.load/2"
   @load_options [:nodes, :timeout, :max_bytes]
+  @new_options [:processor, :sorted_tokens, :nodes, :timeout]
 
   @enforce_keys [:segments, :size, :next, :processor]
-  defstruct [:segments, :size, :next, :processor, shards: nil, timeout: 5_000]
+  defstruct [
+    :segments,
+    :size,
+    :next,
+    :processor,
+    shards: nil,
+    timeout: 5_000,
+    sorted_tokens: true
+  ]
 
   @typedoc """
   An index: its segments (oldest first), its number of entries, the key
-  the next candidate without one gets, and the processor its candidates
-  went through (`nil`, `:default`, or a function).
+  the next candidate without one gets, the processor its candidates
+  went through (`nil`, `:default`, or a function), its shards across
+  nodes and their `timeout`, and whether it keeps its candidates' tokens
+  sorted (`sorted_tokens:` of `new/2`).
   """
   @type t :: %__MODULE__{
-          segments: [segment()],
+          segments: [Segment.t()],
           size: non_neg_integer(),
           next: non_neg_integer(),
           processor: nil | :default | (binary() -> binary()),
           shards: [{node(), pid(), non_neg_integer()}] | nil,
-          timeout: pos_integer()
-        }
-
-  @typedoc false
-  # a native packed set of `count` candidates as scored (processed), the
-  # one of their texts as given when those differ (else nil), and their
-  # keys: consecutive positions from `base`, or a packed set of their
-  # external term format. Nothing of a size the candidates set lives in
-  # the process: an index is cheap to hold, send and collect.
-  # sorted: the scored texts' tokens sorted and joined by one space
-  # (split at ASCII whitespace), packed with their batches, for the token
-  # sort scores; nil when every one is its text (single tokens). ascii:
-  # every scored text is ASCII (in codepoints too, the tokens are those).
-  # dead: the positions of entries deleted since the segment was packed
-  # (at most half of them: then it is packed again without them).
-  @type segment :: %{
-          ref: reference(),
-          count: non_neg_integer(),
-          texts: reference() | nil,
-          keys: {:positions, non_neg_integer()} | reference(),
-          sorted: reference() | nil,
-          ascii: boolean(),
-          dead: MapSet.t(non_neg_integer())
+          timeout: pos_integer(),
+          sorted_tokens: boolean()
         }
 
   @doc """
@@ -102,11 +92,23 @@ defmodule WellBehaved.Fuzzy.Index do
   Raises `ArgumentError` on a candidate that is not a binary; returns
   `{:error, :enomem}` when native memory runs out.
 
+  `sorted_tokens:` (default `true`): whether the index keeps each
+  candidate's tokens sorted, for the token sort scores
+  (`:token_sort_ratio`, `:partial_token_sort_ratio`), which then compare
+  them in the search core's batches. Sorting them costs the most of
+  `new/2` and `add/2` on candidates of several words (200,000 names of
+  two words: 165-175 ms, 42-44 ms without); with `false` the index is
+  made as fast as the packing allows, and those two scorers sort each
+  candidate's tokens as they score it: the same scores, far slower
+  searches (on those two-word names, the 10 best by `:token_sort_ratio`
+  took 90 ms where sorted tokens answer in 0.8 ms). The other scorers
+  are not concerned. An index made by
+  `WellBehaved.Levenshtein.Index.new/2` keeps no sorted tokens.
+
   With `nodes: [node, ...]` (connected nodes, this one included if you
   like, each running `:well_behaved`), the entries are split into one
   contiguous shard per node, each an index there held by a process that
-  lives as long as the process calling `new/2` (as
-  `WellBehaved.Levenshtein.Index.new/2` does). A search asks every shard
+  lives as long as the process calling `new/2`. A search asks every shard
   in parallel and merges the hits: the same answer as one index here.
   `timeout:` (milliseconds, default 5000) bounds each node's answer, here
   and in every search, addition and deletion; a search may give its own,
@@ -116,22 +118,31 @@ defmodule WellBehaved.Fuzzy.Index do
   `WellBehaved.Fuzzy.cdist/3` like any other; its order (enumeration,
   ties of a search, columns of `cdist/3`) is shard after shard. Returns
   `{:error, {reason, node}}` when a node does not take its shard
-  (reasons as `WellBehaved.Levenshtein.nearest/3` lists them).
+  (reasons as `WellBehaved.Fuzzy.extract/3` lists them).
   """
   @spec new(WellBehaved.Fuzzy.choices(), keyword()) :: t() | {:error, :enomem}
   def new(choices, opts \\ []) do
     if not is_list(opts), do: Options.not_keyword!(@new, opts)
 
-    for {key, _} = option <- opts, key not in [:processor, :nodes, :timeout] do
-      Options.bad_option!(@new, option, [:processor, :nodes, :timeout], opts)
+    for {key, _} = option <- opts, key not in @new_options do
+      Options.bad_option!(@new, option, @new_options, opts)
     end
 
     processor = check_processor!(@new, Keyword.get(opts, :processor))
-    index = %__MODULE__{segments: [], size: 0, next: 0, processor: processor}
+    tokens = Options.boolean!(@new, :sorted_tokens, Keyword.get(opts, :sorted_tokens, true))
+    new_options = [processor: processor, sorted_tokens: tokens]
+
+    index = %__MODULE__{
+      segments: [],
+      size: 0,
+      next: 0,
+      processor: processor,
+      sorted_tokens: tokens
+    }
 
     case Keyword.has_key?(opts, :nodes) do
       false ->
-        add(index, choices)
+        add_here(index, choices, @new)
 
       true ->
         settings = Distributed.options(@new, Keyword.take(opts, [:nodes, :timeout]))
@@ -140,7 +151,10 @@ defmodule WellBehaved.Fuzzy.Index do
         keys = key_list(keys, count)
         pairs = Enum.zip(keys, texts)
         chunks = Distributed.split(pairs, count, settings.nodes)
-        start = &{Shard, :start_value, [self(), __MODULE__, :new, [&1, [processor: processor]]]}
+
+        start = fn chunk, _first ->
+          {Shard, :start_value, [self(), __MODULE__, :new, [chunk, new_options]]}
+        end
 
         case Distributed.hold(settings.nodes, chunks, settings.timeout, start) do
           {:ok, shards} ->
@@ -150,6 +164,24 @@ defmodule WellBehaved.Fuzzy.Index do
           {:error, _} = error ->
             error
         end
+    end
+  end
+
+  @doc false
+  # An index of `candidates`, binaries alone (WellBehaved.Levenshtein.Index.new/2,
+  # on this node or as a shard): their positions from `first` as keys, no
+  # processor, no sorted tokens, the batches made by a job in `schedule`
+  # (`tiny_slices`); `name` is the function a bad candidate is raised for.
+  @spec of_binaries([binary()], non_neg_integer(), Runtime.mode(), boolean(), String.t()) ::
+          t() | {:error, :enomem}
+  def of_binaries(candidates, first, schedule, tiny_slices, name) do
+    build = %{Segment.build(false) | schedule: schedule, tiny_slices: tiny_slices, name: name}
+    index = %__MODULE__{segments: [], size: 0, next: first, processor: nil, sorted_tokens: false}
+
+    case Segment.new(candidates, candidates, {:positions, first}, build) do
+      {:ok, nil} -> index
+      {:ok, s} -> %{index | segments: [s], size: s.count, next: first + s.count}
+      {:error, _} = error -> error
     end
   end
 
@@ -171,7 +203,7 @@ defmodule WellBehaved.Fuzzy.Index do
   keys of your own (`{key, text}` pairs, a map) where several processes
   add. Returns `{:error,
   {reason, node}}` when that shard does not answer within the index's
-  `timeout:` (reasons as `WellBehaved.Levenshtein.nearest/3` lists them,
+  `timeout:` (reasons as `WellBehaved.Fuzzy.extract/3` lists them,
   `:enomem` when native memory ran out there); after a `:timeout` the
   entries may have been added all the same.
   """
@@ -207,17 +239,22 @@ defmodule WellBehaved.Fuzzy.Index do
     end
   end
 
-  def add(%__MODULE__{} = index, choices) do
-    {texts, keys} = entries!(@add, choices, index.next)
+  def add(%__MODULE__{} = index, choices), do: add_here(index, choices, @add)
+
+  # the entries added to an index of this node; `name`: the public
+  # function its errors name (new/2 or add/2)
+  defp add_here(index, choices, name) do
+    {texts, keys} = entries!(name, choices, index.next)
     fun = Processor.function(index.processor)
     scored = if fun, do: Enum.map(texts, fun), else: texts
+    build = %{Segment.build(index.sorted_tokens) | name: name}
 
-    case segment(texts, scored, keys) do
+    case Segment.new(texts, scored, keys, build) do
       {:ok, nil} ->
         index
 
       {:ok, segment} ->
-        segments = merge(index.segments ++ [segment])
+        segments = Segment.merge(index.segments ++ [segment], build)
         added = segment.count
         next = next_after(index.next, keys, added)
         %{index | segments: segments, size: index.size + added, next: next}
@@ -236,7 +273,7 @@ defmodule WellBehaved.Fuzzy.Index do
   with `add/2`, every copy of the index value shares the shards, so use
   the value returned. Returns `{:error, {reason, node}}` when a shard does
   not answer (the first in the index's order; reasons as
-  `WellBehaved.Levenshtein.nearest/3` lists them): the shards that did
+  `WellBehaved.Fuzzy.extract/3` lists them): the shards that did
   answer have deleted the keys, and the same deletion may be made again.
   """
   @spec delete(t(), WellBehaved.Fuzzy.key() | [WellBehaved.Fuzzy.key()]) ::
@@ -261,9 +298,9 @@ defmodule WellBehaved.Fuzzy.Index do
   def delete(%__MODULE__{} = index, keys) when is_list(keys) do
     index.segments
     |> Enum.reduce_while({[], 0}, fn segment, {kept, size} ->
-      case without(segment, keys) do
+      case Segment.without(segment, keys, Segment.build(index.sorted_tokens)) do
         {:ok, nil} -> {:cont, {kept, size}}
-        {:ok, s} -> {:cont, {[s | kept], size + live(s)}}
+        {:ok, s} -> {:cont, {[s | kept], size + Segment.live(s)}}
         {:error, _} = error -> {:halt, error}
       end
     end)
@@ -298,7 +335,7 @@ defmodule WellBehaved.Fuzzy.Index do
   def dump(%__MODULE__{} = index) do
     rows =
       for s <- index.segments do
-        {keys, texts, scored} = entries(s)
+        {keys, texts, scored} = Segment.entries(s)
         {keys, texts, if(s.texts == nil, do: nil, else: scored)}
       end
 
@@ -358,7 +395,7 @@ defmodule WellBehaved.Fuzzy.Index do
   @doc false
   # the candidates as scored, in order (a shard's part of cdist/3)
   @spec scored_texts(t()) :: [binary()]
-  def scored_texts(%__MODULE__{segments: segments}), do: scored(segments)
+  def scored_texts(%__MODULE__{segments: segments}), do: Segment.scored(segments)
 
   @doc """
   The index a binary of `dump/1` holds, packed natively again (with
@@ -418,7 +455,7 @@ defmodule WellBehaved.Fuzzy.Index do
   defp load_here(processor, next, rows) do
     rows
     |> Enum.reduce_while({[], 0}, fn {keys, texts, scored}, {segments, size} ->
-      case segment(texts, scored || texts, keys) do
+      case Segment.new(texts, scored || texts, keys, Segment.build(true)) do
         {:ok, nil} -> {:cont, {segments, size}}
         {:ok, s} -> {:cont, {[s | segments], size + s.count}}
         {:error, _} = error -> {:halt, error}
@@ -443,7 +480,7 @@ defmodule WellBehaved.Fuzzy.Index do
     count = length(entries)
     chunks = Distributed.split(entries, count, nodes)
 
-    start = fn chunk ->
+    start = fn chunk, _first ->
       {keys, texts, scored} = unzip3(chunk)
       scored = if scored == texts, do: nil, else: scored
       part = Dump.encode(processor, next, [{keys, texts, scored}])
@@ -475,83 +512,6 @@ defmodule WellBehaved.Fuzzy.Index do
     {a, b, c}
   end
 
-  # ---- segments -------------------------------------------------------------
-
-  # native memory a call of pack_slice/pack_pick hands back, at most
-  @chunk 4096
-  # no entry deleted
-  @none MapSet.new()
-
-  defp segment([], _scored, _keys), do: {:ok, nil}
-
-  defp segment(texts, scored, keys) do
-    count = length(texts)
-    split = Tokens.splitter()
-    sorted = Enum.map(scored, &Tokens.sorted(&1, split))
-
-    with {:ok, ref} <- indexed(scored, count),
-         {:ok, texts_ref} <- if(scored == texts, do: {:ok, nil}, else: packed(texts, count)),
-         {:ok, keys} <- packed_keys(keys, count),
-         {:ok, sorted_ref} <- if(sorted == scored, do: {:ok, nil}, else: indexed(sorted, count)) do
-      {:ok,
-       %{
-         ref: ref,
-         count: count,
-         texts: texts_ref,
-         keys: keys,
-         sorted: sorted_ref,
-         ascii: Native.pack_ascii(ref),
-         dead: @none
-       }}
-    end
-  end
-
-  # the scored texts: packed with the search core's batches, made once
-  defp indexed(list, count), do: packed(list, count, &Search.index(&1, &2, %Call{}, @add))
-
-  defp packed(list, count, pack \\ &Search.pack/2) do
-    case pack.(list, count) do
-      {:ok, ref, ^count} ->
-        :ok = Native.pack_keep(ref)
-        {:ok, ref}
-
-      {:error, _} = error ->
-        Errors.failed(@add, error)
-    end
-  end
-
-  # consecutive positions need nothing stored
-  defp packed_keys({:positions, base}, _count), do: {:ok, {:positions, base}}
-
-  defp packed_keys([base | _] = keys, count) when is_integer(base) do
-    if consecutive?(keys, base),
-      do: {:ok, {:positions, base}},
-      else: packed_keys({:own, keys}, count)
-  end
-
-  defp packed_keys({:own, keys}, count),
-    do: keys |> Enum.map(&key_binary/1) |> packed(count) |> hashed()
-
-  defp packed_keys(keys, count), do: packed_keys({:own, keys}, count)
-
-  # keys of their own are found by the hash of their bytes (pack_find)
-  defp hashed({:ok, ref}) do
-    case Native.pack_hash(ref) do
-      :more -> hashed({:ok, ref})
-      :done -> {:ok, ref}
-      {:error, _} = error -> Errors.failed(@add, error)
-    end
-  end
-
-  defp hashed(error), do: error
-
-  # a key as stored: its external format, the same bytes for equal terms
-  defp key_binary(key), do: :erlang.term_to_binary(key, [:deterministic])
-
-  defp consecutive?([], _next), do: true
-  defp consecutive?([next | rest], next), do: consecutive?(rest, next + 1)
-  defp consecutive?(_keys, _next), do: false
-
   # the keys of `count` entries as a list ({:positions, first}: first,
   # first + 1, ...)
   defp key_list({:positions, first}, count), do: Enum.to_list(first..(first + count - 1)//1)
@@ -562,140 +522,6 @@ defmodule WellBehaved.Fuzzy.Index do
     do: min(max(next, first) + count, Dump.key_limit())
 
   defp next_after(next, keys, count), do: Dump.next_after(next, keys, count)
-
-  # the entries of a segment still in it (deleted ones wait, marked dead,
-  # until the segment is packed again)
-  defp live(segment), do: segment.count - MapSet.size(segment.dead)
-
-  @doc false
-  # whether a segment's candidate at `position` is still in the index
-  @spec live?(segment(), non_neg_integer()) :: boolean()
-  def live?(segment, position), do: not MapSet.member?(segment.dead, position)
-
-  @doc false
-  # how many hits to ask a segment for, so that `limit` of them are live
-  @spec search_limit(segment(), pos_integer() | :all) :: pos_integer() | :all
-  def search_limit(_segment, :all), do: :all
-  def search_limit(segment, limit), do: limit + MapSet.size(segment.dead)
-
-  @doc false
-  # a segment's entries, {key, text as given}
-  @spec pairs(segment()) :: [{term(), binary()}]
-  def pairs(segment) do
-    {keys, texts, _scored} = entries(segment)
-    Enum.zip(keys, texts)
-  end
-
-  @doc false
-  # the scored texts of every segment, in order (cdist packs them as one)
-  @spec scored([segment()]) :: [binary()]
-  def scored(segments), do: Enum.flat_map(segments, &alive(&1, all(&1.ref, &1.count)))
-
-  @doc false
-  # the texts as given and the keys of a segment's candidates at
-  # `positions` (a list), in that order
-  @spec texts_and_keys(segment(), [non_neg_integer()]) :: {[binary()], [term()]}
-  def texts_and_keys(segment, positions) do
-    texts = picked(segment.texts || segment.ref, positions)
-
-    keys =
-      case segment.keys do
-        {:positions, base} -> Enum.map(positions, &(base + &1))
-        ref -> ref |> picked(positions) |> Enum.map(&:erlang.binary_to_term/1)
-      end
-
-    {texts, keys}
-  end
-
-  defp picked(ref, positions) do
-    positions |> Enum.chunk_every(@chunk) |> Enum.flat_map(&Native.pack_pick(ref, &1))
-  end
-
-  # every live candidate of a segment: {keys, texts as given, as scored}
-  defp entries(segment) do
-    scored = all(segment.ref, segment.count)
-    texts = if segment.texts, do: all(segment.texts, segment.count), else: scored
-    keys = keys(segment)
-    {alive(segment, keys), alive(segment, texts), alive(segment, scored)}
-  end
-
-  # the elements of a list of a segment's candidates that are still live
-  defp alive(segment, list) do
-    if MapSet.size(segment.dead) == 0 do
-      list
-    else
-      list
-      |> Enum.with_index()
-      |> Enum.flat_map(fn {x, at} -> if live?(segment, at), do: [x], else: [] end)
-    end
-  end
-
-  defp keys(%{keys: {:positions, base}, count: count}),
-    do: Enum.to_list(base..(base + count - 1)//1)
-
-  defp keys(segment),
-    do: segment.keys |> all(segment.count) |> Enum.map(&:erlang.binary_to_term/1)
-
-  defp all(ref, count) do
-    0..(count - 1)//@chunk
-    |> Enum.flat_map(&Native.pack_slice(ref, &1, min(@chunk, count - &1)))
-  end
-
-  # the last segment merged with the one before while that one is at most
-  # twice its size
-  defp merge(segments) do
-    case Enum.reverse(segments) do
-      [last, previous | rest] when previous.count <= 2 * last.count ->
-        {k1, t1, s1} = entries(previous)
-        {k2, t2, s2} = entries(last)
-
-        case segment(t1 ++ t2, s1 ++ s2, k1 ++ k2) do
-          {:ok, merged} -> merge(Enum.reverse([merged | rest]))
-          # no memory to merge: the two stay apart
-          {:error, _} -> segments
-        end
-
-      _ ->
-        segments
-    end
-  end
-
-  # A deletion marks the segment's entries with the keys dead: found in
-  # time proportional to the keys (positions by arithmetic, keys of their
-  # own through the native hash of their external format), nothing
-  # packed again. Once half its entries are dead, the segment is packed
-  # again without them, which costs its size, paid for by the deletions
-  # that made half of it dead (each deleted entry pays for two packed).
-  defp without(segment, keys) do
-    dead = Enum.reduce(positions(segment, keys), segment.dead, &MapSet.put(&2, &1))
-
-    cond do
-      MapSet.size(dead) == MapSet.size(segment.dead) ->
-        {:ok, segment}
-
-      MapSet.size(dead) == segment.count ->
-        {:ok, nil}
-
-      2 * MapSet.size(dead) >= segment.count ->
-        {keys, texts, scored} = entries(%{segment | dead: dead})
-        segment(texts, scored, keys)
-
-      true ->
-        {:ok, %{segment | dead: dead}}
-    end
-  end
-
-  # the positions in a segment of the entries whose key is one of `keys`
-  defp positions(%{keys: {:positions, base}, count: count}, keys) do
-    for key <- keys, is_integer(key), key >= base, key < base + count, do: key - base
-  end
-
-  defp positions(segment, keys) do
-    keys
-    |> Enum.map(&key_binary/1)
-    |> Enum.chunk_every(@chunk)
-    |> Enum.flat_map(&Native.pack_find(segment.keys, &1))
-  end
 
   # the texts and keys of choices (for binaries, positions from `next`, or
   # from above the integer keys given beside them)
@@ -765,7 +591,7 @@ defmodule WellBehaved.Fuzzy.Index do
 
     def reduce(index, acc, fun) do
       index.segments
-      |> Stream.flat_map(&WellBehaved.Fuzzy.Index.pairs/1)
+      |> Stream.flat_map(&WellBehaved.Fuzzy.Index.Segment.pairs/1)
       |> Enumerable.reduce(acc, fun)
     end
   end

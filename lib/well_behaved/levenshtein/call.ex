@@ -122,7 +122,7 @@ defmodule WellBehaved.Levenshtein.Call do
   def count!(name, list) do
     length(list)
   rescue
-    ArgumentError -> WellBehaved.Levenshtein.Errors.raise!(name, {:not_a_binary, :tail})
+    ArgumentError -> WellBehaved.Search.Errors.raise!(name, {:not_a_binary, :tail})
   end
 
   @doc "Raises naming the first element of `list` that is not a binary."
@@ -130,7 +130,7 @@ defmodule WellBehaved.Levenshtein.Call do
   def binaries!(name, list) do
     case Enum.find_index(list, &(not is_binary(&1))) do
       nil -> :ok
-      at -> WellBehaved.Levenshtein.Errors.raise!(name, {:not_a_binary, at})
+      at -> WellBehaved.Search.Errors.raise!(name, {:not_a_binary, at})
     end
   end
 end

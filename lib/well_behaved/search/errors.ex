@@ -1,9 +1,10 @@
-defmodule WellBehaved.Levenshtein.Errors do
+defmodule WellBehaved.Search.Errors do
   @moduledoc false
   # The one translation of what the native side (the NIF jobs, the
-  # external server) answers when it refuses a call: out of native memory
-  # is an expected failure, returned as {:error, :enomem} by the searches
-  # and raised by distance/3; every other reason is a bad argument, raised
+  # external server) answers when it refuses a call, for every function of
+  # WellBehaved.Fuzzy and WellBehaved.Levenshtein: out of native memory is
+  # an expected failure, returned as {:error, :enomem} by the searches and
+  # raised by the pair scores; every other reason is a bad argument, raised
   # as ArgumentError naming the function and the argument.
 
   @doc "Returns `{:error, :enomem}`; raises for any other native error."
@@ -22,7 +23,7 @@ defmodule WellBehaved.Levenshtein.Errors do
   def raise!(name, {:invalid_utf8, :query}),
     do: raise(ArgumentError, "#{name}: the query is #{not_utf8()}")
 
-  # distance/3's arguments, by number
+  # a pair score's arguments, by number
   def raise!(name, {:invalid_utf8, {:argument, which}}) do
     arg = if which == 1, do: "first", else: "second"
     raise ArgumentError, "#{name}: the #{arg} argument is #{not_utf8()}"

@@ -1,7 +1,7 @@
-defmodule WellBehaved.Levenshtein.Shard do
+defmodule WellBehaved.Search.Shard do
   @moduledoc false
   # One shard of a distributed index: a process on its node holding a
-  # local Levenshtein.Index (a native resource cannot leave its node). It
+  # local index (a native resource cannot leave its node). It
   # lives as long as the process that created the distributed index (and
   # no longer than the call that starts it, if that call is stopped at its
   # bound), and searches run in the :erpc process of each call, not in the
@@ -12,27 +12,9 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   use GenServer
 
-  alias WellBehaved.Levenshtein.{Errors, Search}
-
-  @new "WellBehaved.Levenshtein.Index.new/2"
-
-  @doc "Starts a holder of an index of `candidates` on this node for `owner`; its pid."
-  def start(owner, candidates, call),
-    do: start_value(owner, __MODULE__, :local_index, [candidates, call])
-
-  @doc false
-  # the index a holder holds: {ref, size}, {:error, :enomem}, or raises
-  def local_index(candidates, call) do
-    case Search.index(candidates, length(candidates), call, @new) do
-      {:ok, ref, size} -> {ref, size}
-      {:error, _} = error -> Errors.failed(@new, error)
-    end
-  end
-
   @doc """
-  Starts a holder on this node of the value `m.f(a...)` makes, for
-  `owner` (an index of another module: WellBehaved.Fuzzy.Index); its pid,
-  or `{:error, :enomem}` when the value is that.
+  Starts a holder on this node of the value `m.f(a...)` makes (an index),
+  for `owner`; its pid, or `{:error, :enomem}` when the value is that.
   """
   def start_value(owner, m, f, a) do
     case GenServer.start(__MODULE__, {:value, owner, self(), {m, f, a}}) do
@@ -92,22 +74,6 @@ defmodule WellBehaved.Levenshtein.Shard do
 
   @doc "The exit reason of a call stopped by `bounded/5` because nobody waits for it."
   def abandoned, do: {:shutdown, :abandoned}
-
-  @doc """
-  The search of Levenshtein's `name` (distances for `limit` 0, else
-  nearest) on the shard held by `holder` (on this node).
-  """
-  def search(holder, query, call, limit, name) do
-    {ref, size} = GenServer.call(holder, :index, :infinity)
-    answer(name, Search.run(query, {:index, ref}, size, call, limit, name))
-  end
-
-  @doc "The same search on `list`, a slice of a list split over nodes for one call."
-  def search_list(list, query, call, limit, name),
-    do: answer(name, Search.run(query, {:list, list}, length(list), call, limit, name))
-
-  defp answer(name, {:error, _} = error), do: Errors.failed(name, error)
-  defp answer(_name, result), do: result
 
   @impl true
   def init({:value, owner, starter, {m, f, a}}) do

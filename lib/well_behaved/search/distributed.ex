@@ -1,8 +1,9 @@
-defmodule WellBehaved.Levenshtein.Distributed do
+defmodule WellBehaved.Search.Distributed do
   @moduledoc false
-  # Searches over shards on connected nodes (Erlang distribution, :erpc):
-  # an index split into holders (Levenshtein.Shard) on several nodes, or a
-  # list split per call. Every shard is asked in parallel, each answer is
+  # Calls over shards on connected nodes (Erlang distribution, :erpc), for
+  # the searches of WellBehaved.Fuzzy and WellBehaved.Levenshtein alike:
+  # an index split into holders (WellBehaved.Search.Shard) on several
+  # nodes, or a list split per call. Every shard is asked in parallel, each answer is
   # bounded by `timeout:`, and a shard that does not answer makes the call
   # return {:error, {reason, node}}, or with `partial: true`
   # {:partial, result_of_the_others, [{node, reason}]}. The reasons:
@@ -17,10 +18,10 @@ defmodule WellBehaved.Levenshtein.Distributed do
   # the remote search is stopped and its job freed, at once.
   #
   # Shards are contiguous slices in input order, so merging the shards'
-  # nearest lists (each by distance, then order) with a stable sort by
-  # distance keeps ties in input order.
+  # best lists (each by score, then order) with a stable sort by score
+  # keeps ties in input order.
 
-  alias WellBehaved.Levenshtein.Shard
+  alias WellBehaved.Search.Shard
   alias WellBehaved.Options
 
   @default_timeout 5_000
@@ -56,28 +57,25 @@ defmodule WellBehaved.Levenshtein.Distributed do
   end
 
   @doc """
-  Shards of `count` candidates held on `settings.nodes`: `{:ok, [{node,
-  holder, size}]}`, or `{:error, {reason, node}}`.
-  """
-  @spec index([binary()], non_neg_integer(), settings(), map()) ::
-          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
-  def index(candidates, count, settings, call) do
-    local = %{call | remote: []}
-    chunks = split(candidates, count, settings.nodes)
-    hold(settings.nodes, chunks, settings.timeout, &{Shard, :start, [self(), &1, local]})
-  end
-
-  @doc """
-  One holder per node of `nodes`, each started by the call `start.(chunk)`
-  makes for its chunk (in `chunks`, in node order) and answering its pid:
+  One holder per node of `nodes`, each started by the call
+  `start.(chunk, first)` makes for its chunk (in `chunks`, in node order;
+  `first`: the position of the chunk's first element in all of them) and
+  answering its pid:
   `{:ok, [{node, holder, size}]}`, or `{:error, {reason, node}}` after
-  stopping the holders that did start. The index of another module
-  (`WellBehaved.Fuzzy.Index`) shares this with Levenshtein's.
+  stopping the holders that did start.
   """
-  @spec hold([node()], [list()], pos_integer(), (list() -> {module(), atom(), list()})) ::
-          {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
+  @spec hold(
+          [node()],
+          [list()],
+          pos_integer(),
+          (list(), non_neg_integer() -> {module(), atom(), list()})
+        ) :: {:ok, [{node(), pid(), non_neg_integer()}]} | {:error, {term(), node()}}
   def hold(nodes, chunks, timeout, start) do
-    calls = for {node, chunk} <- Enum.zip(nodes, chunks), do: {node, start.(chunk), length(chunk)}
+    {calls, _count} =
+      Enum.map_reduce(Enum.zip(nodes, chunks), 0, fn {node, chunk}, first ->
+        size = length(chunk)
+        {{node, start.(chunk, first), size}, first + size}
+      end)
 
     case gather(calls, timeout) do
       {answers, []} ->
@@ -114,52 +112,6 @@ defmodule WellBehaved.Levenshtein.Distributed do
     {chunks, []} = Enum.map_reduce(sizes, list, fn size, rest -> Enum.split(rest, size) end)
 
     chunks
-  end
-
-  # `call`: the Levenshtein.Call of the search (a map here, so that this
-  # module does not depend on the one that checks its options)
-  @doc """
-  The distances (`limit` 0) or the `limit` nearest over shards: an
-  index's (`{:shards, shards}`), or a list split over `settings.nodes`
-  (`{:list, list}`), merged as one search here would answer.
-  """
-  def search(name, query, target, count, call, limit, settings) do
-    local = %{call | remote: []}
-
-    calls =
-      case target do
-        {:shards, shards} ->
-          for {node, pid, size} <- shards,
-              do: {node, {Shard, :search, [pid, query, local, limit, name]}, size}
-
-        {:list, list} ->
-          for {node, chunk} <- Enum.zip(settings.nodes, split(list, count, settings.nodes)),
-              do: {node, {Shard, :search_list, [chunk, query, local, limit, name]}, length(chunk)}
-      end
-
-    ask(calls, settings, &merge(limit, call.as, &1))
-  end
-
-  # distances: nil for each candidate of a shard that failed (as: :binary,
-  # the binaries one after another, 0xFFFFFFFF for such a candidate)
-  defp merge(0, :binary, answers) do
-    for {answer, size} <- answers, into: <<>> do
-      if answer == :failed, do: :binary.copy(<<0xFFFF_FFFF::32-native>>, size), else: answer
-    end
-  end
-
-  defp merge(0, _as, answers) do
-    Enum.flat_map(answers, fn
-      {:failed, size} -> List.duplicate(nil, size)
-      {answer, _size} -> answer
-    end)
-  end
-
-  defp merge(limit, _as, answers) do
-    for({answer, _size} <- answers, answer != :failed, do: answer)
-    |> Enum.concat()
-    |> Enum.sort_by(&elem(&1, 1))
-    |> Enum.take(limit)
   end
 
   defp finish(calls, {answers, failed}, settings, merge) do

@@ -1,0 +1,60 @@
+defmodule WellBehaved.Search.Pack do
+  @moduledoc false
+  # Candidates copied into native memory (c_src/nif/pack.c), for the
+  # searches of WellBehaved.Fuzzy and WellBehaved.Levenshtein alike: a list
+  # packed a slice at a time (pack/2), so that no call walks a long list
+  # natively in one go, on a normal scheduler or to copy it for a thread;
+  # and the search core's batches made once over a packed set (index/4),
+  # by a job. What the native side refuses comes back as
+  # {:error, reason}, for WellBehaved.Search.Errors to translate.
+
+  alias WellBehaved.{Job, Native, Runtime}
+
+  @doc """
+  The list's binaries in native memory: each pack_more call copies what
+  it can in one slice of the runtime and answers the rest of the list;
+  the last answers their number. With `count` nil, the list is walked
+  once, by the packing (not first by length/1 as well). Give the memory
+  back with `Native.pack_release/1` once searched.
+  """
+  @spec pack([binary()], non_neg_integer() | nil) ::
+          {:ok, reference(), non_neg_integer()} | {:error, term()}
+  def pack(list, count) do
+    case Native.pack_new(count || :any) do
+      {:error, _} = error -> error
+      packed -> pack_more(packed, list)
+    end
+  end
+
+  defp pack_more(packed, list) do
+    case Native.pack_more(packed, list) do
+      {:done, count} -> {:ok, packed, count}
+      {:more, rest} -> pack_more(packed, rest)
+      {:error, _} = error -> error
+    end
+  end
+
+  @doc """
+  `count` binaries packed with the search core's batches, made by a job
+  run in `schedule` (`tiny_slices` as `WellBehaved.Job.call/4` takes it;
+  `name` the public function, for its errors): `{:ok, ref, size}` or
+  `{:error, reason}`.
+  """
+  @spec index([binary()], non_neg_integer(), Runtime.mode(), boolean(), String.t()) ::
+          {:ok, reference(), non_neg_integer()} | {:error, term()}
+  def index(list, count, schedule, tiny_slices, name) do
+    with {:ok, packed, ^count} <- pack(list, count) do
+      case Job.checked(
+             &Native.search_index/5,
+             [packed, count],
+             schedule,
+             tiny_slices,
+             :infinity,
+             name
+           ) do
+        {ref, size} when is_reference(ref) -> {:ok, ref, size}
+        {:error, _} = error -> error
+      end
+    end
+  end
+end
