@@ -121,7 +121,29 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
 }
 
 uint64_t wb_fz_extract_setup_units(size_t query_len) {
-    return wb_fz_decode_units(query_len);
+    /* the query decoded, then copied and read by the search core */
+    return 2 * wb_fz_decode_units(query_len);
+}
+
+/* Starts the search core on the query, in init: its set-up reads the
+ * whole query (a copy, its tables), work the init's units count, not a
+ * step's. False when out of memory. */
+static bool lanes_begin(wb_fz_extract *job) {
+    wb_search_status status;
+    if (job->lanes_op == WB_SEARCH_LEVENSHTEIN) {
+        /* a distance cutoff cuts the same for every candidate */
+        size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
+                           job->o.cutoff < 4294967294.0
+                       ? (size_t)job->o.cutoff
+                       : WB_SEARCH_NO_LIMIT;
+        status = wb_search_init(&job->lanes, job->set, job->query_input, job->query_input_len,
+                                job->o.codepoints, k, 0);
+    } else {
+        status = wb_search_init_op(&job->lanes, job->set, job->query_input, job->query_input_len,
+                                   job->o.codepoints, job->lanes_op);
+    }
+    job->lanes_live = status == WB_SEARCH_OK;
+    return job->lanes_live;
 }
 
 wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_config *c) {
@@ -201,6 +223,10 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     job->spent = c->spent;
     job->spent_context = c->spent_context;
     job->release = c->release;
+    if (job->lanes_on && !lanes_begin(job)) {
+        wb_fz_extract_free(job);
+        return WB_FZ_EXTRACT_ENOMEM;
+    }
     return WB_FZ_EXTRACT_OK;
 }
 
@@ -293,26 +319,6 @@ static bool quick_candidate(wb_fz_extract *job, uint64_t *used) {
 /* The search core's values (lanes_op), in budgets as the rest; true when
  * done (or failed). */
 static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
-    if (!job->lanes_live) {
-        wb_search_status status;
-        if (job->lanes_op == WB_SEARCH_LEVENSHTEIN) {
-            /* a distance cutoff cuts the same for every candidate */
-            size_t k = job->o.has_cutoff && job->o.kind == WB_FZ_DISTANCE && job->o.cutoff >= 0 &&
-                               job->o.cutoff < 4294967294.0
-                           ? (size_t)job->o.cutoff
-                           : WB_SEARCH_NO_LIMIT;
-            status = wb_search_init(&job->lanes, job->set, job->query_input, job->query_input_len,
-                                    job->o.codepoints, k, 0);
-        } else {
-            status = wb_search_init_op(&job->lanes, job->set, job->query_input,
-                                       job->query_input_len, job->o.codepoints, job->lanes_op);
-        }
-        if (status != WB_SEARCH_OK) {
-            job->failed = true;
-            return true;
-        }
-        job->lanes_live = true;
-    }
     /* in parts, the slice's time asked between them: a part's units cost
      * more while the index is out of the caches */
     uint64_t start = *used;
