@@ -14,8 +14,8 @@ FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/kernels.h c_src/fuzzy/scores.h c_sr
 # the extract engine: one query against many candidates, over the scorers
 FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
-CORE_SRC := c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
-CORE_HDR := $(FUZZY_HDR) c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
+CORE_SRC := c_src/text/utf8.c c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
+CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
 SDK_SRC := c_src/runtime/wb_runtime.c

@@ -97,7 +97,7 @@ const char *wb_search_lanes_name(void) {
 
 bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
                              size_t most) {
-    return set->ascii && qlen <= most && wb_lev_ascii(query, qlen);
+    return set->ascii && qlen <= most && wb_text_ascii(query, qlen);
 }
 
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
