@@ -18,6 +18,8 @@ CORE_SRC := c_src/text/utf8.c c_src/levenshtein/levenshtein.c c_src/search/searc
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
+# the metrics' forms shared by the cores above (c_src/metric/)
+CORE_HDR += c_src/metric/levenshtein_word.h c_src/metric/osa_word.h
 SDK_SRC := c_src/runtime/wb_runtime.c
 SDK_HDR := c_src/include/wb_runtime.h c_src/include/wb_output.h c_src/runtime/wb_job_check.h
 NIF_SRC := $(CORE_SRC) $(SDK_SRC) $(wildcard c_src/nif/*.c)

@@ -9,6 +9,9 @@
  * one-word loop), a budget at a time in its first steps. */
 #include "kernels.h"
 
+#include "../metric/levenshtein_word.h"
+#include "../metric/osa_word.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,14 +240,7 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
         size_t score = k->score, cutoff = k->k;
         spent += end - col;
         while (col < end) {
-            uint64_t x = wb_fz_pattern_get(p, k->b[col], 0);
-            uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn;
-            uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-            score = score + ((hp & last) != 0) - ((hn & last) != 0);
-            hp = (hp << 1) | 1;
-            hn <<= 1;
-            vp = hn | ~(d0 | hp);
-            vn = hp & d0;
+            score += (size_t)wb_lev_word_column(wb_fz_pattern_get(p, k->b[col], 0), &vp, &vn, last);
             col++;
             if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (k->n - col)) {
                 col = k->n;
@@ -394,16 +390,8 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
         size_t end = k->n - k->col > left ? k->col + (size_t)left : k->n;
         spent += end - k->col;
         while (k->col < end) {
-            uint64_t pm = wb_fz_pattern_get(p, k->b[k->col], 0);
-            uint64_t tr = ((~d0 & pm) << 1) & pm_old;
-            d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
-            uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-            k->score = k->score + ((hp & last) != 0) - ((hn & last) != 0);
-            hp = (hp << 1) | 1;
-            hn <<= 1;
-            vp = hn | ~(d0 | hp);
-            vn = hp & d0;
-            pm_old = pm;
+            k->score += (size_t)wb_osa_word_column(wb_fz_pattern_get(p, k->b[k->col], 0), &vp, &vn,
+                                                   &d0, &pm_old, last);
             osa_column_done(k);
         }
         k->vp[0] = vp;

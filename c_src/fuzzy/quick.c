@@ -7,6 +7,9 @@
 #include "fuzzy.h"
 #include "scores.h"
 
+#include "../metric/levenshtein_word.h"
+#include "../metric/osa_word.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,26 +80,17 @@ bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
 }
 
 /* Levenshtein (Myers/Hyyro), or with `transpositions` OSA (Hyyro 2003):
- * the query's column of 1..64 rows, one step per candidate byte. Inlined
- * with a constant flag: each loop keeps only its own steps. */
+ * the query's column of 1..64 rows, one word step (levenshtein_word.h,
+ * osa_word.h) per candidate byte. Inlined with a constant flag. */
 static inline size_t hyyro(const wb_fz_quick *q, const uint8_t *t, size_t n, bool transpositions) {
     uint64_t vp = ~(uint64_t)0, vn = 0, d0 = 0, pm_old = 0, last = (uint64_t)1 << (q->m - 1);
     size_t score = q->m;
-    for (size_t j = 0; j < n; j++) {
-        uint64_t pm = q->peq[t[j]];
-        /* a transposition: this symbol matches a row whose symbol the
-         * previous column matched one row below, where no match was */
-        uint64_t tr = transpositions ? (((~d0) & pm) << 1) & pm_old : 0;
-        d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
-        uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-        score += (hp & last) != 0;
-        score -= (hn & last) != 0;
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp = hn | ~(d0 | hp);
-        vn = hp & d0;
-        pm_old = pm;
-    }
+    if (transpositions)
+        for (size_t j = 0; j < n; j++)
+            score += (size_t)wb_osa_word_column(q->peq[t[j]], &vp, &vn, &d0, &pm_old, last);
+    else
+        for (size_t j = 0; j < n; j++)
+            score += (size_t)wb_lev_word_column(q->peq[t[j]], &vp, &vn, last);
     return score;
 }
 

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */
 #include "levenshtein.h"
 
+#include "../metric/levenshtein_word.h"
 #include "../probe/cpu_clock.h"
 
 #include <stdatomic.h>
@@ -659,24 +660,6 @@ static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
     return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
 }
 
-/* One column of Myers' algorithm for a pattern of one word: the vertical
- * deltas move on with the column's match mask; returns the change of the
- * score at the bottom row (`bottom`, as a wrapping uint64_t). */
-static inline uint64_t myers_column(uint64_t eq, uint64_t *vp, uint64_t *vn, uint64_t bottom) {
-    /* the horizontal +1 deltas kept complemented (hpc = ~hp): every NOT
-     * then falls on a value known early (vn, d0), off the chain from one
-     * column's vp to the next, 9 dependent operations instead of 11 */
-    uint64_t d0 = (((eq & *vp) + *vp) ^ *vp) | eq | *vn;
-    uint64_t hpc = ~*vn & (d0 | *vp);
-    uint64_t hn = d0 & *vp;
-    uint64_t delta = ((~hpc & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
-    hpc <<= 1; /* ~((hp << 1) | 1): the row above the first, a +1 delta */
-    hn <<= 1;
-    *vp = hn | (~d0 & hpc);
-    *vn = d0 & ~hpc;
-    return delta;
-}
-
 /* Byte mode, one word: `columns` bytes of `text` against the match table
  * `peq`; the vertical deltas in and out, the bottom row's score returned. */
 static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, size_t columns,
@@ -684,7 +667,7 @@ static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, 
                                       uint64_t bottom) {
     uint64_t vp = *vp_io, vn = *vn_io;
     for (size_t j = 0; j < columns; j++)
-        score += myers_column(peq[text[j]], &vp, &vn, bottom);
+        score += wb_lev_word_column(peq[text[j]], &vp, &vn, bottom);
     *vp_io = vp;
     *vn_io = vn;
     return score;
@@ -701,7 +684,7 @@ static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
     }
     uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
     for (size_t j = 0; j < columns; j++)
-        score += myers_column(one_block_mask(s, next_text_id(s, text)), &vp, &vn, bottom);
+        score += wb_lev_word_column(one_block_mask(s, next_text_id(s, text)), &vp, &vn, bottom);
     s->vp[0] = vp;
     s->vn[0] = vn;
     s->last_score = score;
