@@ -23,8 +23,8 @@
 #ifndef WB_FUZZY_H
 #define WB_FUZZY_H
 
+#include "../metric/kernels.h"
 #include "../text/utf8.h"
-#include "kernels.h"
 
 #include <stddef.h>
 

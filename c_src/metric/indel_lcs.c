@@ -9,8 +9,8 @@
  * one-word loop), a budget at a time in its first steps. */
 #include "kernels.h"
 
-#include "../metric/levenshtein_word.h"
-#include "../metric/osa_word.h"
+#include "levenshtein_word.h"
+#include "osa_word.h"
 
 #include <stdlib.h>
 #include <string.h>
