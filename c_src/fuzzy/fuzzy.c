@@ -423,10 +423,7 @@ static bool dominated(const wb_fz_pattern *needle, size_t w, size_t nl, size_t h
 
 /* The LCS of a needle of at most 64 symbols and a text. */
 static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n) {
-    uint64_t v = ~(uint64_t)0;
-    for (size_t j = 0; j < n; j++)
-        v = wb_fz_lcs_word(v, wb_fz_pattern_get(needle, t[j], 0));
-    return wb_fz_lcs_of(v, needle->m);
+    return wb_fz_lcs_of(wb_fz_lcs_word_run(needle, t, n, ~(uint64_t)0), needle->m);
 }
 
 /* Moves to the next window; true when the part is done (the last window

@@ -7,6 +7,7 @@
 #include "fuzzy.h"
 #include "scores.h"
 
+#include "../metric/jaro_word.h"
 #include "../metric/levenshtein_word.h"
 #include "../metric/osa_word.h"
 
@@ -356,51 +357,19 @@ uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, si
 }
 
 /* Jaro's matches and transpositions (before halving) with both sides of
- * at most 64 bytes (kernels.h's conventions): the shorter side p is
- * walked, each of its symbols taking the lowest unmatched position of its
- * symbol in t within the window. */
+ * at most 64 bytes (kernels.h's conventions): the shorter side is walked
+ * by the word form (jaro_word.h), on the other side's masks. */
 static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transpositions) {
     size_t m = q->m;
     *transpositions = 0;
     if (n == 0) return 0;
-    const uint8_t *p = q->query, *other = t;
-    size_t lp = m, lt = n;
-    const uint64_t *masks = q->peq;
-    if (m <= n) {
-        /* the query is walked: the candidate's masks, made here */
-        for (size_t j = 0; j < n; j++)
-            q->scratch[t[j]] |= (uint64_t)1 << j;
-        masks = q->scratch;
-    } else {
-        p = t;
-        other = q->query;
-        lp = n;
-        lt = m;
-    }
-    size_t bound = lt / 2 > 0 ? lt / 2 - 1 : 0;
-    uint64_t taken = 0, walked = 0;
-    for (size_t i = 0; i < lp; i++) {
-        size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < lt ? i + bound + 1 : lt;
-        uint64_t window = wb_fz_low_bits(hi - lo) << lo;
-        uint64_t open = masks[p[i]] & window & ~taken;
-        if (open) {
-            taken |= open & (~open + 1);
-            walked |= (uint64_t)1 << i;
-        }
-    }
-    if (m <= n)
-        for (size_t j = 0; j < n; j++)
-            q->scratch[t[j]] = 0;
-    size_t matches = (size_t)wb_fz_popcount(walked);
-    if (matches == 0) return 0;
-    size_t out_of_order = 0;
-    while (walked) {
-        size_t i = (size_t)__builtin_ctzll(walked), j = (size_t)__builtin_ctzll(taken);
-        out_of_order += p[i] != other[j];
-        walked &= walked - 1;
-        taken &= taken - 1;
-    }
-    *transpositions = out_of_order;
+    if (m > n) return wb_jaro_word_bytes(t, n, m, q->peq, transpositions);
+    /* the query is walked: the candidate's masks, made here */
+    for (size_t j = 0; j < n; j++)
+        q->scratch[t[j]] |= (uint64_t)1 << j;
+    size_t matches = wb_jaro_word_bytes(q->query, m, n, q->scratch, transpositions);
+    for (size_t j = 0; j < n; j++)
+        q->scratch[t[j]] = 0;
     return matches;
 }
 

@@ -69,10 +69,7 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
     if (nblocks == 1) {
         uint64_t left = budget > spent ? budget - spent : 0;
         size_t end = k->n - k->col > left ? k->col + (size_t)left : k->n;
-        uint64_t s = k->s[0];
-        for (size_t j = k->col; j < end; j++)
-            s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, k->b[j], 0));
-        k->s[0] = s;
+        k->s[0] = wb_fz_lcs_word_run(p, k->b + k->col, end - k->col, k->s[0]);
         spent += end - k->col;
         k->col = end;
     } else {

@@ -1,8 +1,10 @@
 /* Jaro and Jaro-Winkler (kernels.h), resumable over symbols of any
- * length. The short forms: one word of matches per side in the quick
- * scores (c_src/fuzzy/quick.c), lanes of many candidates in the search
- * core (c_src/search/lanes_run.h). */
+ * length; a pair of at most 64 symbols below 256 a side in one go in the
+ * word form (jaro_word.h, which the quick scores of c_src/fuzzy/quick.c
+ * run too) when the step's budget pays for it. The lanes of many
+ * candidates are in the search core (c_src/search/lanes_run.h). */
 #include "common.h"
+#include "jaro_word.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,11 @@ bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t 
         return true;
     }
     k->bound = n / 2 > 0 ? n / 2 - 1 : 0;
+    if (n <= 64) {
+        k->flags = k->small_flags;
+        memset(k->flags, 0, m + n);
+        return true;
+    }
     if (n > SIZE_MAX - m) return false;
     k->flags = calloc(m + n, 1);
     if (!k->flags) return false;
@@ -105,9 +112,43 @@ static size_t jaro_pass(wb_fz_jaro *k, size_t most) {
     return moves;
 }
 
+/* The units of the word form: the symbols looked at, a's walk. */
+static uint64_t word_units(size_t m, size_t n) {
+    return 1 + (uint64_t)m + (uint64_t)(m + n) / JARO_PASS;
+}
+
+/* The word form, for a pair of at most 64 symbols a side, all below 256
+ * (false otherwise: nothing done): the matches on b's masks. */
+static bool jaro_word(wb_fz_jaro *k) {
+    uint32_t any = 0;
+    for (size_t i = 0; i < k->m; i++)
+        any |= k->a[i];
+    for (size_t j = 0; j < k->n; j++)
+        any |= k->b[j];
+    if (any >= 256) return false;
+    uint64_t masks[256];
+    for (size_t i = 0; i < k->m; i++)
+        masks[k->a[i]] = 0;
+    for (size_t j = 0; j < k->n; j++)
+        masks[k->b[j]] = 0;
+    for (size_t j = 0; j < k->n; j++)
+        masks[k->b[j]] |= (uint64_t)1 << j;
+    size_t transpositions;
+    k->matches = wb_jaro_word_symbols(k->a, k->m, k->n, masks, &transpositions);
+    k->trans = transpositions;
+    jaro_finish(k);
+    return true;
+}
+
 bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used) {
     uint64_t spent = 0;
     if (budget == 0) budget = 1;
+    /* a short pair, not begun, whose word form the budget pays for */
+    if (!k->done && k->flags == k->small_flags && k->at == 0 && !k->scanning &&
+        budget >= word_units(k->m, k->n) && jaro_word(k)) {
+        charge(used, word_units(k->m, k->n));
+        return true;
+    }
     while (!k->done && spent < budget) {
         uint64_t left = budget - spent;
         if (k->at < k->m) {
@@ -126,7 +167,7 @@ bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used) {
 }
 
 void wb_fz_jaro_free(wb_fz_jaro *k) {
-    free(k->flags);
+    if (k->flags != k->small_flags) free(k->flags);
     k->flags = NULL;
     k->owned_bytes = 0;
 }

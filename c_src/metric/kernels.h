@@ -155,6 +155,17 @@ static inline uint64_t wb_fz_pattern_get(const wb_fz_pattern *p, uint32_t c, siz
     }
 }
 
+/* The LCS's word form over symbols: the vector S after the n symbols of
+ * t, from S = s, against a pattern of one block (m <= 64): the one loop
+ * of the LCS kernel's one-word patterns and of a partial ratio's windows
+ * (wb_fz_lcs_of(S, m) is then the LCS). */
+static inline uint64_t wb_fz_lcs_word_run(const wb_fz_pattern *p, const uint32_t *t, size_t n,
+                                          uint64_t s) {
+    for (size_t j = 0; j < n; j++)
+        s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, t[j], 0));
+    return s;
+}
+
 /* ---- longest common subsequence (indel_lcs.c): Indel = m + n - 2 LCS ---- *
  * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
  * one unit per block per symbol of the text. wb_fz_lcs_init makes the
@@ -371,6 +382,9 @@ typedef struct {
     size_t owned_bytes;
     bool done;
     double result;
+    /* the flags of a pair of at most 64 symbols a side, which a big
+     * enough budget scores at once in the word form (jaro_word.h) */
+    uint8_t small_flags[128];
 } wb_fz_jaro;
 
 bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
