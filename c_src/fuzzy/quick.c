@@ -576,13 +576,10 @@ size_t wb_fz_quick_damerau_most(const wb_fz_quick *q, const uint8_t *t, size_t n
     return hyyro(q, t, n, true);
 }
 
-/* Jaro's similarity from the counts */
+/* The similarity of a query of m bytes and a candidate of n from Jaro's
+ * matches (kernels.h's formula; no matches when n is 0). */
 static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions) {
-    size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
-    return n == 0 || matches == 0 ? 0.0
-                                  : ((double)matches / lp + (double)matches / lt +
-                                     (double)(matches - half) / matches) /
-                                        3.0;
+    return wb_fz_jaro_of(m < n ? m : n, m < n ? n : m, matches, transpositions);
 }
 
 double wb_fz_jaro_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,

@@ -44,12 +44,7 @@ bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t 
 }
 
 static void jaro_finish(wb_fz_jaro *k) {
-    size_t matches = k->matches, t = k->trans / 2;
-    k->result =
-        matches == 0
-            ? 0.0
-            : ((double)matches / k->m + (double)matches / k->n + (double)(matches - t) / matches) /
-                  3.0;
+    k->result = wb_fz_jaro_of(k->m, k->n, k->matches, k->trans);
     k->done = true;
 }
 

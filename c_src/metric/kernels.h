@@ -387,6 +387,19 @@ typedef struct {
     uint8_t small_flags[128];
 } wb_fz_jaro;
 
+/* Jaro's similarity from the matches M of a pair of `shorter` and
+ * `longer` symbols and its transpositions before halving (2 T): the one
+ * formula of the kernel, the word form and the lanes' scores (0.0 when M
+ * is 0). */
+static inline double wb_fz_jaro_of(size_t shorter, size_t longer, size_t matches,
+                                   size_t transpositions) {
+    size_t t = transpositions / 2;
+    return matches == 0 ? 0.0
+                        : ((double)matches / shorter + (double)matches / longer +
+                           (double)(matches - t) / matches) /
+                              3.0;
+}
+
 bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
 bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used);
 void wb_fz_jaro_free(wb_fz_jaro *k);
