@@ -5,8 +5,10 @@
 # WellBehaved.SDK.external_sources/0 gives a user's server program).
 
 EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
-EXTERNAL_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_levenshtein.c c_src/levenshtein/levenshtein.c
-EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h
+EXTERNAL_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_levenshtein.c c_src/levenshtein/levenshtein.c \
+	c_src/text/utf8.c
+EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h c_src/text/utf8.h \
+	c_src/metric/levenshtein_word.h
 # what a server of job types links instead of wb_runtime.c
 EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_server.c c_src/external/wb_ext_jobs.c
 EXTERNAL_BIN := $(PRIV_DIR)/wb_external

@@ -6,10 +6,9 @@
  */
 #include "extract_keep.h"
 
-/* A candidate is decoded in parts of DECODE_PART_LEAST bytes and more,
- * as the budget allows (8 bytes a unit), up to DECODE_PART_MOST */
-#define DECODE_PART_LEAST 64
-#define DECODE_PART_MOST  ((size_t)1 << 30)
+/* A candidate is decoded in parts of DECODE_PART_LEAST units and more
+ * (WB_FZ_DECODE_BYTES bytes a unit), as the budget allows */
+#define DECODE_PART_LEAST 8
 
 /* The symbols of n bytes in a block of their own (NULL with *failed set
  * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
@@ -106,7 +105,7 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
      * the general path): their steps, a few units a score, and the general
      * cost for the others */
     const wb_lanes_index *x = set->prepared;
-    bool bytes_only = !o->codepoints || (set->ascii && wb_lev_ascii(query, query_len));
+    bool bytes_only = !o->codepoints || (set->ascii && wb_text_ascii(query, query_len));
     wb_search_op op;
     /* Damerau-Levenshtein's values bound it: its cost is the general one */
     bool exact = (o->scorer < WB_FZ_PARTIAL_RATIO || o->scorer == WB_FZ_QRATIO) &&
@@ -158,7 +157,7 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     if (!failed)
         failed = !(job->has_pattern = wb_fz_pattern_init(&job->pattern, job->query, job->qlen));
     /* quick scores for bytes, and for codepoints that are all ASCII */
-    bool bytes = !c->o.codepoints || (c->set->ascii && wb_lev_ascii(c->query, c->query_len));
+    bool bytes = !c->o.codepoints || (c->set->ascii && wb_text_ascii(c->query, c->query_len));
     if (!failed && bytes)
         job->quick_on = wb_fz_quick_init(&job->quick, &c->o, c->query, c->query_len);
     job->lanes_on =
@@ -237,12 +236,9 @@ enum {
     DECODE_NONE,    /* failed (out of memory, or not UTF-8) */
 };
 
-/* Decodes the next candidate (or the one under way) a budget at a time,
- * 8 bytes a unit, then starts its score. A part ends before a byte that
- * does not continue a UTF-8 sequence (or 3 bytes past where it would
- * end: a longer run of continuation bytes is not UTF-8 wherever it is
- * cut), so no valid sequence is cut in two, and a cut one is invalid in
- * a part as in the whole. */
+/* Decodes the next candidate (or the one under way) a budget at a time
+ * (wb_fz_symbols_step: whole UTF-8 sequences, 8 bytes a unit), then
+ * starts its score. */
 static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used) {
     const wb_search_set *set = job->set;
     if (!job->decoding) {
@@ -261,33 +257,22 @@ static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start,
             job->text_room = room;
         }
         job->decoding = true;
-        job->decoded = job->decoded_symbols = 0;
+        memset(&job->decoded, 0, sizeof job->decoded);
         *used += 1;
     }
     size_t i = job->next - 1;
     const uint8_t *bytes = set->bytes + set->offsets[i];
     size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
-    while (job->decoded < len) {
-        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 0;
-        size_t room = left < DECODE_PART_MOST / 8 ? (size_t)left * 8 : DECODE_PART_MOST;
-        if (room < DECODE_PART_LEAST) room = DECODE_PART_LEAST;
-        size_t from = job->decoded, end = len - from > room ? from + room : len;
-        for (size_t k = 0; k < 3 && end < len && (bytes[end] & 0xC0) == 0x80; k++)
-            end++;
-        size_t n = wb_fz_symbols(bytes + from, end - from, job->o.codepoints,
-                                 job->text + job->decoded_symbols);
-        *used += (end - from) / 8;
-        if (n == SIZE_MAX) {
-            job->decoding = false;
-            job->failed_at = i + 1;
-            return DECODE_NONE;
-        }
-        job->decoded_symbols += n;
-        job->decoded = end;
-        if (end < len && *used - start >= budget) return DECODE_LATER;
-    }
+    uint64_t spent = *used - start, left = spent < budget ? budget - spent : 0;
+    if (!wb_fz_symbols_step(&job->decoded, bytes, len, job->o.codepoints, job->text,
+                            left < DECODE_PART_LEAST ? DECODE_PART_LEAST : left, used))
+        return DECODE_LATER;
     job->decoding = false;
-    size_t n = job->decoded_symbols;
+    if (job->decoded.invalid) {
+        job->failed_at = i + 1;
+        return DECODE_NONE;
+    }
+    size_t n = job->decoded.count;
     if (!wb_fz_start_with(&job->fz, &job->o, &job->pattern, job->query, job->qlen, job->text, n)) {
         job->failed = true;
         return DECODE_NONE;

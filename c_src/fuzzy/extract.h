@@ -151,9 +151,9 @@ typedef struct {
     wb_search lanes;
     uint32_t *text; /* the candidate under way, decoded */
     size_t text_room;
-    /* its decoding under way: the bytes and the symbols so far */
+    /* its decoding under way */
     bool decoding;
-    size_t decoded, decoded_symbols;
+    wb_fz_decoding decoded;
     size_t next; /* the next candidate to start */
     bool scoring;
     wb_fz fz;

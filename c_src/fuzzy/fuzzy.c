@@ -28,63 +28,8 @@ static size_t min_size(size_t x, size_t y) {
     return x < y ? x : y;
 }
 
-size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out) {
-    size_t count = 0;
-    if (!codepoints) {
-        for (size_t i = 0; i < len; i++)
-            out[i] = in[i];
-        return len;
-    }
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t step = wb_utf8_sequence(in + i, len - i, &cp);
-        if (step == 0) return SIZE_MAX;
-        out[count++] = cp;
-        i += step;
-    }
-    return count;
-}
-
-uint64_t wb_fz_decode_units(size_t len) {
-    return 1 + len / WB_FZ_DECODE_BYTES;
-}
-
-bool wb_fz_symbols_step(wb_fz_decoding *d, const uint8_t *in, size_t len, bool codepoints,
-                        uint32_t *out, uint64_t budget, uint64_t *used) {
-    if (d->done) return true;
-    /* the bytes this step may take: its budget's, at least one */
-    size_t most = budget == 0                               ? 1
-                  : budget >= SIZE_MAX / WB_FZ_DECODE_BYTES ? SIZE_MAX
-                                                            : (size_t)budget * WB_FZ_DECODE_BYTES;
-    size_t from = d->at, end = from + min_size(len - from, most);
-    if (!codepoints) {
-        for (size_t i = from; i < end; i++)
-            out[i] = in[i];
-        d->count = end;
-        d->at = end;
-    } else {
-        size_t i = from, count = d->count;
-        /* whole sequences: the last may run up to 3 bytes past `end` */
-        while (i < end) {
-            uint32_t cp;
-            size_t step = wb_utf8_sequence(in + i, len - i, &cp);
-            if (step == 0) {
-                d->invalid = d->done = true;
-                break;
-            }
-            out[count++] = cp;
-            i += step;
-        }
-        d->count = count;
-        d->at = i;
-    }
-    *used += 1 + (d->at - from) / WB_FZ_DECODE_BYTES;
-    if (d->at == len) d->done = true;
-    return d->done;
-}
-
 bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, size_t *out_len) {
-    if (!wb_lev_ascii(in, len)) return false;
+    if (!wb_text_ascii(in, len)) return false;
     size_t start = 0, end = len;
     /* what trimming leaves: from the first letter or digit to the last */
     while (start < end && !((in[start] | 0x20) >= 'a' && (in[start] | 0x20) <= 'z') &&
@@ -478,10 +423,7 @@ static bool dominated(const wb_fz_pattern *needle, size_t w, size_t nl, size_t h
 
 /* The LCS of a needle of at most 64 symbols and a text. */
 static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n) {
-    uint64_t v = ~(uint64_t)0;
-    for (size_t j = 0; j < n; j++)
-        v = wb_fz_lcs_word(v, wb_fz_pattern_get(needle, t[j], 0));
-    return wb_fz_lcs_of(v, needle->m);
+    return wb_fz_lcs_of(wb_fz_lcs_word_run(needle, t, n, ~(uint64_t)0), needle->m);
 }
 
 /* Moves to the next window; true when the part is done (the last window

@@ -23,7 +23,8 @@
 #ifndef WB_FUZZY_H
 #define WB_FUZZY_H
 
-#include "kernels.h"
+#include "../metric/kernels.h"
+#include "../text/utf8.h"
 
 #include <stddef.h>
 
@@ -217,29 +218,6 @@ typedef struct {
     uint32_t small[WB_FZ_SMALL]; /* derived sequences of short inputs */
     wb_fz_token small_tokens[WB_FZ_SMALL_TOKENS];
 } wb_fz;
-
-/* Decodes `len` bytes into symbols: the bytes themselves, or in codepoint
- * mode the codepoints of valid UTF-8. out has room for len symbols.
- * Returns their number, or SIZE_MAX when the UTF-8 is invalid. */
-size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out);
-
-/* The same, resumable: a decoding under way (zeroed to begin). */
-typedef struct {
-    size_t at;    /* the next byte */
-    size_t count; /* the symbols written */
-    bool done;
-    bool invalid; /* done: the UTF-8 was invalid */
-} wb_fz_decoding;
-
-/* Decodes about `budget` units of in (len bytes) into out (room for len
- * symbols), a unit WB_FZ_DECODE_BYTES bytes (a codepoint's sequence is
- * never cut), adding the units to *used; true once done (d->count the
- * symbols, or d->invalid). */
-#define WB_FZ_DECODE_BYTES 8
-bool wb_fz_symbols_step(wb_fz_decoding *d, const uint8_t *in, size_t len, bool codepoints,
-                        uint32_t *out, uint64_t budget, uint64_t *used);
-/* The units of decoding len bytes (wb_fz_symbols_step takes at most these). */
-uint64_t wb_fz_decode_units(size_t len);
 
 /* Starts a score of a (m symbols) and b (n): records the pair and plans
  * what it can from the lengths alone, in time independent of them; all

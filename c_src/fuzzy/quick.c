@@ -7,6 +7,10 @@
 #include "fuzzy.h"
 #include "scores.h"
 
+#include "../metric/jaro_word.h"
+#include "../metric/levenshtein_word.h"
+#include "../metric/osa_word.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,26 +81,17 @@ bool wb_fz_quick_fits(const wb_fz_quick *q, size_t n) {
 }
 
 /* Levenshtein (Myers/Hyyro), or with `transpositions` OSA (Hyyro 2003):
- * the query's column of 1..64 rows, one step per candidate byte. Inlined
- * with a constant flag: each loop keeps only its own steps. */
+ * the query's column of 1..64 rows, one word step (levenshtein_word.h,
+ * osa_word.h) per candidate byte. Inlined with a constant flag. */
 static inline size_t hyyro(const wb_fz_quick *q, const uint8_t *t, size_t n, bool transpositions) {
     uint64_t vp = ~(uint64_t)0, vn = 0, d0 = 0, pm_old = 0, last = (uint64_t)1 << (q->m - 1);
     size_t score = q->m;
-    for (size_t j = 0; j < n; j++) {
-        uint64_t pm = q->peq[t[j]];
-        /* a transposition: this symbol matches a row whose symbol the
-         * previous column matched one row below, where no match was */
-        uint64_t tr = transpositions ? (((~d0) & pm) << 1) & pm_old : 0;
-        d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
-        uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-        score += (hp & last) != 0;
-        score -= (hn & last) != 0;
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp = hn | ~(d0 | hp);
-        vn = hp & d0;
-        pm_old = pm;
-    }
+    if (transpositions)
+        for (size_t j = 0; j < n; j++)
+            score += (size_t)wb_osa_word_column(q->peq[t[j]], &vp, &vn, &d0, &pm_old, last);
+    else
+        for (size_t j = 0; j < n; j++)
+            score += (size_t)wb_lev_word_column(q->peq[t[j]], &vp, &vn, last);
     return score;
 }
 
@@ -362,51 +357,19 @@ uint64_t wb_fz_quick_wratio_apart(wb_fz_quick *q, const uint8_t *t, size_t n, si
 }
 
 /* Jaro's matches and transpositions (before halving) with both sides of
- * at most 64 bytes (kernels.h's conventions): the shorter side p is
- * walked, each of its symbols taking the lowest unmatched position of its
- * symbol in t within the window. */
+ * at most 64 bytes (kernels.h's conventions): the shorter side is walked
+ * by the word form (jaro_word.h), on the other side's masks. */
 static size_t jaro(wb_fz_quick *q, const uint8_t *t, size_t n, size_t *transpositions) {
     size_t m = q->m;
     *transpositions = 0;
     if (n == 0) return 0;
-    const uint8_t *p = q->query, *other = t;
-    size_t lp = m, lt = n;
-    const uint64_t *masks = q->peq;
-    if (m <= n) {
-        /* the query is walked: the candidate's masks, made here */
-        for (size_t j = 0; j < n; j++)
-            q->scratch[t[j]] |= (uint64_t)1 << j;
-        masks = q->scratch;
-    } else {
-        p = t;
-        other = q->query;
-        lp = n;
-        lt = m;
-    }
-    size_t bound = lt / 2 > 0 ? lt / 2 - 1 : 0;
-    uint64_t taken = 0, walked = 0;
-    for (size_t i = 0; i < lp; i++) {
-        size_t lo = i > bound ? i - bound : 0, hi = i + bound + 1 < lt ? i + bound + 1 : lt;
-        uint64_t window = wb_fz_low_bits(hi - lo) << lo;
-        uint64_t open = masks[p[i]] & window & ~taken;
-        if (open) {
-            taken |= open & (~open + 1);
-            walked |= (uint64_t)1 << i;
-        }
-    }
-    if (m <= n)
-        for (size_t j = 0; j < n; j++)
-            q->scratch[t[j]] = 0;
-    size_t matches = (size_t)wb_fz_popcount(walked);
-    if (matches == 0) return 0;
-    size_t out_of_order = 0;
-    while (walked) {
-        size_t i = (size_t)__builtin_ctzll(walked), j = (size_t)__builtin_ctzll(taken);
-        out_of_order += p[i] != other[j];
-        walked &= walked - 1;
-        taken &= taken - 1;
-    }
-    *transpositions = out_of_order;
+    if (m > n) return wb_jaro_word_bytes(t, n, m, q->peq, transpositions);
+    /* the query is walked: the candidate's masks, made here */
+    for (size_t j = 0; j < n; j++)
+        q->scratch[t[j]] |= (uint64_t)1 << j;
+    size_t matches = wb_jaro_word_bytes(q->query, m, n, q->scratch, transpositions);
+    for (size_t j = 0; j < n; j++)
+        q->scratch[t[j]] = 0;
     return matches;
 }
 
@@ -613,13 +576,10 @@ size_t wb_fz_quick_damerau_most(const wb_fz_quick *q, const uint8_t *t, size_t n
     return hyyro(q, t, n, true);
 }
 
-/* Jaro's similarity from the counts */
+/* The similarity of a query of m bytes and a candidate of n from Jaro's
+ * matches (kernels.h's formula; no matches when n is 0). */
 static double jaro_of(size_t m, size_t n, size_t matches, size_t transpositions) {
-    size_t lp = m < n ? m : n, lt = m < n ? n : m, half = transpositions / 2;
-    return n == 0 || matches == 0 ? 0.0
-                                  : ((double)matches / lp + (double)matches / lt +
-                                     (double)(matches - half) / matches) /
-                                        3.0;
+    return wb_fz_jaro_of(m < n ? m : n, m < n ? n : m, matches, transpositions);
 }
 
 double wb_fz_jaro_top(const wb_fz_options *o, size_t m, size_t n, size_t matches,

@@ -1,10 +1,12 @@
-#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */
 #include "levenshtein.h"
+
+#include "../metric/levenshtein_word.h"
+#include "../probe/cpu_clock.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* GCC or clang on x86-64: the four-column wavefront in SIMD lanes,
  * compiled for each instruction set (vector extensions and target
@@ -47,47 +49,6 @@ static wb_lev_table_allocator table_allocator = {malloc_table, free_table};
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator) {
     table_allocator = *allocator;
-}
-
-/* ---- UTF-8 ------------------------------------------------------------ */
-
-/* Length of the valid UTF-8 sequence at s[0..len), or 0 when invalid
- * (overlong forms, surrogates and values above U+10FFFF are invalid). */
-size_t wb_utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp) {
-    uint8_t c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xBF;
-    uint32_t v;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        v = c & 0x0F;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        v = c & 0x07;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (len < need) return 0;
-    for (size_t i = 1; i < need; i++) {
-        uint8_t t = s[i];
-        if (t < lo || t > hi) return 0;
-        lo = 0x80;
-        hi = 0xBF;
-        v = (v << 6) | (t & 0x3F);
-    }
-    *cp = v;
-    return need;
 }
 
 /* ---- set-up shared by both modes ----------------------------------------- */
@@ -171,10 +132,6 @@ static uint32_t map_slot(const wb_lev *s, uint32_t cp) {
     while (s->map_keys[i] != EMPTY_KEY && s->map_keys[i] != cp)
         i = (i + 1) & s->map_mask;
     return i;
-}
-
-static bool utf8_continuation(uint8_t byte) {
-    return (byte & 0xC0) == 0x80;
 }
 
 /* ---- set-up, in steps -------------------------------------------------------
@@ -324,10 +281,10 @@ static uint64_t affix_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint6
         } else {
             /* both ends back to codepoint boundaries: a continuation byte
              * belongs to a codepoint that is not the same in both */
-            while (s->pre > 0 && ((s->pre < s->alen && utf8_continuation(a[s->pre])) ||
-                                  (s->pre < s->blen && utf8_continuation(b[s->pre]))))
+            while (s->pre > 0 && ((s->pre < s->alen && wb_utf8_continuation(a[s->pre])) ||
+                                  (s->pre < s->blen && wb_utf8_continuation(b[s->pre]))))
                 s->pre--;
-            while (s->suf > 0 && utf8_continuation(a[s->alen - s->suf]))
+            while (s->suf > 0 && wb_utf8_continuation(a[s->alen - s->suf]))
                 s->suf--;
             s->count = 0;
             enter(s, PHASE_AFFIX_CPS);
@@ -424,7 +381,8 @@ static uint64_t set_up_phase(wb_lev *s, const uint8_t *a, const uint8_t *b, uint
         size_t affixes = s->pre + s->suf;
         end = chunk_end(from, affixes, allowance(left, COST_BYTE));
         for (size_t i = from; i < end; i++)
-            s->count += !utf8_continuation(i < s->pre ? a[i] : a[s->alen - s->suf + (i - s->pre)]);
+            s->count +=
+                !wb_utf8_continuation(i < s->pre ? a[i] : a[s->alen - s->suf + (i - s->pre)]);
         s->cursor = end;
         if (end == affixes) enter(s, PHASE_SETTLE);
         return charge(end - from, COST_BYTE);
@@ -702,24 +660,6 @@ static uint64_t one_block_mask(const wb_lev *s, uint32_t id) {
     return s->occ_start[id + 1] > s->occ_start[id] ? s->occ[s->occ_start[id]].mask : 0;
 }
 
-/* One column of Myers' algorithm for a pattern of one word: the vertical
- * deltas move on with the column's match mask; returns the change of the
- * score at the bottom row (`bottom`, as a wrapping uint64_t). */
-static inline uint64_t myers_column(uint64_t eq, uint64_t *vp, uint64_t *vn, uint64_t bottom) {
-    /* the horizontal +1 deltas kept complemented (hpc = ~hp): every NOT
-     * then falls on a value known early (vn, d0), off the chain from one
-     * column's vp to the next, 9 dependent operations instead of 11 */
-    uint64_t d0 = (((eq & *vp) + *vp) ^ *vp) | eq | *vn;
-    uint64_t hpc = ~*vn & (d0 | *vp);
-    uint64_t hn = d0 & *vp;
-    uint64_t delta = ((~hpc & bottom) != 0) - (uint64_t)((hn & bottom) != 0);
-    hpc <<= 1; /* ~((hp << 1) | 1): the row above the first, a +1 delta */
-    hn <<= 1;
-    *vp = hn | (~d0 & hpc);
-    *vn = d0 & ~hpc;
-    return delta;
-}
-
 /* Byte mode, one word: `columns` bytes of `text` against the match table
  * `peq`; the vertical deltas in and out, the bottom row's score returned. */
 static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, size_t columns,
@@ -727,7 +667,7 @@ static inline uint64_t one_word_bytes(const uint64_t *peq, const uint8_t *text, 
                                       uint64_t bottom) {
     uint64_t vp = *vp_io, vn = *vn_io;
     for (size_t j = 0; j < columns; j++)
-        score += myers_column(peq[text[j]], &vp, &vn, bottom);
+        score += wb_lev_word_column(peq[text[j]], &vp, &vn, bottom);
     *vp_io = vp;
     *vn_io = vn;
     return score;
@@ -744,7 +684,7 @@ static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
     }
     uint64_t vp = s->vp[0], vn = s->vn[0], score = s->last_score, bottom = s->last_mask;
     for (size_t j = 0; j < columns; j++)
-        score += myers_column(one_block_mask(s, next_text_id(s, text)), &vp, &vn, bottom);
+        score += wb_lev_word_column(one_block_mask(s, next_text_id(s, text)), &vp, &vn, bottom);
     s->vp[0] = vp;
     s->vn[0] = vn;
     s->last_score = score;
@@ -921,15 +861,9 @@ const char *wb_lev_path_name(wb_lev_path path) {
     return path < WB_LEV_PATHS ? paths[path].name : "unknown";
 }
 
-static int64_t monotonic_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 wb_lev_path wb_lev_choose_path(void) {
     /* a 1000-byte pair (16 blocks), each path 5 times in turn: its
-     * fastest run counts (a run the OS interrupted is not its own) */
+     * fastest run counts, in thread CPU time (time the OS gave others is not its own) */
     enum { LEN = 1000, ROUNDS = 5 };
     static uint8_t a[LEN], b[LEN];
     uint64_t x = 0x9E3779B97F4A7C15u;
@@ -944,9 +878,9 @@ wb_lev_path wb_lev_choose_path(void) {
     for (int round = 0; round < ROUNDS; round++) {
         for (int p = 0; p < WB_LEV_PATHS; p++) {
             if (!wb_lev_force_path((wb_lev_path)p)) continue;
-            int64_t t0 = monotonic_ns();
+            int64_t t0 = wb_thread_cpu_ns();
             (void)wb_lev_distance(a, LEN, b, LEN, false, WB_LEV_NO_LIMIT, NULL);
-            int64_t took = monotonic_ns() - t0;
+            int64_t took = wb_thread_cpu_ns() - t0;
             if (took < best[p]) best[p] = took;
         }
     }
@@ -1279,39 +1213,10 @@ static bool short_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
     return true;
 }
 
-uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len) {
-    /* eight bytes a word, the last word read where the input ends (OR
-     * does not mind a byte read twice): no loop over the rest, whose
-     * length the processor could not predict */
-    uint64_t words = 0, word;
-    if (len >= 8) {
-        size_t i = 0;
-        for (; i + 8 < len; i += 8) {
-            memcpy(&word, in + i, 8);
-            words |= word;
-        }
-        memcpy(&word, in + len - 8, 8);
-        words |= word;
-    } else if (len >= 4) {
-        uint32_t half;
-        memcpy(&half, in, 4);
-        words = half;
-        memcpy(&half, in + len - 4, 4);
-        words |= half;
-    } else if (len > 0) {
-        words = (uint64_t)in[0] | in[len / 2] | in[len - 1];
-    }
-    return wb_lev_or_word(words);
-}
-
-bool wb_lev_ascii(const uint8_t *in, size_t len) {
-    return wb_lev_or_bytes(in, len) < 0x80;
-}
-
 bool wb_lev_short(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool codepoints,
                   size_t max_distance, size_t *distance) {
     return alen <= WB_LEV_SHORT_BYTES && blen <= WB_LEV_SHORT_BYTES - alen &&
-           (!codepoints || (wb_lev_ascii(a, alen) && wb_lev_ascii(b, blen))) &&
+           (!codepoints || (wb_text_ascii(a, alen) && wb_text_ascii(b, blen))) &&
            short_bytes(a, alen, b, blen, max_distance, distance);
 }
 

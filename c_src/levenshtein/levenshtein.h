@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../text/utf8.h"
+
 #define WB_LEV_NO_LIMIT SIZE_MAX
 
 /* The two units by the names the Elixir side gives them (the atoms of
@@ -215,23 +217,6 @@ void wb_lev_start_with(wb_lev *s, wb_lev_pattern *p, size_t n, size_t max_distan
 #define WB_LEV_MBLEVEN_MOST 3
 size_t wb_lev_mbleven(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                       size_t max_distance);
-
-/* Every byte of in[0..len) OR-ed together (a value below 0x80: ASCII),
- * and whether they are all ASCII, where codepoints are bytes. */
-uint8_t wb_lev_or_bytes(const uint8_t *in, size_t len);
-/* The eight bytes of a word OR-ed together. */
-static inline uint8_t wb_lev_or_word(uint64_t w) {
-    w |= w >> 32;
-    w |= w >> 16;
-    w |= w >> 8;
-    return (uint8_t)w;
-}
-bool wb_lev_ascii(const uint8_t *in, size_t len);
-
-/* Length of the valid UTF-8 sequence at s[0..len) (len >= 1), its
- * codepoint in *cp; 0 when invalid (overlong forms, surrogates and values
- * above U+10FFFF are invalid, as for Elixir's String). */
-size_t wb_utf8_sequence(const uint8_t *s, size_t len, uint32_t *cp);
 
 /* One-shot convenience: init, step to the end, free. Returns SIZE_MAX on
  * error and stores the status in *status when status is not NULL. */

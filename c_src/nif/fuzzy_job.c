@@ -505,7 +505,7 @@ ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TE
     (void)argc;
     ErlNifBinary in;
     if (!enif_inspect_binary(env, argv[0], &in)) return enif_make_badarg(env);
-    if (in.size > PROCESS_IN_CALL_MOST || !wb_lev_ascii(in.data, in.size)) return atom_other;
+    if (in.size > PROCESS_IN_CALL_MOST || !wb_text_ascii(in.data, in.size)) return atom_other;
     ERL_NIF_TERM out;
     unsigned char *bytes = enif_make_new_binary(env, in.size, &out);
     size_t len = 0;

@@ -1,6 +1,7 @@
 #include "search.h"
 
 #include "../levenshtein/levenshtein.h"
+#include "../metric/levenshtein_word.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,7 @@ const char *wb_search_lanes_name(void) {
 
 bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
                              size_t most) {
-    return set->ascii && qlen <= most && wb_lev_ascii(query, qlen);
+    return set->ascii && qlen <= most && wb_text_ascii(query, qlen);
 }
 
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
@@ -182,20 +183,7 @@ static size_t myers_word(const uint64_t peq[256], size_t m, const uint8_t *t, si
     uint64_t last = UINT64_C(1) << (m - 1);
     size_t score = m;
     for (size_t j = 0; j < n; j++) {
-        /* Myers' step with the horizontal +1 deltas kept complemented
-         * (phc = ~ph): its NOTs fall on values known early, off the chain
-         * from one column's vp to the next */
-        uint64_t eq = peq[t[j]];
-        uint64_t xv = eq | vn;
-        uint64_t xh = (((eq & vp) + vp) ^ vp) | eq;
-        uint64_t phc = ~vn & (xh | vp);
-        uint64_t mh = vp & xh;
-        score += (phc & last) ? 0 : 1;
-        score -= (mh & last) ? 1 : 0;
-        phc <<= 1; /* ~((ph << 1) | 1) */
-        mh <<= 1;
-        vp = mh | (~xv & phc);
-        vn = xv & ~phc;
+        score += (size_t)wb_lev_word_column(peq[t[j]], &vp, &vn, last);
         /* the score falls by at most one per remaining byte */
         size_t left = n - 1 - j;
         if (score > bound && score - bound > left) return bound + 1;

@@ -241,7 +241,7 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used);
 const char *wb_search_lanes_name(void);
 
 /* Packing a candidate: copies n bytes and answers their OR (as
- * wb_lev_or_bytes: below 0x80 when ASCII). The short copies most
+ * wb_text_or_bytes: below 0x80 when ASCII). The short copies most
  * candidates are done in two overlapping moves of words, OR-ed on the
  * way: a compiler makes a copy whose size it knows to be bounded a
  * `rep movs`, which costs ~20 cycles to start. */
@@ -260,9 +260,9 @@ static inline uint8_t wb_search_copy_bytes(uint8_t *to, const uint8_t *from, siz
         memcpy(to + n - 16, &w[2], 16);
     } else {
         memcpy(to, from, n);
-        return wb_lev_or_bytes(from, n);
+        return wb_text_or_bytes(from, n);
     }
-    return wb_lev_or_word(w[0] | w[1] | w[2] | w[3]);
+    return wb_text_or_word(w[0] | w[1] | w[2] | w[3]);
 }
 
 /* Whether a search in codepoint mode of `query` in `set` is the same in

@@ -16,7 +16,7 @@
 #ifndef WB_TEST_FUZZY_KERNEL_STEPS_H
 #define WB_TEST_FUZZY_KERNEL_STEPS_H
 
-#include "../fuzzy/kernels.h"
+#include "../metric/kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>

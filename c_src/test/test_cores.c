@@ -261,8 +261,8 @@ static void test_or_bytes(void) {
             uint8_t want = 0;
             for (size_t i = 0; i < len; i++)
                 want |= buf[i];
-            CHECK(wb_lev_or_bytes(buf, len) == want, "or of %zu bytes", len);
-            CHECK(wb_lev_ascii(buf, len) == !high, "ascii of %zu bytes (high %d)", len, high);
+            CHECK(wb_text_or_bytes(buf, len) == want, "or of %zu bytes", len);
+            CHECK(wb_text_ascii(buf, len) == !high, "ascii of %zu bytes (high %d)", len, high);
         }
 }
 

@@ -1,6 +1,9 @@
 /*
  * The pair kernels of the fuzzy scorers: resumable computations on two
- * sequences of symbols (bytes or Unicode codepoints, as uint32_t).
+ * sequences of symbols (bytes or Unicode codepoints, as uint32_t), one
+ * file of c_src/metric/ per metric (pattern.c, indel_lcs.c,
+ * levenshtein.c, osa.c, damerau.c, hamming.c, jaro.c), their word steps
+ * in levenshtein_word.h and osa_word.h.
  *
  * Pure C, no erl_nif. Every kernel is a state advanced by its step
  * function in bounded amounts of work, so that a scheduler can slice it:
@@ -17,8 +20,8 @@
  *
  * A unit is about 2 ns of work on the reference machine: one 64-row block
  * of a bit-parallel column, WB_FZ_PATTERN_PER_UNIT symbols placed in a
- * pattern, a few cells of a scalar dynamic-programming row (edits.c says
- * how many for each), 4 positions of Jaro's window. *_units(m, n)
+ * pattern, a few cells of a scalar dynamic-programming row (each file says
+ * how many), 4 positions of Jaro's window. *_units(m, n)
  * bounds the units of the whole computation, whatever the budgets.
 
  * Distances with a cutoff k: any distance above k is reported as k + 1,
@@ -92,7 +95,7 @@ static inline size_t wb_fz_lcs_of(uint64_t s, size_t m) {
     return (size_t)wb_fz_popcount(~s & wb_fz_low_bits(m));
 }
 
-/* ---- match vectors of a pattern (symbols.c) ---------------------------- *
+/* ---- match vectors of a pattern (pattern.c) ---------------------------- *
  * For each symbol of the pattern and each block of 64 pattern positions,
  * the mask of the positions holding it: symbols below 256 in a table,
  * others in an open-addressing map of (symbol, block) entries, at most
@@ -152,7 +155,18 @@ static inline uint64_t wb_fz_pattern_get(const wb_fz_pattern *p, uint32_t c, siz
     }
 }
 
-/* ---- longest common subsequence (lcs.c): Indel = m + n - 2 LCS ---------- *
+/* The LCS's word form over symbols: the vector S after the n symbols of
+ * t, from S = s, against a pattern of one block (m <= 64): the one loop
+ * of the LCS kernel's one-word patterns and of a partial ratio's windows
+ * (wb_fz_lcs_of(S, m) is then the LCS). */
+static inline uint64_t wb_fz_lcs_word_run(const wb_fz_pattern *p, const uint32_t *t, size_t n,
+                                          uint64_t s) {
+    for (size_t j = 0; j < n; j++)
+        s = wb_fz_lcs_word(s, wb_fz_pattern_get(p, t[j], 0));
+    return s;
+}
+
+/* ---- longest common subsequence (indel_lcs.c): Indel = m + n - 2 LCS ---- *
  * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
  * one unit per block per symbol of the text. wb_fz_lcs_init makes the
  * pattern of the shorter side (a when the lengths are equal; the LCS is
@@ -184,7 +198,7 @@ void wb_fz_lcs_free(wb_fz_lcs *k);
 /* Bounds both inits' units (a pattern of either side). */
 uint64_t wb_fz_lcs_units(size_t m, size_t n);
 
-/* ---- Levenshtein, unit costs (lcs.c): Myers/Hyyro, in blocks of 64 ------ *
+/* ---- Levenshtein, unit costs (levenshtein.c): Myers/Hyyro, blocks of 64 - *
  * As the LCS: wb_fz_lev_init makes the pattern of the shorter side (the
  * distance is symmetric), in the first steps; a column is resumable. */
 typedef struct {
@@ -210,7 +224,7 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used);
 void wb_fz_lev_free(wb_fz_lev *k);
 uint64_t wb_fz_lev_units(size_t m, size_t n);
 
-/* ---- optimal string alignment (lcs.c): Hyyro 2003, in blocks of 64 ---- *
+/* ---- optimal string alignment (osa.c): Hyyro 2003, in blocks of 64 ---- *
  * Levenshtein plus transposition of two adjacent symbols (cost 1), no
  * substring edited twice: Myers' vectors, with a transposition ending at
  * row i of a column taken from the previous column's D0 and match
@@ -239,7 +253,7 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used);
 void wb_fz_osa_free(wb_fz_osa *k);
 uint64_t wb_fz_osa_units(size_t m, size_t n);
 
-/* ---- edits.c: the kernels below keep rows of a matrix ------------------- *
+/* ---- the row kernels: they keep rows of a matrix ------------------------- *
  * Their rows run over the longer side, so that a row is short (the
  * distances are symmetric; the weighted one with the insertion and
  * deletion costs swapped along with the sides): in the structs, a is the
@@ -248,7 +262,7 @@ uint64_t wb_fz_osa_units(size_t m, size_t n);
  * a row is resumed where a step stopped: every step takes at most its
  * budget of units (one at least). */
 
-/* Levenshtein with weights: inserting a symbol of b costs ins, deleting
+/* Levenshtein with weights (levenshtein.c): inserting a symbol of b costs ins, deleting
  * one of a costs del, substituting sub (Wagner-Fischer, one row of n + 1
  * cells, walked over the m symbols of a). The result is exact: cells of
  * 64 bits that saturate when the largest distance of the pair (`wide`
@@ -277,7 +291,7 @@ void wb_fz_weighted_free(wb_fz_weighted *k);
 uint64_t wb_fz_weighted_units(size_t m, size_t n);
 
 /* One cell (i, j) of Zhao and Sahni's Damerau-Levenshtein rows, for both
- * of their forms (edits.c's resumable rows, quick.c's bytes): from the
+ * of their forms (damerau.c's resumable rows, quick.c's bytes): from the
  * cells above (up), left and diagonal, whether a[i - 1] is b[j - 1], the
  * last row k < i of a holding b[j - 1] (r, 0: none) and the row's state:
  * *l the last column of this row where b matched a[i - 1] (0: none), *t
@@ -306,7 +320,7 @@ static inline size_t wb_fz_zhao_cell(size_t i, size_t j, size_t up, size_t left,
     return swap < v ? swap : v;
 }
 
-/* Damerau-Levenshtein, unrestricted (transpositions of symbols with any
+/* Damerau-Levenshtein (damerau.c), unrestricted (transpositions of symbols with any
  * edits between them): Zhao and Sahni's algorithm, O(m n) time, rows of
  * n + 2 cells and the last row each symbol was seen in. */
 typedef struct {
@@ -335,7 +349,7 @@ bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used);
 void wb_fz_damerau_free(wb_fz_damerau *k);
 uint64_t wb_fz_damerau_units(size_t m, size_t n);
 
-/* Hamming: the positions below min(m, n) whose symbols differ, plus
+/* Hamming (hamming.c): the positions below min(m, n) whose symbols differ, plus
  * |m - n| (the shorter padded). */
 typedef struct {
     const uint32_t *a, *b;
@@ -348,7 +362,7 @@ void wb_fz_hamming_init(wb_fz_hamming *k, const uint32_t *a, size_t m, const uin
 bool wb_fz_hamming_step(wb_fz_hamming *k, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_hamming_units(size_t m, size_t n);
 
-/* Jaro similarity (0.0 .. 1.0), rapidfuzz's conventions: both empty 1.0,
+/* Jaro similarity (jaro.c, 0.0 .. 1.0), rapidfuzz's conventions: both empty 1.0,
  * one empty 0.0; the shorter input (a when the lengths are equal) is
  * walked, each of its symbols matched with the first unmatched equal
  * symbol of the other within max(m, n) / 2 - 1 positions (0 when that is
@@ -368,7 +382,23 @@ typedef struct {
     size_t owned_bytes;
     bool done;
     double result;
+    /* the flags of a pair of at most 64 symbols a side, which a big
+     * enough budget scores at once in the word form (jaro_word.h) */
+    uint8_t small_flags[128];
 } wb_fz_jaro;
+
+/* Jaro's similarity from the matches M of a pair of `shorter` and
+ * `longer` symbols and its transpositions before halving (2 T): the one
+ * formula of the kernel, the word form and the lanes' scores (0.0 when M
+ * is 0). */
+static inline double wb_fz_jaro_of(size_t shorter, size_t longer, size_t matches,
+                                   size_t transpositions) {
+    size_t t = transpositions / 2;
+    return matches == 0 ? 0.0
+                        : ((double)matches / shorter + (double)matches / longer +
+                           (double)(matches - t) / matches) /
+                              3.0;
+}
 
 bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
 bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used);

@@ -1,0 +1,111 @@
+/* The longest common subsequence, Indel's metric (Indel = m + n - 2 LCS):
+ * bit-parallel (Allison and Dix 1986, Hyyro 2004), see kernels.h. The
+ * pattern is cut into blocks of 64 positions, one machine word each; the
+ * text is walked one symbol (a column) at a time, every block updated per
+ * column: a pattern of one word takes the one-word loop (the word step
+ * of kernels.h, wb_fz_lcs_word), a longer one the blocks, resumable
+ * inside a column. The LCS is symmetric: a kernel that builds its own
+ * pattern builds the shorter side's (less memory, and a short side of one
+ * word takes the one-word loop), a budget at a time in its first steps. */
+#include "common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t wb_fz_lcs_units(size_t m, size_t n) {
+    return pattern_kernel_units(m, n);
+}
+
+/* The vector S: all ones (no position matched yet). */
+static bool lcs_vectors(wb_fz_lcs *k, size_t nblocks) {
+    if (nblocks <= 1) {
+        k->s = &k->one;
+    } else {
+        k->s = malloc(nblocks * sizeof(uint64_t));
+        if (!k->s) return false;
+        k->owned_bytes += nblocks * sizeof(uint64_t);
+    }
+    for (size_t w = 0; w < nblocks; w++)
+        k->s[w] = ~(uint64_t)0;
+    return true;
+}
+
+bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
+    memset(k, 0, sizeof *k);
+    shorter_first(&a, &m, &b, &n);
+    if (!wb_fz_pattern_alloc(&k->pattern, a, m)) return false;
+    if (!lcs_vectors(k, k->pattern.nblocks)) {
+        wb_fz_pattern_free(&k->pattern);
+        return false;
+    }
+    k->owned_bytes += k->pattern.owned_bytes;
+    k->use = &k->pattern;
+    k->b = b;
+    k->m = m;
+    k->n = n;
+    return true;
+}
+
+bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n) {
+    memset(k, 0, sizeof *k);
+    if (!lcs_vectors(k, pattern->nblocks)) return false;
+    k->use = pattern;
+    k->b = b;
+    k->m = pattern->m;
+    k->n = n;
+    return true;
+}
+
+bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
+    uint64_t spent = 0;
+    if (budget == 0) budget = 1;
+    if (k->use == &k->pattern && !wb_fz_pattern_fill(&k->pattern, budget, &spent)) {
+        charge(used, spent);
+        return false;
+    }
+    const wb_fz_pattern *p = k->use;
+    size_t nblocks = p->nblocks;
+    if (k->m == 0) k->col = k->n;
+    if (nblocks == 1) {
+        uint64_t left = budget > spent ? budget - spent : 0;
+        size_t end = k->n - k->col > left ? k->col + (size_t)left : k->n;
+        k->s[0] = wb_fz_lcs_word_run(p, k->b + k->col, end - k->col, k->s[0]);
+        spent += end - k->col;
+        k->col = end;
+    } else {
+        while (k->col < k->n && spent < budget) {
+            uint32_t c = k->b[k->col];
+            uint64_t carry = k->carry;
+            size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
+            for (; w < end; w++) {
+                uint64_t s = k->s[w], u = s & wb_fz_pattern_get(p, c, w);
+                uint64_t sum = s + u, total = sum + carry;
+                carry = (uint64_t)(sum < s) | (uint64_t)(total < sum);
+                k->s[w] = total | (s - u);
+            }
+            spent += end - k->block;
+            if (w == nblocks) {
+                /* the carry out of the last block: one more matched
+                 * position (wb_fz_lcs_word_counted's reasoning, over the
+                 * whole vector) */
+                k->lcs += carry;
+                k->carry = 0;
+                k->block = 0;
+                k->col++;
+            } else {
+                k->carry = carry;
+                k->block = w;
+            }
+        }
+    }
+    charge(used, spent);
+    if (k->col < k->n) return false;
+    k->result = k->m == 0 ? 0 : nblocks == 1 ? wb_fz_lcs_of(k->s[0], k->m) : k->lcs;
+    return true;
+}
+
+void wb_fz_lcs_free(wb_fz_lcs *k) {
+    if (k->s != &k->one) free(k->s);
+    wb_fz_pattern_free(&k->pattern);
+    memset(k, 0, sizeof *k);
+}
