@@ -129,6 +129,44 @@ defmodule WellBehaved.FuzzyScoresMatchAReferenceTest do
     end
   end
 
+  test "a short pair scored in the call gives the job's answer, errors included" do
+    pairs =
+      for n <- [0, 1, 5, 20, 64], m <- [0, 3, 40, 64], do: {word(n, ~c"ab c"), word(m, ~c"abc ")}
+
+    invalid = [{"ab\xFF", "abc"}, {"abc", "a\xC3"}]
+
+    for {a, b} <- pairs ++ invalid, scorer <- Call.scorers(), unit <- [:byte, :codepoint] do
+      call = Call.options!("test", [scorer: scorer, score: :similarity], [:scorer, :score])
+      options = Call.native(call)
+      short = Native.fuzzy_score_short(a, b, unit, options)
+
+      want =
+        WellBehaved.Job.checked(
+          &Native.fuzzy_score/7,
+          [a, b, unit, options],
+          :normal,
+          false,
+          :infinity,
+          "test"
+        )
+
+      if (String.valid?(a) and String.valid?(b)) or unit == :byte do
+        # answered in the call as the job answers, or (more work than the
+        # call takes) the job's; the shortest always in the call
+        assert short === want or (short == :long and byte_size(a) + byte_size(b) > 10),
+               "#{scorer} #{unit} #{inspect({a, b})}: #{inspect(short)} vs #{inspect(want)}"
+      else
+        # not UTF-8: the job answers, with the argument it names
+        assert short == :long and match?({:error, {:invalid_utf8, _}}, want),
+               "#{scorer} #{inspect({a, b})}: #{inspect(short)}, the job #{inspect(want)}"
+      end
+    end
+
+    # longer than 64 bytes a side: the job's
+    long = word(65, ~c"ab")
+    assert Native.fuzzy_score_short(long, "ab", :byte, Call.native(%Call{})) == :long
+  end
+
   test "a cutoff passes a score at the boundary and not beyond it" do
     for {a, b} <- pairs(:byte),
         scorer <- Call.scorers(),

@@ -13,6 +13,8 @@
  *     that row of the matrix (a float, an unsigned integer for an edit
  *     distance's own scores; the worst score of the kind beyond the
  *     cutoff).
+ *   fuzzy_score_short(A, B, Unit, Options) -> Score | long
+ *     the same for a short pair, in the call itself (no job), or `long`.
  *   fuzzy_matrix_new(Rows, Cols, Width) -> Matrix | {error, enomem}
  *   fuzzy_matrix_binary(Matrix) -> the matrix's cells as one binary, no copy
  *
@@ -52,7 +54,7 @@ static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
 static ERL_NIF_TERM atom_all, atom_nil, atom_other, atom_invalid_utf8, atom_query;
-static ERL_NIF_TERM atom_does_not_fit, atom_u32, atom_u64;
+static ERL_NIF_TERM atom_does_not_fit, atom_u32, atom_u64, atom_long;
 
 static ERL_NIF_TERM past_u64(ErlNifEnv *env) {
     return wb_error(env, enif_make_tuple2(env, atom_does_not_fit, atom_u64));
@@ -217,12 +219,8 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
     return wb_fz_step(&job->fz, budget, used);
 }
 
-static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
-    const score_job *job = state;
-    if (job->invalid)
-        return wb_error(env,
-                        enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, job->invalid)));
-    const wb_fz *fz = &job->fz;
+/* a finished score's term */
+static ERL_NIF_TERM score_term(ErlNifEnv *env, const wb_fz *fz) {
     if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
     if (wb_fz_integers(&fz->o)) {
         uint64_t v = fz->value;
@@ -230,6 +228,41 @@ static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
         return enif_make_uint64(env, v);
     }
     return enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
+}
+
+static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
+    const score_job *job = state;
+    if (job->invalid)
+        return wb_error(env,
+                        enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, job->invalid)));
+    return score_term(env, &job->fz);
+}
+
+/* fuzzy_score_short(A, B, Unit, Options): the score of a pair of at most
+ * SHORT_BYTES bytes a side whose work is at most SHORT_UNITS units (about
+ * a microsecond, less than a slice), computed in the call itself with no
+ * job; `long` for any other pair, and for one the job must answer (not
+ * UTF-8, out of memory), for the job. */
+#define SHORT_BYTES 64
+#define SHORT_UNITS 2500
+
+ERL_NIF_TERM wb_fuzzy_score_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    score_args in;
+    if (!score_decode(env, argv, &in)) return enif_make_badarg(env);
+    if (in.a.size > SHORT_BYTES || in.b.size > SHORT_BYTES || score_predict(&in) > SHORT_UNITS)
+        return atom_long;
+    uint32_t a[SHORT_BYTES], b[SHORT_BYTES];
+    size_t m = wb_fz_symbols(in.a.data, in.a.size, in.o.codepoints, a);
+    size_t n = m == SIZE_MAX ? SIZE_MAX : wb_fz_symbols(in.b.data, in.b.size, in.o.codepoints, b);
+    wb_fz fz;
+    if (n == SIZE_MAX || !wb_fz_start(&fz, &in.o, a, m, b, n)) return atom_long;
+    uint64_t used = 0;
+    while (!wb_fz_step(&fz, UINT64_MAX / 4, &used)) {
+    }
+    ERL_NIF_TERM out = fz.failed ? atom_long : score_term(env, &fz);
+    wb_fz_free(&fz);
+    return out;
 }
 
 /* read once, after init: the symbols' blocks */
@@ -538,5 +571,6 @@ int wb_fuzzy_load(ErlNifEnv *env) {
     atom_does_not_fit = enif_make_atom(env, "does_not_fit");
     atom_u32 = enif_make_atom(env, "u32");
     atom_u64 = enif_make_atom(env, "u64");
+    atom_long = enif_make_atom(env, "long");
     return 0;
 }

@@ -78,6 +78,9 @@ extern wb_job_type wb_fuzzy_search_job;
 /* and a row of cdist, written into a matrix (fuzzy_matrix_new) */
 extern wb_job_type wb_fuzzy_cdist_job;
 int wb_fuzzy_load(ErlNifEnv *env);
+/* fuzzy_score_short(A, B, Unit, Options): a short pair's score in the call
+ * itself, or `long` (the pair is then the job's) */
+ERL_NIF_TERM wb_fuzzy_score_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* fuzzy_matrix_new(Rows, Cols, Width), fuzzy_matrix_binary(Matrix): the
  * matrix cdist's row jobs write into, and its cells as one binary */
 ERL_NIF_TERM wb_fuzzy_matrix_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);

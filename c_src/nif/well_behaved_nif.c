@@ -31,6 +31,7 @@ static ErlNifFunc nif_funcs[] = {
     {"hits_more", 2, wb_hits_more, 0},
     {"distances_more", 3, wb_distances_more, 0},
     {"fuzzy_score", 7, fuzzy_score, 0},
+    {"fuzzy_score_short", 4, wb_fuzzy_score_short, 0},
     {"fuzzy_search", 9, fuzzy_search, 0},
     {"fuzzy_cdist_row", 10, fuzzy_cdist_row, 0},
     {"fuzzy_default_process", 1, wb_fuzzy_default_process, 0},

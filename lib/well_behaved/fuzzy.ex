@@ -121,15 +121,25 @@ defmodule WellBehaved.Fuzzy do
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
     call = Call.options!(@score, opts, @pair)
     {a, b} = processed(call, a, b)
+    options = Call.native(call)
 
-    case Job.checked(
-           &Native.fuzzy_score/7,
-           [a, b, call.unit, Call.native(call)],
-           call.schedule,
-           call.tiny_slices,
-           :infinity,
-           @score
-         ) do
+    result =
+      case short_score(a, b, call, options) do
+        :long ->
+          Job.checked(
+            &Native.fuzzy_score/7,
+            [a, b, call.unit, options],
+            call.schedule,
+            call.tiny_slices,
+            :infinity,
+            @score
+          )
+
+        score ->
+          score
+      end
+
+    case result do
       score when is_number(score) ->
         score
 
@@ -145,6 +155,13 @@ defmodule WellBehaved.Fuzzy do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@score, which, value, "a binary")
   end
+
+  # a short pair under :auto is scored in the NIF call itself (no job: its
+  # work is less than a slice); any other pair, or :long, runs as a job
+  defp short_score(a, b, %{schedule: :auto, tiny_slices: false} = call, options),
+    do: Native.fuzzy_score_short(a, b, call.unit, options)
+
+  defp short_score(_a, _b, _call, _options), do: :long
 
   @doc """
   The best matches of `query` among `choices`, best first and, for equal

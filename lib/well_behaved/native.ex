@@ -67,6 +67,9 @@ defmodule WellBehaved.Native do
   # the matrix (:ok);
   # {:error, {:does_not_fit, :u64 | :u32, ...}} for a score past its type
   def fuzzy_score(_a, _b, _unit, _options, _mode, _tiny, _ref), do: stub()
+  # a pair of at most 64 bytes a side and about a microsecond of work
+  # scored in the call, :long for any other (then the job's)
+  def fuzzy_score_short(_a, _b, _unit, _options), do: stub()
 
   def fuzzy_search(_query, _packed, _count, _unit, _options, _limit, _mode, _tiny, _ref),
     do: stub()
