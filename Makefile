@@ -84,6 +84,13 @@ c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/tes
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -include c_src/test/fail_alloc.h -o $@ c_src/test/test_extract.c c_src/test/fail_alloc.c $(CORE_SRC)
 
+# the fuzzy scorers' reference as a program, for the Elixir tests
+# (test/support/fuzzy_reference.exs): the C tests' reference, not the core
+FUZZY_REFERENCE := c_src/build/fuzzy_reference
+$(FUZZY_REFERENCE): c_src/test/fuzzy_reference_main.c c_src/test/fuzzy_reference.h $(FUZZY_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/fuzzy_reference_main.c
+
 $(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
@@ -138,10 +145,11 @@ format-check:
 test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS))
 
-# mix builds the native code it needs (make native, for MIX_ENV=test);
-# the suite bounded in time (run-mix-test)
+# mix builds the native code it needs (make native, for MIX_ENV=test),
+# the fuzzy tests' reference program first (their support builds it too,
+# run alone); the suite bounded in time (run-mix-test)
 TEST_ELIXIR_SECONDS ?= 2400
-test-elixir:
+test-elixir: $(FUZZY_REFERENCE)
 	$(call run-mix-test,$(TEST_ELIXIR_SECONDS))
 
 # mix compile once then mix run, from a copy of the tree and as a git

@@ -1,8 +1,9 @@
 defmodule WellBehaved.FuzzyScoresMatchAReferenceTest do
   # Every scorer, every kind of score, against the slow textbook reference
-  # (test/support/fuzzy_reference.exs), exactly (floats included, as both
-  # compute them in the same order): random and adversarial pairs in both
-  # units, every mode with tiny slices, cutoffs at their boundaries.
+  # (c_src/test/fuzzy_reference.h, through test/support/fuzzy_reference.exs),
+  # exactly (floats included, as both compute them in the same order):
+  # random and adversarial pairs in both units, every mode with tiny
+  # slices, cutoffs at their boundaries.
   use ExUnit.Case, async: true
 
   alias WellBehaved.{Fuzzy, Native, Runtime}

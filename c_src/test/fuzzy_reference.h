@@ -1,11 +1,12 @@
 /*
- * Plain references for the fuzzy scorers (c_src/fuzzy/fuzzy.h), shared by
- * their unit test (test_fuzzy.c) and the fuzz target (fuzz_fuzzy.c):
- * full-matrix dynamic programs and the scorers' definitions taken from
- * the Elixir reference (test/support/fuzzy_reference.exs), written apart
- * from the core, for inputs of a few hundred symbols at most. Floats are
- * computed in the reference's order, so that the core's results must be
- * bit-identical.
+ * Plain references for the fuzzy scorers (c_src/fuzzy/fuzzy.h), the
+ * project's one: shared by the C tests (test_fuzzy.c, test_search.c,
+ * test_extract.c), the fuzz targets and, as a program
+ * (fuzzy_reference_main.c), the Elixir tests: full-matrix dynamic
+ * programs and the scorers' definitions (rapidfuzz's conventions),
+ * written apart from the core, for inputs of a few hundred symbols at
+ * most. Floats are computed in the reference's order, so that the core's
+ * results must be bit-identical.
  */
 #ifndef WB_TEST_FUZZY_REFERENCE_H
 #define WB_TEST_FUZZY_REFERENCE_H
@@ -30,20 +31,31 @@ static inline uint64_t fzr_min3(uint64_t x, uint64_t y, uint64_t z) {
 
 /* ---- edit distances ------------------------------------------------------ */
 
-/* Wagner-Fischer with weights, the whole matrix. */
+/* x + y and x * y, or UINT64_MAX past it */
+static inline uint64_t fzr_add(uint64_t x, uint64_t y) {
+    return x > UINT64_MAX - y ? UINT64_MAX : x + y;
+}
+
+static inline uint64_t fzr_mul(uint64_t x, uint64_t y) {
+    return y != 0 && x > UINT64_MAX / y ? UINT64_MAX : x * y;
+}
+
+/* Wagner-Fischer with weights, the whole matrix; exact whenever the
+ * distance fits 64 bits (a cell's sums and products saturate). */
 static inline uint64_t fzr_levenshtein(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                                        uint64_t ins, uint64_t del, uint64_t sub) {
     size_t w = n + 1;
     uint64_t *d = fzr_alloc((m + 1) * w, sizeof *d);
     for (size_t i = 0; i <= m; i++)
-        d[i * w] = i * del;
+        d[i * w] = fzr_mul(i, del);
     for (size_t j = 0; j <= n; j++)
-        d[j] = j * ins;
+        d[j] = fzr_mul(j, ins);
     for (size_t i = 1; i <= m; i++)
         for (size_t j = 1; j <= n; j++) {
             uint64_t cost = a[i - 1] == b[j - 1] ? 0 : sub;
-            d[i * w + j] = fzr_min3(d[(i - 1) * w + j] + del, d[i * w + j - 1] + ins,
-                                    d[(i - 1) * w + j - 1] + cost);
+            d[i * w + j] =
+                fzr_min3(fzr_add(d[(i - 1) * w + j], del), fzr_add(d[i * w + j - 1], ins),
+                         fzr_add(d[(i - 1) * w + j - 1], cost));
         }
     uint64_t r = d[m * w + n];
     free(d);

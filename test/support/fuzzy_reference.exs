@@ -1,378 +1,136 @@
 defmodule WellBehaved.Test.FuzzyReference do
   @moduledoc """
-  Slow, textbook reference implementations of fuzzy string scorers, used by the
-  tests as an independent check of the native implementation.
+  The fuzzy scorers' reference for the Elixir tests: the C tests' own,
+  `c_src/test/fuzzy_reference.h` (slow, textbook, full-matrix dynamic
+  programs written apart from the core), run as a program,
+  `c_src/build/fuzzy_reference` (`c_src/test/fuzzy_reference_main.c`,
+  built here with make when missing or stale), behind a port.
 
-  Every scorer works on lists of integer symbols (bytes or codepoints, see
-  `symbols/2`) and is a plain full-matrix dynamic program kept in a map (the
-  longest common subsequence, under the ratios: one row at a time), written
-  for clarity rather than speed (inputs of a few dozen symbols). The scoring
-  conventions (empty inputs, token handling, `wratio/3` weights) follow
-  rapidfuzz.
+  One process owns the port, started on the first request and kept for the
+  VM's life (requests from every test go through it, one at a time). The
+  scorers take lists of integer symbols (bytes or codepoints, see
+  `symbols/2`); `reference/5` takes binaries. Ranking (`extract/4`) is done
+  here, over any scoring function.
   """
+  use GenServer
 
-  @byte_whitespace [9, 10, 11, 12, 13, 28, 29, 30, 31, 32]
-  @codepoint_whitespace @byte_whitespace ++
-                          [0x85, 0xA0, 0x1680] ++
-                          Enum.to_list(0x2000..0x200A) ++
-                          [0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
+  @root Path.expand("../..", __DIR__)
+  @program "c_src/build/fuzzy_reference"
+  @u64_most 0xFFFF_FFFF_FFFF_FFFF
+  @u32_most 0xFFFF_FFFF
 
   ## Symbols
 
   @doc "Converts a binary into a list of bytes or codepoints."
+  @spec symbols(binary(), :byte | :codepoint) :: [non_neg_integer()]
   def symbols(binary, :byte) when is_binary(binary), do: :binary.bin_to_list(binary)
   def symbols(binary, :codepoint) when is_binary(binary), do: String.to_charlist(binary)
 
-  ## Edit distances
-
-  @doc "Weighted Wagner-Fischer distance with weights `{ins, del, sub}`."
-  def levenshtein(a, b, {ins, del, sub} \\ {1, 1, 1}) do
-    {ta, m} = indexed(a)
-    {tb, n} = indexed(b)
-
-    d =
-      Enum.reduce(0..m, %{}, fn i, d -> Map.put(d, {i, 0}, i * del) end)
-      |> then(fn d -> Enum.reduce(0..n, d, fn j, d -> Map.put(d, {0, j}, j * ins) end) end)
-
-    d =
-      for i <- range(m), j <- range(n), reduce: d do
-        d ->
-          cost = if at(ta, i) == at(tb, j), do: 0, else: sub
-
-          value =
-            Enum.min([
-              d[{i - 1, j}] + del,
-              d[{i, j - 1}] + ins,
-              d[{i - 1, j - 1}] + cost
-            ])
-
-          Map.put(d, {i, j}, value)
-      end
-
-    d[{m, n}]
-  end
-
-  @doc "Largest possible weighted Levenshtein distance between lengths `m` and `n`."
-  def levenshtein_maximum(m, n, {ins, del, sub}) do
-    via_sub =
-      if m >= n,
-        do: n * sub + (m - n) * del,
-        else: m * sub + (n - m) * ins
-
-    min(m * del + n * ins, via_sub)
-  end
+  ## Scores
 
   @doc """
-  Length of the longest common subsequence: the same recurrence as the
-  other distances, one row of the matrix at a time (the partial ratios
-  compute it for hundreds of windows: a matrix kept in a map took most of
-  the suite's reference time).
+  The score of a scorer (as `WellBehaved.Fuzzy` names it) for binaries `a`
+  and `b` in `unit`: `{:edit, distance, maximum}`, `{:unit, similarity}`
+  (0..1) or `{:percent, similarity}` (0..100). `kind_of/2` makes it a kind
+  of score. Options: `weights: {ins, del, sub}` (levenshtein's),
+  `prefix_weight:` (jaro_winkler's).
   """
-  def lcs(a, b) do
-    first = List.duplicate(0, length(b) + 1)
+  @spec reference(atom(), binary(), binary(), :byte | :codepoint, keyword()) :: tuple()
+  def reference(scorer, a, b, unit, opts \\ []),
+    do: raw(scorer, symbols(a, unit), symbols(b, unit), unit, opts)
 
-    a
-    |> Enum.reduce(first, fn x, [0 | above] -> [0 | lcs_row(x, b, 0, above, 0, [])] end)
-    |> List.last()
-  end
+  @doc "A score of `reference/5` as the kind of score asked for."
+  @spec kind_of(tuple(), atom()) :: number()
+  def kind_of(score, kind) do
+    name = Atom.to_string(kind)
 
-  # row[j] = row_above[j - 1] + 1 when x == b[j], else max(row_above[j], row[j - 1])
-  defp lcs_row(_x, [], _diagonal, [], _left, acc), do: Enum.reverse(acc)
-
-  defp lcs_row(x, [y | ys], diagonal, [up | ups], left, acc) do
-    value = if x == y, do: diagonal + 1, else: max(up, left)
-    lcs_row(x, ys, up, ups, value, [value | acc])
-  end
-
-  @doc "Insertion/deletion distance: `m + n - 2 * lcs`. Maximum is `m + n`."
-  def indel(a, b), do: length(a) + length(b) - 2 * lcs(a, b)
-
-  @doc "Optimal string alignment (restricted Damerau-Levenshtein). Maximum is `max(m, n)`."
-  def osa(a, b) do
-    {ta, m} = indexed(a)
-    {tb, n} = indexed(b)
-
-    d =
-      Enum.reduce(0..m, %{}, fn i, d -> Map.put(d, {i, 0}, i) end)
-      |> then(fn d -> Enum.reduce(0..n, d, fn j, d -> Map.put(d, {0, j}, j) end) end)
-
-    d =
-      for i <- range(m), j <- range(n), reduce: d do
-        d ->
-          cost = if at(ta, i) == at(tb, j), do: 0, else: 1
-
-          value = Enum.min([d[{i - 1, j}] + 1, d[{i, j - 1}] + 1, d[{i - 1, j - 1}] + cost])
-
-          value =
-            if i > 1 and j > 1 and at(ta, i) == at(tb, j - 1) and at(ta, i - 1) == at(tb, j),
-              do: min(value, d[{i - 2, j - 2}] + 1),
-              else: value
-
-          Map.put(d, {i, j}, value)
-      end
-
-    d[{m, n}]
-  end
-
-  @doc """
-  Unrestricted Damerau-Levenshtein distance (Lowrance-Wagner), with the
-  `da` last-row map and an infinity border at index -1. Maximum is `max(m, n)`.
-  """
-  def damerau_levenshtein(a, b) do
-    {ta, m} = indexed(a)
-    {tb, n} = indexed(b)
-    inf = m + n
-
-    d =
-      for(i <- -1..m, do: {i, -1})
-      |> Enum.concat(for j <- -1..n, do: {-1, j})
-      |> Map.new(fn key -> {key, inf} end)
-      |> then(fn d -> Enum.reduce(0..m, d, fn i, d -> Map.put(d, {i, 0}, i) end) end)
-      |> then(fn d -> Enum.reduce(0..n, d, fn j, d -> Map.put(d, {0, j}, j) end) end)
-
-    {d, _da} =
-      Enum.reduce(range(m), {d, %{}}, fn i, {d, da} ->
-        {d, _db} =
-          Enum.reduce(range(n), {d, 0}, fn j, {d, db} ->
-            k = Map.get(da, at(tb, j), 0)
-            l = db
-            {cost, db} = if at(ta, i) == at(tb, j), do: {0, j}, else: {1, db}
-
-            value =
-              Enum.min([
-                d[{i - 1, j - 1}] + cost,
-                d[{i, j - 1}] + 1,
-                d[{i - 1, j}] + 1,
-                d[{k - 1, l - 1}] + (i - k - 1) + 1 + (j - l - 1)
-              ])
-
-            {Map.put(d, {i, j}, value), db}
-          end)
-
-        {d, Map.put(da, at(ta, i), i)}
-      end)
-
-    d[{m, n}]
-  end
-
-  @doc "Mismatches over the common length plus the length difference. Maximum is `max(m, n)`."
-  def hamming(a, b) do
-    mismatches = Enum.zip(a, b) |> Enum.count(fn {x, y} -> x != y end)
-    mismatches + abs(length(a) - length(b))
-  end
-
-  ## Jaro and Jaro-Winkler
-
-  @doc "Jaro similarity in `0.0..1.0`."
-  def jaro([], []), do: 1.0
-  def jaro([], _), do: 0.0
-  def jaro(_, []), do: 0.0
-
-  def jaro(a, b) do
-    {p, t} = if length(a) <= length(b), do: {a, b}, else: {b, a}
-    lp = length(p)
-    lt = length(t)
-    bound = max(0, div(max(lp, lt), 2) - 1)
-    tt = List.to_tuple(t)
-
-    # For each symbol of p in order, the first unmatched equal symbol of t in range.
-    {pairs, _used} =
-      p
-      |> Enum.with_index()
-      |> Enum.reduce({[], MapSet.new()}, fn {c, i}, {pairs, used} ->
-        from = max(0, i - bound)
-        to = min(lt - 1, i + bound)
-
-        hit =
-          if from <= to,
-            do: Enum.find(from..to//1, fn j -> elem(tt, j) == c and j not in used end)
-
-        case hit do
-          nil -> {pairs, used}
-          j -> {[{i, j} | pairs], MapSet.put(used, j)}
-        end
-      end)
-
-    case length(pairs) do
-      0 ->
-        0.0
-
-      matches ->
-        p_matched = pairs |> Enum.map(&elem(&1, 0)) |> Enum.sort() |> Enum.map(&Enum.at(p, &1))
-        t_matched = pairs |> Enum.map(&elem(&1, 1)) |> Enum.sort() |> Enum.map(&elem(tt, &1))
-        k = Enum.zip(p_matched, t_matched) |> Enum.count(fn {x, y} -> x != y end)
-
-        mf = matches / 1
-        tf = div(k, 2) / 1
-        (mf / lp + mf / lt + (mf - tf) / mf) / 3.0
+    case ask(<<?K, byte_size(name)::8, name::binary, encode(score)::binary>>) do
+      <<?I, value::64>> -> value
+      <<?F, value::float-64>> -> value
+      <<?!, message::binary>> -> raise ArgumentError, "kind_of/2: #{message}: #{inspect(kind)}"
     end
   end
+
+  # the scorers by their names, on lists of symbols: edit distances (an
+  # integer), Jaro's similarities (0..1), the ratios (0..100)
+  @doc "Weighted Wagner-Fischer distance with weights `{ins, del, sub}`."
+  def levenshtein(a, b, weights \\ {1, 1, 1}), do: plain(:levenshtein, a, b, weights: weights)
 
   @doc "Jaro-Winkler similarity: common prefix (at most 4) boost above 0.7."
-  def jaro_winkler(a, b, prefix_weight \\ 0.1) do
-    sim = jaro(a, b)
+  def jaro_winkler(a, b, prefix_weight \\ 0.1),
+    do: plain(:jaro_winkler, a, b, prefix_weight: prefix_weight)
 
-    l =
-      Enum.zip(a, b)
-      |> Enum.take(4)
-      |> Enum.take_while(fn {x, y} -> x == y end)
-      |> length()
-
-    if sim > 0.7, do: sim + l * prefix_weight * (1.0 - sim), else: sim
+  @pair_scorers [:indel, :osa, :damerau_levenshtein, :hamming, :jaro, :ratio, :partial_ratio] ++
+                  [:qratio]
+  for scorer <- @pair_scorers do
+    @doc "`#{scorer}` of two lists of symbols."
+    def unquote(scorer)(a, b), do: plain(unquote(scorer), a, b, [])
   end
 
-  ## Normalization
-
-  @doc "`dist / maximum`, or 0.0 when the maximum is 0."
-  def normalized_distance(_dist, 0), do: 0.0
-  def normalized_distance(dist, maximum), do: dist / maximum
-
-  @doc "`1.0 - normalized_distance(dist, maximum)`."
-  def normalized_similarity(dist, maximum), do: 1.0 - normalized_distance(dist, maximum)
-
-  ## fuzz scorers
-
-  @doc "Normalized indel similarity in `0.0..100.0`."
-  def ratio(a, b) do
-    100.0 * normalized_similarity(indel(a, b), length(a) + length(b))
+  @token_scorers [:token_sort_ratio, :token_set_ratio, :token_ratio, :partial_token_sort_ratio] ++
+                   [:partial_token_set_ratio, :partial_token_ratio, :wratio]
+  for scorer <- @token_scorers do
+    @doc "`#{scorer}` of two lists of symbols in `unit` (white space by unit)."
+    def unquote(scorer)(a, b, unit), do: plain(unquote(scorer), a, b, unit: unit)
   end
 
-  @doc "Best `ratio/2` of the shorter input against windows, prefixes and suffixes of the longer."
-  def partial_ratio([], []), do: 100.0
-  def partial_ratio([], _), do: 0.0
-  def partial_ratio(_, []), do: 0.0
-
-  def partial_ratio(a, b) do
-    if length(a) <= length(b) do
-      score = partial_ratio_of(a, b)
-      if length(a) == length(b), do: max(score, partial_ratio_of(b, a)), else: score
-    else
-      partial_ratio_of(b, a)
+  defp plain(scorer, a, b, opts) do
+    case raw(scorer, a, b, Keyword.get(opts, :unit, :byte), opts) do
+      {:edit, distance, _maximum} -> distance
+      {_, similarity} -> similarity
     end
   end
 
-  defp partial_ratio_of(s, l) do
-    ls = length(s)
-    ll = length(l)
-    windows = for i <- 0..(ll - ls), do: Enum.slice(l, i, ls)
-    prefixes = for k <- 1..(ls - 1)//1, do: Enum.take(l, k)
-    suffixes = for k <- 1..(ls - 1)//1, do: Enum.take(l, -k)
+  defp raw(scorer, a, b, unit, opts) do
+    name = Atom.to_string(scorer)
+    {ins, del, sub} = weights = Keyword.get(opts, :weights, {1, 1, 1})
+    prefix_weight = Keyword.get(opts, :prefix_weight, 0.1)
 
-    (windows ++ prefixes ++ suffixes)
-    |> Enum.map(&ratio(s, &1))
-    |> Enum.max()
-  end
+    unless Enum.all?(Tuple.to_list(weights), &(is_integer(&1) and &1 in 0..@u64_most)),
+      do:
+        raise(
+          ArgumentError,
+          "reference/5: weights are integers in 0..2^64-1: #{inspect(weights)}"
+        )
 
-  @doc "Whitespace-separated tokens, in input order, empty tokens dropped."
-  def tokens(a, unit) do
-    ws = whitespace(unit)
+    unless is_number(prefix_weight),
+      do:
+        raise(ArgumentError, "reference/5: prefix_weight is a number: #{inspect(prefix_weight)}")
 
-    a
-    |> Enum.chunk_by(&(&1 in ws))
-    |> Enum.reject(fn chunk -> hd(chunk) in ws end)
-  end
+    request =
+      <<?S, byte_size(name)::8, name::binary, unit_byte(unit)::8, ins::64, del::64, sub::64,
+        prefix_weight / 1::float-64, encode_symbols(a)::binary, encode_symbols(b)::binary>>
 
-  @doc "`ratio/2` of the sorted, space-joined tokens."
-  def token_sort_ratio(a, b, unit), do: ratio(sorted_join(a, unit), sorted_join(b, unit))
+    case ask(request) do
+      <<?E, distance::64, maximum::64>> ->
+        {:edit, distance, maximum}
 
-  @doc "`partial_ratio/2` of the sorted, space-joined tokens."
-  def partial_token_sort_ratio(a, b, unit),
-    do: partial_ratio(sorted_join(a, unit), sorted_join(b, unit))
+      <<?F, similarity::float-64, top::float-64>> when top == 1.0 ->
+        {:unit, similarity}
 
-  @doc "Token-set ratio: intersection and differences of the token sets."
-  def token_set_ratio(a, b, unit) do
-    ta = token_set(a, unit)
-    tb = token_set(b, unit)
+      <<?F, similarity::float-64, _::float-64>> ->
+        {:percent, similarity}
 
-    if ta == [] or tb == [] do
-      0.0
-    else
-      {sect, dab, dba} = set_parts(ta, tb)
-
-      if sect != [] and (dab == [] or dba == []) do
-        100.0
-      else
-        js = join(sect)
-        jab = join_parts(sect, dab)
-        jba = join_parts(sect, dba)
-        result = ratio(jab, jba)
-
-        if sect != [],
-          do: Enum.max([result, ratio(js, jab), ratio(js, jba)]),
-          else: result
-      end
+      <<?!, message::binary>> ->
+        raise ArgumentError, "reference/5: #{message}: #{inspect(scorer)}"
     end
   end
 
-  @doc "Larger of `token_sort_ratio/3` and `token_set_ratio/3`."
-  def token_ratio(a, b, unit), do: max(token_sort_ratio(a, b, unit), token_set_ratio(a, b, unit))
+  defp unit_byte(:byte), do: 0
+  defp unit_byte(:codepoint), do: 1
 
-  @doc "100.0 if the token sets intersect, else `partial_ratio/2` of the set differences."
-  def partial_token_set_ratio(a, b, unit) do
-    ta = token_set(a, unit)
-    tb = token_set(b, unit)
+  defp encode_symbols(list) do
+    unless Enum.all?(list, &(is_integer(&1) and &1 in 0..@u32_most)),
+      do: raise(ArgumentError, "reference/5: symbols are integers in 0..2^32-1: #{inspect(list)}")
 
-    if ta == [] or tb == [] do
-      0.0
-    else
-      {sect, dab, dba} = set_parts(ta, tb)
-      if sect != [], do: 100.0, else: partial_ratio(join(dab), join(dba))
-    end
+    [<<length(list)::32>> | Enum.map(list, &<<&1::32>>)] |> IO.iodata_to_binary()
   end
 
-  @doc "Larger of the partial sorted-token and partial set-difference ratios."
-  def partial_token_ratio(a, b, unit) do
-    cond do
-      tokens(a, unit) == [] or tokens(b, unit) == [] ->
-        0.0
+  defp encode({:edit, distance, maximum}), do: <<?E, distance::64, maximum::64>>
+  defp encode({:unit, similarity}), do: <<?F, similarity::float-64, 1.0::float-64>>
+  defp encode({:percent, similarity}), do: <<?F, similarity::float-64, 100.0::float-64>>
 
-      true ->
-        {sect, dab, dba} = set_parts(token_set(a, unit), token_set(b, unit))
-
-        if sect != [] do
-          100.0
-        else
-          max(
-            partial_ratio(sorted_join(a, unit), sorted_join(b, unit)),
-            partial_ratio(join(dab), join(dba))
-          )
-        end
-    end
-  end
-
-  @doc "Weighted ratio combining the scorers above by the length ratio."
-  def wratio([], _, _), do: 0.0
-  def wratio(_, [], _), do: 0.0
-
-  def wratio(a, b, unit) do
-    m = length(a)
-    n = length(b)
-    len_ratio = max(m, n) / min(m, n)
-    r = ratio(a, b)
-
-    if len_ratio < 1.5 do
-      max(r, token_ratio(a, b, unit) * 0.95)
-    else
-      scale = if len_ratio <= 8.0, do: 0.9, else: 0.6
-      r2 = max(r, partial_ratio(a, b) * scale)
-      max(r2, partial_token_ratio(a, b, unit) * 0.95 * scale)
-    end
-  end
-
-  @doc "`ratio/2`, but 0.0 when either input is empty."
-  def qratio([], _), do: 0.0
-  def qratio(_, []), do: 0.0
-  def qratio(a, b), do: ratio(a, b)
-
-  ## Preprocessing and search
-
-  @doc "Lowercases, replaces each non-letter/non-number codepoint with a space, trims."
-  def default_process(binary) when is_binary(binary) do
-    binary
-    |> String.downcase()
-    |> then(&Regex.replace(~r/[^\p{L}\p{N}]/u, &1, " "))
-    |> String.trim()
-  end
+  ## Search
 
   @doc """
   Scores `{key, text}` choices with `scorer_fun.(query, text)`, keeps those
@@ -380,6 +138,7 @@ defmodule WellBehaved.Test.FuzzyReference do
   (ties by input position), takes `:limit` (integer or `:all`) and returns
   `[{text, score, key}]`.
   """
+  @spec extract(term(), [{term(), term()}], (term(), term() -> number()), keyword()) :: list()
   def extract(query, choices, scorer_fun, opts) do
     cutoff = Keyword.get(opts, :cutoff)
     better = Keyword.get(opts, :better, :higher)
@@ -412,103 +171,40 @@ defmodule WellBehaved.Test.FuzzyReference do
     if limit in [:all, nil], do: sorted, else: Enum.take(sorted, limit)
   end
 
-  ## Helpers
+  ## The program
 
-  defp indexed(list), do: {List.to_tuple(list), length(list)}
-  defp at(tuple, i), do: elem(tuple, i - 1)
-  defp range(n), do: 1..n//1
+  defp ask(request), do: GenServer.call(server(), {:ask, request}, :infinity)
 
-  defp whitespace(:byte), do: @byte_whitespace
-  defp whitespace(:codepoint), do: @codepoint_whitespace
-
-  defp token_set(a, unit), do: a |> tokens(unit) |> Enum.uniq() |> Enum.sort()
-
-  defp set_parts(ta, tb) do
-    sect = Enum.filter(ta, &(&1 in tb))
-    dab = Enum.reject(ta, &(&1 in tb))
-    dba = Enum.reject(tb, &(&1 in ta))
-    {sect, dab, dba}
-  end
-
-  defp sorted_join(a, unit), do: a |> tokens(unit) |> Enum.sort() |> join()
-
-  defp join(tokens), do: Enum.intersperse(tokens, [32]) |> Enum.concat()
-
-  defp join_parts([], diff), do: join(diff)
-  defp join_parts(sect, []), do: join(sect)
-  defp join_parts(sect, diff), do: join(sect) ++ [32] ++ join(diff)
-
-  @doc """
-  The score of a scorer (as `WellBehaved.Fuzzy` names it) for binaries `a`
-  and `b`: `{:edit, distance, maximum}`, `{:unit, similarity}` (0..1) or
-  `{:percent, similarity}` (0..100). `kind_of/2` makes it a kind of score.
-  """
-  def reference(scorer, a, b, unit, opts \\ []) do
-    x = symbols(a, unit)
-    y = symbols(b, unit)
-    {m, n} = {length(x), length(y)}
-
-    case scorer do
-      :levenshtein ->
-        w = Keyword.get(opts, :weights, {1, 1, 1})
-        {:edit, levenshtein(x, y, w), levenshtein_maximum(m, n, w)}
-
-      :indel ->
-        {:edit, indel(x, y), m + n}
-
-      :osa ->
-        {:edit, osa(x, y), max(m, n)}
-
-      :damerau_levenshtein ->
-        {:edit, damerau_levenshtein(x, y), max(m, n)}
-
-      :hamming ->
-        {:edit, hamming(x, y), max(m, n)}
-
-      :jaro ->
-        {:unit, jaro(x, y)}
-
-      :jaro_winkler ->
-        {:unit, jaro_winkler(x, y, Keyword.get(opts, :prefix_weight, 0.1))}
-
-      :ratio ->
-        {:percent, ratio(x, y)}
-
-      :qratio ->
-        {:percent, qratio(x, y)}
-
-      :partial_ratio ->
-        {:percent, partial_ratio(x, y)}
-
-      other ->
-        {:percent, apply(__MODULE__, other, [x, y, unit])}
+  defp server do
+    with nil <- GenServer.whereis(__MODULE__) do
+      # not linked: it outlives the test that starts it
+      case GenServer.start(__MODULE__, [], name: __MODULE__) do
+        {:ok, pid} -> pid
+        {:error, {:already_started, pid}} -> pid
+        {:error, reason} -> raise "the fuzzy reference did not start: #{inspect(reason)}"
+      end
     end
   end
 
-  def kind_of({:edit, d, max}, kind) do
-    case kind do
-      :distance -> d
-      :similarity -> max - d
-      :normalized_distance -> normalized_distance(d, max)
-      :normalized_similarity -> normalized_similarity(d, max)
+  @impl true
+  def init([]) do
+    case System.cmd("make", ["--no-print-directory", @program], cd: @root, stderr_to_stdout: true) do
+      {_, 0} ->
+        path = Path.join(@root, @program)
+        {:ok, Port.open({:spawn_executable, path}, [:binary, {:packet, 4}, :exit_status])}
+
+      {out, status} ->
+        {:stop, {:make, status, out}}
     end
   end
 
-  def kind_of({:unit, s}, kind) do
-    case kind do
-      :distance -> 1.0 - s
-      :similarity -> s
-      :normalized_distance -> 1.0 - s
-      :normalized_similarity -> s
-    end
-  end
+  @impl true
+  def handle_call({:ask, request}, _from, port) do
+    true = Port.command(port, request)
 
-  def kind_of({:percent, s}, kind) do
-    case kind do
-      :distance -> 100.0 - s
-      :similarity -> s
-      :normalized_distance -> 1.0 - s / 100.0
-      :normalized_similarity -> s / 100.0
+    receive do
+      {^port, {:data, answer}} -> {:reply, answer, port}
+      {^port, {:exit_status, status}} -> {:stop, {:reference_exited, status}, port}
     end
   end
 end
