@@ -10,11 +10,15 @@
  * (WB_FZ_DECODE_BYTES bytes a unit), as the budget allows */
 #define DECODE_PART_LEAST 8
 
-/* The symbols of n bytes in a block of their own (NULL with *failed set
+/* The symbols of n bytes in a block of their own, from the host's
+ * allocator when it has one (NULL with *failed set
  * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
-static uint32_t *symbols_of(const uint8_t *bytes, size_t n, bool codepoints, size_t *count,
-                            bool *failed) {
-    uint32_t *out = n < SIZE_MAX / sizeof *out ? malloc((n > 0 ? n : 1) * sizeof *out) : NULL;
+static uint32_t *symbols_of(const wb_fz_extract *job, const uint8_t *bytes, size_t n,
+                            bool codepoints, size_t *count, bool *failed) {
+    size_t room = (n > 0 ? n : 1) * sizeof(uint32_t);
+    uint32_t *out = n >= SIZE_MAX / sizeof *out ? NULL
+                    : job->block_alloc          ? job->block_alloc(room)
+                                                : malloc(room);
     if (!out) {
         *failed = true;
         return NULL;
@@ -32,7 +36,10 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         wb_search_free(&job->lanes);
     if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
     wb_fz_quick_free(&job->quick);
-    free(job->query);
+    if (job->query && job->block_free)
+        job->block_free(job->query, (job->qlen_room > 0 ? job->qlen_room : 1) * sizeof(uint32_t));
+    else
+        free(job->query);
     free(job->query_input);
     free(job->jaro_top);
     free(job->text);
@@ -149,7 +156,10 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     memset(job, 0, sizeof *job);
     size_t limit = c->cells ? SIZE_MAX : c->limit;
     bool failed = false;
-    job->query = symbols_of(c->query, c->query_len, c->o.codepoints, &job->qlen, &failed);
+    job->block_alloc = c->block_alloc;
+    job->block_free = c->block_free;
+    job->qlen_room = c->query_len;
+    job->query = symbols_of(job, c->query, c->query_len, c->o.codepoints, &job->qlen, &failed);
     if (!failed && job->qlen == SIZE_MAX) {
         wb_fz_extract_free(job);
         return WB_FZ_EXTRACT_EUTF8_QUERY;
@@ -277,6 +287,8 @@ static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start,
         job->failed = true;
         return DECODE_NONE;
     }
+    job->fz.alloc = job->block_alloc;
+    job->fz.release = job->block_free;
     *used += wb_fz_setup_units(&job->o, job->qlen, n);
     job->scoring = true;
     return DECODE_STARTED;

@@ -58,6 +58,11 @@ typedef struct {
     /* where the search core's blocks of values go when freed (NULL: its
      * own free, search.h's wb_search_free) */
     void (*release)(void *block, size_t bytes);
+    /* where the query's symbols and the pair scorer's token blocks come
+     * from and go back to (NULL: malloc and free): a host gives large
+     * blocks back off its schedulers */
+    void *(*block_alloc)(size_t bytes);
+    void (*block_free)(void *block, size_t bytes);
 } wb_fz_extract_config;
 
 typedef enum {
@@ -98,9 +103,11 @@ typedef struct {
     bool (*spent)(void *context);
     void *spent_context;
     void (*release)(void *block, size_t bytes);
+    void *(*block_alloc)(size_t bytes);
+    void (*block_free)(void *block, size_t bytes);
     uint32_t *query;
-    size_t qlen;
-    wb_fz_pattern pattern; /* the query's, made once */
+    size_t qlen, qlen_room; /* its symbols, and the room of its block */
+    wb_fz_pattern pattern;  /* the query's, made once */
     bool has_pattern;
     bool quick_on; /* short candidates take quick scores */
     /* or the quick partial ratio serves the partial token scores and

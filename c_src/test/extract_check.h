@@ -41,6 +41,36 @@ static inline void *xc_alloc(size_t bytes) {
     return p;
 }
 
+/* A host's block allocator that checks its use: every block given back
+ * with the size it was asked with, none twice, none left (xc_blocks_live
+ * after the extract is freed). */
+#define XC_BLOCKS_MOST 4096
+static void *xc_block_ptr[XC_BLOCKS_MOST];
+static size_t xc_block_size[XC_BLOCKS_MOST], xc_blocks_live, xc_block_misuse;
+
+static inline void *xc_block_alloc(size_t bytes) {
+    if (xc_blocks_live == XC_BLOCKS_MOST) return NULL;
+    void *p = malloc(bytes ? bytes : 1);
+    if (p) {
+        xc_block_ptr[xc_blocks_live] = p;
+        xc_block_size[xc_blocks_live++] = bytes;
+    }
+    return p;
+}
+
+static inline void xc_block_free(void *block, size_t bytes) {
+    for (size_t i = xc_blocks_live; i-- > 0;) {
+        if (xc_block_ptr[i] != block) continue;
+        if (xc_block_size[i] != bytes) xc_block_misuse++;
+        xc_blocks_live--;
+        xc_block_ptr[i] = xc_block_ptr[xc_blocks_live];
+        xc_block_size[i] = xc_block_size[xc_blocks_live];
+        free(block);
+        return;
+    }
+    xc_block_misuse++; /* not one of ours, or given back twice */
+}
+
 /* whether score x (value xv) ranks before y (yv), as the engine ranks:
  * the integer kinds by their exact values */
 static inline bool xc_better(const wb_fz_options *o, double x, uint64_t xv, double y, uint64_t yv) {
@@ -193,6 +223,9 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
         .width = way->width,
         .spent = xc_spent,
         .spent_context = &clock,
+        /* as a host that frees large blocks later: half the ways */
+        .block_alloc = way->budget % 2 ? xc_block_alloc : NULL,
+        .block_free = way->budget % 2 ? xc_block_free : NULL,
     };
     wb_fz_extract x;
     wb_fz_extract_status status = wb_fz_extract_init(&x, &c);
@@ -234,7 +267,12 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
             wb_fz_extract_free(&x);
             free(cells);
             *steps_out = steps;
-            return true;
+            bool freed = !xc_blocks_live && !xc_block_misuse;
+            if (!freed)
+                xc_say(why, room, "abandoned: %zu blocks left, %zu given back wrong",
+                       xc_blocks_live, xc_block_misuse);
+            xc_blocks_live = xc_block_misuse = 0;
+            return freed;
         }
     }
     *steps_out = steps;
@@ -294,6 +332,12 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
     }
     wb_fz_extract_free(&x);
     free(cells);
+    if (ok && (xc_blocks_live || xc_block_misuse)) {
+        xc_say(why, room, "blocks: %zu left, %zu given back wrong", xc_blocks_live,
+               xc_block_misuse);
+        ok = false;
+    }
+    xc_blocks_live = xc_block_misuse = 0;
     return ok;
 }
 
