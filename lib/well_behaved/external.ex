@@ -86,6 +86,7 @@ defmodule WellBehaved.External do
   # the built-in pool
   @builtin WellBehaved.External.Pool
   @builtin_executable {:well_behaved, "wb_external"}
+  @builtin_start [name: @builtin, executable: @builtin_executable]
 
   @start "WellBehaved.External.start/1"
   @child_spec "WellBehaved.External.child_spec/1"
@@ -223,17 +224,11 @@ defmodule WellBehaved.External do
     max_distance =
       WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
-    case builtin_request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
-      {:ok, reply} ->
-        case :erlang.binary_to_term(reply) do
-          distance when is_integer(distance) -> {:ok, distance}
-          {:error, :invalid_utf8_a} -> {:error, {:invalid_utf8, 1}}
-          {:error, :invalid_utf8_b} -> {:error, {:invalid_utf8, 2}}
-          {:error, _} = error -> error
-        end
-
-      {:error, _} = error ->
-        error
+    # the library's Levenshtein job, by the path of every job's
+    # schedule: :external (WellBehaved.Job.call/4)
+    case run_job(@builtin, :levenshtein, [a, b, unit, max_distance], false, nil, @builtin_start) do
+      distance when is_integer(distance) -> {:ok, distance}
+      {:error, _} = error -> error
     end
   end
 
@@ -249,8 +244,7 @@ defmodule WellBehaved.External do
     Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
   end
 
-  defp builtin_request(payload),
-    do: Client.request(@builtin, payload, nil, name: @builtin, executable: @builtin_executable)
+  defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)
 
   @doc """
   Stops the pool `name` (default the built-in one) started by `start/1`
