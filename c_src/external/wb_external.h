@@ -133,7 +133,6 @@ int wb_ext_reply_x(wb_ext_reply *reply);
 /* {error, Reason}; -1 when out of memory */
 int wb_ext_reply_error(wb_ext_reply *reply, const char *reason);
 
-
 /* Serves frames from r until end of input: 0 then, -1 on a read, write or
  * framing error. A cancelled request gets no reply: the cancel frame (or
  * the end of input) that made it stop comes next. */
