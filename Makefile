@@ -119,9 +119,9 @@ c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h c_src/te
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)
 
-c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_SRC) $(EXTERNAL_HDR) | fuzz-deps
+c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_external.c $(EXTERNAL_SRC) $(EI_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/fuzz/fuzz_external.c $(EXTERNAL_LIB_SRC) $(EI_LIBS)
 
 clean:
 	rm -rf c_src/build _build/*/lib/$(APP)/priv

@@ -146,6 +146,72 @@ defmodule WellBehaved.ExternalTest do
       assert External.levenshtein("a", <<0xFF>>, :codepoint, 3) == {:error, {:invalid_utf8, 2}}
     end
 
+    test "the direct API equals Levenshtein.distance in the VM, invalid UTF-8 included" do
+      for round <- 1..200 do
+        # text, with a stray byte (invalid UTF-8) in one side or the other now and then
+        a = random_text(:rand.uniform(120) - 1)
+        b = random_text(:rand.uniform(120) - 1)
+
+        {a, b} =
+          case rem(round, 5) do
+            0 -> {a <> <<0xFF>>, b}
+            1 -> {a, <<0xC3>> <> b}
+            _ -> {a, b}
+          end
+
+        for unit <- [:byte, :codepoint], max <- [nil, :rand.uniform(30) - 1] do
+          opts = [unit: unit, max_distance: max, schedule: :normal]
+
+          expected =
+            try do
+              {:ok, Levenshtein.distance(a, b, opts)}
+            rescue
+              e in ArgumentError ->
+                if e.message =~ "first argument is not valid UTF-8",
+                  do: {:error, {:invalid_utf8, 1}},
+                  else: {:error, {:invalid_utf8, 2}}
+            end
+
+          got = External.levenshtein(a, b, unit, max)
+
+          assert got == expected,
+                 "#{inspect(a)} #{inspect(b)} #{unit} #{inspect(max)}: " <>
+                   "got #{inspect(got)}, expected #{inspect(expected)}"
+        end
+      end
+    end
+
+    test "runs as the library's Levenshtein job, the path of Job.call/4" do
+      assert External.levenshtein("kitten", "sitting", :byte, nil) == {:ok, 3}
+      # the built-in server is a server of job types: it counts its jobs
+      jobs = fn ->
+        stats = External.server_stats(External.Pool)
+        assert [_ | _] = stats
+        for {_, answer} <- stats, do: assert({:ok, %{jobs: _}} = answer)
+        Enum.sum(for {_, {:ok, %{jobs: n}}} <- stats, do: n)
+      end
+
+      before = jobs.()
+      assert External.levenshtein("flaw", "lawn", :byte, nil) == {:ok, 2}
+      after_call = jobs.()
+      assert after_call == before + 1, "jobs #{after_call} after #{before}"
+
+      # Job.call/4 reaches the same job by the library's NIF
+      args = ["kitten", "sitting", :codepoint, nil]
+
+      assert WellBehaved.Job.call(&WellBehaved.Native.levenshtein/7, args,
+               schedule: :external,
+               pool: External.Pool
+             ) == 3
+
+      assert WellBehaved.Job.call(
+               &WellBehaved.Native.levenshtein/7,
+               ["a", <<0xFF>>, :codepoint, 1],
+               schedule: :external,
+               pool: External.Pool
+             ) == {:error, {:invalid_utf8, 2}}
+    end
+
     test "the direct API raises on arguments of the wrong type" do
       for {args, pattern} <- [
             {[1, "a", :byte, nil],

@@ -159,6 +159,25 @@ static ERL_NIF_TERM oom(ErlNifEnv *env) {
     return NIL;
 }
 
+/* An environment of its own, for terms made once and kept for the whole
+ * server's life (a library's atoms, made at its load): read-only once
+ * made, so any connection's thread may compare with them. */
+ErlNifEnv *enif_alloc_env(void) {
+    ErlNifEnv *env = malloc(sizeof *env);
+    if (env) env_init(env);
+    return env;
+}
+
+void enif_free_env(ErlNifEnv *env) {
+    if (!env) return;
+    env_free(env);
+    free(env);
+}
+
+bool wb_ext_env_ok(const ErlNifEnv *env) {
+    return env && !env->failed;
+}
+
 /* a tuple of cnt elements; elems is env's and becomes the tuple's */
 static ERL_NIF_TERM make_tuple(ErlNifEnv *env, ERL_NIF_TERM *elems, unsigned cnt) {
     ERL_NIF_TERM t = new_node(env, T_TUPLE);

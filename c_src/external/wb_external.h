@@ -9,9 +9,9 @@
  *
  *   {echo, Term}                                  -> Term
  *
- * answered here, and the requests of the server's service (wb_ext_use): the
- * built-in server's Levenshtein (wb_ext_levenshtein.c), a server of SDK job
- * types' jobs (wb_ext_jobs.c). Anything else answers {error,
+ * answered here, and the requests of the server's service (wb_ext_use): a
+ * server of SDK job types' jobs (wb_ext_jobs.c), the built-in server
+ * (wb_external_main.c: the library's own job types) included. Anything else answers {error,
  * unknown_request}; a malformed request {error, badarg}. The echo reply is
  * the request's own bytes for Term behind a version byte: nothing is decoded
  * or re-encoded.
@@ -133,13 +133,6 @@ int wb_ext_reply_x(wb_ext_reply *reply);
 /* {error, Reason}; -1 when out of memory */
 int wb_ext_reply_error(wb_ext_reply *reply, const char *reason);
 
-/* The built-in server's handler: {levenshtein, A, B, Unit, MaxDistance} ->
- * Distance (A, B binaries; Unit byte | codepoint; MaxDistance integer >= 0
- * | nil), or {error, Reason} with Reason one of badarg, enomem,
- * invalid_utf8_a, invalid_utf8_b. */
-int wb_ext_levenshtein(const char *tag, int arity, const char *req, size_t len, int idx,
-                       wb_ext_reply *reply, wb_ext_cancel_fn cancel, void *cancel_ctx);
-
 /* Serves frames from r until end of input: 0 then, -1 on a read, write or
  * framing error. A cancelled request gets no reply: the cancel frame (or
  * the end of input) that made it stop comes next. */
@@ -164,6 +157,18 @@ int wb_ext_serve_fd(int fd);
  * error. */
 struct wb_job_type;
 int wb_ext_jobs_use(struct wb_job_type *const types[]);
+
+/* Whether every term made in an environment of enif_alloc_env's (in a
+ * server, see wb_ext_jobs.c) could be made: false once one ran out of
+ * memory (or for NULL). */
+struct enif_environment_t;
+bool wb_ext_env_ok(const struct enif_environment_t *env);
+
+/* The library's own job types in a server (wb_ext_library.c): the list,
+ * for wb_external_main or wb_ext_jobs_use, and the library's load, to run
+ * once before (0, or -1 with the reason on standard error). */
+extern struct wb_job_type *const wb_ext_library_types[];
+int wb_ext_library_load(void);
 
 /* The server program's main (wb_ext_server.c), after wb_ext_use: its
  * arguments are SOCKET_PATH [--remove-dir] (see there); `name` prefixes its

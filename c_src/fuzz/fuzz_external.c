@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the external server's protocol (c_src/external): frames read
  * from a stream that arrives in pieces, and the decoding of each request
- * term, served as the server does, with every reply framed again.
+ * term, served as the built-in server does (the library's job types, with
+ * wb_ext_library.c), with every reply framed again.
  *
  * Input: a byte that picks the size of each read, then the stream. Half the
  * inputs (odd first byte) are also dispatched whole, as one payload. A
@@ -56,7 +57,12 @@ static ssize_t sink_writev(void *ctx, const struct iovec *iov, int iovcnt) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    wb_ext_use(wb_ext_levenshtein);
+    /* the built-in server's service: the library's job types */
+    static int ready;
+    if (!ready) {
+        WB_FUZZ_CHECK(wb_ext_library_load() == 0 && wb_ext_jobs_use(wb_ext_library_types) == 0);
+        ready = 1;
+    }
     wb_fuzz_input in = {data, size};
     uint8_t pick = wb_fuzz_byte(&in);
 

@@ -280,8 +280,9 @@ ERL_NIF_TERM wb_make_malloc_binary(ErlNifEnv *env, void *block, size_t size);
  * name. Each job runs in one go on its connection's
  * thread, its arguments decoded from the request; erl_nif there is the
  * subset a job type needs (terms: atoms, integers, floats, binaries,
- * tuples, lists; binaries of the job's own; enif_alloc and enif_free), and
- * a call outside it fails to link. A job may crash its server, never the VM.
+ * tuples, lists; binaries of the job's own; enif_alloc and enif_free;
+ * enif_alloc_env and enif_free_env, for terms made once at a library's
+ * load), and a call outside it fails to link. A job may crash its server, never the VM.
  * Returns the program's exit status. */
 int wb_external_main(int argc, char **argv, wb_job_type *const types[]);
 

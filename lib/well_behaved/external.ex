@@ -3,13 +3,15 @@ defmodule WellBehaved.External do
   Native work in separate OS processes: pools of external servers (C
   programs) reached over Unix domain sockets.
 
-  The built-in pool runs `priv/wb_external`: `echo/1` and
-  `levenshtein/4` (`WellBehaved.Levenshtein`'s `schedule: :external`).
-  A pool of your own runs a server program built from your job types (the
-  same C source as your NIF library, see the guide "Writing your own
-  well-behaved NIF"), and `WellBehaved.Job.call/4` with
-  `schedule: :external` runs a job there instead of in the VM, with the
-  same answers: a job that crashes takes its server down, never the VM.
+  A pool runs a server program built from job types (the same C source
+  as the NIF library, see the guide "Writing your own well-behaved NIF"),
+  and `WellBehaved.Job.call/4` with `schedule: :external` runs a job there
+  instead of in the VM, with the same answers: a job that crashes takes
+  its server down, never the VM. The built-in pool runs `priv/wb_external`,
+  the library's own Levenshtein job built that way, as a pool of your own
+  runs yours: `levenshtein/4` (`WellBehaved.Levenshtein`'s
+  `schedule: :external`) runs it by that same path, and `echo/1` is a
+  request every server answers.
   Pools have names; several run at once, each started lazily by its first
   call or by your supervisor (`child_spec/1`).
 
@@ -19,8 +21,11 @@ defmodule WellBehaved.External do
   length and a term in the external term format:
 
     * `{:echo, term}` - the term back;
-    * `{:levenshtein, a, b, unit, max_distance}` - the edit distance
-      (the same C core as `WellBehaved.Levenshtein`), or `{:error, reason}`.
+    * `{:wb_job, name, tiny, args}` - a job of the server's job types,
+      named by its NIF (`args` a tuple of its arguments): `{:ok, result}`,
+      `{:error, reason}` when the job refused its arguments, `{:raise,
+      reason}` when its result raised;
+    * `{:wb_stats}` - the server's job counts (`server_stats/1`).
 
   A crash of native code takes down one server, never the VM: its callers
   get `{:error, :closed}`, the pool starts it again, and later calls succeed.
@@ -86,6 +91,7 @@ defmodule WellBehaved.External do
   # the built-in pool
   @builtin WellBehaved.External.Pool
   @builtin_executable {:well_behaved, "wb_external"}
+  @builtin_start [name: @builtin, executable: @builtin_executable]
 
   @start "WellBehaved.External.start/1"
   @child_spec "WellBehaved.External.child_spec/1"
@@ -201,7 +207,9 @@ defmodule WellBehaved.External do
 
   @doc """
   The Levenshtein distance between binaries `a` and `b`, computed by a
-  server.
+  server of the built-in pool: the library's Levenshtein job (the same
+  C code as `WellBehaved.Levenshtein`) run there as
+  `WellBehaved.Job.call/4` with `schedule: :external` runs any job.
 
   `unit` is `:byte` or `:codepoint` (which requires valid UTF-8);
   `max_distance` is `nil` or a cutoff `k`: distances above `k` come back
@@ -223,17 +231,11 @@ defmodule WellBehaved.External do
     max_distance =
       WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
-    case builtin_request(:erlang.term_to_binary({:levenshtein, a, b, unit, max_distance})) do
-      {:ok, reply} ->
-        case :erlang.binary_to_term(reply) do
-          distance when is_integer(distance) -> {:ok, distance}
-          {:error, :invalid_utf8_a} -> {:error, {:invalid_utf8, 1}}
-          {:error, :invalid_utf8_b} -> {:error, {:invalid_utf8, 2}}
-          {:error, _} = error -> error
-        end
-
-      {:error, _} = error ->
-        error
+    # the library's Levenshtein job, by the path of every job's
+    # schedule: :external (WellBehaved.Job.call/4)
+    case run_job(@builtin, :levenshtein, [a, b, unit, max_distance], false, nil, @builtin_start) do
+      distance when is_integer(distance) -> {:ok, distance}
+      {:error, _} = error -> error
     end
   end
 
@@ -249,8 +251,7 @@ defmodule WellBehaved.External do
     Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
   end
 
-  defp builtin_request(payload),
-    do: Client.request(@builtin, payload, nil, name: @builtin, executable: @builtin_executable)
+  defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)
 
   @doc """
   Stops the pool `name` (default the built-in one) started by `start/1`
@@ -280,8 +281,9 @@ defmodule WellBehaved.External do
   timed out), all three since that server process started; and, kept by
   the pool over its whole life, `abandoned`: the servers at this index
   killed and replaced because a cancelled job did not stop within
-  `cancel_timeout_ms`. `nil` when the pool is not running; the built-in
-  server answers `{:error, :unknown_request}`.
+  `cancel_timeout_ms`. `nil` when the pool is not running. The built-in
+  pool's servers answer too: they are servers of the library's job
+  types.
   """
   @spec server_stats(atom()) :: [{non_neg_integer(), {:ok, map()} | {:error, term()}}] | nil
   def server_stats(name), do: ask(name, :server_stats, 30_000)
