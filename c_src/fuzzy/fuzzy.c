@@ -105,8 +105,10 @@ static void token_set_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w
     }
 }
 
+/* partial_token_ratio's parts, weighted. No test for a side without
+ * tokens: as in rapidfuzz, the sorted texts' partial ratio answers it, 100
+ * when neither side has a token (two empty texts), 0 when one side has. */
 static void partial_token_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
-    if (t->a_count == 0 || t->b_count == 0) return;
     if (t->sect_count > 0) {
         add_base(s, 100.0 * w1 * w2);
         return;
