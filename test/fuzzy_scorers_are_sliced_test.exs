@@ -45,9 +45,18 @@ defmodule WellBehaved.FuzzyScorersAreSlicedTest do
   ]
 
   # the token scorers whose work on two texts of the same words is the
-  # token work alone (the sets' differences are short); the others then
-  # take the Indel distance of two texts of megabytes, quadratic in them
-  @linear_tokens [:token_set_ratio, :partial_token_set_ratio, :partial_token_ratio]
+  # token work alone (the sets' differences are short) or linear: the
+  # sorted texts differ by "extra" at the start (it sorts before "w..."),
+  # and a ratio's common affix is stripped before its Indel kernel. The
+  # others (wratio: the plain ratio of the texts in two orders) take the
+  # Indel distance of two texts of megabytes, quadratic in them
+  @linear_tokens [
+    :token_set_ratio,
+    :partial_token_set_ratio,
+    :partial_token_ratio,
+    :token_sort_ratio,
+    :token_ratio
+  ]
 
   # runs in the child: {label, normal's answer, [{mode, answer, turns}]}
   @prelude """

@@ -105,8 +105,10 @@ static void token_set_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w
     }
 }
 
+/* partial_token_ratio's parts, weighted. No test for a side without
+ * tokens: as in rapidfuzz, the sorted texts' partial ratio answers it, 100
+ * when neither side has a token (two empty texts), 0 when one side has. */
 static void partial_token_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
-    if (t->a_count == 0 || t->b_count == 0) return;
     if (t->sect_count > 0) {
         add_base(s, 100.0 * w1 * w2);
         return;
@@ -441,23 +443,64 @@ static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
     return false;
 }
 
+/* A ratio part's common prefix, then suffix, a budget at a time (as
+ * rapidfuzz strips them before its LCS): symbols in common are in every
+ * longest common subsequence, so the kernel runs on what lies between,
+ * and equal or near-equal long texts cost linear time. True when both are
+ * found; the symbols compared are charged as copied ones. */
+static bool trim_affix(wb_fz_part *p, uint64_t budget, uint64_t *used) {
+    wb_fz_meter g = {budget, 0};
+    size_t most = min_size(p->xl, p->yl);
+    while (p->trim < 2) {
+        size_t left = most - p->pre - p->suf;
+        if (left == 0) {
+            p->trim = 2;
+            break;
+        }
+        uint64_t r = wb_fz_room(&g);
+        if (r == 0) break;
+        size_t k = min_size(left, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS)), i = 0;
+        g.spent += k / WB_FZ_COPY_SYMBOLS; /* k < 32 ends the phase: left */
+        if (p->trim == 0) {
+            const uint32_t *x = p->x + p->pre, *y = p->y + p->pre;
+            while (i < k && x[i] == y[i])
+                i++;
+            p->pre += i;
+        } else {
+            const uint32_t *x = p->x + (p->xl - p->suf), *y = p->y + (p->yl - p->suf);
+            while (i < k && x[-1 - (ptrdiff_t)i] == y[-1 - (ptrdiff_t)i])
+                i++;
+            p->suf += i;
+        }
+        if (i < k) p->trim++;
+    }
+    *used += g.spent;
+    return p->trim == 2;
+}
+
 /* Steps the current part; true when it is done (its similarity in
  * s->best), or failed. */
 static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
-    const wb_fz_part *p = &s->parts[s->part];
+    wb_fz_part *p = &s->parts[s->part];
     if (!p->partial) {
+        /* the whole of a with its pattern made once: no trimming */
+        bool whole_query = s->query && p->x == s->a && p->xl == s->m;
         if (!s->kernel_live) {
-            bool ok = s->query && p->x == s->a && p->xl == s->m
-                          ? wb_fz_lcs_init_with(&s->k.lcs, s->query, p->y, p->yl)
-                          : wb_fz_lcs_init(&s->k.lcs, p->x, p->xl, p->y, p->yl);
+            uint64_t before = *used;
+            if (!whole_query && !trim_affix(p, budget, used)) return false;
+            if (*used - before >= budget && *used > before) return false;
+            size_t xl = p->xl - p->pre - p->suf, yl = p->yl - p->pre - p->suf;
+            bool ok = whole_query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, p->y, p->yl)
+                                  : wb_fz_lcs_init(&s->k.lcs, p->x + p->pre, xl, p->y + p->pre, yl);
             if (!ok) {
                 s->failed = true;
                 return true;
             }
             s->kernel_live = true;
+            budget -= *used - before;
         }
         if (!wb_fz_lcs_step(&s->k.lcs, budget, used)) return false;
-        size_t distance = p->xl + p->yl - 2 * s->k.lcs.result;
+        size_t distance = p->xl + p->yl - 2 * (s->k.lcs.result + p->pre + p->suf);
         wb_fz_lcs_free(&s->k.lcs);
         s->kernel_live = false;
         s->best = wb_fz_ratio_of(distance, p->total);

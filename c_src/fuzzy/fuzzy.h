@@ -108,6 +108,10 @@ typedef struct {
     size_t total;  /* ratio: the lengths its distance is measured against */
     double w1, w2; /* the similarity is multiplied by w1, then by w2 */
     double result; /* its similarity, once done */
+    /* a ratio's common prefix and suffix, found before its LCS kernel
+     * (trim: 0 the prefix under way, 1 the suffix, 2 both found) */
+    size_t pre, suf;
+    unsigned char trim;
 } wb_fz_part;
 
 #define WB_FZ_PARTS 4

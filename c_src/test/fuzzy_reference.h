@@ -464,9 +464,9 @@ static inline double fzr_partial_token_ratio(const uint32_t *a, size_t m, const 
                                              size_t n, bool cp) {
     fzr_sets s = fzr_make_sets(a, m, b, n, cp);
     double r;
-    if (s.ta.count == 0 || s.tb.count == 0) {
-        r = 0.0;
-    } else if (s.sect.count > 0) {
+    /* no test for a side without tokens (rapidfuzz's rule): the partial
+     * ratio of two empty texts is 100, of an empty and a non-empty one 0 */
+    if (s.sect.count > 0) {
         r = 100.0;
     } else {
         fzr_seq x = fzr_join(&s.dab), y = fzr_join(&s.dba);

@@ -667,6 +667,9 @@ static void test_known(void) {
     known(WB_FZ_PARTIAL_TOKEN_SET_RATIO, "a b", "b c", 100.0);
 }
 
+#include "fuzzy_long_affix.h"
+#include "fuzzy_whitespace_parity.h"
+
 /* ---- wb_fz_symbols, wb_fz_default_process_ascii --------------------------------- */
 
 static void test_symbols(void) {
@@ -832,6 +835,8 @@ int main(void) {
     test_symbols();
     test_process();
     test_known();
+    test_whitespace_parity();
+    test_long_affix();
     test_random_pairs(1500, false);
     test_random_pairs(40, true);
     test_partial_bounds(3000);
