@@ -250,6 +250,43 @@ defmodule WellBehaved.LabSearchTest do
     assert Search.Rapidfuzz.ns(nil, :ratio, :cached) == nil
   end
 
+  doctest Search.Pairs
+
+  test "the pairs beside rapidfuzz-cpp: lines parsed, a table a scorer, disagreements said" do
+    out = """
+    agree pairs 8 osa 0 64
+    pair osa 8 203.13 74.74 2.732 2.689 2.772 11
+    agree pairs 8 jaro 3 64
+    pair jaro 8 116.27 130.31 0.890 0.868 0.926 11
+    agree pairs 1000 osa 0 8
+    pair osa 1000 129993.58 155680.88 0.835 0.754 0.863 11
+    """
+
+    parsed = Search.Pairs.parse(out)
+
+    assert Enum.map(parsed.rows, &{&1.scorer, &1.size, &1.ratio}) ==
+             [{:osa, 8, 2.732}, {:jaro, 8, 0.89}, {:osa, 1000, 0.835}]
+
+    assert parsed.disagree == [{:jaro, 8, 3}]
+
+    assert Search.Pairs.table_rows(parsed.rows) == [
+             ["`osa`", "2.73 (2.69-2.77)", "-", "-", "0.84 (0.75-0.86)"],
+             ["`jaro`", "0.89 (0.87-0.93)", "-", "-", "-"]
+           ]
+
+    text = Search.Pairs.to_markdown(Map.put(parsed, :available, true))
+    assert text =~ "| `osa` | 2.73 (2.69-2.77) |"
+    assert text =~ "`jaro` at 8 B (3 pairs)"
+
+    agreed = Search.Pairs.to_markdown(%{available: true, rows: parsed.rows, disagree: []})
+    assert agreed =~ "same score for every pair"
+
+    assert Search.Pairs.to_markdown(%{available: false, reason: "not measured: x"}) =~
+             "not measured: x"
+
+    assert Search.Pairs.to_markdown(nil) == ""
+  end
+
   # a repeat of the lateness windows: :auto and pure Erlang p99 (ms)
   defp windows(list) do
     for {auto, erlang, noisy} <- list do

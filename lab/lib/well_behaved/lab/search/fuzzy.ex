@@ -62,7 +62,7 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
   alias WellBehaved.{Fuzzy, Levenshtein}
   alias WellBehaved.Lab.Stats
-  alias WellBehaved.Lab.Search.{Lateness, Rapidfuzz, Throughput}
+  alias WellBehaved.Lab.Search.{Lateness, Pairs, Rapidfuzz, Throughput}
 
   @ns_bound 10
   @speedup_bound 1.8
@@ -118,6 +118,13 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
     words_rapidfuzz = Rapidfuzz.run(words, words_query, plan.rounds_one)
 
+    # every scorer on one pair at a time, at the C level, beside
+    # rapidfuzz-cpp's free functions (only with its checkout)
+    if Pairs.program(),
+      do: progress.("fuzzy pairs beside rapidfuzz-cpp: #{plan.rounds_one} rounds")
+
+    pairs = Pairs.run(plan.rounds_one)
+
     shrink = min(count / 100_000, 1.0)
     cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
     # pairs enough for an interval: 7 in a full run, 6 in a quick one
@@ -150,6 +157,7 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
         query: words_query
       },
       cdist: cdist,
+      pairs: pairs,
       lateness: lateness
     }
   end
