@@ -34,7 +34,7 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search c_src/build/test_fuzzy
-C_TEST_TARGETS += c_src/build/test_extract
+C_TEST_TARGETS += c_src/build/test_extract c_src/build/test_search_avx512
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
@@ -74,6 +74,12 @@ $(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h 
 c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
+
+# the lane kernels' AVX-512 code, built for the baseline instruction set,
+# run on any CPU (this one may have no AVX-512)
+c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(CORE_SRC)
 
 c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build

@@ -10,6 +10,16 @@
 #define WB_LANES_X86 0
 #endif
 
+/* A test build (WB_LANES_EMULATE_AVX512) compiles the AVX-512 kernels for
+ * the baseline instruction set, the compiler splitting their 64-byte
+ * vectors, so that a CPU without AVX-512 runs and checks their code; only
+ * their table fill, made of AVX-512 intrinsics, is a portable copy there. */
+#ifdef WB_LANES_EMULATE_AVX512
+#define WB_AVX512_TARGET
+#else
+#define WB_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+#endif
+
 typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
                          size_t, size_t);
 typedef size_t (*run2_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, wb_lanes *,
@@ -71,7 +81,7 @@ static inline uint64_t low_bits(size_t n) {
 
 #define WB_ISA    avx512
 #define WB_NB     64
-#define WB_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define WB_TARGET WB_AVX512_TARGET
 #include "lanes_widths.h"
 #undef WB_ISA
 #undef WB_NB
@@ -542,6 +552,9 @@ bool wb_lanes_supported(wb_lanes_kernel kernel) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2");
     case WB_LANES_AVX512:
+#ifdef WB_LANES_EMULATE_AVX512
+        return true;
+#endif
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl");

@@ -77,8 +77,10 @@ static void WB_CAT(fill_sse2_, WB_W)(wb_lanes *b, const wb_lanes_query *q, wb_la
     }
 }
 
-#define WB_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define WB_AVX512 WB_AVX512_TARGET
 #define WB_GROUP  (64 / WB_W) /* lanes whose candidates fill one 64-byte vector */
+
+#ifndef WB_LANES_EMULATE_AVX512
 
 /* Lane l's candidate, its bytes past the end zero (a lane past b->used:
  * all zero), in a vector of WB_W bytes (at most 16: in the low ones). */
@@ -153,6 +155,32 @@ WB_AVX512 static void WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_que
         }
     }
 }
+#else
+/* fill_avx512_<W> in portable code: the same groups of lanes and words
+ * (tests of the AVX-512 kernels on a CPU without AVX-512) */
+static void WB_CAT(fill_avx512_, WB_W)(wb_lanes *b, const wb_lanes_query *q, wb_lanes_table to,
+                                       const uint8_t *bytes, const uint64_t *offsets) {
+    unsigned char *restrict table = to[0];
+    WB_CAT(clear_unused_, WB_W)(b, q, to);
+    for (unsigned l = 0; l < b->used; l += WB_GROUP) {
+        uint8_t v[64] = {0};
+        for (unsigned g = 0; g < WB_GROUP && l + g < b->used; g++) {
+            size_t n;
+            const uint8_t *t = lane_candidate(b, bytes, offsets, l + g, &n);
+            memcpy(v + (size_t)WB_W * g, t, n);
+        }
+        uint64_t keep;
+        memcpy(&keep, b->mask + (size_t)l * sizeof(WB_T), 8);
+        for (size_t r = 0; r < q->distinct; r++) {
+            uint64_t m = 0;
+            for (unsigned i = 0; i < 64; i++)
+                m |= (uint64_t)(v[i] == q->bytes_of_rows[r]) << i;
+            m &= keep;
+            memcpy(table + r * WB_LANES_BYTES + (size_t)l * sizeof(WB_T), &m, 8);
+        }
+    }
+}
+#endif
 #undef WB_AVX512
 #undef WB_GROUP
 #undef WB_CHUNKS
