@@ -12,11 +12,13 @@
 #include <string.h>
 
 /* Work per unit (about 2 ns) */
-#define JARO_COMPARES   16 /* symbols compared making a's masks (short pairs) */
-#define JARO_FLAGS      4  /* symbols of a flagged on their masks (short pairs) */
-#define JARO_WORDS_BYTE 2  /* words of a window scanned, a symbol below 256 */
-#define JARO_WORDS_WIDE 1  /* the same, a symbol of 256 and up (a map's look-up) */
-#define JARO_PAIRS      4  /* moves of the pairing: a matched pair or a word passed */
+#define JARO_COMPARES 16 /* symbols compared making a's masks (short pairs) */
+#define JARO_FLAGS    4  /* symbols of a flagged on their masks (short pairs) */
+#define JARO_BYTE_SHIFT                                                                            \
+    1                /* 1 << this words of a window scanned, a symbol                              \
+                        below 256; one a symbol of 256 and up (a map's                             \
+                        look-up) */
+#define JARO_PAIRS 4 /* moves of the pairing: a matched pair or a word passed */
 
 bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
     /* walk the shorter, a when the lengths are equal */
@@ -40,7 +42,8 @@ bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t 
     if (k->reach <= 64) return true; /* m <= reach: a fits a word too */
     k->blocks = true;
     if (!wb_fz_pattern_alloc(&k->pattern, b, k->reach)) return false;
-    size_t words = blocks_of(k->reach) + blocks_of(m);
+    /* b's flags, a's, and the bytes' cursors (2 a word) */
+    size_t words = blocks_of(k->reach) + blocks_of(m) + 128;
     k->owned = calloc(words, sizeof(uint64_t));
     if (!k->owned) {
         wb_fz_pattern_free(&k->pattern);
@@ -48,6 +51,7 @@ bool wb_fz_jaro_init(wb_fz_jaro *k, const uint32_t *a, size_t m, const uint32_t 
     }
     k->taken = k->owned;
     k->walked = k->owned + blocks_of(k->reach);
+    k->cursor = (uint32_t *)(k->walked + blocks_of(m));
     k->owned_bytes = k->pattern.owned_bytes + words * sizeof(uint64_t);
     return true;
 }
@@ -138,20 +142,39 @@ static uint64_t flag_word(wb_fz_jaro *k, uint64_t left) {
 }
 
 /* Blocks: flags a's symbols, each on the words of its window from the
- * lowest (resumed at k->word), within `left` units; returns the units. */
+ * lowest (resumed at k->word), within `left` units; returns the units.
+ * A symbol costs one item, and one a word scanned; a symbol below 256
+ * 2 items a unit, others 1 (a map's look-up): 1 << shift.
+ *
+ * A byte's scan starts at its cursor when that is higher: the word its
+ * last scan ended in. The words below hold no free position of it from
+ * that scan's window's start on (the windows only move up, the flags
+ * only grow), and the last word holds none up to that window's end.
+ *
+ * The state's fields are kept in locals: b's flags, stored to, are words
+ * of the same type as they. */
 static uint64_t flag_blocks(wb_fz_jaro *k, uint64_t left) {
     uint64_t spent = 0;
     const wb_fz_pattern *p = &k->pattern;
-    uint64_t *taken = k->taken;
-    while (k->at < k->m && spent < left) {
-        size_t i = k->at, lo, hi;
-        window_of(k, i, &lo, &hi);
+    const uint32_t *a = k->a;
+    uint64_t *taken = k->taken, *walked = k->walked;
+    uint32_t *cursor = k->cursor;
+    size_t at = k->at, m = k->m, matches = k->matches, bound = k->bound, reach = k->reach;
+    size_t nblocks = p->nblocks, w = k->scanning ? k->word : SIZE_MAX;
+    while (at < m && spent < left) {
+        size_t lo = at > bound ? at - bound : 0;
+        size_t hi = reach - at > bound ? at + bound + 1 : reach;
         size_t first = lo / 64, last = (hi - 1) / 64;
-        size_t w = k->scanning ? k->word : first, from = w;
-        uint32_t c = k->a[i];
-        size_t per = c < 256 ? JARO_WORDS_BYTE : JARO_WORDS_WIDE;
-        size_t end = w + affordable(last + 1 - w, left - spent, per);
-        const uint64_t *row = c < 256 ? p->low + (size_t)c * p->nblocks : NULL;
+        uint32_t c = a[at];
+        size_t fresh = w == SIZE_MAX;
+        if (fresh) w = c < 256 && cursor[c] > first ? cursor[c] : first;
+        size_t from = w;
+        unsigned shift = c < 256 ? JARO_BYTE_SHIFT : 0;
+        uint64_t afford = left - spent;
+        size_t rest = (w <= last ? last + 1 - w : 0) + fresh; /* items */
+        size_t end =
+            afford > (uint64_t)((rest - 1) >> shift) ? last + 1 : w + (afford << shift) - fresh;
+        const uint64_t *row = c < 256 ? p->low + (size_t)c * nblocks : NULL;
         bool found = false;
         for (; w < end; w++) {
             uint64_t bits = (row ? row[w] : wb_fz_pattern_get(p, c, w)) & ~taken[w];
@@ -159,22 +182,23 @@ static uint64_t flag_blocks(wb_fz_jaro *k, uint64_t left) {
             if (w == last) bits &= wb_fz_low_bits(hi - 64 * last);
             if (bits) {
                 taken[w] |= bits & (~bits + 1);
-                k->walked[i / 64] |= (uint64_t)1 << (i % 64);
-                k->matches++;
+                walked[at / 64] |= (uint64_t)1 << (at % 64);
+                matches++;
                 found = true;
-                w++;
                 break;
             }
         }
-        spent += units_of(w - from, per);
+        spent += ((w - from) + found + fresh + ((size_t)1 << shift) - 1) >> shift;
         if (found || w > last) {
-            k->at++;
-            k->scanning = false;
-        } else {
-            k->word = w;
-            k->scanning = true;
+            if (c < 256) cursor[c] = (uint32_t)(found ? w : max_size(cursor[c], last));
+            at++;
+            w = SIZE_MAX;
         }
     }
+    k->at = at;
+    k->matches = matches;
+    k->scanning = w != SIZE_MAX;
+    k->word = w;
     return spent;
 }
 
@@ -270,7 +294,7 @@ uint64_t wb_fz_jaro_units(size_t m, size_t n) {
     }
     /* a window: 2 bound + 1 positions, on as many words and one more */
     uint64_t words = min_size(blocks_of(reach), (2 * (uint64_t)bound + 1) / 64 + 2);
-    uint64_t flags = sat_mul(s, units_of(words, JARO_WORDS_WIDE));
+    uint64_t flags = sat_mul(s, words + 1);
     return sat_add(sat_add(sat_add(wb_fz_pattern_units(reach), flags), pairing), 1);
 }
 

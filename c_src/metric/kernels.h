@@ -401,7 +401,8 @@ typedef struct {
     size_t pa, pb;         /* the pairing: the words of a and b under way, */
     uint64_t abits, bbits; /* their flags left */
     size_t seen, trans;
-    uint64_t *owned; /* taken and walked (blocks) */
+    uint64_t *owned;  /* taken, walked and cursor (blocks) */
+    uint32_t *cursor; /* per byte, the word its last scan ended in (blocks) */
     size_t owned_bytes;
     double result;
     uint64_t small[2];     /* taken and walked (short pairs) */
