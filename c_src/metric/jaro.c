@@ -68,7 +68,10 @@ static uint64_t word_units(size_t m, size_t reach) {
 }
 
 /* The word form of a short pair (reach <= 64) on the stack's masks, when
- * its symbols are all below 256 (false otherwise: nothing found). */
+ * its symbols are all below 256 (false otherwise: nothing found). Only
+ * the masks of a's symbols are read, so only they are cleared: those of
+ * b's other symbols get their bits on top of whatever the table held
+ * (an unsigned word, never read). */
 static bool jaro_word(wb_fz_jaro *k) {
     uint64_t masks[256];
     const uint32_t *a = k->a, *b = k->b;
@@ -82,11 +85,9 @@ static bool jaro_word(wb_fz_jaro *k) {
     }
     for (size_t j = 0; j < reach; j++) {
         any |= b[j];
-        masks[b[j] & 255] = 0;
+        masks[b[j] & 255] |= (uint64_t)1 << j;
     }
     if (any >= 256) return false;
-    for (size_t j = 0; j < reach; j++)
-        masks[b[j]] |= (uint64_t)1 << j;
     size_t transpositions;
     k->matches = wb_jaro_word_symbols_within(a, m, reach, k->bound, masks, &transpositions);
     k->trans = transpositions;
@@ -203,29 +204,37 @@ static uint64_t flag_blocks(wb_fz_jaro *k, uint64_t left) {
 }
 
 /* Pairs the matched symbols of a and b in order, counting those that
- * differ, in `left` units' worth of moves; returns the units. */
+ * differ, in `left` units' worth of moves; returns the units. (The
+ * state's fields in locals, as in flag_blocks.) */
 static uint64_t pair_up(wb_fz_jaro *k, uint64_t left) {
     uint64_t most = left > UINT64_MAX / JARO_PAIRS ? UINT64_MAX : left * JARO_PAIRS, moves = 0;
     const uint32_t *a = k->a, *b = k->b;
+    const uint64_t *walked = k->walked, *taken = k->taken;
+    uint64_t abits = k->abits, bbits = k->bbits;
+    size_t pa = k->pa, pb = k->pb, seen = k->seen, trans = k->trans, matches = k->matches;
     /* b holds as many flags as a: each of a's has its pair */
-    while (moves < most) {
+    while (moves < most && seen < matches) {
         moves++;
-        if (!k->abits) {
-            k->abits = k->walked[++k->pa];
-        } else if (!k->bbits) {
-            k->bbits = k->taken[++k->pb];
+        if (!abits) {
+            abits = walked[++pa];
+        } else if (!bbits) {
+            bbits = taken[++pb];
         } else {
-            size_t i = 64 * k->pa + (size_t)__builtin_ctzll(k->abits);
-            size_t j = 64 * k->pb + (size_t)__builtin_ctzll(k->bbits);
-            k->trans += a[i] != b[j];
-            k->abits &= k->abits - 1;
-            k->bbits &= k->bbits - 1;
-            if (++k->seen == k->matches) {
-                jaro_finish(k);
-                break;
-            }
+            size_t i = 64 * pa + (size_t)__builtin_ctzll(abits);
+            size_t j = 64 * pb + (size_t)__builtin_ctzll(bbits);
+            trans += a[i] != b[j];
+            abits &= abits - 1;
+            bbits &= bbits - 1;
+            seen++;
         }
     }
+    k->abits = abits;
+    k->bbits = bbits;
+    k->pa = pa;
+    k->pb = pb;
+    k->seen = seen;
+    k->trans = trans;
+    if (seen == matches) jaro_finish(k);
     return units_of((size_t)moves, JARO_PAIRS);
 }
 
