@@ -21,7 +21,7 @@
  * A unit is about 2 ns of work on the reference machine: one 64-row block
  * of a bit-parallel column, WB_FZ_PATTERN_PER_UNIT symbols placed in a
  * pattern, a few cells of a scalar dynamic-programming row (each file says
- * how many), 4 positions of Jaro's window. *_units(m, n)
+ * how many), 2 words of Jaro's window (jaro.c). *_units(m, n)
  * bounds the units of the whole computation, whatever the budgets.
 
  * Distances with a cutoff k: any distance above k is reported as k + 1,
