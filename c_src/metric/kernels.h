@@ -21,7 +21,7 @@
  * A unit is about 2 ns of work on the reference machine: one 64-row block
  * of a bit-parallel column, WB_FZ_PATTERN_PER_UNIT symbols placed in a
  * pattern, a few cells of a scalar dynamic-programming row (each file says
- * how many), 4 positions of Jaro's window. *_units(m, n)
+ * how many), 2 words of Jaro's window (jaro.c). *_units(m, n)
  * bounds the units of the whole computation, whatever the budgets.
 
  * Distances with a cutoff k: any distance above k is reported as k + 1,
@@ -372,19 +372,43 @@ uint64_t wb_fz_hamming_units(size_t m, size_t n);
  * computed in doubles in exactly that order, 0.0 when M is 0.
  * Jaro-Winkler adds l * prefix_weight * (1.0 - sim) when sim > 0.7, l the
  * common prefix of a and b, at most 4 symbols. */
+/* Bit-parallel: the positions of b any window reaches (`reach` of them)
+ * are a pattern, and each symbol of a takes the lowest set bit of its
+ * symbol's mask, within its window and not yet taken; the matches are
+ * then paired in order on the flags of both sides. Three routes: a pair
+ * whose reach is at most 64 and whose symbols are all below 256 in one
+ * step when the budget pays for it (jaro_word.h, masks on the stack);
+ * any other such short pair on masks made per symbol of a (a of at most
+ * 64 symbols: a's masks over b, in the state); a longer reach on a
+ * pattern of blocks (pattern.c), the window's words scanned from its
+ * lowest. init reads symbols only for a pattern of at most 256 (its
+ * count of symbols of 256 and up: a reach of 65 .. 256). */
 typedef struct {
     const uint32_t *a, *b; /* a: the shorter */
-    size_t m, n, at, bound, matches;
-    size_t scan;                      /* the window of a[at]: next position */
-    bool scanning;                    /* (scan set) */
-    size_t walked, bpos, seen, trans; /* the pass counting transpositions */
-    uint8_t *flags;                   /* matched: m + n bytes */
-    size_t owned_bytes;
+    size_t m, n, reach, bound;
+    bool blocks; /* reach > 64: the pattern */
+    bool wide;   /* reach <= 64, a symbol of 256 and up seen */
     bool done;
+    int phase;     /* 0 masks or pattern, 1 flags, 2 pairs */
+    size_t at;     /* phase 0: the next of a's masks' compares (a
+                      flat index, i * reach + j); phase 1: the next
+                      symbol of a */
+    size_t word;   /* the window's next word of symbol at (blocks) */
+    bool scanning; /* (word set) */
+    size_t matches;
+    uint64_t *taken;       /* b's matched positions (words of the reach) */
+    uint64_t *walked;      /* a's matched symbols */
+    size_t pa, pb;         /* the pairing: the words of a and b under way, */
+    uint64_t abits, bbits; /* their flags left */
+    size_t seen, trans;
+    uint64_t *owned;  /* taken, walked and cursor (blocks) */
+    uint32_t *cursor; /* per byte, the word its last scan ended in (blocks) */
+    size_t owned_bytes;
     double result;
-    /* the flags of a pair of at most 64 symbols a side, which a big
-     * enough budget scores at once in the word form (jaro_word.h) */
-    uint8_t small_flags[128];
+    uint64_t small[2];     /* taken and walked (short pairs) */
+    wb_fz_pattern pattern; /* b's reach (blocks; set by init only there) */
+    uint64_t masks[64];    /* per symbol of a, its positions in b (short
+                              pairs, but in one step on the stack's) */
 } wb_fz_jaro;
 
 /* Jaro's similarity from the matches M of a pair of `shorter` and

@@ -272,15 +272,24 @@ static void ks_run_abandoned(const ks_case *c, const uint32_t *a, size_t m, cons
 
 static const uint64_t ks_budgets[] = {1, 2, 3, 7, 64, 1000, UINT64_MAX / 4};
 
+/* The positions of the longer side Jaro's windows reach. */
+static size_t ks_jaro_reach(size_t m, size_t n) {
+    size_t s = m < n ? m : n, l = m < n ? n : m, bound = l / 2 > 0 ? l / 2 - 1 : 0;
+    return l - bound > s ? s + bound : l;
+}
+
 /* Every budget on one pair (a, m), (b, n), against the reference. */
 static void ks_check_pair(const ks_case *c, const uint32_t *sa, size_t m, const uint32_t *sb,
                           size_t n, bool codepoints) {
     uint64_t want = ks_reference(c, sa, m, sb, n);
     uint32_t *a = malloc((m ? m : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
     if (!a || !b) abort();
-    /* init reads no symbol, but a pattern's alloc those of a short side */
+    /* init reads no symbol, but a pattern's alloc those of a short side,
+     * Jaro's those of b its windows reach, its pattern past one word */
+    size_t reach = ks_jaro_reach(m, n);
     bool early =
-        (c->kind == KS_LCS || c->kind == KS_LEV || c->kind == KS_OSA) && (m < n ? m : n) <= 256;
+        ((c->kind == KS_LCS || c->kind == KS_LEV || c->kind == KS_OSA) && (m < n ? m : n) <= 256) ||
+        (c->kind == KS_JARO && reach > 64 && reach <= 256);
     for (size_t i = 0; i < sizeof ks_budgets / sizeof *ks_budgets; i++) {
         uint64_t got = ks_run(c, a, sa, m, b, sb, n, early, codepoints, ks_budgets[i]);
         if (c->kind == KS_JARO) {
@@ -450,11 +459,64 @@ static void ks_patterns(size_t count) {
     }
 }
 
+/* Jaro at the edges of its words: a side of 63, 64, 65, 127, 128, 129
+ * or 1000+ symbols (windows of many words), against one of those sizes
+ * or a random one; the other side a copy with edits (many matches, some
+ * out of order) or random; codepoints with symbols of 256 and up, and
+ * bytes. */
+static void ks_jaro_edges(size_t count) {
+    static const size_t sizes[] = {63, 64, 65, 127, 128, 129, 1000};
+    size_t cap = 1100;
+    uint32_t *a = malloc(cap * sizeof *a), *b = malloc(cap * sizeof *b);
+    if (!a || !b) abort();
+    for (size_t r = 0; r < count; r++) {
+        bool cp = check_random() % 3 != 0;
+        size_t letters = 1 + check_random() % 8;
+        size_t m = sizes[check_random() % 7], n;
+        if (m == 1000) m += check_random() % 64;
+        switch (check_random() % 3) {
+        case 0:
+            n = m;
+            break;
+        case 1:
+            n = sizes[check_random() % 7];
+            break;
+        default:
+            n = check_random() % (m + 40);
+        }
+        ks_string(a, m, cp, letters, check_random() % 8 == 0);
+        if (check_random() % 4 == 0) {
+            ks_string(b, n, cp, letters, false);
+        } else {
+            /* a copy of a's start, and edits: swaps near and far, changes */
+            for (size_t j = 0; j < n; j++)
+                b[j] = j < m ? a[j] : (cp ? 0x1F600 : 'z');
+            for (size_t e = n / 8 + 1; e > 0 && n > 1; e--) {
+                size_t x = check_random() % n,
+                       y = check_random() % 3 == 0 ? check_random() % n : (x + 1) % n;
+                uint32_t t = b[x];
+                b[x] = b[y];
+                b[y] = t;
+                if (check_random() % 4 == 0) b[check_random() % n] = cp ? 0x10FFFF : 0xFF;
+            }
+        }
+        ks_case c;
+        ks_random_case(&c, KS_JARO, 0);
+        if (check_random() % 2)
+            ks_check_pair(&c, a, m, b, n, cp);
+        else
+            ks_check_pair(&c, b, n, a, m, cp);
+    }
+    free(a);
+    free(b);
+}
+
 static void test_kernel_steps(void) {
     ks_patterns(300);
     ks_short_pairs(150);
     ks_osa_edges(300);
     ks_long_pairs(2);
+    ks_jaro_edges(300);
     printf("kernels stepped: %zu runs, %zu steps\n", ks_runs, ks_steps);
 }
 
