@@ -116,7 +116,7 @@ typedef struct {
 
 #define WB_FZ_PARTS 4
 /* derived sequences of this many symbols and fewer live in the state */
-#define WB_FZ_SMALL 256
+#define WB_FZ_SMALL 512
 /* and the tokens of pairs of up to WB_FZ_SMALL / 2 symbols in all: a's
  * and b's (m / 2 + 1 and n / 2 + 1 at most), and as many to sort into */
 #define WB_FZ_SMALL_TOKENS (WB_FZ_SMALL / 2 + 4)
