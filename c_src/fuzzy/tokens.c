@@ -1,11 +1,11 @@
 /* The token scorers' token work (tokens.h), every phase resumable a
  * budget at a time: the tokens of a and b counted (long inputs: the
- * blocks are then sized exactly), split, each side sorted (a bottom-up
- * merge sort, stable, its passes resumable at any merge), joined by
- * single spaces, their repeats dropped, and the two sets walked together
- * into the intersection's measure and the differences, joined. A token
- * comparison reads the symbols up to the first difference; a long one
- * resumes where it stopped. */
+ * blocks are then sized exactly; shorter ones by the lengths), split,
+ * each side sorted (a bottom-up merge sort, stable, its passes resumable
+ * at any merge), joined by single spaces, their repeats dropped, and
+ * the two sets walked together into the intersection's measure and the
+ * differences, joined. A token comparison reads the symbols up to the
+ * first difference; a long one resumes where it stopped. */
 #include "tokens.h"
 
 #include <stdlib.h>
@@ -39,6 +39,10 @@ static inline bool is_space(uint32_t c, bool codepoints) {
  * or tokens moved */
 #define SCAN_SYMBOLS 8
 #define MOVE_TOKENS  8
+
+/* pairs of this many symbols at most have their token blocks sized by
+ * their lengths, not their tokens counted first */
+#define UNCOUNTED 4096
 
 enum {
     TK_COUNT,
@@ -187,7 +191,7 @@ static void place_derived(wb_fz *s, uint32_t *derived) {
     t->diff_ba = derived + 2 * s->m + s->n;
 }
 
-/* The blocks of long inputs, their tokens counted: a's and b's tokens and
+/* The blocks of long inputs, their tokens counted (or bounded): a's and b's tokens and
  * as many to sort into; the derived sequences. false: out of memory. */
 static bool allocate_tokens(wb_fz *s) {
     wb_fz_tokens *t = &s->tk;
@@ -265,12 +269,27 @@ static bool merge_sort(wb_fz_tokens *t, wb_fz_meter *g) {
         }
         size_t mid = min_size(t->lo + t->width, t->count);
         size_t hi = min_size(t->lo + 2 * t->width, t->count);
-        while (t->li < mid && t->ri < hi) {
-            if (g->spent >= g->budget) return false;
-            int c = compare_metered(t, &t->src[t->li], &t->src[t->ri], g);
-            if (c == CMP_MORE) return false;
-            t->dst[t->out++] = c <= 0 ? t->src[t->li++] : t->src[t->ri++];
+        /* the walk in locals: a token's length, stored, could be t's */
+        size_t li = t->li, ri = t->ri, out = t->out;
+        const wb_fz_token *src = t->src;
+        wb_fz_token *dst = t->dst;
+        bool more = false;
+        while (li < mid && ri < hi) {
+            if (g->spent >= g->budget) {
+                more = true;
+                break;
+            }
+            int c = compare_metered(t, &src[li], &src[ri], g);
+            if (c == CMP_MORE) {
+                more = true;
+                break;
+            }
+            dst[out++] = c <= 0 ? src[li++] : src[ri++];
         }
+        t->li = li;
+        t->ri = ri;
+        t->out = out;
+        if (more) return false;
         /* the rest of the run left over, moved as it is */
         while (t->li < mid || t->ri < hi) {
             uint64_t r = wb_fz_room(g);
@@ -411,7 +430,16 @@ void wb_fz_tokens_start(wb_fz *s) {
     s->tokenizing = true;
     size_t m = s->m, n = s->n;
     if (m + n > WB_FZ_SMALL / 2) {
-        t->phase = TK_COUNT;
+        /* up to a few thousand symbols, the blocks are sized by the
+         * lengths (a token and a space at least per token: m / 2 + 1),
+         * at most 16 bytes a symbol, rather than counted by a scan */
+        if (m + n <= UNCOUNTED) {
+            t->a_count = m / 2 + 1;
+            t->b_count = n / 2 + 1;
+            t->phase = TK_ALLOC;
+        } else {
+            t->phase = TK_COUNT;
+        }
         return;
     }
     size_t ra = m / 2 + 1, rb = n / 2 + 1;
