@@ -190,6 +190,7 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     /* every field above the kernels (fuzzy.h), one by one: a memset
      * would be a `rep stos`, whose start costs as much as a short score */
     s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = s->too_large = false;
+    s->reversed_live = false;
     s->cutoff = s->nparts = s->part = s->window = 0;
     s->distance = s->maximum = 0;
     s->value = 0;
@@ -369,26 +370,16 @@ static void edit_verdict(wb_fz *s) {
     s->done = true;
 }
 
-/* A part's windows, in one direction: the shorter side x (ls) against
- * prefixes of y of 1 .. ls - 1 symbols, every window of ls symbols, then
- * suffixes of ls - 1 .. 1. */
+/* A part's windows in one direction (a needle of nl symbols in a
+ * haystack of hl >= nl), by index w: w < nl, the prefix of w + 1 symbols
+ * (the last of them the first whole window); nl <= w < hl, the whole
+ * window at w - nl + 1; hl <= w, the suffix of w - hl + 1 symbols. The
+ * prefixes are one pass of the needle over the haystack's first nl
+ * symbols, the LCS read after each column; the suffixes one pass of the
+ * reversed needle over its last nl - 1, from the end: a column a window,
+ * where a window of its own would cost a column a symbol. */
 static size_t windows_of(size_t ls, size_t ll) {
-    return (ls - 1) + (ll - ls + 1) + (ls - 1);
-}
-
-static void window_at(size_t w, size_t ls, const uint32_t *l, size_t ll, const uint32_t **at,
-                      size_t *len) {
-    if (w < ls - 1) {
-        *at = l;
-        *len = w + 1;
-    } else if (w < ls - 1 + (ll - ls + 1)) {
-        *at = l + (w - (ls - 1));
-        *len = ls;
-    } else {
-        size_t back = w - (ls - 1) - (ll - ls + 1); /* 0: the longest suffix */
-        *len = ls - 1 - back;
-        *at = l + ll - *len;
-    }
+    return ll + ls - 1;
 }
 
 /* The sides of a partial part in the current direction: the needle
@@ -410,17 +401,57 @@ static bool pattern_has(const wb_fz_pattern *p, uint32_t c) {
     return false;
 }
 
-/* Whether window w (at, len) cannot beat another window (rapidfuzz's
- * rule, exact): a prefix or a whole window whose last symbol is not in
- * the needle has the LCS of one a symbol shorter (a shorter prefix, or
- * the window one to the left), a suffix whose first symbol is not in it
- * that of the next suffix; those have the same LCS over fewer symbols or
- * no more. */
-static bool dominated(const wb_fz_pattern *needle, size_t w, size_t nl, size_t hl,
-                      const uint32_t *at, size_t len) {
-    bool suffix = w >= (nl - 1) + (hl - nl + 1);
-    uint32_t edge = suffix ? at[0] : at[len - 1];
-    return !pattern_has(needle, edge);
+/* Whether a whole window (at, len) cannot beat another window
+ * (rapidfuzz's rule, exact): one whose last symbol is not in the needle
+ * has the LCS of the window one to the left (or, for the first, of a
+ * shorter prefix), over as many symbols or fewer. */
+static bool dominated(const wb_fz_pattern *needle, const uint32_t *at, size_t len) {
+    return !pattern_has(needle, at[len - 1]);
+}
+
+/* A window of len symbols holding lcs of the needle's nl: the best so far
+ * when its ratio is higher. */
+static void consider_window(wb_fz *s, size_t nl, size_t len, size_t lcs) {
+    double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
+    if (r > s->best) s->best = r;
+}
+
+/* The bits of x in reverse order: a one-word needle's masks reversed
+ * are the reversed needle's (shifted down by 64 - nl). */
+static uint64_t reverse_bits(uint64_t x) {
+    x = __builtin_bswap64(x);
+    x = (x >> 4 & UINT64_C(0x0F0F0F0F0F0F0F0F)) | (x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4;
+    x = (x >> 2 & UINT64_C(0x3333333333333333)) | (x & UINT64_C(0x3333333333333333)) << 2;
+    return (x >> 1 & UINT64_C(0x5555555555555555)) | (x & UINT64_C(0x5555555555555555)) << 1;
+}
+
+/* A long needle's suffix pass: the needle reversed, then the haystack's
+ * last nl - 1 symbols from the end (s->reversed), and the pattern of the
+ * first (s->rneedle). false: out of memory. */
+static bool start_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
+                           size_t hl) {
+    if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) return false;
+    uint32_t *r = malloc((2 * nl - 1) * sizeof *r);
+    if (!r) return false;
+    for (size_t i = 0; i < nl; i++)
+        r[i] = needle[nl - 1 - i];
+    for (size_t k = 0; k + 1 < nl; k++)
+        r[nl + k] = hay[hl - 1 - k];
+    if (!wb_fz_pattern_init(&s->rneedle, r, nl)) {
+        free(r);
+        return false;
+    }
+    s->reversed = r;
+    s->reversed_live = true;
+    return true;
+}
+
+static void end_reversed(wb_fz *s) {
+    if (!s->reversed_live) return;
+    wb_fz_pattern_free(&s->rneedle);
+    free(s->reversed);
+    s->reversed = NULL;
+    s->reversed_live = false;
 }
 
 /* The LCS of a needle of at most 64 symbols and a text. */
@@ -433,6 +464,9 @@ static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n)
 static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
     bool last = ++s->window == windows_of(nl, hl);
     if (last || s->best == 100.0) {
+        if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
+        s->kernel_live = false;
+        end_reversed(s);
         if (s->pattern_live) wb_fz_pattern_free(&s->needle);
         s->pattern_live = false;
         s->needle_in_use = NULL;
@@ -476,6 +510,55 @@ static bool trim_affix(wb_fz_part *p, uint64_t budget, uint64_t *used) {
     }
     *used += g.spent;
     return p->trim == 2;
+}
+
+/* The column of a prefix or suffix pass at s->window (windows_of),
+ * or as much of it as `room` allows: true when it is done, its window
+ * considered, or failed (out of memory: s->failed). A one-word needle
+ * keeps its vector and LCS in s->k.lcs (no kernel: nothing to free),
+ * reversing its masks for the suffixes; a longer one runs the LCS kernel
+ * over the pass's text a column at a time, from its counted LCS. */
+static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay, size_t hl,
+                        uint64_t room, uint64_t *used) {
+    const wb_fz_pattern *np = s->needle_in_use;
+    bool suffix = s->window >= hl;
+    size_t col = suffix ? s->window - hl : s->window, columns = suffix ? nl - 1 : nl;
+    wb_fz_lcs *k = &s->k.lcs;
+    if (np->nblocks == 1) {
+        if (col == 0) {
+            k->one = ~(uint64_t)0;
+            k->lcs = 0;
+        }
+        uint64_t mask = wb_fz_pattern_get(np, suffix ? hay[hl - 1 - col] : hay[col], 0);
+        if (suffix) mask = reverse_bits(mask) >> (64 - nl);
+        k->one = wb_fz_lcs_word_counted(k->one, mask, &k->lcs);
+        *used += 1;
+        consider_window(s, nl, col + 1, k->lcs);
+        return true;
+    }
+    if (!s->kernel_live) {
+        if (suffix && !s->reversed_live && !start_reversed(s, needle, nl, hay, hl)) {
+            s->failed = true;
+            return true;
+        }
+        bool ok = suffix ? wb_fz_lcs_init_with(k, &s->rneedle, s->reversed + nl, columns)
+                         : wb_fz_lcs_init_with(k, np, hay, columns);
+        if (!ok) {
+            s->failed = true;
+            return true;
+        }
+        s->kernel_live = true;
+    }
+    size_t left = np->nblocks - k->block;
+    wb_fz_lcs_step(k, room < left ? room : left, used);
+    if (k->block != 0) return false;
+    consider_window(s, nl, col + 1, k->lcs);
+    if (col + 1 == columns) {
+        wb_fz_lcs_free(k);
+        s->kernel_live = false;
+        end_reversed(s);
+    }
+    return true;
 }
 
 /* Steps the current part; true when it is done (its similarity in
@@ -528,11 +611,20 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             }
             s->window = 0;
         }
+        size_t w = s->window;
+        if (w < nl || w >= hl) {
+            if (!pass_column(s, needle, nl, hay, hl,
+                             budget > *used - start ? budget - (*used - start) : 1, used))
+                return false;
+            if (s->failed) return true;
+            if (next_window(s, p, nl, hl)) return true;
+            if (*used - start >= budget) return false;
+            continue;
+        }
         if (!s->kernel_live) {
-            const uint32_t *at;
-            size_t len;
-            window_at(s->window, nl, hay, hl, &at, &len);
-            if (dominated(s->needle_in_use, s->window, nl, hl, at, len)) {
+            const uint32_t *at = hay + (w - nl + 1);
+            size_t len = nl;
+            if (dominated(s->needle_in_use, at, len)) {
                 *used += 1;
                 if (next_window(s, p, nl, hl)) return true;
                 if (*used - start >= budget) return false;
@@ -706,6 +798,7 @@ void wb_fz_free(wb_fz *s) {
         }
     }
     if (s->pattern_live) wb_fz_pattern_free(&s->needle);
+    end_reversed(s);
     if (s->tokenizing) wb_fz_tokens_end(s);
     wb_fz_give_back(s, s->derived, s->derived_bytes);
     s->derived = NULL;

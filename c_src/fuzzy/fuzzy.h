@@ -116,7 +116,7 @@ typedef struct {
 
 #define WB_FZ_PARTS 4
 /* derived sequences of this many symbols and fewer live in the state */
-#define WB_FZ_SMALL 256
+#define WB_FZ_SMALL 512
 /* and the tokens of pairs of up to WB_FZ_SMALL / 2 symbols in all: a's
  * and b's (m / 2 + 1 and n / 2 + 1 at most), and as many to sort into */
 #define WB_FZ_SMALL_TOKENS (WB_FZ_SMALL / 2 + 4)
@@ -180,7 +180,8 @@ typedef struct {
     uint32_t *derived; /* sorted tokens and their differences, when not in small */
     /* a part's windows: the shorter side's pattern, the direction (1: the
      * sides swapped, for equal lengths), the window, the best so far */
-    bool pattern_live; /* needle is built (not the query's) */
+    bool pattern_live;  /* needle is built (not the query's) */
+    bool reversed_live; /* rneedle and reversed are built */
     const wb_fz_pattern *needle_in_use;
     int direction;
     size_t window;
@@ -218,6 +219,10 @@ typedef struct {
     } k;
     wb_fz_part parts[WB_FZ_PARTS];
     wb_fz_pattern needle;
+    /* a long needle's suffix pass: the needle reversed, then the
+     * haystack's last symbols reversed (reversed), and its pattern */
+    wb_fz_pattern rneedle;
+    uint32_t *reversed;
     wb_fz_tokens tk;
     uint32_t small[WB_FZ_SMALL]; /* derived sequences of short inputs */
     wb_fz_token small_tokens[WB_FZ_SMALL_TOKENS];

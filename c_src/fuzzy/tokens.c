@@ -1,11 +1,11 @@
 /* The token scorers' token work (tokens.h), every phase resumable a
  * budget at a time: the tokens of a and b counted (long inputs: the
- * blocks are then sized exactly), split, each side sorted (a bottom-up
- * merge sort, stable, its passes resumable at any merge), joined by
- * single spaces, their repeats dropped, and the two sets walked together
- * into the intersection's measure and the differences, joined. A token
- * comparison reads the symbols up to the first difference; a long one
- * resumes where it stopped. */
+ * blocks are then sized exactly; shorter ones by the lengths), split,
+ * each side sorted (a bottom-up merge sort, stable, its passes resumable
+ * at any merge), joined by single spaces, their repeats dropped, and
+ * the two sets walked together into the intersection's measure and the
+ * differences, joined. A token comparison reads the symbols up to the
+ * first difference; a long one resumes where it stopped. */
 #include "tokens.h"
 
 #include <stdlib.h>
@@ -23,8 +23,11 @@ static size_t min_size(size_t x, size_t y) {
     return x < y ? x : y;
 }
 
-static bool is_space(uint32_t c, bool codepoints) {
-    if (wb_fz_ascii_space(c)) return true;
+/* wb_fz_ascii_space's symbols, one bit each: a test and a shift a symbol */
+#define ASCII_SPACES ((UINT64_C(1) << ' ') | (UINT64_C(0x1F) << 9) | (UINT64_C(0xF) << 0x1C))
+
+static inline bool is_space(uint32_t c, bool codepoints) {
+    if (c < 64) return (ASCII_SPACES >> c) & 1;
     if (!codepoints || c < 0x85) return false;
     return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
            c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
@@ -36,6 +39,10 @@ static bool is_space(uint32_t c, bool codepoints) {
  * or tokens moved */
 #define SCAN_SYMBOLS 8
 #define MOVE_TOKENS  8
+
+/* pairs of this many symbols at most have their token blocks sized by
+ * their lengths, not their tokens counted first */
+#define UNCOUNTED 4096
 
 enum {
     TK_COUNT,
@@ -77,12 +84,24 @@ static int compare_from(const wb_fz_token *x, const wb_fz_token *y, size_t *at, 
 }
 
 /* A comparison charged to the wb_fz_meter (room left: the caller checks). */
-static int compare_metered(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y,
-                           wb_fz_meter *g) {
+static int compare_long(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y,
+                        wb_fz_meter *g) {
     size_t read;
     int c = compare_from(x, y, &t->cmp_at, wb_fz_allowance(wb_fz_room(g), SCAN_SYMBOLS), &read);
     g->spent += 1 + read / SCAN_SYMBOLS;
     return c;
+}
+
+/* The same, decided at once when the first symbols differ (tokens have
+ * one at least), as most are: one pair read, one unit as compare_long
+ * charges it. */
+static inline int compare_metered(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y,
+                                  wb_fz_meter *g) {
+    if (t->cmp_at == 0 && x->at[0] != y->at[0]) {
+        g->spent += 1;
+        return x->at[0] < y->at[0] ? -1 : 1;
+    }
+    return compare_long(t, x, y, g);
 }
 
 /* Appends a token to a joined sequence (after a space when not the
@@ -172,7 +191,7 @@ static void place_derived(wb_fz *s, uint32_t *derived) {
     t->diff_ba = derived + 2 * s->m + s->n;
 }
 
-/* The blocks of long inputs, their tokens counted: a's and b's tokens and
+/* The blocks of long inputs, their tokens counted (or bounded): a's and b's tokens and
  * as many to sort into; the derived sequences. false: out of memory. */
 static bool allocate_tokens(wb_fz *s) {
     wb_fz_tokens *t = &s->tk;
@@ -250,12 +269,27 @@ static bool merge_sort(wb_fz_tokens *t, wb_fz_meter *g) {
         }
         size_t mid = min_size(t->lo + t->width, t->count);
         size_t hi = min_size(t->lo + 2 * t->width, t->count);
-        while (t->li < mid && t->ri < hi) {
-            if (g->spent >= g->budget) return false;
-            int c = compare_metered(t, &t->src[t->li], &t->src[t->ri], g);
-            if (c == CMP_MORE) return false;
-            t->dst[t->out++] = c <= 0 ? t->src[t->li++] : t->src[t->ri++];
+        /* the walk in locals: a token's length, stored, could be t's */
+        size_t li = t->li, ri = t->ri, out = t->out;
+        const wb_fz_token *src = t->src;
+        wb_fz_token *dst = t->dst;
+        bool more = false;
+        while (li < mid && ri < hi) {
+            if (g->spent >= g->budget) {
+                more = true;
+                break;
+            }
+            int c = compare_metered(t, &src[li], &src[ri], g);
+            if (c == CMP_MORE) {
+                more = true;
+                break;
+            }
+            dst[out++] = c <= 0 ? src[li++] : src[ri++];
         }
+        t->li = li;
+        t->ri = ri;
+        t->out = out;
+        if (more) return false;
         /* the rest of the run left over, moved as it is */
         while (t->li < mid || t->ri < hi) {
             uint64_t r = wb_fz_room(g);
@@ -396,7 +430,16 @@ void wb_fz_tokens_start(wb_fz *s) {
     s->tokenizing = true;
     size_t m = s->m, n = s->n;
     if (m + n > WB_FZ_SMALL / 2) {
-        t->phase = TK_COUNT;
+        /* up to a few thousand symbols, the blocks are sized by the
+         * lengths (a token and a space at least per token: m / 2 + 1),
+         * at most 16 bytes a symbol, rather than counted by a scan */
+        if (m + n <= UNCOUNTED) {
+            t->a_count = m / 2 + 1;
+            t->b_count = n / 2 + 1;
+            t->phase = TK_ALLOC;
+        } else {
+            t->phase = TK_COUNT;
+        }
         return;
     }
     size_t ra = m / 2 + 1, rb = n / 2 + 1;
