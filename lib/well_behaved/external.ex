@@ -74,6 +74,9 @@ defmodule WellBehaved.External do
   alias WellBehaved.External.{Client, Pool}
   alias WellBehaved.Options
 
+  # the score job's own errors ({:error, {tag, ...}}), as in the VM
+  @job_errors [:invalid_utf8, :does_not_fit]
+
   # servers, connections and milliseconds: a 32-bit count each
   @max_count 0xFFFF_FFFF
 
@@ -231,9 +234,11 @@ defmodule WellBehaved.External do
     max_distance =
       WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
-    # the library's Levenshtein job, by the path of every job's
-    # schedule: :external (WellBehaved.Job.call/4)
-    case run_job(@builtin, :levenshtein, [a, b, unit, max_distance], false, nil, @builtin_start) do
+    # WellBehaved.Fuzzy's score job, as Fuzzy.score/3 with schedule:
+    # :external runs it: one path for every external pair
+    options = {:levenshtein, :distance, max_distance, 1, 1, 1, 0.1}
+
+    case score(a, b, unit, options, false) do
       distance when is_integer(distance) -> {:ok, distance}
       {:error, _} = error -> error
     end
@@ -249,6 +254,31 @@ defmodule WellBehaved.External do
       end
 
     Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
+  end
+
+  @doc false
+  # WellBehaved.Fuzzy's score job (`options` as Fuzzy's native jobs take
+  # them) in a server of the built-in pool, by the path of every job's
+  # schedule: :external (WellBehaved.Job.call/4): the score, or
+  # {:error, reason}, the job's own errors and the pool's alike
+  @spec score(binary(), binary(), :byte | :codepoint, tuple(), boolean()) ::
+          number() | {:error, term()}
+  def score(a, b, unit, options, tiny),
+    do: run_job(@builtin, :fuzzy_score, [a, b, unit, options], tiny, nil, @builtin_start)
+
+  @doc false
+  # score/5 for WellBehaved.Fuzzy.score/3: the job's errors as in the VM
+  # ({:error, reason} for the caller to raise), the pool's raised as
+  # WellBehaved.External.Error
+  @spec score!(binary(), binary(), :byte | :codepoint, tuple(), boolean()) ::
+          number() | {:error, term()}
+  def score!(a, b, unit, options, tiny) do
+    case score(a, b, unit, options, tiny) do
+      {:error, :enomem} = error -> error
+      {:error, {tag, _}} = error when tag in @job_errors -> error
+      {:error, reason} -> raise WellBehaved.External.Error, reason: reason
+      score -> score
+    end
   end
 
   defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)
