@@ -8,10 +8,11 @@ defmodule WellBehaved.External do
   and `WellBehaved.Job.call/4` with `schedule: :external` runs a job there
   instead of in the VM, with the same answers: a job that crashes takes
   its server down, never the VM. The built-in pool runs `priv/wb_external`,
-  the library's own Levenshtein job built that way, as a pool of your own
-  runs yours: `levenshtein/4` (`WellBehaved.Levenshtein`'s
-  `schedule: :external`) runs it by that same path, and `echo/1` is a
-  request every server answers.
+  the library's own Levenshtein and fuzzy score jobs built that way, as a
+  pool of your own runs yours: `WellBehaved.Fuzzy.score/3` with
+  `schedule: :external`, `levenshtein/4` and `WellBehaved.Levenshtein`'s
+  `schedule: :external` run the fuzzy score job by that same path, and
+  `echo/1` is a request every server answers.
   Pools have names; several run at once, each started lazily by its first
   call or by your supervisor (`child_spec/1`).
 
@@ -210,9 +211,10 @@ defmodule WellBehaved.External do
 
   @doc """
   The Levenshtein distance between binaries `a` and `b`, computed by a
-  server of the built-in pool: the library's Levenshtein job (the same
-  C code as `WellBehaved.Levenshtein`) run there as
-  `WellBehaved.Job.call/4` with `schedule: :external` runs any job.
+  server of the built-in pool: the library's fuzzy score job (the same
+  C code as `WellBehaved.Fuzzy.score/3`'s, `scorer: :levenshtein, score:
+  :distance`) run there as `WellBehaved.Job.call/4` with
+  `schedule: :external` runs any job.
 
   `unit` is `:byte` or `:codepoint` (which requires valid UTF-8);
   `max_distance` is `nil` or a cutoff `k`: distances above `k` come back
