@@ -1,6 +1,6 @@
 # The external server (issue 4): wb_external in priv/, the built-in server
 # program, started and pooled by WellBehaved.External: the library's own job
-# types (c_src/nif/levenshtein_job.c) built as an SDK server of job types
+# types (c_src/nif/levenshtein_job.c, fuzzy_score_job.c) built as an SDK server of job types
 # is built (WB_EXTERNAL_SERVER, linked with wb_ext_server.c/wb_ext_jobs.c
 # instead of the runtime, see WellBehaved.SDK.external_sources/0), plus
 # wb_ext_library.c for what the NIF library's load gives them; and the
@@ -12,9 +12,10 @@ EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
 EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_server.c c_src/external/wb_ext_jobs.c
 # the library's job types in a server
 EXTERNAL_LIB_SRC := $(EXTERNAL_JOBS_SRC) c_src/external/wb_ext_library.c c_src/nif/levenshtein_job.c \
-	c_src/levenshtein/levenshtein.c c_src/text/utf8.c
+	c_src/nif/fuzzy_score_job.c c_src/levenshtein/levenshtein.c c_src/text/utf8.c \
+	$(filter-out c_src/fuzzy/extract%,$(FUZZY_SRC))
 EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h c_src/text/utf8.h \
-	c_src/metric/levenshtein_word.h c_src/nif/jobs.h
+	c_src/metric/levenshtein_word.h c_src/nif/jobs.h $(FUZZY_HDR)
 EXTERNAL_SERVER_CFLAGS := -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS)
 EXTERNAL_BIN := $(PRIV_DIR)/wb_external
 EXTERNAL_TEST := c_src/build/test_external
@@ -27,9 +28,9 @@ $(EXTERNAL_BIN): c_src/external/wb_external_main.c $(EXTERNAL_LIB_SRC) $(EXTERNA
 	@mkdir -p $(PRIV_DIR)
 	$(CC) $(CFLAGS_COMMON) -O2 $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/external/wb_external_main.c $(EXTERNAL_LIB_SRC) $(EI_LIBS)
 
-$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/check.h c_src/test/reference.h $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/external_fuzzy_score.h c_src/test/check.h c_src/test/reference.h $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_LIB_SRC) $(EI_LIBS)
+	$(CC) $(SAN_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_LIB_SRC) $(EI_LIBS) -lm
 
 # job types run as a server runs them
 $(EXTERNAL_JOBS_TEST): c_src/test/test_ext_jobs.c c_src/test/check.h c_src/test/mirror_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)

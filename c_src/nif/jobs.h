@@ -4,6 +4,7 @@
 
 #include <wb_runtime.h>
 
+#include "../fuzzy/fuzzy.h"
 #include "../search/search.h"
 
 #include <string.h>
@@ -72,8 +73,13 @@ bool wb_search_set_get(ErlNifEnv *env, ERL_NIF_TERM term, size_t count, void **h
                        const wb_search_set **set);
 void wb_search_set_keep(void *holder);
 void wb_search_set_drop(void *holder);
-/* fuzzy_job.c: a score of two binaries, one query against many candidates */
+/* fuzzy_score_job.c: a score of two binaries; the options every fuzzy job
+ * takes (a server of the library's job types has this file, not
+ * fuzzy_job.c's searches) */
 extern wb_job_type wb_fuzzy_score_job;
+void wb_fuzzy_score_load(ErlNifEnv *env);
+bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_fz_options *o);
+/* fuzzy_job.c: one query against many candidates */
 extern wb_job_type wb_fuzzy_search_job;
 /* and a row of cdist, written into a matrix (fuzzy_matrix_new) */
 extern wb_job_type wb_fuzzy_cdist_job;

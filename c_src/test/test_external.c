@@ -7,7 +7,7 @@
  * (wb_external_main.c): the library's own job types served as an SDK server
  * serves a user's, so its Levenshtein is the job {wb_job, levenshtein,
  * false, {A, B, Unit, MaxDistance}}, checked against the plain dynamic
- * program.
+ * program, and its fuzzy score job (external_fuzzy_score.h).
  */
 #define _GNU_SOURCE
 #include "../external/wb_external.h"
@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <math.h>
 
 #include "check.h"
 #include "reference.h"
@@ -327,6 +329,7 @@ static long long lev(const char *a, const char *b, const char *unit, long long m
     ei_x_free(&x);
     return d;
 }
+#include "external_fuzzy_score.h"
 
 static void check_echo(void (*encode)(ei_x_buff *), const char *what) {
     ei_x_buff req, term;
@@ -741,6 +744,7 @@ int main(void) {
     test_read_frames();
     test_write_frames();
     test_dispatch();
+    test_fuzzy_score();
     test_cancel();
     test_serve_socketpair();
     test_hang_up_cancels();

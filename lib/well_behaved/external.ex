@@ -8,10 +8,11 @@ defmodule WellBehaved.External do
   and `WellBehaved.Job.call/4` with `schedule: :external` runs a job there
   instead of in the VM, with the same answers: a job that crashes takes
   its server down, never the VM. The built-in pool runs `priv/wb_external`,
-  the library's own Levenshtein job built that way, as a pool of your own
-  runs yours: `levenshtein/4` (`WellBehaved.Levenshtein`'s
-  `schedule: :external`) runs it by that same path, and `echo/1` is a
-  request every server answers.
+  the library's own Levenshtein and fuzzy score jobs built that way, as a
+  pool of your own runs yours: `WellBehaved.Fuzzy.score/3` with
+  `schedule: :external`, `levenshtein/4` and `WellBehaved.Levenshtein`'s
+  `schedule: :external` run the fuzzy score job by that same path, and
+  `echo/1` is a request every server answers.
   Pools have names; several run at once, each started lazily by its first
   call or by your supervisor (`child_spec/1`).
 
@@ -73,6 +74,9 @@ defmodule WellBehaved.External do
   alias WellBehaved.Service
   alias WellBehaved.External.{Client, Pool}
   alias WellBehaved.Options
+
+  # the score job's own errors ({:error, {tag, ...}}), as in the VM
+  @job_errors [:invalid_utf8, :does_not_fit]
 
   # servers, connections and milliseconds: a 32-bit count each
   @max_count 0xFFFF_FFFF
@@ -207,9 +211,10 @@ defmodule WellBehaved.External do
 
   @doc """
   The Levenshtein distance between binaries `a` and `b`, computed by a
-  server of the built-in pool: the library's Levenshtein job (the same
-  C code as `WellBehaved.Levenshtein`) run there as
-  `WellBehaved.Job.call/4` with `schedule: :external` runs any job.
+  server of the built-in pool: the library's fuzzy score job (the same
+  C code as `WellBehaved.Fuzzy.score/3`'s, `scorer: :levenshtein, score:
+  :distance`) run there as `WellBehaved.Job.call/4` with
+  `schedule: :external` runs any job.
 
   `unit` is `:byte` or `:codepoint` (which requires valid UTF-8);
   `max_distance` is `nil` or a cutoff `k`: distances above `k` come back
@@ -231,9 +236,11 @@ defmodule WellBehaved.External do
     max_distance =
       WellBehaved.Levenshtein.Call.cutoff(max_distance, max(byte_size(a), byte_size(b)))
 
-    # the library's Levenshtein job, by the path of every job's
-    # schedule: :external (WellBehaved.Job.call/4)
-    case run_job(@builtin, :levenshtein, [a, b, unit, max_distance], false, nil, @builtin_start) do
+    # WellBehaved.Fuzzy's score job, as Fuzzy.score/3 with schedule:
+    # :external runs it: one path for every external pair
+    options = {:levenshtein, :distance, max_distance, 1, 1, 1, 0.1}
+
+    case score(a, b, unit, options, false) do
       distance when is_integer(distance) -> {:ok, distance}
       {:error, _} = error -> error
     end
@@ -249,6 +256,31 @@ defmodule WellBehaved.External do
       end
 
     Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
+  end
+
+  @doc false
+  # WellBehaved.Fuzzy's score job (`options` as Fuzzy's native jobs take
+  # them) in a server of the built-in pool, by the path of every job's
+  # schedule: :external (WellBehaved.Job.call/4): the score, or
+  # {:error, reason}, the job's own errors and the pool's alike
+  @spec score(binary(), binary(), :byte | :codepoint, tuple(), boolean()) ::
+          number() | {:error, term()}
+  def score(a, b, unit, options, tiny),
+    do: run_job(@builtin, :fuzzy_score, [a, b, unit, options], tiny, nil, @builtin_start)
+
+  @doc false
+  # score/5 for WellBehaved.Fuzzy.score/3: the job's errors as in the VM
+  # ({:error, reason} for the caller to raise), the pool's raised as
+  # WellBehaved.External.Error
+  @spec score!(binary(), binary(), :byte | :codepoint, tuple(), boolean()) ::
+          number() | {:error, term()}
+  def score!(a, b, unit, options, tiny) do
+    case score(a, b, unit, options, tiny) do
+      {:error, :enomem} = error -> error
+      {:error, {tag, _}} = error when tag in @job_errors -> error
+      {:error, reason} -> raise WellBehaved.External.Error, reason: reason
+      score -> score
+    end
   end
 
   defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)

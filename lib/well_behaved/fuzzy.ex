@@ -65,7 +65,7 @@ defmodule WellBehaved.Fuzzy do
       0.9611111111111111
   """
 
-  alias WellBehaved.{Job, Native, Options}
+  alias WellBehaved.{External, Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
@@ -102,11 +102,19 @@ defmodule WellBehaved.Fuzzy do
   The score of `a` and `b`: the `score:` kind of the `scorer:` (see the
   module's documentation for both, and for `score_cutoff:`, `weights:`,
   `prefix_weight:`, `processor:`, `unit:`). `schedule:` and
-  `tiny_slices:` as `WellBehaved.Job.call/4` takes them.
+  `tiny_slices:` as `WellBehaved.Job.call/4` takes them: a
+  `t:WellBehaved.Runtime.mode/0` (default `:auto`), or `:external`, the
+  same score job run by a server of the built-in `WellBehaved.External`
+  pool (the library's job types built as a server, as `Job.call/4` runs
+  a job of yours there): the same answers and errors, the options
+  checked (and the processor run) here before any call.
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with
-  `unit: :codepoint`, and on an integer score past 2^64-1.
+  `unit: :codepoint`, and on an integer score past 2^64-1. With
+  `schedule: :external`, raises `WellBehaved.External.Error` when the
+  server gives no answer (it died mid-call, timed out, or the pool is
+  down).
 
       iex> WellBehaved.Fuzzy.score("ab", "ba", scorer: :osa, score: :distance)
       1
@@ -119,12 +127,15 @@ defmodule WellBehaved.Fuzzy do
   def score(a, b, opts \\ [])
 
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
-    call = Call.options!(@score, opts, @pair)
+    call = Call.options!(@score, opts, @pair, [:external])
     {a, b} = processed(call, a, b)
     options = Call.native(call)
 
     result =
       case short_score(a, b, call, options) do
+        :external ->
+          External.score!(a, b, call.unit, options, call.tiny_slices)
+
         :long ->
           Job.checked(
             &Native.fuzzy_score/7,
@@ -161,6 +172,7 @@ defmodule WellBehaved.Fuzzy do
   defp short_score(a, b, %{schedule: :auto, tiny_slices: false} = call, options),
     do: Native.fuzzy_score_short(a, b, call.unit, options)
 
+  defp short_score(_a, _b, %{schedule: :external}, _options), do: :external
   defp short_score(_a, _b, _call, _options), do: :long
 
   @doc """

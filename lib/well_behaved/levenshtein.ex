@@ -42,15 +42,27 @@ defmodule WellBehaved.Levenshtein do
       searches take any `Fuzzy.Index` (its processor prepares the query,
       deleted entries are left out).
 
-  What only this module has: `schedule: :external` for a pair;
-  `as: :binary` distances; `nodes:` to split a list over nodes for one
-  call, and with `partial: true`, `nil` distances for a shard that did not
-  answer. It also runs faster on the same answers, which is why its
-  functions keep their own native paths: a short pair is computed in the
-  NIF call itself, with no job (`Fuzzy.score/3` makes a job of every
-  pair, and its pair kernel is not Levenshtein's core), and a search runs
-  the native Levenshtein search over the packed candidates directly,
-  where `Fuzzy.extract/3` goes through the general engine. On a 2-vCPU
+  `schedule: :external` takes Fuzzy's path: the pair is scored by
+  Fuzzy's score job in a server of the built-in `WellBehaved.External`
+  pool, as `Fuzzy.score(a, b, scorer: :levenshtein, score: :distance,
+  schedule: :external)` scores it (one job type for every external pair).
+  `as: :binary` distances are `Fuzzy.cdist([query], candidates,
+  as: :binary)`'s one row (the same native 32-bit cells).
+
+  What only this module has: `nodes:` to split a plain list over nodes
+  for one call (Fuzzy splits an index: `Fuzzy.Index.new(list, nodes:
+  nodes)`, made once and searched many times, which is what a list worth
+  sending to other nodes is for), and with `partial: true`, `nil`
+  distances (`0xFFFFFFFF` cells) for a shard that did not answer where
+  `Fuzzy.cdist/3` returns the error: kept so that existing calls keep
+  their answers, not added to Fuzzy, whose searches answer a missing
+  shard with `{:partial, hits, failed}`. It also runs faster on the same
+  answers, which is why its functions keep their own native paths: a
+  short pair is computed in the NIF call itself by Levenshtein's core
+  (`Fuzzy.score/3` computes a short pair in the call too, with its own
+  pair kernel), and a search runs the native Levenshtein search over the
+  packed candidates directly, where `Fuzzy.extract/3` goes through the
+  general engine. On a 2-vCPU
   Xeon, median: a 10-byte pair 165 ns (`Fuzzy.score/3` 1.4 µs), a 1 kB
   pair 35 µs (60 µs); on 200,000 names of 9-20 letters, the nearest 10
   on an index 0.77 ms (`extract/3` 0.98 ms), on the list 8.1 ms (12.1
@@ -86,7 +98,8 @@ defmodule WellBehaved.Levenshtein do
       result is `k + 1`, and the work is only O(k·n/64). `nil` (default)
       means no cutoff.
     * `schedule:` - a `t:WellBehaved.Runtime.mode/0`, default `:auto`; or
-      `:external`: a server of the `WellBehaved.External` pool computes it.
+      `:external`: a server of the `WellBehaved.External` pool computes it
+      (Fuzzy's score job, as `WellBehaved.Fuzzy.score/3` runs it there).
     * `tiny_slices:` - for tests: one unit of work per slice, so every
       resume path runs. Slow.
 

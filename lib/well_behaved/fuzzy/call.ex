@@ -62,8 +62,12 @@ defmodule WellBehaved.Fuzzy.Call do
   then each value, then the values that depend on each other (a cutoff
   and its kind, parameters and their scorer).
   """
-  @spec options!(String.t(), term(), [atom()]) :: t()
-  def options!(name, opts, known) when is_list(opts) do
+  # `modes`: schedules accepted besides the runtime's (`[:external]` for
+  # score/3)
+  @spec options!(String.t(), term(), [atom()], [atom()]) :: t()
+  def options!(name, opts, known, modes \\ [])
+
+  def options!(name, opts, known, modes) when is_list(opts) do
     Enum.each(opts, fn
       {key, _} when is_atom(key) ->
         if key not in known, do: Options.unknown!(name, key, known)
@@ -73,12 +77,15 @@ defmodule WellBehaved.Fuzzy.Call do
     end)
 
     call =
-      Enum.reduce(opts, %__MODULE__{}, fn {key, value}, call -> put(call, key, value, name) end)
+      Enum.reduce(opts, %__MODULE__{}, fn
+        {:schedule, mode}, call -> %{call | schedule: Runtime.check_mode!(mode, name, modes)}
+        {key, value}, call -> put(call, key, value, name)
+      end)
 
     consistent!(call, opts, name)
   end
 
-  def options!(name, opts, _known), do: Options.not_keyword!(name, opts)
+  def options!(name, opts, _known, _modes), do: Options.not_keyword!(name, opts)
 
   defp put(call, :scorer, scorer, name),
     do: %{call | scorer: Options.one_of!(name, :scorer, scorer, @scorers)}
@@ -141,9 +148,6 @@ defmodule WellBehaved.Fuzzy.Call do
   # an index split over nodes: checked by WellBehaved.Search.Distributed
   defp put(call, key, value, _name) when key in [:timeout, :partial],
     do: %{call | remote: [{key, value} | call.remote]}
-
-  defp put(call, :schedule, mode, name),
-    do: %{call | schedule: Runtime.check_mode!(mode, name, [])}
 
   defp put(call, :tiny_slices, tiny, name),
     do: %{call | tiny_slices: Runtime.check_tiny!(tiny, name)}
