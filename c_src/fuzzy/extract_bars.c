@@ -463,6 +463,47 @@ static inline __attribute__((always_inline)) void cell_score(const wb_fz_options
     *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
 }
 
+/* plain_cells' loop without a cutoff, its kind, cell and scorer
+ * constant (inlined for each): a candidate's cell is its score, straight
+ * from its distance, with no test that does not change */
+static inline __attribute__((always_inline)) size_t
+fixed_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units, bool *general,
+            const bool ratio, const bool sum, const wb_fz_kind kind, const bool wide) {
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = job->set->offsets;
+    const bool qratio = job->lanes_o.scorer == WB_FZ_QRATIO;
+    const bool levenshtein = job->lanes_op == WB_SEARCH_LEVENSHTEIN;
+    const wb_search_op op = job->lanes_op;
+    const size_t m = job->qlen, count = job->set->count;
+    uint8_t *const cells = job->cells;
+    const uint64_t each = 1 + CELL_UNITS;
+    uint64_t u = *units;
+    for (; i < count && u < room; i++) {
+        uint32_t v = values[i];
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if (!levenshtein && v == WB_SEARCH_NOT_DONE) {
+            *general = true;
+            break;
+        }
+        u += each;
+        size_t d = distance_of(op, m, n, v);
+        double score;
+        if (ratio)
+            score = wb_fz_similarity_score(kind, qratio && n == 0 ? 0.0 : wb_fz_ratio_of(d, m + n),
+                                           100.0);
+        else
+            score = wb_fz_edit_score(kind, d, sum ? m + n : m > n ? m : n);
+        if (wide) {
+            memcpy(cells + 8 * i, &score, 8);
+        } else {
+            float f = (float)score;
+            memcpy(cells + 4 * i, &f, 4);
+        }
+    }
+    *units = u;
+    return i;
+}
+
 /* A row of cdist's cells from the search core's values, from candidate i
  * on (bytes are symbols, the scorer's score is its value's: no partial,
  * Jaro or Damerau-Levenshtein), until `units` reach `room` or one is for
@@ -478,6 +519,21 @@ static size_t plain_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t 
     const wb_search_op op = job->lanes_op;
     const size_t m = job->qlen, count = set->count;
     const uint64_t each = 1 + CELL_UNITS;
+    /* the usual rows: no cutoff, the float kinds, no token to look for */
+    if (!o.has_cutoff && !job->integers && !job->one_token &&
+        (o.kind == WB_FZ_NORMALIZED_SIMILARITY || o.kind == WB_FZ_NORMALIZED_DISTANCE)) {
+        bool sum = o.scorer == WB_FZ_INDEL, wide = job->width == 8;
+        bool similarity = o.kind == WB_FZ_NORMALIZED_SIMILARITY;
+        if (ratio && similarity && wide)
+            return fixed_cells(job, i, room, units, general, true, false,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+        if (!ratio && similarity && wide && sum)
+            return fixed_cells(job, i, room, units, general, false, true,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+        if (!ratio && similarity && wide)
+            return fixed_cells(job, i, room, units, general, false, false,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+    }
     uint64_t u = *units;
     for (; i < count && u < room; i++) {
         uint32_t v = values[i];
