@@ -75,6 +75,24 @@ defmodule WellBehaved.FuzzyCdistFillsTheMatrixTest do
     assert Fuzzy.cdist(queries, []) == Enum.map(queries, fn _ -> [] end)
   end
 
+  test "an index's sorted tokens give the token sort scores of every pair" do
+    # one segment: its rows read the sorted tokens the index keeps, in
+    # bytes, and in codepoints where the query is ASCII (a query of other
+    # characters takes the candidates as they are)
+    queries = ["b a", " c\tab  a ", "", "  ", "zz é b"] ++ for(_ <- 1..5, do: word(12))
+    candidates = ["a b", "b  a", "", " ", "ab c a", "é b zz"] ++ for(_ <- 1..40, do: word(20))
+    index = Index.new(candidates)
+
+    for scorer <- [:token_sort_ratio, :partial_token_sort_ratio],
+        unit <- [:byte, :codepoint],
+        kind <- [:normalized_similarity, :distance] do
+      opts = [scorer: scorer, unit: unit, score: kind]
+      want = matrix(queries, candidates, opts)
+      got = Fuzzy.cdist(queries, index, opts)
+      assert got === want, "#{inspect(opts)}: #{inspect(got)} want #{inspect(want)}"
+    end
+  end
+
   test "bad arguments raise naming the function" do
     assert_raise ArgumentError, ~r/cdist\/3: invalid queries/, fn ->
       Fuzzy.cdist(["a", 1], ["b"])

@@ -152,7 +152,79 @@ static bool lanes_begin(wb_fz_extract *job) {
     return job->lanes_live;
 }
 
+static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_config *c);
+
+/* A token of a text (wb_fz_sorted_tokens) */
+typedef struct {
+    const uint8_t *at;
+    size_t len;
+} query_token;
+
+static int token_order(const void *x, const void *y) {
+    const query_token *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->at, b->at, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+size_t wb_fz_sorted_tokens(const uint8_t *q, size_t n, uint8_t *out) {
+    size_t count = 0;
+    for (size_t k = 0; k < n; k++)
+        count += !wb_fz_ascii_space(q[k]) && (k == 0 || wb_fz_ascii_space(q[k - 1]));
+    query_token *tokens = malloc((count ? count : 1) * sizeof *tokens);
+    if (!tokens) return SIZE_MAX;
+    size_t t = 0;
+    for (size_t k = 0; k < n;) {
+        while (k < n && wb_fz_ascii_space(q[k]))
+            k++;
+        size_t from = k;
+        while (k < n && !wb_fz_ascii_space(q[k]))
+            k++;
+        if (k > from) tokens[t++] = (query_token){q + from, k - from};
+    }
+    qsort(tokens, count, sizeof *tokens, token_order);
+    size_t len = 0;
+    for (size_t k = 0; k < count; k++) {
+        if (k > 0) out[len++] = ' ';
+        memcpy(out + len, tokens[k].at, tokens[k].len);
+        len += tokens[k].len;
+    }
+    free(tokens);
+    return len;
+}
+
+/* The sorted query's bound: its sorting reads it a few times (init's
+ * units count two decodings), so longer queries take the general path */
+#define SORTED_QUERY_MOST 4096
+
 wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_config *c) {
+    wb_fz_scorer scorer = c->o.scorer;
+    bool token_sort = scorer == WB_FZ_TOKEN_SORT_RATIO || scorer == WB_FZ_PARTIAL_TOKEN_SORT_RATIO;
+    /* the index's sorted tokens: the same tokens where they are bytes */
+    if (!c->sorted || !token_sort || c->query_len > SORTED_QUERY_MOST ||
+        c->sorted->count != c->set->count ||
+        (c->o.codepoints &&
+         !(c->set->ascii && c->sorted->ascii && wb_text_ascii(c->query, c->query_len))))
+        return init_with(job, c);
+    uint8_t *q = malloc(c->query_len > 0 ? c->query_len : 1);
+    size_t len = q ? wb_fz_sorted_tokens(c->query, c->query_len, q) : SIZE_MAX;
+    if (len == SIZE_MAX) {
+        free(q);
+        memset(job, 0, sizeof *job);
+        return WB_FZ_EXTRACT_ENOMEM;
+    }
+    wb_fz_extract_config sorted = *c;
+    sorted.set = c->sorted;
+    sorted.sorted = NULL;
+    sorted.query = q;
+    sorted.query_len = len;
+    sorted.o.scorer = scorer == WB_FZ_TOKEN_SORT_RATIO ? WB_FZ_RATIO : WB_FZ_PARTIAL_RATIO;
+    wb_fz_extract_status status = init_with(job, &sorted);
+    free(q);
+    return status;
+}
+
+static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_config *c) {
     memset(job, 0, sizeof *job);
     size_t limit = c->cells ? SIZE_MAX : c->limit;
     bool failed = false;

@@ -51,6 +51,12 @@ typedef struct {
     size_t limit;
     uint8_t *cells;
     size_t width;
+    /* an index's candidates with their tokens sorted and joined by one
+     * space (split at wb_fz_ascii_space), in the set's order (NULL: none
+     * kept): the token sort scores then score the query's tokens sorted
+     * against them with the ratio (the partial ratio), the same scores,
+     * where the tokens are bytes (codepoints: both sides ASCII) */
+    const wb_search_set *sorted;
     /* asked between parts of a step (NULL: never): true once the host's
      * time for the step is up, and the step ends there */
     bool (*spent)(void *context);
@@ -205,6 +211,12 @@ typedef struct {
     double jaro_tau;
     uint32_t jaro_tau_seen;
 } wb_fz_extract;
+
+/* A text's tokens (split at wb_fz_ascii_space) sorted by their bytes and
+ * joined by one space into `out` (room for n bytes), as an index keeps
+ * its candidates' (the config's `sorted`): the length, or SIZE_MAX when
+ * out of memory. */
+size_t wb_fz_sorted_tokens(const uint8_t *text, size_t n, uint8_t *out);
 
 /* Prepares an extract (x need not be zeroed): WB_FZ_EXTRACT_OK, or
  * ENOMEM or EUTF8_QUERY with nothing left allocated. */

@@ -8,6 +8,7 @@
  * give the bars something to stand on before the limit is reached.
  */
 #include "extract_keep.h"
+#include "scores.h"
 
 /* Symbols of candidate i: its bytes, or in codepoint mode its codepoints
  * (bytes that do not continue a sequence). */
@@ -440,6 +441,124 @@ bool wb_fz_extract_seed_step(wb_fz_extract *job, uint64_t budget, uint64_t start
  * slices long); 3 units more bring cdist's to 1.9 ns a unit. */
 #define CELL_UNITS 3
 
+/* A cell's score from a candidate's distance d, as wb_fz_verdict gives it
+ * without a bar (the same formulas, scores.h), inline in the cells'
+ * loop: its call and its general tests cost cdist more than the lanes. */
+static inline __attribute__((always_inline)) void cell_score(const wb_fz_options *o, bool ratio,
+                                                             size_t m, size_t n, size_t d,
+                                                             double *score, bool *passed) {
+    if (ratio) {
+        if (o->scorer == WB_FZ_QRATIO && n == 0) {
+            *score = wb_fz_similarity_score(o->kind, 0.0, 100.0);
+        } else {
+            *score = wb_fz_similarity_score(o->kind, wb_fz_ratio_of(d, m + n), 100.0);
+        }
+        *passed = wb_fz_passes(o, *score);
+        return;
+    }
+    size_t maximum = wb_fz_edit_maximum(o, m, n);
+    size_t k = o->has_cutoff ? wb_fz_kernel_cutoff(o, maximum) : WB_FZ_NO_CUTOFF;
+    if (k != WB_FZ_NO_CUTOFF && d > k) d = k + 1;
+    *score = wb_fz_edit_score(o->kind, d, maximum);
+    *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
+}
+
+/* plain_cells' loop without a cutoff, its kind, cell and scorer
+ * constant (inlined for each): a candidate's cell is its score, straight
+ * from its distance, with no test that does not change */
+static inline __attribute__((always_inline)) size_t
+fixed_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units, bool *general,
+            const bool ratio, const bool sum, const wb_fz_kind kind, const bool wide) {
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = job->set->offsets;
+    const bool qratio = job->lanes_o.scorer == WB_FZ_QRATIO;
+    const bool levenshtein = job->lanes_op == WB_SEARCH_LEVENSHTEIN;
+    const wb_search_op op = job->lanes_op;
+    const size_t m = job->qlen, count = job->set->count;
+    uint8_t *const cells = job->cells;
+    const uint64_t each = 1 + CELL_UNITS;
+    uint64_t u = *units;
+    for (; i < count && u < room; i++) {
+        uint32_t v = values[i];
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if (!levenshtein && v == WB_SEARCH_NOT_DONE) {
+            *general = true;
+            break;
+        }
+        u += each;
+        size_t d = distance_of(op, m, n, v);
+        double score;
+        if (ratio)
+            score = wb_fz_similarity_score(kind, qratio && n == 0 ? 0.0 : wb_fz_ratio_of(d, m + n),
+                                           100.0);
+        else
+            score = wb_fz_edit_score(kind, d, sum ? m + n : m > n ? m : n);
+        if (wide) {
+            memcpy(cells + 8 * i, &score, 8);
+        } else {
+            float f = (float)score;
+            memcpy(cells + 4 * i, &f, 4);
+        }
+    }
+    *units = u;
+    return i;
+}
+
+/* A row of cdist's cells from the search core's values, from candidate i
+ * on (bytes are symbols, the scorer's score is its value's: no partial,
+ * Jaro or Damerau-Levenshtein), until `units` reach `room` or one is for
+ * the other paths (*general): returns the next candidate. */
+static size_t plain_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units,
+                          bool *general) {
+    const wb_search_set *set = job->set;
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = set->offsets;
+    const uint64_t *spaced = job->one_token && set->prepared ? set->prepared->spaced : NULL;
+    const wb_fz_options o = job->lanes_o;
+    const bool ratio = o.scorer == WB_FZ_RATIO || o.scorer == WB_FZ_QRATIO;
+    const wb_search_op op = job->lanes_op;
+    const size_t m = job->qlen, count = set->count;
+    const uint64_t each = 1 + CELL_UNITS;
+    /* the usual rows: no cutoff, the float kinds, no token to look for */
+    if (!o.has_cutoff && !job->integers && !job->one_token &&
+        (o.kind == WB_FZ_NORMALIZED_SIMILARITY || o.kind == WB_FZ_NORMALIZED_DISTANCE)) {
+        bool sum = o.scorer == WB_FZ_INDEL, wide = job->width == 8;
+        bool similarity = o.kind == WB_FZ_NORMALIZED_SIMILARITY;
+        if (ratio && similarity && wide)
+            return fixed_cells(job, i, room, units, general, true, false,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+        if (!ratio && similarity && wide && sum)
+            return fixed_cells(job, i, room, units, general, false, true,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+        if (!ratio && similarity && wide)
+            return fixed_cells(job, i, room, units, general, false, false,
+                               WB_FZ_NORMALIZED_SIMILARITY, true);
+    }
+    uint64_t u = *units;
+    for (; i < count && u < room; i++) {
+        uint32_t v = values[i];
+        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
+        if ((op != WB_SEARCH_LEVENSHTEIN && v == WB_SEARCH_NOT_DONE) ||
+            (job->one_token &&
+             (spaced ? (spaced[i / 64] >> (i % 64)) & 1 : has_space(set->bytes + offsets[i], n)))) {
+            *general = true;
+            break;
+        }
+        u += each + (job->one_token && !spaced ? n / 8 : 0);
+        double score;
+        bool passed;
+        cell_score(&o, ratio, m, n, distance_of(op, m, n, v), &score, &passed);
+        store(job, i, score, job->integers && score > 0 && score < 0x1p64 ? (uint64_t)score : 0,
+              passed);
+        if (job->unfit) {
+            i++;
+            break;
+        }
+    }
+    *units = u;
+    return i;
+}
+
 /* The scores of the candidates from job->next on, from the search core's
  * values, until one has none (left to the other paths), the last one, or
  * the budget (false: not done). Most candidates of a search with a limit
@@ -477,6 +596,22 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
      * for the others) */
     uint64_t skip_units = op == WB_SEARCH_JARO ? 2 : 1 + extra;
     uint64_t check_at = SPENT_PART;
+    if (job->cells && !job->partial && !damerau && op != WB_SEARCH_JARO && !count_symbols) {
+        /* cdist: every cell in a tight loop, a part at a time */
+        while (i < count && !general && !job->unfit) {
+            uint64_t spent = *used + units - start;
+            if (units > 0 && spent >= budget) break;
+            if (units >= check_at) {
+                if (slice_spent(job)) break;
+                check_at = units + SPENT_PART;
+            }
+            uint64_t left = budget - spent, part = left < SPENT_PART ? left : SPENT_PART;
+            i = plain_cells(job, i, units + part, &units, &general);
+        }
+        job->next = i;
+        *used += units;
+        return i == count || general || job->unfit;
+    }
     for (; i < count; i++) {
         if (skipping && (job->heap_len == job->limit || job->seed_on)) {
             i = skip_below(job, i, skip_units, budget, start, *used, &units);

@@ -161,6 +161,8 @@ typedef struct {
     /* stop after this many steps and free the extract half-way (0: run
      * to the end) */
     size_t abandon_after;
+    /* the set's tokens sorted (the config's `sorted`; NULL: none) */
+    const wb_search_set *sorted;
 } xc_way;
 
 static inline void xc_say(char *why, size_t room, const char *format, ...) {
@@ -223,6 +225,7 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
         .width = way->width,
         .spent = xc_spent,
         .spent_context = &clock,
+        .sorted = way->sorted,
         /* as a host that frees large blocks later: half the ways */
         .block_alloc = way->budget % 2 ? xc_block_alloc : NULL,
         .block_free = way->budget % 2 ? xc_block_free : NULL,

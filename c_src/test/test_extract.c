@@ -551,6 +551,7 @@ static void test_errors(void) {
     munmap(big, n + 1);
 }
 
+#include "extract_sorted.h"
 #include "out_of_memory.h"
 
 /* A long candidate is decoded a budget at a time: one of 1 MB of
@@ -634,6 +635,7 @@ int main(void) {
         test_long_candidates(best ? 6 : 2);
     }
     wb_lanes_force(WB_LANES_KERNELS);
+    test_sorted_tokens(12);
     test_errors();
     test_long_decoding();
     test_out_of_memory();

@@ -285,12 +285,18 @@ defmodule WellBehaved.Fuzzy do
       do: Options.invalid!(@cdist, "queries", queries, "a list of binaries")
 
     case cdist_set!(candidates, call) do
-      {:error, _} = error -> error
-      {packed, count, fun, release} -> cdist_rows(queries, packed, count, fun, release, call)
+      {:error, _} = error ->
+        error
+
+      {:segment, segment, fun} ->
+        cdist_rows(queries, {segment.ref, segment}, segment.count, fun, false, call)
+
+      {packed, count, fun, release} ->
+        cdist_rows(queries, {packed, nil}, count, fun, release, call)
     end
   end
 
-  defp cdist_rows(queries, packed, count, fun, release, call) do
+  defp cdist_rows(queries, {packed, segment}, count, fun, release, call) do
     queries = if fun, do: Enum.map(queries, fun), else: queries
     workers = call.workers || System.schedulers_online()
     rows = length(queries)
@@ -301,7 +307,13 @@ defmodule WellBehaved.Fuzzy do
         error
 
       matrix ->
-        row = fn {query, at} -> native_row(query, packed, count, matrix, at, call) end
+        row = fn {query, at} ->
+          # an index's sorted tokens: the token sort rows as searches score them
+          {query, ref, call} =
+            if segment, do: sorted_search(query, segment, call), else: {query, packed, call}
+
+          native_row(query, ref, count, matrix, at, call)
+        end
 
         # one worker: the rows in this process, one after the other
         queries
@@ -378,9 +390,9 @@ defmodule WellBehaved.Fuzzy do
   end
 
   # the candidates packed natively (a list, packed for this call; an
-  # index's one segment; the shards' candidates, gathered here), the
-  # processor of the queries, and whether to give the packed list back
-  # afterwards
+  # index's one segment, with the segment for its sorted tokens; the
+  # shards' candidates, gathered here), the processor of the queries, and
+  # whether to give the packed list back afterwards (never a segment's)
   defp cdist_set!(%Index{shards: [_ | _]} = index, call) do
     no_processor!(@cdist, call)
 
@@ -396,7 +408,7 @@ defmodule WellBehaved.Fuzzy do
 
     case index.segments do
       [one] when one.count == index.size ->
-        {one.ref, one.count, Processor.function(index.processor), false}
+        {:segment, one, Processor.function(index.processor)}
 
       many ->
         packed(Segment.scored(many), index.processor)

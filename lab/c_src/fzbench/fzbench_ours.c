@@ -71,7 +71,50 @@ struct fzb_index {
     wb_search_owned_set owned;
     wb_search_batches batches;
     wb_search_set set;
+    /* the candidates' tokens sorted, as Fuzzy.Index.new/2 keeps them
+     * (sorted_tokens: true; the set itself when every candidate is its
+     * own, owned_sorted false) */
+    bool owned_sorted;
+    wb_search_owned_set sorted_owned;
+    wb_search_batches sorted_batches;
+    wb_search_set sorted;
 };
+
+/* the sorted tokens' set of x's candidates (false: out of memory) */
+static bool sorted_new(fzb_index *x) {
+    const wb_search_set *set = &x->owned.set;
+    uint64_t total = set->count ? set->offsets[set->count] : 0;
+    if (!wb_search_set_alloc(&x->sorted_owned, set->count, (size_t)total)) return false;
+    bool differ = false;
+    uint64_t at = 0;
+    x->sorted_owned.offsets[0] = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const uint8_t *b = set->bytes + set->offsets[i];
+        size_t n = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+        size_t len = wb_fz_sorted_tokens(b, n, x->sorted_owned.bytes + at);
+        if (len == SIZE_MAX) {
+            wb_search_set_free(&x->sorted_owned);
+            return false;
+        }
+        differ = differ || len != n || memcmp(b, x->sorted_owned.bytes + at, n) != 0;
+        at += len;
+        x->sorted_owned.offsets[i + 1] = at;
+    }
+    if (!differ) {
+        wb_search_set_free(&x->sorted_owned);
+        x->sorted = x->set;
+        return true;
+    }
+    x->sorted_owned.set.ascii = set->ascii;
+    if (!wb_search_batches_build(&x->sorted_batches, &x->sorted_owned.set)) {
+        wb_search_set_free(&x->sorted_owned);
+        return false;
+    }
+    x->sorted = x->sorted_owned.set;
+    x->sorted.prepared = &x->sorted_batches;
+    x->owned_sorted = true;
+    return true;
+}
 
 fzb_index *fzb_index_new(const uint8_t *bytes, const uint64_t *offsets, size_t count) {
     fzb_index *x = calloc(1, sizeof *x);
@@ -94,11 +137,19 @@ fzb_index *fzb_index_new(const uint8_t *bytes, const uint64_t *offsets, size_t c
     }
     x->set = x->owned.set;
     x->set.prepared = &x->batches;
+    if (!sorted_new(x)) {
+        fzb_index_free(x);
+        return NULL;
+    }
     return x;
 }
 
 void fzb_index_free(fzb_index *x) {
     if (!x) return;
+    if (x->owned_sorted) {
+        wb_search_batches_free(&x->sorted_batches);
+        wb_search_set_free(&x->sorted_owned);
+    }
     wb_search_batches_free(&x->batches);
     wb_search_set_free(&x->owned);
     free(x);
@@ -114,6 +165,7 @@ bool fzb_extract(const fzb_index *x, size_t scorer, const uint8_t *query, size_t
     wb_fz_extract_config c;
     memset(&c, 0, sizeof c);
     c.set = &x->set;
+    c.sorted = &x->sorted;
     c.query = query;
     c.query_len = qlen;
     default_options(&c.o, scorer);
