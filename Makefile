@@ -12,6 +12,7 @@ include mk/common.mk
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
 	c_src/metric/osa.c c_src/metric/damerau.c c_src/metric/hamming.c c_src/metric/jaro.c
 METRIC_HDR := c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
+	c_src/metric/levenshtein_block.h \
 	c_src/metric/osa_word.h c_src/metric/jaro_word.h
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h

@@ -1,21 +1,9 @@
-#define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */
 #include "levenshtein.h"
 
 #include "../metric/levenshtein_word.h"
-#include "../probe/cpu_clock.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* GCC or clang on x86-64: the four-column wavefront in SIMD lanes,
- * compiled for each instruction set (vector extensions and target
- * attributes) */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
-#define WB_LEV_X86 1
-#else
-#define WB_LEV_X86 0
-#endif
 
 #define WORD_BITS 64
 /* columns between two looks at whether the band can still end under k */
@@ -580,61 +568,19 @@ wb_lev_status wb_lev_error(const wb_lev *s) {
     return s->failed;
 }
 
-/* One block of Hyyro's step for one column, on the block's vertical vectors
- * held in bvp/bvn. hp/hn carry the horizontal delta at the row just above
- * the block in, and the one at its bottom row (bit 63) out; hp_full/hn_full
- * keep the whole horizontal vectors for the score. */
-#define ADVANCE_HELD(eq, hp, hn, hp_full, hn_full)                                                 \
-    do {                                                                                           \
-        uint64_t x_ = (eq) | hn;                                                                   \
-        uint64_t d0_ = (((x_ & bvp) + bvp) ^ bvp) | x_ | bvn;                                      \
-        hp_full = bvn | ~(d0_ | bvp);                                                              \
-        hn_full = d0_ & bvp;                                                                       \
-        uint64_t hp_ = (hp_full << 1) | hp;                                                        \
-        uint64_t hn_ = (hn_full << 1) | hn;                                                        \
-        hp = hp_full >> 63;                                                                        \
-        hn = hn_full >> 63;                                                                        \
-        bvp = hn_ | ~(d0_ | hp_);                                                                  \
-        bvn = hp_ & d0_;                                                                           \
-    } while (0)
-
-/* The same step on block b of the vp/vn arrays in scope. */
-#define ADVANCE_BLOCK(eq, b)                                                                       \
-    do {                                                                                           \
-        uint64_t bvp = vp[b], bvn = vn[b];                                                         \
-        ADVANCE_HELD(eq, hp, hn, hp_full, hn_full);                                                \
-        vp[b] = bvp;                                                                               \
-        vn[b] = bvn;                                                                               \
-    } while (0)
-
 /* After the last block: its bottom row's horizontal delta moves the score. */
 static void add_bottom_delta(wb_lev *s, uint64_t hp_full, uint64_t hn_full) {
     uint64_t bottom = s->last + 1 == s->nblocks ? s->last_mask : TOP_BIT;
     s->last_score += ((hp_full & bottom) != 0) - (uint64_t)((hn_full & bottom) != 0);
 }
 
-/* The block range that columns j0..j1 (1-based) need. A cell (i, j) can
- * lie on a path of cost <= k only if |i-j| + |(m-i)-(n-j)| <= k, since each
- * term is a lower bound on the cost before and after it; with n >= m that
- * leaves rows j-(k+n-m)/2 .. j+(k-(n-m))/2.
- * Blocks entering the range start from the block above them with all
- * vertical deltas +1, and the first block always takes a +1 carry: both
- * over-estimate cells outside the band and leave cells inside it exact, so
- * computing a few blocks more than a column needs is harmless. */
+/* The block range that columns j0..j1 (1-based) need (the block form's
+ * band), the blocks entering it set up. (A borrowed pattern may be the
+ * longer side: the same band, mirrored.) */
 static void select_blocks(wb_lev *s, size_t j0, size_t j1) {
-    /* (a borrowed pattern may be the longer side: the same band, mirrored) */
-    size_t below, above;
-    if (s->n >= s->m) {
-        below = (s->k + (s->n - s->m)) / 2;
-        above = (s->k - (s->n - s->m)) / 2;
-    } else {
-        below = (s->k - (s->m - s->n)) / 2;
-        above = (s->k + (s->m - s->n)) / 2;
-    }
-    size_t lo = j0 > below ? j0 - below : 1;
-    size_t hi = min_size(s->m, j1 + above);
-    s->first = (lo - 1) / WORD_BITS;
-    size_t last = (hi - 1) / WORD_BITS;
+    size_t below, above, last;
+    wb_lev_band(s->m, s->n, s->k, &below, &above);
+    wb_lev_band_blocks(s->m, below, above, j0, j1, &s->first, &last);
     while (s->last < last) {
         size_t b = ++s->last;
         s->vp[b] = ~UINT64_C(0);
@@ -692,203 +638,24 @@ static void step_one_block(wb_lev *s, const uint8_t *text, size_t columns) {
 }
 
 static uint64_t step_column_bytes(wb_lev *s, uint8_t symbol) {
-    const uint64_t *restrict pe = s->peq + (size_t)symbol * s->nblocks;
-    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
-    uint64_t hp = 1, hn = 0, hp_full = 0, hn_full = 0;
-    for (size_t b = s->first, last = s->last; b <= last; b++)
-        ADVANCE_BLOCK(pe[b], b);
+    uint64_t hp_full, hn_full;
+    wb_lev_block_column(s->vp + s->first, s->vn + s->first, s->last - s->first + 1,
+                        s->peq + (size_t)symbol * s->nblocks + s->first, &hp_full, &hn_full);
     add_bottom_delta(s, hp_full, hn_full);
     return s->last - s->first + 1;
 }
 
-/* Several columns at once (a wavefront over the DP matrix), each path
- * with its own number of columns; which one runs is chosen per process by
- * measurement (wb_lev_choose_path), since the widest is not the fastest
- * on every CPU. */
-typedef uint64_t (*wavefront_fn)(wb_lev *s, const uint8_t *symbols);
-
-/* Two columns at once, block by block. Within a column each block waits
- * for the carry of the block above; interleaving two columns gives the CPU
- * two such chains to overlap (a wavefront over the DP matrix). Two, not
- * four: four columns' carries and pointers no longer fit x86-64's 16
- * registers and the spills cost more than the overlap gains. */
-static uint64_t wavefront2(wb_lev *s, const uint8_t *symbols) {
-    const size_t nb = s->nblocks;
-    const uint64_t *restrict p0 = s->peq + (size_t)symbols[0] * nb;
-    const uint64_t *restrict p1 = s->peq + (size_t)symbols[1] * nb;
-    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
-    uint64_t hp0 = 1, hn0 = 0, hp1 = 1, hn1 = 0;
-    uint64_t f0p = 0, f0n = 0, f1p = 0, f1n = 0;
-    for (size_t b = s->first, last = s->last; b <= last; b++) {
-        uint64_t bvp = vp[b], bvn = vn[b];
-        ADVANCE_HELD(p0[b], hp0, hn0, f0p, f0n);
-        ADVANCE_HELD(p1[b], hp1, hn1, f1p, f1n);
-        vp[b] = bvp;
-        vn[b] = bvn;
-    }
-    add_bottom_delta(s, f0p, f0n);
-    add_bottom_delta(s, f1p, f1n);
-    return 2 * (s->last - s->first + 1);
-}
-
-#if WB_LEV_X86
-typedef uint64_t lanes __attribute__((vector_size(32)));
-
-/* Four columns as a wavefront across SIMD lanes. At iteration t, lane l
- * works on column l of the group and block first+t-l: its vertical vectors
- * come from lane l-1 of the previous iteration (the same block, one column
- * earlier), its carries from its own previous iteration (the block above),
- * lane 0 reads the block from memory and lane 3 writes it back. Lanes
- * outside the block range (the wavefront's ramps) compute nothing that is
- * kept. One body, compiled once per instruction set below. */
-/* lane l takes lane l-1 (lane 0 keeps its own, replaced right after) */
-#ifdef __clang__
-#define SHIFT_UP(v) __builtin_shufflevector((v), (v), 0, 0, 1, 2)
-#else
-#define SHIFT_UP(v) __builtin_shuffle((v), (lanes){0, 0, 1, 2})
-#endif
-
-static inline __attribute__((always_inline)) uint64_t wavefront4_body(wb_lev *s,
-                                                                      const uint8_t *symbols) {
-    const size_t count = s->last - s->first + 1;
-    const uint64_t *p0 = s->peq + (size_t)symbols[0] * s->nblocks + s->first;
-    const uint64_t *p1 = s->peq + (size_t)symbols[1] * s->nblocks + s->first;
-    const uint64_t *p2 = s->peq + (size_t)symbols[2] * s->nblocks + s->first;
-    const uint64_t *p3 = s->peq + (size_t)symbols[3] * s->nblocks + s->first;
-    uint64_t *vp = s->vp + s->first, *vn = s->vn + s->first;
-    lanes bvp = {vp[0], 0, 0, 0}, bvn = {vn[0], 0, 0, 0};
-    lanes hp = {1, 1, 1, 1}, hn = {0, 0, 0, 0};
-    for (size_t t = 0; t < count + 3; t++) {
-        lanes eq;
-        bool steady = t >= 3 && t < count;
-        if (steady) {
-            eq = (lanes){p0[t], p1[t - 1], p2[t - 2], p3[t - 3]};
-        } else {
-            eq = (lanes){t < count ? p0[t] : 0, t >= 1 && t - 1 < count ? p1[t - 1] : 0,
-                         t >= 2 && t - 2 < count ? p2[t - 2] : 0,
-                         t >= 3 && t - 3 < count ? p3[t - 3] : 0};
-        }
-        lanes x = eq | hn;
-        lanes d0 = (((x & bvp) + bvp) ^ bvp) | x | bvn;
-        lanes hp_full = bvn | ~(d0 | bvp);
-        lanes hn_full = d0 & bvp;
-        lanes hp_shifted = (hp_full << 1) | hp;
-        lanes hn_shifted = (hn_full << 1) | hn;
-        lanes out_vp = hn_shifted | ~(d0 | hp_shifted);
-        lanes out_vn = hp_shifted & d0;
-        hp = hp_full >> 63;
-        hn = hn_full >> 63;
-        if (!steady) {
-            /* lanes that have not reached the first block keep the +1 carry */
-            for (size_t l = t + 1; l < 4; l++) {
-                hp[l] = 1;
-                hn[l] = 0;
-            }
-        }
-        if (t + 1 >= count && t + 1 - count < 4) {
-            size_t l = t + 1 - count; /* lane l finished the last block */
-            add_bottom_delta(s, hp_full[l], hn_full[l]);
-        }
-        if (t >= 3 && t - 3 < count) {
-            vp[t - 3] = out_vp[3];
-            vn[t - 3] = out_vn[3];
-        }
-        bvp = SHIFT_UP(out_vp);
-        bvn = SHIFT_UP(out_vn);
-        bvp[0] = t + 1 < count ? vp[t + 1] : 0;
-        bvn[0] = t + 1 < count ? vn[t + 1] : 0;
-    }
-    return 4 * count;
-}
-
-__attribute__((target("arch=x86-64-v4"))) static uint64_t
-wavefront4_avx512(wb_lev *s, const uint8_t *symbols) {
-    return wavefront4_body(s, symbols);
-}
-
-__attribute__((target("avx2"))) static uint64_t wavefront4_avx2(wb_lev *s, const uint8_t *symbols) {
-    return wavefront4_body(s, symbols);
-}
-
-static uint64_t wavefront4_baseline(wb_lev *s, const uint8_t *symbols) {
-    return wavefront4_body(s, symbols);
-}
-#endif
-
-static const struct {
-    wavefront_fn step;
-    size_t columns;
-    const char *name;
-} paths[WB_LEV_PATHS] = {
-    [WB_LEV_PATH_SCALAR] = {wavefront2, 2, "scalar"},
-#if WB_LEV_X86
-    [WB_LEV_PATH_SIMD] = {wavefront4_baseline, 4, "simd"},
-    [WB_LEV_PATH_AVX2] = {wavefront4_avx2, 4, "avx2"},
-    [WB_LEV_PATH_AVX512] = {wavefront4_avx512, 4, "avx512"},
-#else
-    [WB_LEV_PATH_SIMD] = {NULL, 0, "simd"},
-    [WB_LEV_PATH_AVX2] = {NULL, 0, "avx2"},
-    [WB_LEV_PATH_AVX512] = {NULL, 0, "avx512"},
-#endif
-};
-
-/* The path in use: the scalar one until wb_lev_choose_path measures. */
-static _Atomic int current_path = WB_LEV_PATH_SCALAR;
-
-bool wb_lev_path_supported(wb_lev_path path) {
-    if (path >= WB_LEV_PATHS || !paths[path].step) return false;
-#if WB_LEV_X86
-    __builtin_cpu_init();
-    if (path == WB_LEV_PATH_AVX2) return __builtin_cpu_supports("avx2");
-    if (path == WB_LEV_PATH_AVX512)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
-#endif
-    return true;
-}
-
-bool wb_lev_force_path(wb_lev_path path) {
-    if (!wb_lev_path_supported(path)) return false;
-    atomic_store(&current_path, (int)path);
-    return true;
-}
-
-wb_lev_path wb_lev_current_path(void) {
-    return (wb_lev_path)atomic_load(&current_path);
-}
-
-const char *wb_lev_path_name(wb_lev_path path) {
-    return path < WB_LEV_PATHS ? paths[path].name : "unknown";
-}
-
-wb_lev_path wb_lev_choose_path(void) {
-    /* a 1000-byte pair (16 blocks), each path 5 times in turn: its
-     * fastest run counts, in thread CPU time (time the OS gave others is not its own) */
-    enum { LEN = 1000, ROUNDS = 5 };
-    static uint8_t a[LEN], b[LEN];
-    uint64_t x = 0x9E3779B97F4A7C15u;
-    for (size_t i = 0; i < LEN; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        a[i] = (uint8_t)('a' + x % 26);
-        b[i] = (uint8_t)('a' + (x >> 32) % 26);
-    }
-    int64_t best[WB_LEV_PATHS];
-    for (int p = 0; p < WB_LEV_PATHS; p++)
-        best[p] = INT64_MAX;
-    for (int round = 0; round < ROUNDS; round++) {
-        for (int p = 0; p < WB_LEV_PATHS; p++) {
-            if (!wb_lev_force_path((wb_lev_path)p)) continue;
-            int64_t t0 = wb_thread_cpu_ns();
-            (void)wb_lev_distance(a, LEN, b, LEN, false, WB_LEV_NO_LIMIT, NULL);
-            int64_t took = wb_thread_cpu_ns() - t0;
-            if (took < best[p]) best[p] = took;
-        }
-    }
-    int chosen = WB_LEV_PATH_SCALAR;
-    for (int p = 0; p < WB_LEV_PATHS; p++)
-        if (best[p] < best[chosen]) chosen = p;
-    atomic_store(&current_path, chosen);
-    return (wb_lev_path)chosen;
+/* Byte mode: the next `columns` columns at once (the block form's
+ * wavefront), over the blocks select_blocks chose for all of them. */
+static uint64_t step_wave_bytes(wb_lev *s, wb_lev_wave_fn wave, size_t columns,
+                                const uint8_t *symbols) {
+    const uint64_t *eq[WB_LEV_WAVE_MOST];
+    for (size_t c = 0; c < columns; c++)
+        eq[c] = s->peq + (size_t)symbols[c] * s->nblocks + s->first;
+    size_t count = s->last - s->first + 1;
+    uint64_t bottom = s->last + 1 == s->nblocks ? s->last_mask : TOP_BIT;
+    s->last_score += wave(s->vp + s->first, s->vn + s->first, count, eq, bottom);
+    return (uint64_t)columns * count;
 }
 
 static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
@@ -903,12 +670,11 @@ static uint64_t step_column_codepoints(wb_lev *s, uint32_t id) {
             hi = mid;
     }
     e = lo;
-    uint64_t *restrict vp = s->vp, *restrict vn = s->vn;
     uint64_t hp = 1, hn = 0, hp_full = 0, hn_full = 0;
     for (size_t b = s->first, last = s->last; b <= last; b++) {
         uint64_t eq = 0;
         if (e < end && e->block == b) eq = (e++)->mask;
-        ADVANCE_BLOCK(eq, b);
+        wb_lev_block_advance(eq, &hp, &hn, &s->vp[b], &s->vn[b], &hp_full, &hn_full);
     }
     add_bottom_delta(s, hp_full, hn_full);
     return s->last - s->first + 1;
@@ -958,13 +724,12 @@ bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget,
         step_one_block(s, text, columns);
         spent += columns;
     } else {
-        int path = atomic_load_explicit(&current_path, memory_order_relaxed);
-        wavefront_fn wavefront = paths[path].step;
-        size_t columns = paths[path].columns;
+        size_t columns;
+        wb_lev_wave_fn wave = wb_lev_wave(&columns);
         do {
             if (!s->codepoints && s->n - s->col >= columns) {
                 select_blocks(s, s->col + 1, s->col + columns);
-                spent += wavefront(s, text + s->col);
+                spent += step_wave_bytes(s, wave, columns, text + s->col);
                 s->col += columns;
             } else {
                 select_blocks(s, s->col + 1, s->col + 1);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../metric/levenshtein_block.h"
 #include "../text/utf8.h"
 
 #define WB_LEV_NO_LIMIT SIZE_MAX
@@ -110,27 +111,9 @@ typedef struct {
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator);
 
-/* The ways the columns of a multi-block byte-mode pair are computed: two
- * columns at once in scalar code, or four in SIMD lanes (the instruction
- * sets' copies of one body). One is in use for the whole process. */
-typedef enum {
-    WB_LEV_PATH_SCALAR = 0,
-    WB_LEV_PATH_SIMD,   /* four columns, SSE2 */
-    WB_LEV_PATH_AVX2,   /* four columns, AVX2 */
-    WB_LEV_PATH_AVX512, /* four columns, AVX-512 (x86-64-v4) */
-    WB_LEV_PATHS
-} wb_lev_path;
-
-/* Whether this build has the path and this CPU can run it. */
-bool wb_lev_path_supported(wb_lev_path path);
-/* Uses `path` from now on, if supported (true); for tests and benchmarks. */
-bool wb_lev_force_path(wb_lev_path path);
-/* Times every supported path on a 1000-byte pair (a fraction of a
- * millisecond in all) and uses the fastest; returns it. Until it is
- * called, the scalar path is used. Call it once at start-up. */
-wb_lev_path wb_lev_choose_path(void);
-wb_lev_path wb_lev_current_path(void);
-const char *wb_lev_path_name(wb_lev_path path);
+/* The columns of a multi-block pair are the block form's
+ * (../metric/levenshtein_block.h), whose paths (wb_lev_path,
+ * wb_lev_choose_path) are chosen there for the whole process. */
 
 /* Begins a computation and does nothing else (it allocates nothing and
  * cannot fail): wb_lev_step does the set-up within its budget like the

@@ -200,17 +200,22 @@ uint64_t wb_fz_lcs_units(size_t m, size_t n);
 
 /* ---- Levenshtein, unit costs (levenshtein.c): Myers/Hyyro, blocks of 64 - *
  * As the LCS: wb_fz_lev_init makes the pattern of the shorter side (the
- * distance is symmetric), in the first steps; a column is resumable. */
+ * distance is symmetric), in the first steps; a column is resumable. The
+ * columns of a longer pattern are the block form's (levenshtein_block.h),
+ * in its band, several at once when the budget allows. */
 typedef struct {
     const uint32_t *b;
     size_t m, n, col, k;
-    size_t block;                /* the next block of column col */
+    size_t below, above;         /* the band (levenshtein_block.h) */
+    size_t first, last;          /* the blocks of column col (many blocks) */
+    bool mid;                    /* column col under way: */
+    size_t block;                /* its next block */
     uint64_t hp_carry, hn_carry; /* the horizontal deltas entering it */
     wb_fz_pattern pattern;       /* its own (wb_fz_lev_init) */
     const wb_fz_pattern *use;    /* the one in use */
     uint64_t *vp, *vn;           /* one word per block */
     uint64_t one_vp, one_vn;
-    size_t score;
+    size_t score; /* of block last's bottom row (row m once it is the last) */
     size_t owned_bytes;
     size_t result;
 } wb_fz_lev;

@@ -1,19 +1,244 @@
 /* Levenshtein (kernels.h): the unit-cost distance bit-parallel (Myers
  * 1999, in Hyyro's 2003 blocks): a pattern of one word through the word
- * step of levenshtein_word.h, a longer one in blocks of 64 positions,
- * resumable inside a column; and the weighted distance (Wagner-Fischer
- * rows, 64-bit cells that saturate or 128-bit ones). The byte and UTF-8
- * core of the Levenshtein job is c_src/levenshtein/levenshtein.c; the
- * lanes of many short candidates c_src/search/lanes*. */
+ * step of levenshtein_word.h, a longer one in blocks of 64 positions
+ * through the block form of levenshtein_block.h (defined here: the one
+ * block kernel, which the Levenshtein core c_src/levenshtein/levenshtein.c
+ * steps too), a column resumable; and the weighted distance
+ * (Wagner-Fischer rows, 64-bit cells that saturate or 128-bit ones). The
+ * lanes of many short candidates are c_src/search/lanes*. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */
+#include "../probe/cpu_clock.h"
 #include "common.h"
+#include "levenshtein_block.h"
 #include "levenshtein_word.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Work per unit of a weighted row: a cell (1.6-2.9 ns at -O2 on a 2
  * vCPU Xeon, a 128-bit one 3.5) */
 #define WEIGHTED_CELLS 1
+
+/* ---- the block form (levenshtein_block.h): wavefronts and their paths ---- */
+
+/* GCC or clang on x86-64: the four-column wavefront in SIMD lanes,
+ * compiled for each instruction set (vector extensions and target
+ * attributes) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(WB_LEV_NO_SIMD)
+#define LEV_X86 1
+#else
+#define LEV_X86 0
+#endif
+
+/* Two columns at once, block by block. Within a column each block waits
+ * for the carry of the block above; interleaving two columns gives the CPU
+ * two such chains to overlap. Two, not four: four columns' carries and
+ * pointers no longer fit x86-64's 16 registers and the spills cost more
+ * than the overlap gains. */
+static uint64_t wave2(uint64_t *restrict vp, uint64_t *restrict vn, size_t count,
+                      const uint64_t *const *eq, uint64_t bottom) {
+    const uint64_t *restrict p0 = eq[0], *restrict p1 = eq[1];
+    uint64_t hp0 = 1, hn0 = 0, hp1 = 1, hn1 = 0;
+    uint64_t f0p, f0n, f1p, f1n;
+    /* the horizontal words are kept from the last block only: four
+     * registers fewer in the loop, which keeps both columns' rows in
+     * registers too */
+    size_t b = 0;
+    for (; b + 1 < count; b++) {
+        uint64_t bvp = vp[b], bvn = vn[b], x0, x1, x2, x3;
+        wb_lev_block_advance(p0[b], &hp0, &hn0, &bvp, &bvn, &x0, &x1);
+        wb_lev_block_advance(p1[b], &hp1, &hn1, &bvp, &bvn, &x2, &x3);
+        vp[b] = bvp;
+        vn[b] = bvn;
+    }
+    uint64_t bvp = vp[b], bvn = vn[b];
+    wb_lev_block_advance(p0[b], &hp0, &hn0, &bvp, &bvn, &f0p, &f0n);
+    wb_lev_block_advance(p1[b], &hp1, &hn1, &bvp, &bvn, &f1p, &f1n);
+    vp[b] = bvp;
+    vn[b] = bvn;
+    return ((f0p & bottom) != 0) - (uint64_t)((f0n & bottom) != 0) + ((f1p & bottom) != 0) -
+           (uint64_t)((f1n & bottom) != 0);
+}
+
+#if LEV_X86
+typedef uint64_t lanes __attribute__((vector_size(32)));
+
+/* Four columns as a wavefront across SIMD lanes. At iteration t, lane l
+ * works on column l of the group and block t-l: its vertical vectors come
+ * from lane l-1 of the previous iteration (the same block, one column
+ * earlier), its carries from its own previous iteration (the block above),
+ * lane 0 reads the block from memory and lane 3 writes it back. Lanes
+ * outside the block range (the wavefront's ramps) compute nothing that is
+ * kept. One body, compiled once per instruction set below. */
+/* lane l takes lane l-1 (lane 0 keeps its own, replaced right after) */
+#ifdef __clang__
+#define SHIFT_UP(v) __builtin_shufflevector((v), (v), 0, 0, 1, 2)
+#else
+#define SHIFT_UP(v) __builtin_shuffle((v), (lanes){0, 0, 1, 2})
+#endif
+
+static inline __attribute__((always_inline)) uint64_t
+wave4_body(uint64_t *vp, uint64_t *vn, size_t count, const uint64_t *const *eqs, uint64_t bottom) {
+    uint64_t delta = 0;
+    const uint64_t *p0 = eqs[0], *p1 = eqs[1], *p2 = eqs[2], *p3 = eqs[3];
+    lanes bvp = {vp[0], 0, 0, 0}, bvn = {vn[0], 0, 0, 0};
+    lanes hp = {1, 1, 1, 1}, hn = {0, 0, 0, 0};
+    for (size_t t = 0; t < count + 3; t++) {
+        lanes eq;
+        bool steady = t >= 3 && t < count;
+        if (steady) {
+            eq = (lanes){p0[t], p1[t - 1], p2[t - 2], p3[t - 3]};
+        } else {
+            eq = (lanes){t < count ? p0[t] : 0, t >= 1 && t - 1 < count ? p1[t - 1] : 0,
+                         t >= 2 && t - 2 < count ? p2[t - 2] : 0,
+                         t >= 3 && t - 3 < count ? p3[t - 3] : 0};
+        }
+        lanes x = eq | hn;
+        lanes d0 = (((x & bvp) + bvp) ^ bvp) | x | bvn;
+        lanes hp_full = bvn | ~(d0 | bvp);
+        lanes hn_full = d0 & bvp;
+        lanes hp_shifted = (hp_full << 1) | hp;
+        lanes hn_shifted = (hn_full << 1) | hn;
+        lanes out_vp = hn_shifted | ~(d0 | hp_shifted);
+        lanes out_vn = hp_shifted & d0;
+        hp = hp_full >> 63;
+        hn = hn_full >> 63;
+        if (!steady) {
+            /* lanes that have not reached the first block keep the +1 carry */
+            for (size_t l = t + 1; l < 4; l++) {
+                hp[l] = 1;
+                hn[l] = 0;
+            }
+        }
+        if (t + 1 >= count && t + 1 - count < 4) {
+            size_t l = t + 1 - count; /* lane l finished the last block */
+            delta += ((hp_full[l] & bottom) != 0) - (uint64_t)((hn_full[l] & bottom) != 0);
+        }
+        if (t >= 3 && t - 3 < count) {
+            vp[t - 3] = out_vp[3];
+            vn[t - 3] = out_vn[3];
+        }
+        bvp = SHIFT_UP(out_vp);
+        bvn = SHIFT_UP(out_vn);
+        bvp[0] = t + 1 < count ? vp[t + 1] : 0;
+        bvn[0] = t + 1 < count ? vn[t + 1] : 0;
+    }
+    return delta;
+}
+
+__attribute__((target("arch=x86-64-v4"))) static uint64_t
+wave4_avx512(uint64_t *vp, uint64_t *vn, size_t count, const uint64_t *const *eq, uint64_t bottom) {
+    return wave4_body(vp, vn, count, eq, bottom);
+}
+
+__attribute__((target("avx2"))) static uint64_t
+wave4_avx2(uint64_t *vp, uint64_t *vn, size_t count, const uint64_t *const *eq, uint64_t bottom) {
+    return wave4_body(vp, vn, count, eq, bottom);
+}
+
+static uint64_t wave4_baseline(uint64_t *vp, uint64_t *vn, size_t count, const uint64_t *const *eq,
+                               uint64_t bottom) {
+    return wave4_body(vp, vn, count, eq, bottom);
+}
+#endif
+
+static const struct {
+    wb_lev_wave_fn step;
+    size_t columns;
+    const char *name;
+} paths[WB_LEV_PATHS] = {
+    [WB_LEV_PATH_SCALAR] = {wave2, 2, "scalar"},
+#if LEV_X86
+    [WB_LEV_PATH_SIMD] = {wave4_baseline, 4, "simd"},
+    [WB_LEV_PATH_AVX2] = {wave4_avx2, 4, "avx2"},
+    [WB_LEV_PATH_AVX512] = {wave4_avx512, 4, "avx512"},
+#else
+    [WB_LEV_PATH_SIMD] = {NULL, 0, "simd"},
+    [WB_LEV_PATH_AVX2] = {NULL, 0, "avx2"},
+    [WB_LEV_PATH_AVX512] = {NULL, 0, "avx512"},
+#endif
+};
+
+/* The path in use: the scalar one until wb_lev_choose_path measures. */
+static _Atomic int current_path = WB_LEV_PATH_SCALAR;
+
+wb_lev_wave_fn wb_lev_wave(size_t *columns) {
+    int path = atomic_load_explicit(&current_path, memory_order_relaxed);
+    *columns = paths[path].columns;
+    return paths[path].step;
+}
+
+bool wb_lev_path_supported(wb_lev_path path) {
+    if (path >= WB_LEV_PATHS || !paths[path].step) return false;
+#if LEV_X86
+    __builtin_cpu_init();
+    if (path == WB_LEV_PATH_AVX2) return __builtin_cpu_supports("avx2");
+    if (path == WB_LEV_PATH_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+#endif
+    return true;
+}
+
+bool wb_lev_force_path(wb_lev_path path) {
+    if (!wb_lev_path_supported(path)) return false;
+    atomic_store(&current_path, (int)path);
+    return true;
+}
+
+wb_lev_path wb_lev_current_path(void) {
+    return (wb_lev_path)atomic_load(&current_path);
+}
+
+const char *wb_lev_path_name(wb_lev_path path) {
+    return path < WB_LEV_PATHS ? paths[path].name : "unknown";
+}
+
+wb_lev_path wb_lev_choose_path(void) {
+    /* a 1000-symbol pattern (16 blocks) against 1000 symbols, each path 5
+     * times in turn: its fastest run counts, in thread CPU time (time the
+     * OS gave others is not its own) */
+    enum { BLOCKS = 16, SYMBOLS = 26, COLUMNS = 1000, ROUNDS = 5 };
+    static uint64_t rows[SYMBOLS][BLOCKS], vp[BLOCKS], vn[BLOCKS];
+    static uint8_t text[COLUMNS];
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    for (size_t i = 0; i < BLOCKS * 64; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        rows[x % SYMBOLS][i / 64] |= UINT64_C(1) << (i % 64);
+    }
+    for (size_t j = 0; j < COLUMNS; j++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        text[j] = (uint8_t)(x % SYMBOLS);
+    }
+    int64_t best[WB_LEV_PATHS];
+    for (int p = 0; p < WB_LEV_PATHS; p++)
+        best[p] = INT64_MAX;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int p = 0; p < WB_LEV_PATHS; p++) {
+            if (!wb_lev_path_supported((wb_lev_path)p)) continue;
+            size_t columns = paths[p].columns;
+            for (size_t w = 0; w < BLOCKS; w++) {
+                vp[w] = ~UINT64_C(0);
+                vn[w] = 0;
+            }
+            const uint64_t *eq[WB_LEV_WAVE_MOST];
+            int64_t t0 = wb_thread_cpu_ns();
+            for (size_t j = 0; j + columns <= COLUMNS; j += columns) {
+                for (size_t c = 0; c < columns; c++)
+                    eq[c] = rows[text[j + c]];
+                (void)paths[p].step(vp, vn, BLOCKS, eq, UINT64_C(1) << 63);
+            }
+            int64_t took = wb_thread_cpu_ns() - t0;
+            if (took < best[p]) best[p] = took;
+        }
+    }
+    int chosen = WB_LEV_PATH_SCALAR;
+    for (int p = 0; p < WB_LEV_PATHS; p++)
+        if (best[p] < best[chosen]) chosen = p;
+    atomic_store(&current_path, chosen);
+    return (wb_lev_path)chosen;
+}
 
 /* ---- unit costs ------------------------------------------------------------ */
 
@@ -48,7 +273,18 @@ bool wb_fz_lev_init_with(wb_fz_lev *k, const wb_fz_pattern *pattern, const uint3
     k->m = pattern->m;
     k->n = n;
     k->k = cutoff;
-    k->score = pattern->m;
+    /* the band of the cutoff, or of the longer length (no distance is
+     * above it); none when the lengths' difference is already above */
+    size_t m = pattern->m, longer = max_size(m, n), diff = longer - min_size(m, n);
+    size_t band = cutoff < longer ? cutoff : longer;
+    if (diff <= band) {
+        wb_lev_band(m, n, band, &k->below, &k->above);
+    } else {
+        k->below = longer;
+        k->above = longer;
+    }
+    /* column 0, block 0 (row i is i): the others enter as the band does */
+    k->score = min_size(m, 64);
     /* row 0 of the matrix grows by one per column */
     k->hp_carry = 1;
     return true;
@@ -68,6 +304,81 @@ bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b
     k->pattern = pattern;
     k->use = &k->pattern;
     k->owned_bytes += pattern.owned_bytes;
+    return true;
+}
+
+/* The blocks columns j0..j1 (1-based) need, those entering the band at
+ * its bottom set up (column 0: every vertical delta +1). */
+static void lev_select(wb_fz_lev *k, size_t j0, size_t j1) {
+    size_t last, nblocks = k->use->nblocks;
+    wb_lev_band_blocks(k->m, k->below, k->above, j0, j1, &k->first, &last);
+    while (k->last < last) {
+        size_t b = ++k->last;
+        k->vp[b] = ~(uint64_t)0;
+        k->vn[b] = 0;
+        k->score += b + 1 == nblocks ? k->m - b * 64 : 64;
+    }
+}
+
+/* The bit of block last's bottom row: row m's in the pattern's last block. */
+static uint64_t lev_bottom(const wb_fz_lev *k, uint64_t last_row) {
+    return k->last + 1 == k->use->nblocks ? last_row : (uint64_t)1 << 63;
+}
+
+/* The next `columns` columns at once, from their tops, when their symbols
+ * are all in the pattern's table (below 256) and `left` units pay for
+ * them; false, having computed nothing, for any other. */
+static bool lev_wave(wb_fz_lev *k, wb_lev_wave_fn wave, size_t columns, uint64_t last_row,
+                     uint64_t left, uint64_t *spent) {
+    const wb_fz_pattern *p = k->use;
+    const uint64_t *eq[WB_LEV_WAVE_MOST];
+    for (size_t c = 0; c < columns; c++) {
+        uint32_t symbol = k->b[k->col + c];
+        if (symbol >= 256) return false;
+        eq[c] = p->low + (size_t)symbol * p->nblocks;
+    }
+    /* (blocks set up for all of them: harmless when one column is done
+     * instead) */
+    lev_select(k, k->col + 1, k->col + columns);
+    size_t count = k->last - k->first + 1;
+    if (left / columns < count) return false;
+    for (size_t c = 0; c < columns; c++)
+        eq[c] += k->first;
+    k->score += wave(k->vp + k->first, k->vn + k->first, count, eq, lev_bottom(k, last_row));
+    *spent += (uint64_t)columns * count;
+    k->col += columns;
+    return true;
+}
+
+/* Column col from its next block on, `left` blocks at most (one at least),
+ * adding them to *spent; true when the column ended (its score moved, col
+ * the next one). */
+static bool lev_blocks(wb_fz_lev *k, uint64_t left, uint64_t last_row, uint64_t *spent) {
+    const wb_fz_pattern *p = k->use;
+    if (!k->mid) {
+        lev_select(k, k->col + 1, k->col + 1);
+        k->block = k->first;
+        k->hp_carry = 1;
+        k->hn_carry = 0;
+        k->mid = true;
+    }
+    uint32_t c = k->b[k->col];
+    uint64_t hp = k->hp_carry, hn = k->hn_carry, hp_full = 0, hn_full = 0;
+    size_t w = k->block, end = w + (size_t)min_size(k->last + 1 - w, left > 0 ? left : 1);
+    for (; w < end; w++)
+        wb_lev_block_advance(wb_fz_pattern_get(p, c, w), &hp, &hn, &k->vp[w], &k->vn[w], &hp_full,
+                             &hn_full);
+    *spent += end - k->block;
+    if (w <= k->last) {
+        k->block = w;
+        k->hp_carry = hp;
+        k->hn_carry = hn;
+        return false;
+    }
+    k->mid = false;
+    uint64_t bottom = lev_bottom(k, last_row);
+    k->score = k->score + ((hp_full & bottom) != 0) - ((hn_full & bottom) != 0);
+    k->col++;
     return true;
 }
 
@@ -106,42 +417,17 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
         k->score = score;
         k->col = col;
     }
+    size_t columns = 1;
+    wb_lev_wave_fn wave = nblocks > 1 ? wb_lev_wave(&columns) : NULL;
     while (k->col < k->n && spent < budget) {
-        uint32_t c = k->b[k->col];
-        uint64_t hp_carry = k->hp_carry, hn_carry = k->hn_carry;
-        size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
-        for (; w < end; w++) {
-            uint64_t match = wb_fz_pattern_get(p, c, w), vp = k->vp[w], vn = k->vn[w];
-            uint64_t x = match | hn_carry;
-            uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn;
-            uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
-            uint64_t hp_in = hp_carry, hn_in = hn_carry;
-            if (w + 1 < nblocks) {
-                hp_carry = hp >> 63;
-                hn_carry = hn >> 63;
-            } else {
-                hp_carry = (hp & last) != 0;
-                hn_carry = (hn & last) != 0;
-            }
-            hp = (hp << 1) | hp_in;
-            hn = (hn << 1) | hn_in;
-            k->vp[w] = hn | ~(d0 | hp);
-            k->vn[w] = hp & d0;
-        }
-        spent += end - k->block;
-        if (w < nblocks) {
-            k->block = w;
-            k->hp_carry = hp_carry;
-            k->hn_carry = hn_carry;
-            continue;
-        }
-        k->block = 0;
-        k->hp_carry = 1;
-        k->hn_carry = 0;
-        k->score = k->score + hp_carry - hn_carry;
-        k->col++;
-        /* each column left can lower the last row by one at most */
-        if (k->k != WB_FZ_NO_CUTOFF && k->score > k->k + (k->n - k->col)) {
+        if (!(wave && !k->mid && k->n - k->col >= columns &&
+              lev_wave(k, wave, columns, last, budget - spent, &spent)) &&
+            !lev_blocks(k, budget - spent, last, &spent))
+            continue; /* the budget ended inside the column */
+        /* each column left can lower the last row by one at most (the
+         * score is row m's once the band reaches it) */
+        if (k->k != WB_FZ_NO_CUTOFF && k->last + 1 == nblocks &&
+            k->score > k->k + (k->n - k->col)) {
             k->col = k->n;
             k->score = k->k + 1;
         }
