@@ -109,3 +109,19 @@ void wb_fz_lcs_free(wb_fz_lcs *k) {
     wb_fz_pattern_free(&k->pattern);
     memset(k, 0, sizeof *k);
 }
+
+size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint64_t *used) {
+    shorter_first(&a, &m, &b, &n);
+    if (m == 0) {
+        charge(used, 0);
+        return 0;
+    }
+    wb_fz_short p;
+    wb_fz_short_begin(&p, a, m);
+    uint64_t s = ~(uint64_t)0;
+    for (size_t j = 0; j < n; j++)
+        s = wb_fz_lcs_word(s, wb_fz_short_get(&p, b[j]));
+    wb_fz_short_end(&p);
+    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + n);
+    return wb_fz_lcs_of(s, m);
+}
