@@ -298,7 +298,11 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
 static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     const uint32_t *a = s->a, *b = s->b;
     size_t m = s->m, n = s->n, k = s->cutoff;
-    if (s->query || min_size(m, n) > WB_FZ_SHORT || budget < wb_fz_lcs_units(m, n)) return false;
+    if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
+    size_t shorter = min_size(m, n);
+    bool lcs = s->o.scorer == WB_FZ_INDEL ||
+               (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
+    if (shorter > (lcs ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
         switch (lev_kernel_of(&s->o)) {
@@ -523,7 +527,7 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             if (*used - before >= budget && *used > before) return false;
             size_t xl = p->xl - p->pre - p->suf, yl = p->yl - p->pre - p->suf;
             budget -= *used - before;
-            if (!whole_query && min_size(xl, yl) <= WB_FZ_SHORT &&
+            if (!whole_query && min_size(xl, yl) <= WB_FZ_SHORT_LCS &&
                 budget >= wb_fz_lcs_units(xl, yl)) {
                 /* the short form: whole, no kernel state */
                 size_t lcs = wb_fz_lcs_short(p->x + p->pre, xl, p->y + p->pre, yl, used);

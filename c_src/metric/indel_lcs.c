@@ -118,10 +118,36 @@ size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
     }
     wb_fz_short p;
     wb_fz_short_begin(&p, a, m);
-    uint64_t s = ~(uint64_t)0;
-    for (size_t j = 0; j < n; j++)
-        s = wb_fz_lcs_word(s, wb_fz_short_get(&p, b[j]));
+    size_t lcs;
+    if (m <= 64) {
+        uint64_t s = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++)
+            s = wb_fz_lcs_word(s, wb_fz_short_get(&p, b[j]));
+        lcs = wb_fz_lcs_of(s, m);
+    } else {
+        /* two words, the carry of the first's sum into the second's */
+        uint64_t s0 = ~(uint64_t)0, s1 = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t c = b[j];
+            uint64_t m0 = 0, m1 = 0;
+            if (c < 256) {
+                m0 = p.low[c][0];
+                m1 = p.low[c][1];
+            } else {
+                const wb_fz_short_entry *e = wb_fz_short_find(&p, c);
+                if (e) {
+                    m0 = e->mask[0];
+                    m1 = e->mask[1];
+                }
+            }
+            uint64_t u0 = s0 & m0, sum0 = s0 + u0;
+            uint64_t u1 = s1 & m1, sum1 = s1 + u1 + (sum0 < s0);
+            s0 = sum0 | (s0 - u0);
+            s1 = sum1 | (s1 - u1);
+        }
+        lcs = wb_fz_lcs_of(s0, 64) + wb_fz_lcs_of(s1, m - 64);
+    }
     wb_fz_short_end(&p);
-    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + n);
-    return wb_fz_lcs_of(s, m);
+    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + blocks_of(m) * n);
+    return lcs;
 }

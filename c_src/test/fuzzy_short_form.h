@@ -1,11 +1,11 @@
 /*
  * The short form of kernels.h (included by test_fuzzy.c): wb_fz_lcs_short,
  * wb_fz_lev_short and wb_fz_osa_short on pairs whose shorter side has
- * 0..64 symbols (the sizes around one word), bytes and codepoints with
- * many symbols of 256 and up (up to 64 distinct ones: the thread's map
- * at half full), with and without cutoffs, one call after another on
- * the same thread (a table left dirty by one pattern gives the next a
- * wrong answer). Each result must equal the reference's
+ * 0..64 symbols (the sizes around one word; the LCS up to 128, two
+ * words), bytes and codepoints with many symbols of 256 and up (up to 128
+ * distinct ones: the thread's map at half full), with and without
+ * cutoffs, one call after another on the same thread (a table left dirty
+ * by one pattern gives the next a wrong answer). Each result must equal the reference's
  * (fuzzy_reference.h), and the units added must be the resumable
  * kernel's over one step with a budget that covers it. Also the decoding
  * of wb_fz_symbols and wb_fz_symbols_step on strings long enough for
@@ -23,7 +23,7 @@
 #include "fuzzy_reference.h"
 #include "reference.h"
 
-#define SF_CAP 160
+#define SF_CAP 240
 
 /* A string of len symbols: bytes (a few letters, or any byte), or
  * codepoints drawn from `high` distinct ones of 256 and up (spaced so that
@@ -91,6 +91,7 @@ static void sf_check_pair(const uint32_t *a, size_t m, const uint32_t *b, size_t
     size_t got = wb_fz_lcs_short(a, m, b, n, &used);
     CHECK(got == lcs && used == lcs_units, "lcs short %zu x %zu: %zu (%llu units), want %zu (%llu)",
           m, n, got, (unsigned long long)used, lcs, (unsigned long long)lcs_units);
+    if (m > WB_FZ_SHORT && n > WB_FZ_SHORT) return; /* the LCS's two words only */
     used = 0;
     got = wb_fz_lev_short(a, m, b, n, cutoff, &used);
     CHECK(got == want_lev && used == lev_units,
@@ -109,17 +110,17 @@ static void sf_check_pair(const uint32_t *a, size_t m, const uint32_t *b, size_t
 }
 
 static void test_short_form(size_t rounds) {
-    static const size_t shorts[] = {0, 1, 2, 31, 62, 63, 64};
-    static const size_t highs[] = {1, 7, 33, 64};
+    static const size_t shorts[] = {0, 1, 2, 31, 62, 63, 64, 65, 100, 127, 128};
+    static const size_t highs[] = {1, 7, 33, 64, 128};
     uint32_t a[SF_CAP], b[SF_CAP];
     for (size_t round = 0; round < rounds; round++) {
         int mode = (int)(check_random() % 3);
-        size_t high = highs[check_random() % 4];
-        size_t m = shorts[check_random() % 7];
-        if (mode == 2 && high == 64 && m == 64) {
-            /* all 64 distinct symbols >= 256 once each: the map at half full */
-            for (size_t i = 0; i < 64; i++)
-                a[i] = (uint32_t)(256 + 128 * ((i * 37) % 64));
+        size_t high = highs[check_random() % 5];
+        size_t m = shorts[check_random() % 11];
+        if (mode == 2 && high >= 64 && m >= 64) {
+            /* m distinct symbols >= 256 once each: the map at half full */
+            for (size_t i = 0; i < m; i++)
+                a[i] = (uint32_t)(256 + 128 * ((i * 37) % m));
         } else {
             sf_string(a, m, mode, high);
         }
