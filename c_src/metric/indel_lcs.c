@@ -73,6 +73,39 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
         spent += end - k->col;
         k->col = end;
     } else {
+        /* whole columns while the budget pays for them: the vector and
+         * the column's row of the table through locals, the table's
+         * branch (a symbol below 256 or not) once a column */
+        if (k->block == 0) {
+            uint64_t *sv = k->s;
+            const uint32_t *b = k->b;
+            size_t col = k->col, lcs = k->lcs, n = k->n;
+            while (col < n && budget - spent >= nblocks) {
+                uint32_t c = b[col];
+                uint64_t carry = 0;
+                if (c < 256) {
+                    const uint64_t *row = p->low + (size_t)c * nblocks;
+                    for (size_t w = 0; w < nblocks; w++) {
+                        uint64_t x = sv[w], u = x & row[w];
+                        uint64_t sum = x + u, total = sum + carry;
+                        carry = (uint64_t)(sum < x) | (uint64_t)(total < sum);
+                        sv[w] = total | (x - u);
+                    }
+                } else {
+                    for (size_t w = 0; w < nblocks; w++) {
+                        uint64_t x = sv[w], u = x & wb_fz_pattern_get(p, c, w);
+                        uint64_t sum = x + u, total = sum + carry;
+                        carry = (uint64_t)(sum < x) | (uint64_t)(total < sum);
+                        sv[w] = total | (x - u);
+                    }
+                }
+                lcs += carry;
+                col++;
+                spent += nblocks;
+            }
+            k->col = col;
+            k->lcs = lcs;
+        }
         while (k->col < k->n && spent < budget) {
             uint32_t c = k->b[k->col];
             uint64_t carry = k->carry;
