@@ -165,6 +165,13 @@ size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
         charge(used, 0);
         return cut(n, cutoff);
     }
+    /* the units of the whole pair, whatever the affix saves */
+    uint64_t units = units_of(m, WB_FZ_PATTERN_PER_UNIT) + n;
+    drop_affix(&a, &m, &b, &n);
+    if (m == 0) {
+        charge(used, units);
+        return cut(n, cutoff);
+    }
     wb_fz_short p;
     wb_fz_short_begin(&p, a, m);
     uint64_t vp = ~(uint64_t)0, vn = 0, last = (uint64_t)1 << (m - 1);
@@ -175,7 +182,7 @@ size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
         if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (n - j - 1)) break;
     }
     wb_fz_short_end(&p);
-    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + n);
+    charge(used, units);
     return cut(score, cutoff);
 }
 
