@@ -293,6 +293,42 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     }
 }
 
+/* A pair whose shorter side fits a word, scored whole when the budget
+ * covers its kernel: the short form (kernels.h), no kernel state, no
+ * allocation. true when done (the distance in s->distance). */
+static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
+    const uint32_t *a = s->a, *b = s->b;
+    size_t m = s->m, n = s->n, k = s->cutoff;
+    if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
+    size_t shorter = min_size(m, n);
+    bool lcs = s->o.scorer == WB_FZ_INDEL ||
+               (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
+    if (shorter > (lcs ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
+    switch (s->o.scorer) {
+    case WB_FZ_LEVENSHTEIN:
+        switch (lev_kernel_of(&s->o)) {
+        case LEV_UNIT:
+            s->distance = wb_fz_lev_short(a, m, b, n, k, used);
+            return true;
+        case LEV_INDEL: {
+            size_t lcs = wb_fz_lcs_short(a, m, b, n, used);
+            s->distance = (wb_fz_wide)(m - lcs) * s->o.del + (wb_fz_wide)(n - lcs) * s->o.ins;
+            return true;
+        }
+        default:
+            return false;
+        }
+    case WB_FZ_INDEL:
+        s->distance = (wb_fz_wide)m + n - 2 * (wb_fz_wide)wb_fz_lcs_short(a, m, b, n, used);
+        return true;
+    case WB_FZ_OSA:
+        s->distance = wb_fz_osa_short(a, m, b, n, k, used);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The kernel's result, and frees it. */
 static void end_kernel(wb_fz *s) {
     switch (s->o.scorer) {
@@ -573,6 +609,14 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             if (!whole_query && !trim_affix(p, budget, used)) return false;
             if (*used - before >= budget && *used > before) return false;
             size_t xl = p->xl - p->pre - p->suf, yl = p->yl - p->pre - p->suf;
+            budget -= *used - before;
+            if (!whole_query && min_size(xl, yl) <= WB_FZ_SHORT_LCS &&
+                budget >= wb_fz_lcs_units(xl, yl)) {
+                /* the short form: whole, no kernel state */
+                size_t lcs = wb_fz_lcs_short(p->x + p->pre, xl, p->y + p->pre, yl, used);
+                s->best = wb_fz_ratio_of(p->xl + p->yl - 2 * (lcs + p->pre + p->suf), p->total);
+                return true;
+            }
             bool ok = whole_query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, p->y, p->yl)
                                   : wb_fz_lcs_init(&s->k.lcs, p->x + p->pre, xl, p->y + p->pre, yl);
             if (!ok) {
@@ -580,7 +624,6 @@ static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
                 return true;
             }
             s->kernel_live = true;
-            budget -= *used - before;
         }
         if (!wb_fz_lcs_step(&s->k.lcs, budget, used)) return false;
         size_t distance = p->xl + p->yl - 2 * (s->k.lcs.result + p->pre + p->suf);
@@ -707,6 +750,10 @@ static void next_part(wb_fz *s) {
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
     if (wb_fz_is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
+        if (!s->kernel_live && short_kernel(s, budget, used)) {
+            edit_verdict(s);
+            return true;
+        }
         if (!s->kernel_live) {
             if (!start_kernel(s)) {
                 s->failed = s->done = true;

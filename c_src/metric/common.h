@@ -77,6 +77,22 @@ static inline void shorter_first(const uint32_t **a, size_t *m, const uint32_t *
     *n = l;
 }
 
+/* Drops the common prefix and suffix of a and b (their edit distances
+ * and OSA's are those of what is left). */
+static inline void drop_affix(const uint32_t **a, size_t *m, const uint32_t **b, size_t *n) {
+    size_t pre = 0, most = min_size(*m, *n);
+    while (pre < most && (*a)[pre] == (*b)[pre])
+        pre++;
+    size_t suf = 0;
+    most -= pre;
+    while (suf < most && (*a)[*m - 1 - suf] == (*b)[*n - 1 - suf])
+        suf++;
+    *a += pre;
+    *b += pre;
+    *m -= pre + suf;
+    *n -= pre + suf;
+}
+
 /* The longer side first: the rows of the row kernels, short rows; true
  * when the sides were swapped. */
 static inline bool longer_first(const uint32_t **a, size_t *m, const uint32_t **b, size_t *n) {

@@ -12,23 +12,39 @@ void wb_fz_hamming_init(wb_fz_hamming *k, const uint32_t *a, size_t m, const uin
     if (above(max_size(m, n) - min_size(m, n), cutoff)) k->at = min_size(m, n);
 }
 
+/* The differing positions of a whole chunk: a loop of a fixed count,
+ * which the compiler turns into vector compares. */
+static size_t chunk_differs(const uint32_t *a, const uint32_t *b) {
+    uint32_t count = 0;
+    for (size_t j = 0; j < HAMMING_CHUNK; j++)
+        count += a[j] != b[j];
+    return count;
+}
+
 bool wb_fz_hamming_step(wb_fz_hamming *k, uint64_t budget, uint64_t *used) {
     size_t common = min_size(k->m, k->n), pad = max_size(k->m, k->n) - common;
+    const uint32_t *a = k->a, *b = k->b;
+    size_t at = k->at, count = k->count, cutoff = k->cutoff;
     uint64_t spent = 0;
-    while (k->at < common) {
-        size_t end = common - k->at > HAMMING_CHUNK ? k->at + HAMMING_CHUNK : common;
-        size_t count = k->count;
-        for (size_t j = k->at; j < end; j++)
-            count += k->a[j] != k->b[j];
-        k->count = count;
-        k->at = end;
+    if (budget == 0) budget = 1;
+    /* whole chunks, the cutoff checked after each */
+    while (common - at >= HAMMING_CHUNK && spent < budget) {
+        count += chunk_differs(a + at, b + at);
+        at += HAMMING_CHUNK;
         spent++;
-        if (above(count + pad, k->cutoff)) k->at = common;
-        if (spent >= budget) break;
+        if (above(count + pad, cutoff)) at = common;
     }
+    if (at < common && spent < budget) {
+        for (size_t j = at; j < common; j++)
+            count += a[j] != b[j];
+        at = common;
+        spent++;
+    }
+    k->at = at;
+    k->count = count;
     charge(used, spent);
-    if (k->at < common) return false;
-    k->result = cut(k->count + pad, k->cutoff);
+    if (at < common) return false;
+    k->result = cut(count + pad, cutoff);
     return true;
 }
 

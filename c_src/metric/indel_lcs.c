@@ -73,6 +73,39 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
         spent += end - k->col;
         k->col = end;
     } else {
+        /* whole columns while the budget pays for them: the vector and
+         * the column's row of the table through locals, the table's
+         * branch (a symbol below 256 or not) once a column */
+        if (k->block == 0) {
+            uint64_t *sv = k->s;
+            const uint32_t *b = k->b;
+            size_t col = k->col, lcs = k->lcs, n = k->n;
+            while (col < n && budget - spent >= nblocks) {
+                uint32_t c = b[col];
+                uint64_t carry = 0;
+                if (c < 256) {
+                    const uint64_t *row = p->low + (size_t)c * nblocks;
+                    for (size_t w = 0; w < nblocks; w++) {
+                        uint64_t x = sv[w], u = x & row[w];
+                        uint64_t sum = x + u, total = sum + carry;
+                        carry = (uint64_t)(sum < x) | (uint64_t)(total < sum);
+                        sv[w] = total | (x - u);
+                    }
+                } else {
+                    for (size_t w = 0; w < nblocks; w++) {
+                        uint64_t x = sv[w], u = x & wb_fz_pattern_get(p, c, w);
+                        uint64_t sum = x + u, total = sum + carry;
+                        carry = (uint64_t)(sum < x) | (uint64_t)(total < sum);
+                        sv[w] = total | (x - u);
+                    }
+                }
+                lcs += carry;
+                col++;
+                spent += nblocks;
+            }
+            k->col = col;
+            k->lcs = lcs;
+        }
         while (k->col < k->n && spent < budget) {
             uint32_t c = k->b[k->col];
             uint64_t carry = k->carry;
@@ -108,4 +141,46 @@ void wb_fz_lcs_free(wb_fz_lcs *k) {
     if (k->s != &k->one) free(k->s);
     wb_fz_pattern_free(&k->pattern);
     memset(k, 0, sizeof *k);
+}
+
+size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint64_t *used) {
+    shorter_first(&a, &m, &b, &n);
+    if (m == 0) {
+        charge(used, 0);
+        return 0;
+    }
+    wb_fz_short p;
+    wb_fz_short_begin(&p, a, m);
+    size_t lcs;
+    if (m <= 64) {
+        uint64_t s = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++)
+            s = wb_fz_lcs_word(s, wb_fz_short_get(&p, b[j]));
+        lcs = wb_fz_lcs_of(s, m);
+    } else {
+        /* two words, the carry of the first's sum into the second's */
+        uint64_t s0 = ~(uint64_t)0, s1 = ~(uint64_t)0;
+        for (size_t j = 0; j < n; j++) {
+            uint32_t c = b[j];
+            uint64_t m0 = 0, m1 = 0;
+            if (c < 256) {
+                m0 = p.low[c][0];
+                m1 = p.low[c][1];
+            } else {
+                const wb_fz_short_entry *e = wb_fz_short_find(&p, c);
+                if (e) {
+                    m0 = e->mask[0];
+                    m1 = e->mask[1];
+                }
+            }
+            uint64_t u0 = s0 & m0, sum0 = s0 + u0;
+            uint64_t u1 = s1 & m1, sum1 = s1 + u1 + (sum0 < s0);
+            s0 = sum0 | (s0 - u0);
+            s1 = sum1 | (s1 - u1);
+        }
+        lcs = wb_fz_lcs_of(s0, 64) + wb_fz_lcs_of(s1, m - 64);
+    }
+    wb_fz_short_end(&p);
+    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + blocks_of(m) * n);
+    return lcs;
 }

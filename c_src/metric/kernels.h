@@ -166,6 +166,69 @@ static inline uint64_t wb_fz_lcs_word_run(const wb_fz_pattern *p, const uint32_t
     return s;
 }
 
+/* ---- the short form: a pattern of at most 128 symbols, no heap --------- *
+ * A pair whose shorter side has at most WB_FZ_SHORT symbols (the LCS: at
+ * most WB_FZ_SHORT_LCS, two words), scored whole in one step (its budget
+ * covers the kernel's units), takes a pattern with no allocation and no
+ * table to zero: wb_fz_short_begin places the symbols in a table of the
+ * calling thread that is all zero between uses (symbols of 256 and up in
+ * a small map beside it), and wb_fz_short_end clears the entries it set.
+ * Between the two, nothing else on the thread may begin one: the short
+ * scores below begin and end theirs within the call, so a kernel that is
+ * sliced over steps never holds it. */
+#define WB_FZ_SHORT       64
+#define WB_FZ_SHORT_LCS   128
+#define WB_FZ_SHORT_SLOTS 256 /* the map's: at most half full */
+
+typedef struct {
+    uint32_t key; /* symbol + 1 (0: empty slot) */
+    uint64_t mask[2];
+} wb_fz_short_entry;
+
+typedef struct {
+    uint64_t (*low)[2];     /* the thread's table, for symbols < 256 */
+    wb_fz_short_entry *map; /* the thread's map, for the others */
+    size_t high;            /* the map's entries in use */
+    const uint32_t *s;
+    size_t m;
+    uint8_t used[WB_FZ_SHORT_LCS]; /* the map's slots in use */
+} wb_fz_short;
+
+/* m <= WB_FZ_SHORT_LCS. */
+void wb_fz_short_begin(wb_fz_short *p, const uint32_t *s, size_t m);
+void wb_fz_short_end(wb_fz_short *p);
+
+static inline size_t wb_fz_short_hash(uint32_t c) {
+    return (size_t)(((uint64_t)c * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
+}
+
+/* The entry of symbol c (>= 256), or NULL. */
+static inline const wb_fz_short_entry *wb_fz_short_find(const wb_fz_short *p, uint32_t c) {
+    if (p->high == 0) return NULL;
+    for (size_t i = wb_fz_short_hash(c);; i = (i + 1) % WB_FZ_SHORT_SLOTS) {
+        const wb_fz_short_entry *e = &p->map[i];
+        if (e->key == c + 1) return e;
+        if (e->key == 0) return NULL;
+    }
+}
+
+/* The first word's mask of symbol c. */
+static inline uint64_t wb_fz_short_get(const wb_fz_short *p, uint32_t c) {
+    if (c < 256) return p->low[c][0];
+    const wb_fz_short_entry *e = wb_fz_short_find(p, c);
+    return e ? e->mask[0] : 0;
+}
+
+/* The short scores: the whole kernel at once, with the units its
+ * resumable form would add to *used over any steps it takes with one
+ * budget that covers them (at most its *_units). The shorter side has at
+ * most WB_FZ_SHORT symbols (the LCS: WB_FZ_SHORT_LCS). */
+size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint64_t *used);
+size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                       uint64_t *used);
+size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                       uint64_t *used);
+
 /* ---- longest common subsequence (indel_lcs.c): Indel = m + n - 2 LCS ---- *
  * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
  * one unit per block per symbol of the text. wb_fz_lcs_init makes the

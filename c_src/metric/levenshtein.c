@@ -444,6 +444,34 @@ void wb_fz_lev_free(wb_fz_lev *k) {
     memset(k, 0, sizeof *k);
 }
 
+size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                       uint64_t *used) {
+    shorter_first(&a, &m, &b, &n);
+    if (m == 0) {
+        charge(used, 0);
+        return cut(n, cutoff);
+    }
+    /* the units of the whole pair, whatever the affix saves */
+    uint64_t units = units_of(m, WB_FZ_PATTERN_PER_UNIT) + n;
+    drop_affix(&a, &m, &b, &n);
+    if (m == 0) {
+        charge(used, units);
+        return cut(n, cutoff);
+    }
+    wb_fz_short p;
+    wb_fz_short_begin(&p, a, m);
+    uint64_t vp = ~(uint64_t)0, vn = 0, last = (uint64_t)1 << (m - 1);
+    size_t score = m;
+    for (size_t j = 0; j < n; j++) {
+        score += (size_t)wb_lev_word_column(wb_fz_short_get(&p, b[j]), &vp, &vn, last);
+        /* each column left can lower the last row by one at most */
+        if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (n - j - 1)) break;
+    }
+    wb_fz_short_end(&p);
+    charge(used, units);
+    return cut(score, cutoff);
+}
+
 /* ---- weighted Levenshtein ------------------------------------------------ */
 
 /* A weighted distance against the cutoff: above it, cutoff + 1. */

@@ -106,3 +106,47 @@ void wb_fz_pattern_free(wb_fz_pattern *p) {
     free(p->map);
     memset(p, 0, sizeof *p);
 }
+
+/* ---- the short form (kernels.h) ------------------------------------------ */
+
+/* all zero between a wb_fz_short_begin and its end */
+static _Thread_local uint64_t short_low[256][2];
+static _Thread_local wb_fz_short_entry short_map[WB_FZ_SHORT_SLOTS];
+
+void wb_fz_short_begin(wb_fz_short *p, const uint32_t *s, size_t m) {
+    uint64_t(*low)[2] = short_low;
+    wb_fz_short_entry *map = short_map;
+    size_t high = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t c = s[i];
+        uint64_t bit = (uint64_t)1 << (i % 64);
+        if (c < 256) {
+            low[c][i / 64] |= bit;
+            continue;
+        }
+        size_t j = wb_fz_short_hash(c);
+        while (map[j].key != 0 && map[j].key != c + 1)
+            j = (j + 1) % WB_FZ_SHORT_SLOTS;
+        if (map[j].key == 0) {
+            map[j].key = c + 1;
+            p->used[high++] = (uint8_t)j;
+        }
+        map[j].mask[i / 64] |= bit;
+    }
+    p->low = low;
+    p->map = map;
+    p->high = high;
+    p->s = s;
+    p->m = m;
+}
+
+void wb_fz_short_end(wb_fz_short *p) {
+    for (size_t i = 0; i < p->m; i++) {
+        uint32_t c = p->s[i];
+        if (c < 256) p->low[c][0] = p->low[c][1] = 0;
+    }
+    /* the slots recorded (clearing them by looking them up would break
+     * the probe runs of those left to clear) */
+    for (size_t i = 0; i < p->high; i++)
+        p->map[p->used[i]] = (wb_fz_short_entry){0, {0, 0}};
+}

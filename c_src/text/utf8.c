@@ -71,21 +71,66 @@ bool wb_text_ascii(const uint8_t *in, size_t len) {
     return wb_text_or_bytes(in, len) < 0x80;
 }
 
-size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out) {
-    size_t count = 0;
-    if (!codepoints) {
-        for (size_t i = 0; i < len; i++)
-            out[i] = in[i];
-        return len;
-    }
-    for (size_t i = 0; i < len;) {
+/* Bytes as symbols, in chunks of a fixed count the compiler widens with
+ * vector instructions (a loop of unknown count stays scalar at -O2). */
+#define WIDEN_CHUNK 16
+
+static void widen_chunk(const uint8_t *restrict in, uint32_t *restrict out) {
+    for (size_t i = 0; i < WIDEN_CHUNK; i++)
+        out[i] = in[i];
+}
+
+static void widen(const uint8_t *in, size_t len, uint32_t *out) {
+    size_t i = 0;
+    for (; len - i >= WIDEN_CHUNK; i += WIDEN_CHUNK)
+        widen_chunk(in + i, out + i);
+    for (; i < len; i++)
+        out[i] = in[i];
+}
+
+/* Whether the chunk at in is all ASCII (its codepoints its bytes). */
+static bool ascii_chunk(const uint8_t *in) {
+    uint64_t x, y;
+    memcpy(&x, in, 8);
+    memcpy(&y, in + 8, 8);
+    return ((x | y) & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* Decodes UTF-8 from in[i] while i < end, whole sequences (the last may
+ * run up to 3 bytes past end, never past len), runs of ASCII a chunk at a
+ * time; false on an invalid sequence (*at then at it). */
+static bool decode_run(const uint8_t *in, size_t len, size_t end, uint32_t *out, size_t *at,
+                       size_t *count) {
+    size_t i = *at, c = *count;
+    bool ok = true;
+    while (i < end) {
+        if (end - i >= WIDEN_CHUNK && ascii_chunk(in + i)) {
+            widen_chunk(in + i, out + c);
+            i += WIDEN_CHUNK;
+            c += WIDEN_CHUNK;
+            continue;
+        }
         uint32_t cp;
         size_t step = wb_utf8_sequence(in + i, len - i, &cp);
-        if (step == 0) return SIZE_MAX;
-        out[count++] = cp;
+        if (step == 0) {
+            ok = false;
+            break;
+        }
+        out[c++] = cp;
         i += step;
     }
-    return count;
+    *at = i;
+    *count = c;
+    return ok;
+}
+
+size_t wb_fz_symbols(const uint8_t *in, size_t len, bool codepoints, uint32_t *out) {
+    if (!codepoints) {
+        widen(in, len, out);
+        return len;
+    }
+    size_t at = 0, count = 0;
+    return decode_run(in, len, len, out, &at, &count) ? count : SIZE_MAX;
 }
 
 uint64_t wb_fz_decode_units(size_t len) {
@@ -101,25 +146,11 @@ bool wb_fz_symbols_step(wb_fz_decoding *d, const uint8_t *in, size_t len, bool c
                                                             : (size_t)budget * WB_FZ_DECODE_BYTES;
     size_t from = d->at, end = from + (len - from < most ? len - from : most);
     if (!codepoints) {
-        for (size_t i = from; i < end; i++)
-            out[i] = in[i];
+        widen(in + from, end - from, out + from);
         d->count = end;
         d->at = end;
-    } else {
-        size_t i = from, count = d->count;
-        /* whole sequences: the last may run up to 3 bytes past `end` */
-        while (i < end) {
-            uint32_t cp;
-            size_t step = wb_utf8_sequence(in + i, len - i, &cp);
-            if (step == 0) {
-                d->invalid = d->done = true;
-                break;
-            }
-            out[count++] = cp;
-            i += step;
-        }
-        d->count = count;
-        d->at = i;
+    } else if (!decode_run(in, len, end, out, &d->at, &d->count)) {
+        d->invalid = d->done = true;
     }
     *used += 1 + (d->at - from) / WB_FZ_DECODE_BYTES;
     if (d->at == len) d->done = true;
