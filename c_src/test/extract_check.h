@@ -231,7 +231,8 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
     wb_fz_extract_status status = wb_fz_extract_init(&x, &c);
     bool ok = true;
     *steps_out = 0;
-    if (w->status == WB_FZ_EXTRACT_EUTF8_QUERY || status != WB_FZ_EXTRACT_OK) {
+    /* a query not UTF-8 is found in the first steps */
+    if (status != WB_FZ_EXTRACT_OK) {
         if (status != w->status) {
             xc_say(why, room, "init: status %d, want %d", (int)status, (int)w->status);
             ok = false;
