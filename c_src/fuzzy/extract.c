@@ -20,6 +20,16 @@ static uint64_t query_units(size_t query_len) {
            wb_fz_pattern_units(query_len) + 4;
 }
 
+/* Blocks of malloc from this size on go to the host's free_later */
+#define FREE_LATER_FROM (64 * 1024)
+
+static void let_go(const wb_fz_extract *job, void *block, size_t bytes) {
+    if (block && job->free_later && bytes >= FREE_LATER_FROM)
+        job->free_later(block, bytes);
+    else
+        free(block);
+}
+
 void wb_fz_extract_free(wb_fz_extract *job) {
     if (job->scoring) wb_fz_free(&job->fz);
     /* the search core's blocks to the host's release, when it has one */
@@ -27,13 +37,20 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         wb_search_free_with(&job->lanes, job->release);
     else if (job->lanes_live)
         wb_search_free(&job->lanes);
-    if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
+    if (job->has_pattern) {
+        /* its tables (wb_fz_pattern_alloc's): a long query's are large */
+        let_go(job, job->pattern.low, 256 * job->pattern.nblocks * sizeof(uint64_t));
+        let_go(job, job->pattern.map, job->pattern.capacity * sizeof(wb_fz_pattern_entry));
+        job->pattern.low = NULL;
+        job->pattern.map = NULL;
+        wb_fz_pattern_free(&job->pattern);
+    }
     wb_fz_quick_free(&job->quick);
     if (job->query && job->block_free)
         job->block_free(job->query, (job->qlen_room > 0 ? job->qlen_room : 1) * sizeof(uint32_t));
     else
         free(job->query);
-    free(job->query_input);
+    let_go(job, job->query_input, job->query_input_len);
     free(job->jaro_top);
     free(job->text);
     free(job->heap);
@@ -156,6 +173,7 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     memset(job, 0, sizeof *job);
     job->block_alloc = c->block_alloc;
     job->block_free = c->block_free;
+    job->free_later = c->free_later;
     job->o = c->o;
     job->set = c->set;
     job->limit = c->cells ? SIZE_MAX : c->limit;

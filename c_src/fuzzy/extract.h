@@ -64,6 +64,10 @@ typedef struct {
      * blocks back off its schedulers */
     void *(*block_alloc)(size_t bytes);
     void (*block_free)(void *block, size_t bytes);
+    /* where the engine's own large blocks (of malloc: the query's copy,
+     * its pattern's tables) go when freed (NULL: free at once): a host
+     * frees them off its schedulers */
+    void (*free_later)(void *block, size_t bytes);
 } wb_fz_extract_config;
 
 typedef enum {
@@ -110,6 +114,7 @@ typedef struct {
     void (*release)(void *block, size_t bytes);
     void *(*block_alloc)(size_t bytes);
     void (*block_free)(void *block, size_t bytes);
+    void (*free_later)(void *block, size_t bytes);
     /* the query's set-up, the first steps' work (extract.c, query_step):
      * its bytes copied from query_from (the caller's, until copied),
      * decoded, its pattern made, then the paths chosen (ready) */

@@ -414,6 +414,9 @@ static bool fsearch_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
          * a token score's 7.7 ms, in a step) */
         .block_alloc = wb_block_alloc,
         .block_free = wb_block_free,
+        /* the query's copy and its pattern's tables: a 4 MB query's took
+         * 0.2-1.8 ms to free */
+        .free_later = wb_free_later,
     };
     if (wb_fz_extract_init(&job->x, &c) != WB_FZ_EXTRACT_OK) {
         enif_free_env(job->query_env);
