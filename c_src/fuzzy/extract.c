@@ -10,21 +10,24 @@
  * (WB_FZ_DECODE_BYTES bytes a unit), as the budget allows */
 #define DECODE_PART_LEAST 8
 
-/* The symbols of n bytes in a block of their own, from the host's
- * allocator when it has one (NULL with *failed set
- * when out of memory; *count SIZE_MAX when the UTF-8 is invalid). */
-static uint32_t *symbols_of(const wb_fz_extract *job, const uint8_t *bytes, size_t n,
-                            bool codepoints, size_t *count, bool *failed) {
-    size_t room = (n > 0 ? n : 1) * sizeof(uint32_t);
-    uint32_t *out = n >= SIZE_MAX / sizeof *out ? NULL
-                    : job->block_alloc          ? job->block_alloc(room)
-                                                : malloc(room);
-    if (!out) {
-        *failed = true;
-        return NULL;
-    }
-    *count = wb_fz_symbols(bytes, n, codepoints, out);
-    return out;
+/* The query is copied QUERY_COPY_BYTES bytes a unit */
+#define QUERY_COPY_BYTES 32
+
+/* The units of the query's set-up in the first steps: copied, decoded,
+ * its pattern filled */
+static uint64_t query_units(size_t query_len) {
+    return (uint64_t)query_len / QUERY_COPY_BYTES + wb_fz_decode_units(query_len) +
+           wb_fz_pattern_units(query_len) + 4;
+}
+
+/* Blocks of malloc from this size on go to the host's free_later */
+#define FREE_LATER_FROM (64 * 1024)
+
+static void let_go(const wb_fz_extract *job, void *block, size_t bytes) {
+    if (block && job->free_later && bytes >= FREE_LATER_FROM)
+        job->free_later(block, bytes);
+    else
+        free(block);
 }
 
 void wb_fz_extract_free(wb_fz_extract *job) {
@@ -34,13 +37,20 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         wb_search_free_with(&job->lanes, job->release);
     else if (job->lanes_live)
         wb_search_free(&job->lanes);
-    if (job->has_pattern) wb_fz_pattern_free(&job->pattern);
+    if (job->has_pattern) {
+        /* its tables (wb_fz_pattern_alloc's): a long query's are large */
+        let_go(job, job->pattern.low, 256 * job->pattern.nblocks * sizeof(uint64_t));
+        let_go(job, job->pattern.map, job->pattern.capacity * sizeof(wb_fz_pattern_entry));
+        job->pattern.low = NULL;
+        job->pattern.map = NULL;
+        wb_fz_pattern_free(&job->pattern);
+    }
     wb_fz_quick_free(&job->quick);
     if (job->query && job->block_free)
         job->block_free(job->query, (job->qlen_room > 0 ? job->qlen_room : 1) * sizeof(uint32_t));
     else
         free(job->query);
-    free(job->query_input);
+    let_go(job, job->query_input, job->query_input_len);
     free(job->jaro_top);
     free(job->text);
     free(job->heap);
@@ -53,6 +63,9 @@ void wb_fz_extract_free(wb_fz_extract *job) {
  * (or ASCII). */
 static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query,
                         size_t query_bytes, wb_search_op *op) {
+    /* the search core's set-up reads the whole query at once (a copy, its
+     * tables): a longer one takes the other paths */
+    if (query_bytes > WB_FZ_EXTRACT_LANES_QUERY_MOST) return false;
     switch (o->scorer) {
     case WB_FZ_LEVENSHTEIN:
         *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
@@ -102,9 +115,9 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
 uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
                              size_t query_len) {
     size_t count = set->count;
-    if (count == 0) return 1;
     uint64_t bytes = set->offsets[count];
     size_t average = (size_t)(bytes / count);
+    if (count == 0) return 1 + query_units(query_len);
     uint64_t each = wb_fz_units(o, query_len, average) + wb_fz_setup_units(o, query_len, average) +
                     wb_fz_decode_units(average) + 2;
     /* an index's batches give every candidate they hold its score (not
@@ -112,7 +125,9 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
      * the general path): their steps, a few units a score, and the general
      * cost for the others */
     const wb_lanes_index *x = set->prepared;
-    bool bytes_only = !o->codepoints || (set->ascii && wb_text_ascii(query, query_len));
+    bool bytes_only =
+        !o->codepoints || (set->ascii && query_len <= WB_FZ_EXTRACT_LANES_QUERY_MOST &&
+                           wb_text_ascii(query, query_len));
     wb_search_op op;
     /* Damerau-Levenshtein's values bound it: its cost is the general one */
     bool exact = (o->scorer < WB_FZ_PARTIAL_RATIO || o->scorer == WB_FZ_QRATIO) &&
@@ -123,12 +138,14 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
         return wb_search_predict(count, bytes, query_len, false, true) + 4 * (uint64_t)count + rest;
     }
     uint64_t most = each > UINT64_MAX / count ? UINT64_MAX / 2 : each * count;
-    return most + count; /* and sorting the hits */
+    return most + count + query_units(query_len); /* and sorting the hits */
 }
 
 uint64_t wb_fz_extract_setup_units(size_t query_len) {
-    /* the query decoded, then copied and read by the search core */
-    return 2 * wb_fz_decode_units(query_len);
+    /* the blocks for the query allocated (its copy, decoding and pattern
+     * are the first steps') */
+    (void)query_len;
+    return 2;
 }
 
 /* Starts the search core on the query, in init: its set-up reads the
@@ -220,68 +237,98 @@ wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *job, const wb_fz_extract_
     sorted.query_len = len;
     sorted.o.scorer = scorer == WB_FZ_TOKEN_SORT_RATIO ? WB_FZ_RATIO : WB_FZ_PARTIAL_RATIO;
     wb_fz_extract_status status = init_with(job, &sorted);
+    if (status == WB_FZ_EXTRACT_OK) {
+        /* the steps copy a query from the caller's bytes: this one, at
+         * most SORTED_QUERY_MOST bytes, is copied now, as it is freed */
+        memcpy(job->query_input, q, len);
+        job->copied = len;
+        job->query_from = NULL;
+    }
     free(q);
     return status;
 }
 
 static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_config *c) {
     memset(job, 0, sizeof *job);
-    size_t limit = c->cells ? SIZE_MAX : c->limit;
-    bool failed = false;
     job->block_alloc = c->block_alloc;
     job->block_free = c->block_free;
-    job->qlen_room = c->query_len;
-    job->query = symbols_of(job, c->query, c->query_len, c->o.codepoints, &job->qlen, &failed);
-    if (!failed && job->qlen == SIZE_MAX) {
-        wb_fz_extract_free(job);
-        return WB_FZ_EXTRACT_EUTF8_QUERY;
+    job->free_later = c->free_later;
+    job->o = c->o;
+    job->set = c->set;
+    job->limit = c->cells ? SIZE_MAX : c->limit;
+    job->spent = c->spent;
+    job->spent_context = c->spent_context;
+    job->release = c->release;
+    if (c->cells) {
+        job->width = c->width;
+        job->cells = c->cells;
     }
-    if (!failed)
-        failed = !(job->has_pattern = wb_fz_pattern_init(&job->pattern, job->query, job->qlen));
-    /* quick scores for bytes, and for codepoints that are all ASCII */
-    bool bytes = !c->o.codepoints || (c->set->ascii && wb_text_ascii(c->query, c->query_len));
-    if (!failed && bytes)
-        job->quick_on = wb_fz_quick_init(&job->quick, &c->o, c->query, c->query_len);
-    job->lanes_on =
-        lanes_op_of(&c->o, bytes && job->qlen > 0, c->query, c->query_len, &job->lanes_op);
+    job->integers = wb_fz_integers(&c->o);
+    /* the query's blocks: its bytes (copied in the first steps, then read
+     * by the search core's values) and its symbols */
+    size_t n = c->query_len;
+    job->qlen_room = n;
+    size_t room = (n > 0 ? n : 1) * sizeof(uint32_t);
+    job->query = n >= SIZE_MAX / sizeof(uint32_t) ? NULL
+                 : job->block_alloc               ? job->block_alloc(room)
+                                                  : malloc(room);
+    job->query_input = job->query ? malloc(n > 0 ? n : 1) : NULL;
+    if (!job->query_input) {
+        wb_fz_extract_free(job);
+        return WB_FZ_EXTRACT_ENOMEM;
+    }
+    job->query_input_len = n;
+    job->query_from = c->query;
+    return WB_FZ_EXTRACT_OK;
+}
+
+/* The engine's choices once the query is decoded and its pattern made:
+ * its paths (the quick scores, the search core's values and their bars,
+ * the seeds), and the search core's set-up, which reads the query at
+ * once (WB_FZ_EXTRACT_LANES_QUERY_MOST bytes at most). False when out of
+ * memory. */
+static bool extract_ready(wb_fz_extract *job) {
+    const uint8_t *query = job->query_input;
+    size_t query_len = job->query_input_len, limit = job->limit;
+    const wb_fz_options *o = &job->o;
+    const wb_search_set *set = job->set;
+    /* quick scores for bytes, and for codepoints that are all ASCII (the
+     * quick scores and the search core's values take short queries only) */
+    bool bytes = !o->codepoints || (set->ascii && query_len <= WB_FZ_EXTRACT_LANES_QUERY_MOST &&
+                                    wb_text_ascii(query, query_len));
+    if (bytes) job->quick_on = wb_fz_quick_init(&job->quick, o, query, query_len);
+    job->lanes_on = lanes_op_of(o, bytes && job->qlen > 0, query, query_len, &job->lanes_op);
     /* Damerau-Levenshtein's values are bounds the quick score finishes */
-    if (c->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && !job->quick_on) job->lanes_on = false;
-    job->lanes_o = c->o;
+    if (o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && !job->quick_on) job->lanes_on = false;
+    job->lanes_o = *o;
     job->one_token =
-        job->lanes_on && c->o.scorer >= WB_FZ_TOKEN_SORT_RATIO && c->o.scorer <= WB_FZ_WRATIO;
-    if (job->lanes_on && c->o.scorer >= WB_FZ_PARTIAL_RATIO && c->o.scorer <= WB_FZ_WRATIO)
+        job->lanes_on && o->scorer >= WB_FZ_TOKEN_SORT_RATIO && o->scorer <= WB_FZ_WRATIO;
+    if (job->lanes_on && o->scorer >= WB_FZ_PARTIAL_RATIO && o->scorer <= WB_FZ_WRATIO)
         job->lanes_o.scorer = WB_FZ_RATIO; /* what the values score exactly */
     job->partial = job->lanes_on &&
-                   (c->o.scorer == WB_FZ_PARTIAL_RATIO ||
-                    (c->o.scorer >= WB_FZ_PARTIAL_TOKEN_SORT_RATIO && c->o.scorer <= WB_FZ_WRATIO));
-    if (!failed && job->partial && job->one_token && !job->quick_on) {
+                   (o->scorer == WB_FZ_PARTIAL_RATIO ||
+                    (o->scorer >= WB_FZ_PARTIAL_TOKEN_SORT_RATIO && o->scorer <= WB_FZ_WRATIO));
+    if (job->partial && job->one_token && !job->quick_on) {
         /* single tokens: the partial token scores are the partial ratio */
-        wb_fz_options single = c->o;
+        wb_fz_options single = *o;
         single.scorer = WB_FZ_PARTIAL_RATIO;
-        job->quick_single = wb_fz_quick_init(&job->quick, &single, c->query, c->query_len);
+        job->quick_single = wb_fz_quick_init(&job->quick, &single, query, query_len);
     }
-    if (!failed && job->lanes_on) {
-        /* the search core reads the query as given, at every step */
-        job->query_input = malloc(c->query_len > 0 ? c->query_len : 1);
-        failed = job->query_input == NULL;
-        if (!failed) memcpy(job->query_input, c->query, c->query_len);
-        job->query_input_len = c->query_len;
-    }
-    if (!failed && job->lanes_on && job->lanes_op == WB_SEARCH_JARO && !c->cells &&
-        limit != SIZE_MAX)
-        failed = !(job->jaro_top = wb_fz_jaro_tops(&c->o, c->query_len));
+    if (job->lanes_on && job->lanes_op == WB_SEARCH_JARO && !job->cells && limit != SIZE_MAX &&
+        !(job->jaro_top = wb_fz_jaro_tops(o, query_len)))
+        return false;
     /* the value bars: a search with a limit, Jaro's with its table */
-    job->value_bars = job->lanes_on && !c->cells && limit != SIZE_MAX &&
+    job->value_bars = job->lanes_on && !job->cells && limit != SIZE_MAX &&
                       (job->lanes_op != WB_SEARCH_JARO || job->jaro_top);
     job->more_is_better = job->lanes_op == WB_SEARCH_LCS || job->lanes_op == WB_SEARCH_HAMMING ||
                           job->lanes_op == WB_SEARCH_JARO;
     bool normalized =
-        c->o.kind == WB_FZ_NORMALIZED_DISTANCE || c->o.kind == WB_FZ_NORMALIZED_SIMILARITY;
-    bool partial_seeds = (c->o.scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
-                         (job->quick_single && c->o.scorer != WB_FZ_WRATIO);
-    bool damerau_seeds = job->quick_on && c->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN && normalized;
+        o->kind == WB_FZ_NORMALIZED_DISTANCE || o->kind == WB_FZ_NORMALIZED_SIMILARITY;
+    bool partial_seeds = (o->scorer == WB_FZ_PARTIAL_RATIO && job->quick_on) ||
+                         (job->quick_single && o->scorer != WB_FZ_WRATIO);
+    bool damerau_seeds = job->quick_on && o->scorer == WB_FZ_DAMERAU_LEVENSHTEIN && normalized;
     job->seeding = job->value_bars && (partial_seeds || damerau_seeds) && limit >= 1 &&
-                   limit <= WB_FZ_SEED_MOST && !(c->o.codepoints && !c->set->ascii);
+                   limit <= WB_FZ_SEED_MOST && !(o->codepoints && !set->ascii);
     job->pick_bar = (wb_fz_bar){1, 1}; /* any bound but the worst */
     if (job->seeding) {
         /* without room, no seeds */
@@ -289,26 +336,61 @@ static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_co
         job->pick = malloc(2 * job->pick_most * sizeof *job->pick);
         job->seeding = job->pick != NULL;
     }
-    if (!failed && c->cells) {
-        job->width = c->width;
-        job->cells = c->cells;
+    return !job->lanes_on || lanes_begin(job);
+}
+
+/* The query's set-up, the first steps' work, a budget at a time: its
+ * bytes copied (QUERY_COPY_BYTES a unit), decoded into symbols
+ * (wb_fz_symbols_step), its pattern made (wb_fz_pattern_alloc, then
+ * wb_fz_pattern_fill), then the engine's choices (extract_ready). True
+ * once done, or stopped (out of memory, or a query not UTF-8). */
+static bool query_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used) {
+    size_t n = job->query_input_len;
+    while (job->copied < n) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+        size_t most = left >= (n - job->copied) / QUERY_COPY_BYTES + 1
+                          ? n - job->copied
+                          : (size_t)left * QUERY_COPY_BYTES;
+        memcpy(job->query_input + job->copied, job->query_from + job->copied, most);
+        job->copied += most;
+        *used += most / QUERY_COPY_BYTES + 1;
+        if (job->copied < n) return false;
+        job->query_from = NULL; /* the caller's bytes are not read again */
+        if (*used - start >= budget) return false;
     }
-    job->integers = wb_fz_integers(&c->o);
-    if (failed) {
-        wb_fz_extract_free(job);
-        return WB_FZ_EXTRACT_ENOMEM;
+    job->query_from = NULL;
+    while (!job->query_decoded.done) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+        bool done = wb_fz_symbols_step(&job->query_decoded, job->query_input, n, job->o.codepoints,
+                                       job->query, left, used);
+        if (done && job->query_decoded.invalid) {
+            job->bad_query = true;
+            return true;
+        }
+        if (!done || *used - start >= budget) return false;
     }
-    job->o = c->o;
-    job->set = c->set;
-    job->limit = limit;
-    job->spent = c->spent;
-    job->spent_context = c->spent_context;
-    job->release = c->release;
-    if (job->lanes_on && !lanes_begin(job)) {
-        wb_fz_extract_free(job);
-        return WB_FZ_EXTRACT_ENOMEM;
+    if (!job->has_pattern) {
+        job->qlen = job->query_decoded.count;
+        if (!wb_fz_pattern_alloc(&job->pattern, job->query, job->qlen)) {
+            job->failed = true;
+            return true;
+        }
+        job->has_pattern = true;
+        *used += 1;
     }
-    return WB_FZ_EXTRACT_OK;
+    for (;;) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+        if (wb_fz_pattern_fill(&job->pattern, left, used)) break;
+        return false;
+    }
+    if (!extract_ready(job)) {
+        job->failed = true;
+        return true;
+    }
+    /* the search core's set-up: a copy of the query, its tables */
+    *used += wb_fz_decode_units(job->lanes_on ? n : 0);
+    job->ready = true;
+    return true;
 }
 
 /* What decode_candidate did */
@@ -411,6 +493,11 @@ static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
 
 bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     uint64_t start = *used;
+    if (!job->ready) {
+        if (!query_step(job, budget, start, used)) return false;
+        if (job->failed || job->bad_query) return true;
+        if (*used - start >= budget) return false;
+    }
     if (job->lanes_on && !job->lanes_done) {
         if (!lanes_step(job, budget, used)) return false;
         if (*used - start >= budget) return false;
@@ -473,6 +560,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
 wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *job, uint64_t *at) {
     *at = 0;
     if (job->failed) return WB_FZ_EXTRACT_ENOMEM;
+    if (job->bad_query) return WB_FZ_EXTRACT_EUTF8_QUERY;
     if (job->failed_at) {
         *at = job->failed_at - 1;
         return WB_FZ_EXTRACT_EUTF8_CANDIDATE;

@@ -12,7 +12,8 @@
  * slice it:
  *
  *   wb_fz_extract_init(x, config)      prepares; the set and the cells
- *                                      must outlive the extract
+ *                                      must outlive the extract, the
+ *                                      query its first steps
  *   wb_fz_extract_step(x, budget, used) about `budget` units, at least
  *                                      some; true once done (or stopped
  *                                      by an error: wb_fz_extract_status)
@@ -45,7 +46,7 @@ extern "C" {
  * the kind beyond the cutoff), `limit` then ignored. */
 typedef struct {
     const wb_search_set *set;
-    const uint8_t *query; /* copied */
+    const uint8_t *query; /* copied, in the first steps */
     size_t query_len;
     wb_fz_options o;
     size_t limit;
@@ -69,6 +70,10 @@ typedef struct {
      * blocks back off its schedulers */
     void *(*block_alloc)(size_t bytes);
     void (*block_free)(void *block, size_t bytes);
+    /* where the engine's own large blocks (of malloc: the query's copy,
+     * its pattern's tables) go when freed (NULL: free at once): a host
+     * frees them off its schedulers */
+    void (*free_later)(void *block, size_t bytes);
 } wb_fz_extract_config;
 
 typedef enum {
@@ -98,6 +103,10 @@ typedef struct {
     size_t index;
 } wb_fz_seed_pick;
 
+/* The longest query (bytes) the search core's values serve: its set-up
+ * reads the query at once, about 1.5 ns a byte */
+#define WB_FZ_EXTRACT_LANES_QUERY_MOST 16384
+
 /* the value bars' longest candidates, and the seeds' largest limit */
 #define WB_FZ_VALUE_BAR_MOST 256
 #define WB_FZ_SEED_MOST      64
@@ -111,6 +120,14 @@ typedef struct {
     void (*release)(void *block, size_t bytes);
     void *(*block_alloc)(size_t bytes);
     void (*block_free)(void *block, size_t bytes);
+    void (*free_later)(void *block, size_t bytes);
+    /* the query's set-up, the first steps' work (extract.c, query_step):
+     * its bytes copied from query_from (the caller's, until copied),
+     * decoded, its pattern made, then the paths chosen (ready) */
+    bool ready, bad_query;
+    const uint8_t *query_from;
+    size_t copied;
+    wb_fz_decoding query_decoded;
     uint32_t *query;
     size_t qlen, qlen_room; /* its symbols, and the room of its block */
     wb_fz_pattern pattern;  /* the query's, made once */
@@ -218,13 +235,17 @@ typedef struct {
  * out of memory. */
 size_t wb_fz_sorted_tokens(const uint8_t *text, size_t n, uint8_t *out);
 
-/* Prepares an extract (x need not be zeroed): WB_FZ_EXTRACT_OK, or
- * ENOMEM or EUTF8_QUERY with nothing left allocated. */
+/* Prepares an extract (x need not be zeroed), work that does not grow
+ * with the query (its copy, decoding and pattern are the first steps'):
+ * WB_FZ_EXTRACT_OK, or ENOMEM with nothing left allocated. The query's
+ * bytes are read until the steps have copied them: they must outlive
+ * the steps until then (a host copies them first, or keeps them). */
 wb_fz_extract_status wb_fz_extract_init(wb_fz_extract *x, const wb_fz_extract_config *c);
 /* About `budget` units, added to *used; true once done, or stopped by an
  * error (wb_fz_extract_status). */
 bool wb_fz_extract_step(wb_fz_extract *x, uint64_t budget, uint64_t *used);
-/* Once stopped: WB_FZ_EXTRACT_OK, or what stopped it, with *at the
+/* Once stopped: WB_FZ_EXTRACT_OK, or what stopped it (EUTF8_QUERY: the
+ * query is not UTF-8, found in the first steps), with *at the
  * candidate or the value it names (EUTF8_CANDIDATE, PAST_CELL,
  * PAST_LANES). */
 wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *x, uint64_t *at);

@@ -425,6 +425,48 @@ static void test_long_candidates(size_t rounds) {
     }
 }
 
+/* Long queries, at and past the search core's values' longest
+ * (WB_FZ_EXTRACT_LANES_QUERY_MOST: their set-up reads the query at once)
+ * and past the patterns whose tables a host frees later (extract_check.h's
+ * free_later), each copied, decoded and its pattern made in the first
+ * steps, against short candidates (one a piece of the query). */
+static void test_long_queries(void) {
+    static const size_t lens[] = {WB_FZ_EXTRACT_LANES_QUERY_MOST - 8,
+                                  WB_FZ_EXTRACT_LANES_QUERY_MOST + 1, 20000};
+    for (size_t round = 0; round < 6; round++) {
+        alphabet al;
+        random_alphabet(&al, false);
+        size_t want = lens[round % 3];
+        uint8_t *q = malloc(want + 8);
+        if (!q) abort();
+        size_t qlen = random_text(&al, q, want);
+        list_maker l = {0};
+        uint8_t word[64];
+        for (size_t i = 0; i < 8; i++)
+            maker_add(&l, word, random_text(&al, word, check_random() % 40));
+        /* a piece of the query, where a cut keeps it UTF-8 */
+        if (!al.codepoints) maker_add(&l, q, 30);
+        test_set t;
+        set_from(&t, &l, true);
+        for (int scorer = 0; scorer < WB_FZ_SCORERS; scorer++) {
+            wb_fz_options o;
+            random_options(&o, (wb_fz_scorer)scorer, al.codepoints);
+            o.kind = (wb_fz_kind)(check_random() % WB_FZ_KINDS);
+            static const uint64_t budgets[] = {7, 3001, UINT64_MAX / 4};
+            static const size_t limits[] = {2, SIZE_MAX, SIZE_MAX};
+            xc_way ways[3];
+            for (size_t k = 0; k < 3; k++)
+                ways[k] = (xc_way){.limit = limits[k],
+                                   .width = k == 2 ? 8 : 0,
+                                   .budget = budgets[(k + round) % 3],
+                                   .spent_every = (unsigned)(check_random() % 3)};
+            check_ways(&t, q, qlen, &o, ways, 3);
+        }
+        set_free(&t);
+        free(q);
+    }
+}
+
 /* Ties: many candidates of the same score (duplicates, and others as
  * good) keep input order, at every budget, under every limit. */
 static void test_ties(void) {
@@ -637,6 +679,7 @@ int main(void) {
     wb_lanes_force(WB_LANES_KERNELS);
     test_sorted_tokens(12);
     test_errors();
+    test_long_queries();
     test_long_decoding();
     test_out_of_memory();
     printf("%zu extracts, %zu steps\n", runs, steps_taken);
