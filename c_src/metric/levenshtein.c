@@ -391,8 +391,10 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
     }
     const wb_fz_pattern *p = k->use;
     size_t nblocks = p->nblocks;
-    if (k->m == 0) {
-        k->score = k->n;
+    if (k->m == 0 || k->n == 0) {
+        /* one side empty: the other's length (no column adds the rows of
+         * the blocks past the first) */
+        k->score = k->m + k->n;
         k->col = k->n;
     }
     /* the bit of row m in the last block */

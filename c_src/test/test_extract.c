@@ -444,6 +444,7 @@ static void test_long_queries(void) {
         uint8_t word[64];
         for (size_t i = 0; i < 8; i++)
             maker_add(&l, word, random_text(&al, word, check_random() % 40));
+        maker_add(&l, word, 0); /* empty: the distance is the query's length */
         /* a piece of the query, where a cut keeps it UTF-8 */
         if (!al.codepoints) maker_add(&l, q, 30);
         test_set t;
