@@ -14,8 +14,8 @@ METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/leven
 METRIC_HDR := c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
 	c_src/metric/levenshtein_block.h \
 	c_src/metric/osa_word.h c_src/metric/jaro_word.h
-FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
-FUZZY_HDR := c_src/fuzzy/fuzzy.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
+FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
+FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
 FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h

@@ -3,30 +3,17 @@
  * of derived sequences (the sorted tokens, their intersection and
  * differences), some known from lengths alone (`base`). */
 #include "fuzzy.h"
+#include "parts.h"
 #include "scores.h"
 #include "tokens.h"
+
+#include "../metric/common.h"
 
 #include "../levenshtein/levenshtein.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t saturating_add(uint64_t x, uint64_t y) {
-    return x > UINT64_MAX - y ? UINT64_MAX : x + y;
-}
-
-static uint64_t saturating_product(uint64_t x, uint64_t y) {
-    return y != 0 && x > UINT64_MAX / y ? UINT64_MAX : x * y;
-}
-
-static size_t max_size(size_t x, size_t y) {
-    return x > y ? x : y;
-}
-
-static size_t min_size(size_t x, size_t y) {
-    return x < y ? x : y;
-}
 
 bool wb_fz_default_process_ascii(const uint8_t *in, size_t len, uint8_t *out, size_t *out_len) {
     if (!wb_text_ascii(in, len)) return false;
@@ -406,302 +393,6 @@ static void edit_verdict(wb_fz *s) {
     s->done = true;
 }
 
-/* A part's windows in one direction (a needle of nl symbols in a
- * haystack of hl >= nl), by index w: w < nl, the prefix of w + 1 symbols
- * (the last of them the first whole window); nl <= w < hl, the whole
- * window at w - nl + 1; hl <= w, the suffix of w - hl + 1 symbols. The
- * prefixes are one pass of the needle over the haystack's first nl
- * symbols, the LCS read after each column; the suffixes one pass of the
- * reversed needle over its last nl - 1, from the end: a column a window,
- * where a window of its own would cost a column a symbol. */
-static size_t windows_of(size_t ls, size_t ll) {
-    return ll + ls - 1;
-}
-
-/* The sides of a partial part in the current direction: the needle
- * (shorter; x when equal) and the haystack. */
-static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **needle, size_t *nl,
-                          const uint32_t **hay, size_t *hl) {
-    bool x_short = p->xl <= p->yl;
-    if (s->direction == 1) x_short = !x_short;
-    *needle = x_short ? p->x : p->y;
-    *nl = x_short ? p->xl : p->yl;
-    *hay = x_short ? p->y : p->x;
-    *hl = x_short ? p->yl : p->xl;
-}
-
-/* Whether symbol c occurs in the pattern. */
-static bool pattern_has(const wb_fz_pattern *p, uint32_t c) {
-    for (size_t w = 0; w < p->nblocks; w++)
-        if (wb_fz_pattern_get(p, c, w)) return true;
-    return false;
-}
-
-/* Whether a whole window (at, len) cannot beat another window
- * (rapidfuzz's rule, exact): one whose last symbol is not in the needle
- * has the LCS of the window one to the left (or, for the first, of a
- * shorter prefix), over as many symbols or fewer. */
-static bool dominated(const wb_fz_pattern *needle, const uint32_t *at, size_t len) {
-    return !pattern_has(needle, at[len - 1]);
-}
-
-/* A window of len symbols holding lcs of the needle's nl: the best so far
- * when its ratio is higher. */
-static void consider_window(wb_fz *s, size_t nl, size_t len, size_t lcs) {
-    double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
-    if (r > s->best) s->best = r;
-}
-
-/* The bits of x in reverse order: a one-word needle's masks reversed
- * are the reversed needle's (shifted down by 64 - nl). */
-static uint64_t reverse_bits(uint64_t x) {
-    x = __builtin_bswap64(x);
-    x = (x >> 4 & UINT64_C(0x0F0F0F0F0F0F0F0F)) | (x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4;
-    x = (x >> 2 & UINT64_C(0x3333333333333333)) | (x & UINT64_C(0x3333333333333333)) << 2;
-    return (x >> 1 & UINT64_C(0x5555555555555555)) | (x & UINT64_C(0x5555555555555555)) << 1;
-}
-
-/* A long needle's suffix pass: the needle reversed, then the haystack's
- * last nl - 1 symbols from the end (s->reversed), and the pattern of the
- * first (s->rneedle). false: out of memory. */
-static bool start_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
-                           size_t hl) {
-    if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) return false;
-    uint32_t *r = malloc((2 * nl - 1) * sizeof *r);
-    if (!r) return false;
-    for (size_t i = 0; i < nl; i++)
-        r[i] = needle[nl - 1 - i];
-    for (size_t k = 0; k + 1 < nl; k++)
-        r[nl + k] = hay[hl - 1 - k];
-    if (!wb_fz_pattern_init(&s->rneedle, r, nl)) {
-        free(r);
-        return false;
-    }
-    s->reversed = r;
-    s->reversed_live = true;
-    return true;
-}
-
-static void end_reversed(wb_fz *s) {
-    if (!s->reversed_live) return;
-    wb_fz_pattern_free(&s->rneedle);
-    free(s->reversed);
-    s->reversed = NULL;
-    s->reversed_live = false;
-}
-
-/* The LCS of a needle of at most 64 symbols and a text. */
-static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n) {
-    return wb_fz_lcs_of(wb_fz_lcs_word_run(needle, t, n, ~(uint64_t)0), needle->m);
-}
-
-/* Moves to the next window; true when the part is done (the last window
- * of the last direction, or a perfect score). */
-static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
-    bool last = ++s->window == windows_of(nl, hl);
-    if (last || s->best == 100.0) {
-        if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
-        s->kernel_live = false;
-        end_reversed(s);
-        if (s->pattern_live) wb_fz_pattern_free(&s->needle);
-        s->pattern_live = false;
-        s->needle_in_use = NULL;
-        /* equal lengths: the other side's windows too */
-        if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
-        s->direction = 1;
-    }
-    return false;
-}
-
-/* A ratio part's common prefix, then suffix, a budget at a time (as
- * rapidfuzz strips them before its LCS): symbols in common are in every
- * longest common subsequence, so the kernel runs on what lies between,
- * and equal or near-equal long texts cost linear time. True when both are
- * found; the symbols compared are charged as copied ones. */
-static bool trim_affix(wb_fz_part *p, uint64_t budget, uint64_t *used) {
-    wb_fz_meter g = {budget, 0};
-    size_t most = min_size(p->xl, p->yl);
-    while (p->trim < 2) {
-        size_t left = most - p->pre - p->suf;
-        if (left == 0) {
-            p->trim = 2;
-            break;
-        }
-        uint64_t r = wb_fz_room(&g);
-        if (r == 0) break;
-        size_t k = min_size(left, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS)), i = 0;
-        g.spent += k / WB_FZ_COPY_SYMBOLS; /* k < 32 ends the phase: left */
-        if (p->trim == 0) {
-            const uint32_t *x = p->x + p->pre, *y = p->y + p->pre;
-            while (i < k && x[i] == y[i])
-                i++;
-            p->pre += i;
-        } else {
-            const uint32_t *x = p->x + (p->xl - p->suf), *y = p->y + (p->yl - p->suf);
-            while (i < k && x[-1 - (ptrdiff_t)i] == y[-1 - (ptrdiff_t)i])
-                i++;
-            p->suf += i;
-        }
-        if (i < k) p->trim++;
-    }
-    *used += g.spent;
-    return p->trim == 2;
-}
-
-/* The column of a prefix or suffix pass at s->window (windows_of),
- * or as much of it as `room` allows: true when it is done, its window
- * considered, or failed (out of memory: s->failed). A one-word needle
- * keeps its vector and LCS in s->k.lcs (no kernel: nothing to free),
- * reversing its masks for the suffixes; a longer one runs the LCS kernel
- * over the pass's text a column at a time, from its counted LCS. */
-static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay, size_t hl,
-                        uint64_t room, uint64_t *used) {
-    const wb_fz_pattern *np = s->needle_in_use;
-    bool suffix = s->window >= hl;
-    size_t col = suffix ? s->window - hl : s->window, columns = suffix ? nl - 1 : nl;
-    wb_fz_lcs *k = &s->k.lcs;
-    if (np->nblocks == 1) {
-        if (col == 0) {
-            k->one = ~(uint64_t)0;
-            k->lcs = 0;
-        }
-        uint64_t mask = wb_fz_pattern_get(np, suffix ? hay[hl - 1 - col] : hay[col], 0);
-        if (suffix) mask = reverse_bits(mask) >> (64 - nl);
-        k->one = wb_fz_lcs_word_counted(k->one, mask, &k->lcs);
-        *used += 1;
-        consider_window(s, nl, col + 1, k->lcs);
-        return true;
-    }
-    if (!s->kernel_live) {
-        if (suffix && !s->reversed_live && !start_reversed(s, needle, nl, hay, hl)) {
-            s->failed = true;
-            return true;
-        }
-        bool ok = suffix ? wb_fz_lcs_init_with(k, &s->rneedle, s->reversed + nl, columns)
-                         : wb_fz_lcs_init_with(k, np, hay, columns);
-        if (!ok) {
-            s->failed = true;
-            return true;
-        }
-        s->kernel_live = true;
-    }
-    size_t left = np->nblocks - k->block;
-    wb_fz_lcs_step(k, room < left ? room : left, used);
-    if (k->block != 0) return false;
-    consider_window(s, nl, col + 1, k->lcs);
-    if (col + 1 == columns) {
-        wb_fz_lcs_free(k);
-        s->kernel_live = false;
-        end_reversed(s);
-    }
-    return true;
-}
-
-/* Steps the current part; true when it is done (its similarity in
- * s->best), or failed. */
-static bool step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
-    wb_fz_part *p = &s->parts[s->part];
-    if (!p->partial) {
-        /* the whole of a with its pattern made once: no trimming */
-        bool whole_query = s->query && p->x == s->a && p->xl == s->m;
-        if (!s->kernel_live) {
-            uint64_t before = *used;
-            if (!whole_query && !trim_affix(p, budget, used)) return false;
-            if (*used - before >= budget && *used > before) return false;
-            size_t xl = p->xl - p->pre - p->suf, yl = p->yl - p->pre - p->suf;
-            budget -= *used - before;
-            if (!whole_query && min_size(xl, yl) <= WB_FZ_SHORT_LCS &&
-                budget >= wb_fz_lcs_units(xl, yl)) {
-                /* the short form: whole, no kernel state */
-                size_t lcs = wb_fz_lcs_short(p->x + p->pre, xl, p->y + p->pre, yl, used);
-                s->best = wb_fz_ratio_of(p->xl + p->yl - 2 * (lcs + p->pre + p->suf), p->total);
-                return true;
-            }
-            bool ok = whole_query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, p->y, p->yl)
-                                  : wb_fz_lcs_init(&s->k.lcs, p->x + p->pre, xl, p->y + p->pre, yl);
-            if (!ok) {
-                s->failed = true;
-                return true;
-            }
-            s->kernel_live = true;
-        }
-        if (!wb_fz_lcs_step(&s->k.lcs, budget, used)) return false;
-        size_t distance = p->xl + p->yl - 2 * (s->k.lcs.result + p->pre + p->suf);
-        wb_fz_lcs_free(&s->k.lcs);
-        s->kernel_live = false;
-        s->best = wb_fz_ratio_of(distance, p->total);
-        return true;
-    }
-    if (p->xl == 0 || p->yl == 0) {
-        s->best = p->xl == 0 && p->yl == 0 ? 100.0 : 0.0;
-        return true;
-    }
-    uint64_t start = *used;
-    for (;;) {
-        const uint32_t *needle, *hay;
-        size_t nl, hl;
-        partial_sides(s, p, &needle, &nl, &hay, &hl);
-        if (!s->needle_in_use) {
-            if (s->query && needle == s->a && nl == s->m) {
-                s->needle_in_use = s->query;
-            } else {
-                if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
-                    s->failed = true;
-                    return true;
-                }
-                s->pattern_live = true;
-                s->needle_in_use = &s->needle;
-            }
-            s->window = 0;
-        }
-        size_t w = s->window;
-        if (w < nl || w >= hl) {
-            if (!pass_column(s, needle, nl, hay, hl,
-                             budget > *used - start ? budget - (*used - start) : 1, used))
-                return false;
-            if (s->failed) return true;
-            if (next_window(s, p, nl, hl)) return true;
-            if (*used - start >= budget) return false;
-            continue;
-        }
-        if (!s->kernel_live) {
-            const uint32_t *at = hay + (w - nl + 1);
-            size_t len = nl;
-            if (dominated(s->needle_in_use, at, len)) {
-                *used += 1;
-                if (next_window(s, p, nl, hl)) return true;
-                if (*used - start >= budget) return false;
-                continue;
-            }
-            if (s->needle_in_use->nblocks == 1) {
-                /* a needle of one word: the window (at most 64 symbols)
-                 * in one go, no kernel state */
-                size_t lcs = word_lcs(s->needle_in_use, at, len);
-                *used += 1 + len;
-                double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
-                if (r > s->best) s->best = r;
-                if (next_window(s, p, nl, hl)) return true;
-                if (*used - start >= budget) return false;
-                continue;
-            }
-            if (!wb_fz_lcs_init_with(&s->k.lcs, s->needle_in_use, at, len)) {
-                s->failed = true;
-                return true;
-            }
-            s->kernel_live = true;
-        }
-        uint64_t spent = *used - start;
-        if (!wb_fz_lcs_step(&s->k.lcs, budget > spent ? budget - spent : 1, used)) return false;
-        size_t len = s->k.lcs.n, lcs = s->k.lcs.result;
-        wb_fz_lcs_free(&s->k.lcs);
-        s->kernel_live = false;
-        double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
-        if (r > s->best) s->best = r;
-        if (next_window(s, p, nl, hl)) return true;
-        if (*used - start >= budget) return false;
-    }
-}
-
 /* same_as_earlier's verdicts */
 enum { SAME_NONE, SAME_FOUND, SAME_MORE };
 
@@ -800,7 +491,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
             spent = g.spent;
         }
         /* s->best: the part's best so far (0.0 when it begins) */
-        if (!step_part(s, budget - spent, used)) return false;
+        if (!wb_fz_step_part(s, budget - spent, used)) return false;
         if (s->failed) {
             s->done = true;
             return true;
@@ -845,7 +536,7 @@ void wb_fz_free(wb_fz *s) {
         }
     }
     if (s->pattern_live) wb_fz_pattern_free(&s->needle);
-    end_reversed(s);
+    wb_fz_end_reversed(s);
     if (s->tokenizing) wb_fz_tokens_end(s);
     wb_fz_give_back(s, s->derived, s->derived_bytes);
     s->derived = NULL;
@@ -860,8 +551,8 @@ static uint64_t partial_units(size_t x, size_t y) {
     if (ls == 0) return 1;
     /* every window costs at most ls symbols of the haystack; both
      * directions when the sides (sorted tokens, say) have equal lengths */
-    uint64_t windows = (uint64_t)windows_of(ls, ll) * 2;
-    return saturating_product(windows, wb_fz_lcs_units(ls, ls));
+    uint64_t windows = (uint64_t)wb_fz_windows_of(ls, ll) * 2;
+    return sat_mul(windows, wb_fz_lcs_units(ls, ls));
 }
 
 static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
@@ -882,7 +573,7 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
         return wb_fz_lcs_units(m, n);
     case WB_FZ_TOKEN_SET_RATIO:
     case WB_FZ_TOKEN_RATIO:
-        return saturating_product(2, wb_fz_lcs_units(m, n));
+        return sat_mul(2, wb_fz_lcs_units(m, n));
     case WB_FZ_OSA:
         return wb_fz_osa_units(m, n);
     case WB_FZ_DAMERAU_LEVENSHTEIN:
@@ -897,13 +588,12 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
     case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
         return partial_units(m, n);
     default: /* partial_token_ratio, wratio: up to two partial parts and a ratio */
-        return saturating_add(saturating_product(2, partial_units(m, n)),
-                              saturating_product(2, wb_fz_lcs_units(m, n)));
+        return sat_add(sat_mul(2, partial_units(m, n)), sat_mul(2, wb_fz_lcs_units(m, n)));
     }
 }
 
 uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
-    return saturating_add(part_units(o, m, n), wb_fz_tokens_units(o, m, n));
+    return sat_add(part_units(o, m, n), wb_fz_tokens_units(o, m, n));
 }
 
 uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n) {

@@ -1,0 +1,20 @@
+/*
+ * A ratio scorer's parts, for the pair driver (fuzzy.c): each part is the
+ * Indel ratio of two sequences, or their partial ratio (the best window
+ * of the shorter in the longer).
+ */
+#ifndef WB_FUZZY_PARTS_H
+#define WB_FUZZY_PARTS_H
+
+#include "fuzzy.h"
+
+/* Steps the current part (s->parts[s->part]); true when it is done (its
+ * similarity in s->best), or failed (s->failed). */
+bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used);
+/* Frees a partial part's reversed needle, if any (any time). */
+void wb_fz_end_reversed(wb_fz *s);
+/* The windows of a needle of ls symbols in a haystack of ll >= ls, in one
+ * direction (the prefixes, the whole windows, the suffixes). */
+size_t wb_fz_windows_of(size_t ls, size_t ll);
+
+#endif
