@@ -24,10 +24,7 @@ defmodule WellBehaved.Lab.Search.Pairs do
 
   @doc "The program's path, or nil when it was not built."
   @spec program() :: String.t() | nil
-  def program do
-    path = Path.join(:code.priv_dir(:well_behaved_lab), @program)
-    if File.exists?(path), do: path
-  end
+  def program, do: WellBehaved.Lab.Search.Rapidfuzz.program(@program)
 
   @doc """
   Runs the program's pair part, `rounds` rounds a cell:

@@ -16,10 +16,14 @@ defmodule WellBehaved.Lab.Search.Rapidfuzz do
   # a run of the program, at most (it takes some 10 s a round)
   @timeout_s 600
 
-  @doc "The program's path, or nil when it was not built."
-  @spec program() :: String.t() | nil
-  def program do
-    path = Path.join(:code.priv_dir(:well_behaved_lab), @program)
+  @doc """
+  The path of the lab's program `name` (`priv/`, built only with
+  `RAPIDFUZZ_CPP`; this module's own by default), or nil when it was not
+  built.
+  """
+  @spec program(String.t()) :: String.t() | nil
+  def program(name \\ @program) do
+    path = Path.join(:code.priv_dir(:well_behaved_lab), name)
     if File.exists?(path), do: path
   end
 
