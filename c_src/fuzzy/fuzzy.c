@@ -286,8 +286,14 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
 static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     const uint32_t *a = s->a, *b = s->b;
     size_t m = s->m, n = s->n, k = s->cutoff;
-    if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
     size_t shorter = min_size(m, n);
+    if (s->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
+        /* no pattern: a query's does not matter */
+        if (shorter > WB_FZ_SHORT || budget < wb_fz_damerau_units(m, n)) return false;
+        s->distance = wb_fz_damerau_short(a, m, b, n, k, used);
+        return true;
+    }
+    if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
     bool lcs = s->o.scorer == WB_FZ_INDEL ||
                (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
     if (shorter > (lcs ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;

@@ -4,33 +4,112 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Work per unit: a cell of a Zhao row (1.6-2.9 ns at -O2 on a 2 vCPU
- * Xeon); the set-up's cells are plain stores (SETUP_CELLS) */
+/* Work per unit: a cell of a Zhao row; a column of the set-up (four
+ * stores, SETUP_CELLS / 2 of them a unit); SETUP_CELLS comparisons of the
+ * affix */
 #define DAMERAU_CELLS 1
-#define FREE_SLOT     SIZE_MAX
+#define SETUP_COLUMNS (SETUP_CELLS / 2)
 
 /* ---- Damerau-Levenshtein (Zhao and Sahni) -------------------------------------
  *
- * Rows R (row i) and R1 (row i - 1) of n + 2 cells, column -1 and row -1
- * holding `big`. A transposition ending at (i, j) pairs the last row
- * k < i of a holding b[j - 1] with the last column l < j of row i where
- * b matched a[i - 1]; only l = j - 1 or k = i - 1 can beat the other
- * edits, which gives the two cases below:
+ * The common prefix and suffix dropped first (they change no distance),
+ * then rows R (row i) and R1 (row i - 1) of n + 2 cells, column -1 and
+ * row -1 holding `big`. A transposition ending at (i, j) pairs the last
+ * row k < i of a holding b[j - 1] with the last column l < j of row i
+ * where b matched a[i - 1]; only l = j - 1 or k = i - 1 can beat the other
+ * edits, which gives two candidates:
  *   l = j - 1: FR[j] + (i - k), FR[j] = d[k - 1][j - 2] saved at row k
  *   k = i - 1: T + (j - l),     T = d[i - 2][l - 1] saved at column l
- * Only symbols of b are ever looked up, so the map holds those: its
- * slot for each b[j] is found once, in the set-up. */
+ * The row k is column j's own: SEEN[j], the last row that matched b[j - 1]
+ * (set where FR[j] is), so no map of symbols is kept. With 0 for "none"
+ * (k or l) and `big` in FR and T until set, a candidate without its match
+ * comes out at big or more and never wins; each one is a real script's
+ * cost otherwise, so all are taken with the plain edits, match or not. */
 
-static size_t damerau_hash(const wb_fz_damerau *k, uint32_t c) {
-    return (size_t)(((uint64_t)c * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - k->bits));
+/* a row's running values: l, T, d[i - 2][j - 1] and the row's least */
+typedef struct {
+    size_t l, t, two_up, least;
+} zhao_run;
+
+/* Column 0 of row i (cur holds row i - 2 there, pointers at column 0). */
+static inline void zhao_begin(size_t i, size_t big, size_t *cur, zhao_run *z) {
+    z->l = 0;
+    z->t = big;
+    z->two_up = cur[0];
+    cur[0] = i;
+    z->least = i;
 }
 
-/* The slot of symbol c, or the free slot where it would go. */
-static size_t damerau_slot(const wb_fz_damerau *k, uint32_t c) {
-    size_t mask = k->slots - 1, i = damerau_hash(k, c);
-    while (k->last[i] != FREE_SLOT && k->keys[i] != c)
-        i = (i + 1) & mask;
-    return i;
+/* Cells [j, end) of row i (1 <= j), symbol c of a: cur holds row i - 2
+ * from column j on, prev row i - 1; fr and seen per column. */
+static inline void zhao_cells(size_t i, uint32_t c, const uint32_t *b, size_t *restrict cur,
+                              const size_t *restrict prev, size_t *restrict fr,
+                              size_t *restrict seen, size_t j, size_t end, zhao_run *z) {
+    size_t l = z->l, t = z->t, two_up = z->two_up, least = z->least, left = cur[j - 1];
+    for (; j < end; j++) {
+        size_t up = prev[j], diag = prev[j - 1], r = seen[j], old = cur[j];
+        bool match = c == b[j - 1];
+        size_t v = (up < left ? up : left) + 1, d = diag + !match;
+        if (d < v) v = d;
+        if (j - l == 1) {
+            size_t x = fr[j] + (i - r);
+            if (x < v) v = x;
+        }
+        if (i - r == 1) {
+            size_t x = t + (j - l);
+            if (x < v) v = x;
+        }
+        if (match) {
+            l = j;
+            t = two_up;
+            fr[j] = prev[j - 2];
+            seen[j] = i;
+        }
+        two_up = old;
+        cur[j] = v;
+        left = v;
+        if (v < least) least = v;
+    }
+    z->l = l;
+    z->t = t;
+    z->two_up = two_up;
+    z->least = least;
+}
+
+/* Column x of the set-up: row 0 in r0, row -1 in r1, FR unset, SEEN none. */
+static inline void zhao_setup(size_t x, size_t big, size_t *r0, size_t *r1, size_t *fr,
+                              size_t *seen) {
+    r0[x] = x == 0 ? big : x - 1;
+    r1[x] = fr[x] = big;
+    seen[x] = 0;
+}
+
+/* The affix's comparisons, at most `most`, from (*pre, *suf) on (the
+ * prefix until a mismatch, then the suffix, of at most n - pre symbols);
+ * *phase 2 once both are found. Returns the comparisons made. */
+static size_t zhao_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t *pre,
+                         size_t *suf, int *phase, size_t most) {
+    size_t done = 0;
+    while (*phase < 2 && done < most) {
+        size_t left = n - *pre - *suf, cap = min_size(left, most - done), x = 0;
+        if (*phase == 0) {
+            while (x < cap && a[*pre + x] == b[*pre + x])
+                x++;
+            *pre += x;
+        } else {
+            while (x < cap && a[m - 1 - *suf - x] == b[n - 1 - *suf - x])
+                x++;
+            *suf += x;
+        }
+        done += x;
+        if (x < cap) {
+            done++; /* the mismatch */
+            (*phase)++;
+        } else if (x == left) {
+            (*phase)++;
+        }
+    }
+    return done;
 }
 
 bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
@@ -38,105 +117,79 @@ bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uin
     longer_first(&a, &m, &b, &n);
     *k = (wb_fz_damerau){.a = a, .b = b, .m = m, .n = n, .cutoff = cutoff};
     if (settle_unit_costs(m, n, cutoff, &k->result)) {
+        k->affix = 2;
         k->row = m;
         return true;
     }
     /* cells stay below 3 * big: no overflow, as m, n <= SIZE_MAX / 4 (a
-     * uint32_t array; n checked for the map anyway) */
+     * uint32_t array) */
     if (n > SIZE_MAX / 4) return false;
-    k->big = max_size(m, n) + 1;
-    /* a power of two at least 2 n: the map at most half full */
-    k->slots = 2;
-    k->bits = 1;
-    while (k->slots < 2 * n) {
-        k->slots <<= 1;
-        k->bits++;
-    }
     size_t bytes = 0;
-    if (!add_bytes(&bytes, n + 2, 3 * sizeof(size_t)) ||
-        !add_bytes(&bytes, k->slots, sizeof(size_t)) || !add_bytes(&bytes, n, sizeof(size_t)) ||
-        !add_bytes(&bytes, k->slots, sizeof(uint32_t)))
-        return false;
+    if (!add_bytes(&bytes, n + 2, 4 * sizeof(size_t))) return false;
     k->rows = malloc(bytes);
     if (!k->rows) return false;
     k->owned_bytes = bytes;
-    k->last = k->rows + 3 * (n + 2);
-    k->slot_of = k->last + k->slots;
-    k->keys = (uint32_t *)(k->slot_of + n);
     return true;
 }
 
-/* The set-up's items [k->prep, end): the n + 2 columns of the rows (row
- * 0 in the first row, row -1 in the second, FR unset), the map's slots
- * (free), then b's n symbols (their slots). */
-static void damerau_setup(wb_fz_damerau *k, size_t end) {
-    size_t n = k->n, w = n + 2;
-    size_t *r0 = k->rows, *r1 = k->rows + w, *fr = k->rows + 2 * w;
-    for (size_t x = k->prep; x < end; x++) {
-        if (x < w) {
-            r0[x] = x == 0 ? k->big : x - 1;
-            r1[x] = fr[x] = k->big;
-        } else if (x < w + k->slots) {
-            k->last[x - w] = FREE_SLOT;
-        } else {
-            size_t j = x - w - k->slots, s = damerau_slot(k, k->b[j]);
-            if (k->last[s] == FREE_SLOT) {
-                k->keys[s] = k->b[j];
-                k->last[s] = 0;
-            }
-            k->slot_of[j] = s;
-        }
+/* The arrays of k: rows 0 and 1, FR, SEEN, pointers at column -1. */
+static inline size_t *damerau_array(const wb_fz_damerau *k, size_t which) {
+    return k->rows + which * (k->n + 2);
+}
+
+/* Once the affix is known: the sides without it. */
+static void damerau_trimmed(wb_fz_damerau *k) {
+    size_t drop = k->pre + k->suf;
+    k->a += k->pre;
+    k->b += k->pre;
+    k->m -= drop;
+    k->n -= drop;
+    k->big = k->m + 1;
+    if (k->n == 0) {
+        k->result = cut(k->m, k->cutoff);
+        k->row = k->m;
     }
-    k->prep = end;
 }
 
 /* Cells [k->col, end) of row i = k->row + 1: even rows in the first row
  * array, odd ones in the second (which, before, holds row i - 2). */
 static void damerau_cells(wb_fz_damerau *k, size_t end) {
-    size_t i = k->row + 1, w = k->n + 2;
-    /* pointers to column 0: column -1 is at index -1 */
-    size_t *cur = k->rows + (i & 1 ? w : 0) + 1, *prev = k->rows + (i & 1 ? 0 : w) + 1;
-    size_t *fr = k->rows + 2 * w + 1;
-    const uint32_t *b = k->b;
-    const size_t *last = k->last, *slot_of = k->slot_of;
-    uint32_t c = k->a[i - 1];
+    size_t i = k->row + 1;
+    size_t *cur = damerau_array(k, i & 1) + 1, *prev = damerau_array(k, !(i & 1)) + 1;
+    zhao_run z = {k->l, k->t, k->two_up, k->least};
     size_t j = k->col;
-    size_t l = k->l;           /* last column of this row where b matched c (0: none) */
-    size_t t = k->t;           /* d[i - 2][l - 1] */
-    size_t two_up = k->two_up; /* d[i - 2][j - 1]: cur still holds row i - 2 */
-    size_t least = k->least;
     if (j == 0) {
-        l = 0;
-        t = k->big;
-        two_up = cur[0];
-        cur[0] = i;
-        least = i;
+        zhao_begin(i, k->big, cur, &z);
         j = 1;
     }
-    for (; j < end; j++) {
-        /* column j - 2 of row i - 1, -1 when j is 1: counted from the
-         * row's start (prev - 1), never below it */
-        size_t v = wb_fz_zhao_cell(i, j, prev[j], cur[j - 1], prev[j - 1], c == b[j - 1],
-                                   last[slot_of[j - 1]], two_up, (prev - 1)[j - 1], &l, &t, &fr[j]);
-        two_up = cur[j];
-        cur[j] = v;
-        if (v < least) least = v;
-    }
-    k->l = l;
-    k->t = t;
-    k->two_up = two_up;
-    k->least = least;
+    if (j < end)
+        zhao_cells(i, k->a[i - 1], k->b, cur, prev, damerau_array(k, 2) + 1,
+                   damerau_array(k, 3) + 1, j, end, &z);
+    k->l = z.l;
+    k->t = z.t;
+    k->two_up = z.two_up;
+    k->least = z.least;
     k->col = end;
 }
 
 bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used) {
     uint64_t spent = 0;
-    size_t w = k->n + 1, setup = (k->n + 2) + k->slots + k->n;
     if (budget == 0) budget = 1;
-    if (k->row < k->m && k->prep < setup) {
-        size_t count = affordable(setup - k->prep, budget, SETUP_CELLS);
-        damerau_setup(k, k->prep + count);
-        spent += units_of(count, SETUP_CELLS);
+    if (k->affix < 2) {
+        /* at most n + 1 comparisons: a piece is whole units but the last */
+        size_t most = affordable(k->n + 1, budget, SETUP_CELLS);
+        size_t done = zhao_affix(k->a, k->m, k->b, k->n, &k->pre, &k->suf, &k->affix, most);
+        spent += units_of(done, SETUP_CELLS);
+        if (k->affix == 2) damerau_trimmed(k);
+    }
+    size_t w = k->n + 1, setup = k->n + 2;
+    if (k->affix == 2 && k->row < k->m && k->prep < setup && spent < budget) {
+        size_t count = affordable(setup - k->prep, budget - spent, SETUP_COLUMNS);
+        for (size_t x = k->prep; x < k->prep + count; x++)
+            zhao_setup(x, k->big, damerau_array(k, 0), damerau_array(k, 1), damerau_array(k, 2),
+                       damerau_array(k, 3));
+        k->prep += count;
+        spent += units_of(count, SETUP_COLUMNS);
     }
     /* a transposition from row k - 1 adds at least i - k, and row
      * minima grow by one at most per row: they never decrease */
@@ -147,14 +200,11 @@ bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used) {
         if (k->col < w) break;
         k->row++;
         k->col = 0;
-        /* c's own entry is read only by later rows */
-        size_t s = damerau_slot(k, k->a[k->row - 1]);
-        if (k->last[s] != FREE_SLOT) k->last[s] = k->row;
         if (above(k->least, k->cutoff)) {
             k->result = k->cutoff + 1;
             k->row = k->m;
         } else if (k->row == k->m) {
-            k->result = cut(k->rows[(k->m & 1 ? k->n + 2 : 0) + 1 + k->n], k->cutoff);
+            k->result = cut(damerau_array(k, k->m & 1)[1 + k->n], k->cutoff);
         }
     }
     charge(used, spent);
@@ -164,15 +214,57 @@ bool wb_fz_damerau_step(wb_fz_damerau *k, uint64_t budget, uint64_t *used) {
 void wb_fz_damerau_free(wb_fz_damerau *k) {
     free(k->rows);
     k->rows = NULL;
-    k->last = k->slot_of = NULL;
-    k->keys = NULL;
     k->owned_bytes = 0;
 }
 
 uint64_t wb_fz_damerau_units(size_t m, size_t n) {
-    size_t s = min_size(m, n), slots = 2;
-    while (slots < 2 * s)
-        slots <<= 1;
-    /* the set-up: the rows' columns, the map's slots, b's symbols */
-    return rows_units(s + 2 + slots + s, max_size(m, n), s + 1, DAMERAU_CELLS);
+    size_t s = min_size(m, n);
+    /* the affix (s + 1 comparisons at most), the set-up's columns, the
+     * rows, one for a call with nothing left */
+    uint64_t setup = sat_add(units_of(s + 1, SETUP_CELLS), units_of(s + 2, SETUP_COLUMNS));
+    return sat_add(sat_add(setup, sat_mul(max_size(m, n), units_of(s + 1, DAMERAU_CELLS))), 1);
+}
+
+/* ---- the short form ----------------------------------------------------------- */
+
+size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                           uint64_t *used) {
+    longer_first(&a, &m, &b, &n);
+    size_t result;
+    if (settle_unit_costs(m, n, cutoff, &result)) {
+        charge(used, 0);
+        return result;
+    }
+    size_t pre = 0, suf = 0;
+    int phase = 0;
+    uint64_t spent = units_of(zhao_affix(a, m, b, n, &pre, &suf, &phase, n + 1), SETUP_CELLS);
+    a += pre;
+    b += pre;
+    m -= pre + suf;
+    n -= pre + suf;
+    if (n == 0) {
+        charge(used, spent);
+        return cut(m, cutoff);
+    }
+    size_t big = m + 1;
+    size_t r0[WB_FZ_SHORT + 2], r1[WB_FZ_SHORT + 2], fr[WB_FZ_SHORT + 2], seen[WB_FZ_SHORT + 2];
+    for (size_t x = 0; x < n + 2; x++)
+        zhao_setup(x, big, r0, r1, fr, seen);
+    spent += units_of(n + 2, SETUP_COLUMNS);
+    size_t *rows[2] = {r0 + 1, r1 + 1};
+    result = SIZE_MAX;
+    for (size_t i = 1; i <= m; i++) {
+        size_t *cur = rows[i & 1], *prev = rows[!(i & 1)];
+        zhao_run z;
+        zhao_begin(i, big, cur, &z);
+        zhao_cells(i, a[i - 1], b, cur, prev, fr + 1, seen + 1, 1, n + 1, &z);
+        spent += n + 1;
+        if (above(z.least, cutoff)) {
+            result = cutoff + 1;
+            break;
+        }
+    }
+    if (result == SIZE_MAX) result = cut(rows[m & 1][n], cutoff);
+    charge(used, spent);
+    return result;
 }

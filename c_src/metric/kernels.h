@@ -228,6 +228,10 @@ size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                        uint64_t *used);
 size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
                        uint64_t *used);
+/* Damerau-Levenshtein's rows on the stack (no table of symbols to clear:
+ * damerau.c), with the same units as its resumable form. */
+size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                           uint64_t *used);
 
 /* ---- longest common subsequence (indel_lcs.c): Indel = m + n - 2 LCS ---- *
  * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
@@ -326,7 +330,7 @@ uint64_t wb_fz_osa_units(size_t m, size_t n);
  * distances are symmetric; the weighted one with the insertion and
  * deletion costs swapped along with the sides): in the structs, a is the
  * longer side (rows) and b the shorter (cells), m and n their lengths.
- * The first steps set up the first row (and Damerau-Levenshtein's map);
+ * The first steps set up the first row (Damerau-Levenshtein's after its affix);
  * a row is resumed where a step stopped: every step takes at most its
  * budget of units (one at least). */
 
@@ -358,53 +362,21 @@ bool wb_fz_weighted_step(wb_fz_weighted *k, uint64_t budget, uint64_t *used);
 void wb_fz_weighted_free(wb_fz_weighted *k);
 uint64_t wb_fz_weighted_units(size_t m, size_t n);
 
-/* One cell (i, j) of Zhao and Sahni's Damerau-Levenshtein rows, for both
- * of their forms (damerau.c's resumable rows, quick.c's bytes): from the
- * cells above (up), left and diagonal, whether a[i - 1] is b[j - 1], the
- * last row k < i of a holding b[j - 1] (r, 0: none) and the row's state:
- * *l the last column of this row where b matched a[i - 1] (0: none), *t
- * d[i - 2][*l - 1], *fr FR[j] (d[k - 1][j - 2] saved at row k's match).
- * On a match, two_up (d[i - 2][j - 1]) and two_back (d[i - 1][j - 2])
- * are saved. A transposition ending here pairs row r with column *l; only
- * *l = j - 1 or r = i - 1 can beat the other edits. */
-static inline size_t wb_fz_zhao_cell(size_t i, size_t j, size_t up, size_t left, size_t diag,
-                                     bool match, size_t r, size_t two_up, size_t two_back,
-                                     size_t *l, size_t *t, size_t *fr) {
-    size_t v = up + 1, cost = diag + !match;
-    if (left + 1 < v) v = left + 1;
-    if (cost < v) v = cost;
-    if (match) {
-        *l = j;
-        *fr = two_back;
-        *t = two_up;
-        return v;
-    }
-    size_t swap = SIZE_MAX;
-    if (*l != 0 && j - *l == 1) {
-        if (r != 0) swap = *fr + (i - r);
-    } else if (r != 0 && i - r == 1) {
-        swap = *t + (j - *l);
-    }
-    return swap < v ? swap : v;
-}
-
 /* Damerau-Levenshtein (damerau.c), unrestricted (transpositions of symbols with any
- * edits between them): Zhao and Sahni's algorithm, O(m n) time, rows of
- * n + 2 cells and the last row each symbol was seen in. */
+ * edits between them): the common prefix and suffix dropped, then Zhao
+ * and Sahni's algorithm, O(m n) time, rows of n + 2 cells and, per
+ * column, the last row that matched its symbol (no map of symbols). */
 typedef struct {
-    const uint32_t *a, *b;
+    const uint32_t *a, *b; /* without the affix once it is found */
     size_t m, n, row, cutoff;
     size_t big; /* max(m, n) + 1: above every distance */
-    /* one allocation: rows holds two rows of n + 2 cells and FR (the
-     * matrix's cell two columns back at each column's last match) */
+    /* one allocation of four arrays of n + 2: rows 0 and 1, FR (the
+     * matrix's cell two columns back at each column's last match) and
+     * SEEN (each column's last matching row) */
     size_t *rows;
-    size_t *last;    /* per slot: last row of a holding its symbol (0: none,
-                        SIZE_MAX: free slot) */
-    size_t *slot_of; /* n: the slot of each symbol of b */
-    uint32_t *keys;  /* the map of b's symbols (open addressing) */
-    size_t slots;    /* a power of two */
-    unsigned bits;   /* log2(slots) */
-    size_t prep;     /* the set-up's items done (rows, slots, then b) */
+    int affix;       /* 0 the prefix under way, 1 the suffix, 2 both found */
+    size_t pre, suf; /* their lengths so far */
+    size_t prep;     /* the set-up's columns done */
     /* the row under way: its cells done, and Zhao's running values */
     size_t col, l, t, two_up, least;
     size_t owned_bytes;
