@@ -130,6 +130,45 @@ defmodule WellBehaved.FuzzyScoresMatchAReferenceTest do
     end
   end
 
+  test "hamming on bytes of 0x80 and up: bytes in byte mode, symbols in codepoint mode" do
+    # byte mode compares the bytes themselves (no symbols decoded), in the
+    # call (up to 64 bytes) and in a job of tiny slices (the bytes read
+    # where the binaries are at each step); codepoint mode counts a
+    # multibyte symbol once
+    texts = fn n -> uword(n, [?a, ?é, 0x4E2D, ?b, 0xFF]) end
+
+    pairs =
+      [{"caf\u00e9", "cafe"}, {"\u4E2Da", "a\u4E2D"}, {<<0x80, 0xFF>>, <<0x81, 0xFF>>}] ++
+        for n <- [1, 7, 16, 33, 64, 200], do: {texts.(n), texts.(n)}
+
+    for {a, b} <- pairs,
+        unit <- [:byte, :codepoint],
+        unit == :byte or (String.valid?(a) and String.valid?(b)),
+        kind <- [:distance, :normalized_similarity] do
+      want = Ref.kind_of(Ref.reference(:hamming, a, b, unit), kind)
+
+      for mode <- [:normal | Runtime.modes()] |> Enum.uniq() do
+        got =
+          Fuzzy.score(a, b,
+            scorer: :hamming,
+            unit: unit,
+            score: kind,
+            schedule: mode,
+            tiny_slices: true
+          )
+
+        assert got === want,
+               "hamming #{unit} #{kind} #{mode} of #{inspect(a)} and #{inspect(b)}: " <>
+                 "#{inspect(got)}, expected #{inspect(want)}"
+      end
+    end
+
+    assert Fuzzy.score("caf\u00e9", "cafe", scorer: :hamming, score: :distance) == 2
+
+    assert Fuzzy.score("caf\u00e9", "cafe", scorer: :hamming, score: :distance, unit: :codepoint) ==
+             1
+  end
+
   test "a short pair scored in the call gives the job's answer, errors included" do
     pairs =
       for n <- [0, 1, 5, 20, 64], m <- [0, 3, 40, 64], do: {word(n, ~c"ab c"), word(m, ~c"abc ")}

@@ -196,6 +196,7 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     s->o = *o;
     s->a = a;
     s->b = b;
+    s->ab = s->bb = NULL;
     s->m = m;
     s->n = n;
     if (wb_fz_is_edit(o->scorer)) {
@@ -209,6 +210,35 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     else
         plan_ratio(s);
     return true;
+}
+
+bool wb_fz_reads_bytes(const wb_fz_options *o) {
+    return o->scorer == WB_FZ_HAMMING && !o->codepoints;
+}
+
+bool wb_fz_start_bytes(wb_fz *s, const wb_fz_options *o, const uint8_t *a, size_t m,
+                       const uint8_t *b, size_t n) {
+    if (!wb_fz_start_with(s, o, NULL, NULL, m, NULL, n)) return false;
+    s->ab = a;
+    s->bb = b;
+    return true;
+}
+
+void wb_fz_rebind_bytes(wb_fz *s, const uint8_t *a, const uint8_t *b) {
+    s->ab = a;
+    s->bb = b;
+    if (s->kernel_live && s->o.scorer == WB_FZ_HAMMING) {
+        s->k.hamming.ab = a;
+        s->k.hamming.bb = b;
+    }
+}
+
+/* Hamming's kernel on the pair's symbols or bytes. */
+static void hamming_init(wb_fz *s, wb_fz_hamming *k) {
+    if (s->ab)
+        wb_fz_hamming_init_bytes(k, s->ab, s->m, s->bb, s->n, s->cutoff);
+    else
+        wb_fz_hamming_init(k, s->a, s->m, s->b, s->n, s->cutoff);
 }
 
 /* Levenshtein's kernel: bit-parallel with unit costs; the LCS when a
@@ -249,7 +279,7 @@ static bool start_kernel(wb_fz *s) {
     case WB_FZ_DAMERAU_LEVENSHTEIN:
         return wb_fz_damerau_init(&s->k.damerau, a, m, b, n, k);
     case WB_FZ_HAMMING:
-        wb_fz_hamming_init(&s->k.hamming, a, m, b, n, k);
+        hamming_init(s, &s->k.hamming);
         return true;
     default:
         return wb_fz_jaro_init(&s->k.jaro, a, m, b, n);
@@ -287,6 +317,14 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     const uint32_t *a = s->a, *b = s->b;
     size_t m = s->m, n = s->n, k = s->cutoff;
     size_t shorter = min_size(m, n);
+    if (s->o.scorer == WB_FZ_HAMMING) {
+        if (budget < wb_fz_hamming_units(m, n)) return false;
+        wb_fz_hamming h;
+        hamming_init(s, &h);
+        wb_fz_hamming_step(&h, budget, used);
+        s->distance = h.result;
+        return true;
+    }
     if (s->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
         /* no pattern: a query's does not matter */
         if (shorter > WB_FZ_SHORT || budget < wb_fz_damerau_units(m, n)) return false;
@@ -385,7 +423,10 @@ static void edit_verdict(wb_fz *s) {
     if (beyond) d = (wb_fz_wide)s->cutoff + 1;
     s->distance = d;
     if (!wb_fz_integers(&s->o)) {
-        double nd = most == 0 ? 0.0 : (double)d / (double)most;
+        /* a 128-bit value's conversion is a call: 64 bits when they hold it */
+        double nd = most == 0                ? 0.0
+                    : most <= WB_FZ_U64_MOST ? (double)(uint64_t)d / (double)(uint64_t)most
+                                             : (double)d / (double)most;
         finish(s, s->o.kind == WB_FZ_NORMALIZED_DISTANCE ? nd : 1.0 - nd);
         if (beyond) s->passed = false;
         return;

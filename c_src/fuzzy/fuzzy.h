@@ -162,6 +162,7 @@ typedef struct {
 typedef struct {
     wb_fz_options o;
     const uint32_t *a, *b;
+    const uint8_t *ab, *bb; /* the bytes themselves (wb_fz_start_bytes; a, b NULL) */
     size_t m, n;
     const wb_fz_pattern *query; /* a's, made once for many b (or NULL) */
     bool done, failed;          /* failed: out of memory */
@@ -240,6 +241,16 @@ bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, 
  * once for a search of many b: no pattern of a is built per pair. */
 bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
                       const uint32_t *a, size_t m, const uint32_t *b, size_t n);
+/* Whether the scorer compares the bytes themselves, with no symbols to
+ * decode (Hamming in byte mode): then wb_fz_start_bytes may take them. */
+bool wb_fz_reads_bytes(const wb_fz_options *o);
+/* wb_fz_start on the bytes of a and b themselves, for a scorer that
+ * reads them (wb_fz_reads_bytes). */
+bool wb_fz_start_bytes(wb_fz *s, const wb_fz_options *o, const uint8_t *a, size_t m,
+                       const uint8_t *b, size_t n);
+/* Points a score started on bytes at the same bytes where they are now
+ * (a runtime's binaries may move between its steps). */
+void wb_fz_rebind_bytes(wb_fz *s, const uint8_t *a, const uint8_t *b);
 /* About `budget` units (kernels.h), added to *used; true once done
  * (s->failed: out of memory on the way). A step adds at most budget +
  * WB_FZ_STEP_OVER units beyond the kernels' own (their rows or columns:

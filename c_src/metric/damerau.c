@@ -106,7 +106,7 @@ static size_t zhao_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t 
             done++; /* the mismatch */
             (*phase)++;
         } else if (x == left) {
-            (*phase)++;
+            *phase = 2; /* nothing left for the suffix */
         }
     }
     return done;

@@ -390,15 +390,21 @@ void wb_fz_damerau_free(wb_fz_damerau *k);
 uint64_t wb_fz_damerau_units(size_t m, size_t n);
 
 /* Hamming (hamming.c): the positions below min(m, n) whose symbols differ, plus
- * |m - n| (the shorter padded). */
+ * |m - n| (the shorter padded). On symbols, or on bytes themselves
+ * (wb_fz_hamming_init_bytes: byte mode, no symbols to decode); a and b,
+ * or ab and bb, may be pointed at the same symbols where they have moved
+ * to between steps. */
 typedef struct {
     const uint32_t *a, *b;
+    const uint8_t *ab, *bb; /* the bytes (NULL: symbols) */
     size_t m, n, at, cutoff, count;
     size_t result;
 } wb_fz_hamming;
 
 void wb_fz_hamming_init(wb_fz_hamming *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
                         size_t cutoff);
+void wb_fz_hamming_init_bytes(wb_fz_hamming *k, const uint8_t *a, size_t m, const uint8_t *b,
+                              size_t n, size_t cutoff);
 bool wb_fz_hamming_step(wb_fz_hamming *k, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_hamming_units(size_t m, size_t n);
 

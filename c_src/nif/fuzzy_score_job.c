@@ -125,6 +125,8 @@ static void score_bind(const void *args, void *state) {
     score_job *job = state;
     job->in_a = in->a.data;
     job->in_b = in->b.data;
+    /* a score on the bytes themselves reads them where they are now */
+    if (job->started && job->fz.ab) wb_fz_rebind_bytes(&job->fz, job->in_a, job->in_b);
 }
 
 /* a symbol block of len (its bytes in *bytes), at least one symbol */
@@ -149,6 +151,11 @@ static bool score_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
     job->o = in->o;
     job->len_a = in->a.size;
     job->len_b = in->b.size;
+    if (wb_fz_reads_bytes(&job->o)) {
+        /* no symbols: the pair is started on the bytes in the first step */
+        score_bind(args, state);
+        return true;
+    }
     job->a = symbol_block(in->a.size, &job->bytes_a);
     job->b = job->a ? symbol_block(in->b.size, &job->bytes_b) : NULL;
     if (!job->b) {
@@ -162,6 +169,13 @@ static bool score_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TE
 
 static bool score_step(void *state, uint64_t budget, uint64_t *used) {
     score_job *job = state;
+    if (!job->started && wb_fz_reads_bytes(&job->o)) {
+        /* records the pair: no work that grows with it, cannot fail */
+        wb_fz_start_bytes(&job->fz, &job->o, job->in_a, job->len_a, job->in_b, job->len_b);
+        job->fz.alloc = wb_block_alloc;
+        job->fz.release = wb_block_free;
+        job->started = true;
+    }
     if (!job->started) {
         uint64_t start = *used;
         bool cp = job->o.codepoints;
@@ -225,10 +239,16 @@ ERL_NIF_TERM wb_fuzzy_score_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     if (in.a.size > SHORT_BYTES || in.b.size > SHORT_BYTES || score_predict(&in) > SHORT_UNITS)
         return atom_long;
     uint32_t a[SHORT_BYTES], b[SHORT_BYTES];
-    size_t m = wb_fz_symbols(in.a.data, in.a.size, in.o.codepoints, a);
-    size_t n = m == SIZE_MAX ? SIZE_MAX : wb_fz_symbols(in.b.data, in.b.size, in.o.codepoints, b);
     wb_fz fz;
-    if (n == SIZE_MAX || !wb_fz_start(&fz, &in.o, a, m, b, n)) return atom_long;
+    if (wb_fz_reads_bytes(&in.o)) {
+        if (!wb_fz_start_bytes(&fz, &in.o, in.a.data, in.a.size, in.b.data, in.b.size))
+            return atom_long;
+    } else {
+        size_t m = wb_fz_symbols(in.a.data, in.a.size, in.o.codepoints, a);
+        size_t n =
+            m == SIZE_MAX ? SIZE_MAX : wb_fz_symbols(in.b.data, in.b.size, in.o.codepoints, b);
+        if (n == SIZE_MAX || !wb_fz_start(&fz, &in.o, a, m, b, n)) return atom_long;
+    }
     uint64_t used = 0;
     while (!wb_fz_step(&fz, UINT64_MAX / 4, &used)) {
     }

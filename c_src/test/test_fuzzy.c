@@ -20,6 +20,7 @@
 #include "check.h"
 #include "fuzzy_kernel_steps.h"
 #include "fuzzy_reference.h"
+#include "fuzzy_short_edits.h"
 #include "fuzzy_short_form.h"
 #include "fuzzy_wide_weights.h"
 #include "reference.h"
@@ -836,6 +837,8 @@ int main(void) {
     test_symbols();
     test_symbols_chunks(3000);
     test_short_form(3000);
+    test_damerau_short(600);
+    test_hamming_bytes(3000);
     test_process();
     test_known();
     test_whitespace_parity();

@@ -52,12 +52,17 @@ bool fzb_pair(fzb_pair_room *r, size_t scorer, const uint8_t *a, size_t m, const
     if (scorer >= WB_FZ_SCORERS || m > r->most || n > r->most) return false;
     wb_fz_options o;
     default_options(&o, scorer);
-    /* the score job's steps: both sides decoded, the pair started, then
-     * stepped to the end (one step: a budget no pair of these exhausts) */
-    size_t sm = wb_fz_symbols(a, m, false, r->a);
-    size_t sn = wb_fz_symbols(b, n, false, r->b);
+    /* the score job's steps: both sides decoded (but for a scorer that
+     * reads the bytes themselves), the pair started, then stepped to the
+     * end (one step: a budget no pair of these exhausts) */
     wb_fz s;
-    if (!wb_fz_start(&s, &o, r->a, sm, r->b, sn)) return false;
+    if (wb_fz_reads_bytes(&o)) {
+        if (!wb_fz_start_bytes(&s, &o, a, m, b, n)) return false;
+    } else {
+        size_t sm = wb_fz_symbols(a, m, false, r->a);
+        size_t sn = wb_fz_symbols(b, n, false, r->b);
+        if (!wb_fz_start(&s, &o, r->a, sm, r->b, sn)) return false;
+    }
     uint64_t used = 0;
     while (!wb_fz_step(&s, UINT64_MAX / 4, &used)) {
     }
