@@ -190,6 +190,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
     wb_fz_free(&s);
 
+    /* on the bytes themselves, for a scorer that reads them (byte mode:
+     * every symbol a byte) */
+    if (wb_fz_reads_bytes(&o)) {
+        uint8_t *ab = malloc(m ? m : 1), *bb = malloc(n ? n : 1);
+        WB_FUZZ_CHECK(ab && bb);
+        for (size_t i = 0; i < m; i++)
+            ab[i] = (uint8_t)a[i];
+        for (size_t j = 0; j < n; j++)
+            bb[j] = (uint8_t)b[j];
+        WB_FUZZ_CHECK(wb_fz_start_bytes(&s, &o, ab, m, bb, n));
+        used = steps = 0;
+        while (!wb_fz_step(&s, budget, &used))
+            WB_FUZZ_CHECK(++steps <= 2 * units + 16);
+        WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
+        wb_fz_free(&s);
+        free(ab);
+        free(bb);
+    }
+
     /* as a search scores it: a's pattern made once, and the quick score
      * when the scorer and the pair have one (the same when it passes) */
     wb_fz_pattern query;
