@@ -52,6 +52,7 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         free(job->query);
     let_go(job, job->query_input, job->query_input_len);
     free(job->jaro_top);
+    free(job->cell_table);
     free(job->text);
     free(job->heap);
     free(job->pick);
@@ -577,6 +578,7 @@ size_t wb_fz_extract_hits(const wb_fz_extract *job, const wb_fz_hit **hits) {
 size_t wb_fz_extract_memory(const wb_fz_extract *job) {
     return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes + job->query_input_len +
            (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
+           (job->cell_table ? WB_FZ_CELL_STRIDE * WB_FZ_CELL_STRIDE * sizeof(double) : 0) +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(wb_fz_hit) +
            (job->pick ? 2 * job->pick_most * sizeof(wb_fz_seed_pick) : 0) +
            (job->scoring ? job->fz.owned_bytes : 0) +

@@ -111,6 +111,11 @@ typedef struct {
 #define WB_FZ_VALUE_BAR_MOST 256
 #define WB_FZ_SEED_MOST      64
 
+/* cdist's table of cells: candidates and queries of at most
+ * WB_FZ_CELL_MOST symbols */
+#define WB_FZ_CELL_MOST   63
+#define WB_FZ_CELL_STRIDE (WB_FZ_CELL_MOST + 1)
+
 /* The state of an extract (its fields are the engine's own). */
 typedef struct {
     wb_fz_options o;
@@ -195,6 +200,13 @@ typedef struct {
      * for those beyond the cutoff */
     uint8_t *cells;
     size_t width;
+    /* cdist's cells of the float kinds from the search core's values:
+     * the cell of a candidate of n symbols with value v at
+     * cell_table[n * WB_FZ_CELL_STRIDE + v] (n, v at most
+     * WB_FZ_CELL_MOST), its row made when the first such candidate comes
+     * (bit n of cell_rows) */
+    double *cell_table;
+    uint64_t cell_rows;
     bool integers; /* the scores are integers (hits and cells exact) */
     /* a score that does not fit (WB_FZ_EXTRACT_PAST_*), the extract ends
      * there */

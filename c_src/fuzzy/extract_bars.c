@@ -463,36 +463,87 @@ static inline __attribute__((always_inline)) void cell_score(const wb_fz_options
     *passed = wb_fz_passes(o, *score) && (k == WB_FZ_NO_CUTOFF || d <= k);
 }
 
-/* plain_cells' loop without a cutoff, its kind, cell and scorer
- * constant (inlined for each): a candidate's cell is its score, straight
- * from its distance, with no test that does not change */
-static inline __attribute__((always_inline)) size_t
-fixed_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units, bool *general,
-            const bool ratio, const bool sum, const wb_fz_kind kind, const bool wide) {
-    const uint32_t *values = job->lanes.distances;
-    const uint64_t *offsets = job->set->offsets;
-    const bool qratio = job->lanes_o.scorer == WB_FZ_QRATIO;
-    const bool levenshtein = job->lanes_op == WB_SEARCH_LEVENSHTEIN;
+/* The units of a row of the table of cells (cell_row): a score or two
+ * divisions each */
+#define CELL_ROW_UNITS (2 * WB_FZ_CELL_STRIDE)
+
+/* Makes the table of cells' row for candidates of n symbols (n at most
+ * WB_FZ_CELL_MOST, as the query): entry v the cell of value v, as
+ * cell_score and store make it (the worst score of the kind beyond the
+ * cutoff). A value past what n allows (none the search core gives) has
+ * the cell of the most it allows. */
+static __attribute__((noinline)) void cell_row(wb_fz_extract *job, size_t n) {
+    const wb_fz_options *o = &job->lanes_o;
+    const bool ratio = o->scorer == WB_FZ_RATIO || o->scorer == WB_FZ_QRATIO;
     const wb_search_op op = job->lanes_op;
-    const size_t m = job->qlen, count = job->set->count;
+    const size_t m = job->qlen;
+    /* an LCS and equal positions reach the shorter length, a distance
+     * the longer */
+    size_t most =
+        op == WB_SEARCH_LCS || op == WB_SEARCH_HAMMING ? (m < n ? m : n) : (m > n ? m : n);
+    double worst = wb_fz_worst(o), *row = job->cell_table + n * WB_FZ_CELL_STRIDE;
+    for (size_t v = 0; v < WB_FZ_CELL_STRIDE; v++) {
+        double score;
+        bool passed;
+        cell_score(o, ratio, m, n, distance_of(op, m, n, v < most ? v : most), &score, &passed);
+        row[v] = passed ? score : worst;
+    }
+    job->cell_rows |= UINT64_C(1) << n;
+}
+
+/* The cell of a candidate of n symbols with value v, as cell_row makes
+ * it, out of the table's loop */
+static __attribute__((noinline)) double cell_of(const wb_fz_extract *job, size_t n, uint32_t v) {
+    const wb_fz_options *o = &job->lanes_o;
+    double score;
+    bool passed;
+    cell_score(o, o->scorer == WB_FZ_RATIO || o->scorer == WB_FZ_QRATIO, job->qlen, n,
+               distance_of(job->lanes_op, job->qlen, n, v), &score, &passed);
+    return passed ? score : wb_fz_worst(o);
+}
+
+/* plain_cells' loop for the float kinds with a query of at most
+ * WB_FZ_CELL_MOST symbols: a candidate's cell read from the table of
+ * cells by its length and value (its row made the first time), no
+ * division in the loop; the longer candidates' (Levenshtein's values)
+ * made as plain_cells makes them. The lengths from the index's bytes of
+ * them when it has them, not two offsets. */
+static inline __attribute__((always_inline)) size_t table_cells(wb_fz_extract *job, size_t i,
+                                                                uint64_t room, uint64_t *units,
+                                                                bool *general, const bool wide) {
+    const wb_search_set *set = job->set;
+    const uint32_t *values = job->lanes.distances;
+    const uint64_t *offsets = set->offsets;
+    const uint8_t *length = set->prepared ? set->prepared->length : NULL;
+    const uint64_t *spaced = job->one_token ? set->prepared->spaced : NULL;
+    const bool levenshtein = job->lanes_op == WB_SEARCH_LEVENSHTEIN;
+    const double *table = job->cell_table;
+    const size_t count = set->count;
     uint8_t *const cells = job->cells;
     const uint64_t each = 1 + CELL_UNITS;
     uint64_t u = *units;
+    /* in a local: the stores into cells could alias the job */
+    uint64_t rows = job->cell_rows;
     for (; i < count && u < room; i++) {
         uint32_t v = values[i];
-        size_t n = (size_t)(offsets[i + 1] - offsets[i]);
-        if (!levenshtein && v == WB_SEARCH_NOT_DONE) {
+        if ((!levenshtein && v == WB_SEARCH_NOT_DONE) ||
+            (spaced && (spaced[i / 64] >> (i % 64)) & 1)) {
             *general = true;
             break;
         }
+        size_t n = length ? length[i] : (size_t)(offsets[i + 1] - offsets[i]);
         u += each;
-        size_t d = distance_of(op, m, n, v);
         double score;
-        if (ratio)
-            score = wb_fz_similarity_score(kind, qratio && n == 0 ? 0.0 : wb_fz_ratio_of(d, m + n),
-                                           100.0);
-        else
-            score = wb_fz_edit_score(kind, d, sum ? m + n : m > n ? m : n);
+        if (n <= WB_FZ_CELL_MOST && v < WB_FZ_CELL_STRIDE) {
+            if (!((rows >> n) & 1)) {
+                cell_row(job, n);
+                rows |= UINT64_C(1) << n;
+                u += CELL_ROW_UNITS;
+            }
+            score = table[n * WB_FZ_CELL_STRIDE + v];
+        } else {
+            score = cell_of(job, (size_t)(offsets[i + 1] - offsets[i]), v);
+        }
         if (wide) {
             memcpy(cells + 8 * i, &score, 8);
         } else {
@@ -504,10 +555,23 @@ fixed_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units, bool *
     return i;
 }
 
+/* table_cells for cells of 8 bytes and of 4, out of line: in a loop of
+ * their own, their values stay in registers */
+static __attribute__((noinline)) size_t wide_cells(wb_fz_extract *job, size_t i, uint64_t room,
+                                                   uint64_t *units, bool *general) {
+    return table_cells(job, i, room, units, general, true);
+}
+
+static __attribute__((noinline)) size_t narrow_cells(wb_fz_extract *job, size_t i, uint64_t room,
+                                                     uint64_t *units, bool *general) {
+    return table_cells(job, i, room, units, general, false);
+}
+
 /* A row of cdist's cells from the search core's values, from candidate i
  * on (bytes are symbols, the scorer's score is its value's: no partial,
  * Jaro or Damerau-Levenshtein), until `units` reach `room` or one is for
- * the other paths (*general): returns the next candidate. */
+ * the other paths (*general): returns the next candidate (with
+ * job->failed when out of memory). */
 static size_t plain_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t *units,
                           bool *general) {
     const wb_search_set *set = job->set;
@@ -519,20 +583,16 @@ static size_t plain_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t 
     const wb_search_op op = job->lanes_op;
     const size_t m = job->qlen, count = set->count;
     const uint64_t each = 1 + CELL_UNITS;
-    /* the usual rows: no cutoff, the float kinds, no token to look for */
-    if (!o.has_cutoff && !job->integers && !job->one_token &&
-        (o.kind == WB_FZ_NORMALIZED_SIMILARITY || o.kind == WB_FZ_NORMALIZED_DISTANCE)) {
-        bool sum = o.scorer == WB_FZ_INDEL, wide = job->width == 8;
-        bool similarity = o.kind == WB_FZ_NORMALIZED_SIMILARITY;
-        if (ratio && similarity && wide)
-            return fixed_cells(job, i, room, units, general, true, false,
-                               WB_FZ_NORMALIZED_SIMILARITY, true);
-        if (!ratio && similarity && wide && sum)
-            return fixed_cells(job, i, room, units, general, false, true,
-                               WB_FZ_NORMALIZED_SIMILARITY, true);
-        if (!ratio && similarity && wide)
-            return fixed_cells(job, i, room, units, general, false, false,
-                               WB_FZ_NORMALIZED_SIMILARITY, true);
+    /* the float kinds' cells from the table (the token scores with the
+     * index's note of whitespace) */
+    if (!job->integers && m <= WB_FZ_CELL_MOST && (!job->one_token || spaced)) {
+        if (!job->cell_table && !(job->cell_table = malloc(WB_FZ_CELL_STRIDE * WB_FZ_CELL_STRIDE *
+                                                           sizeof *job->cell_table))) {
+            job->failed = true;
+            return i;
+        }
+        return job->width == 8 ? wide_cells(job, i, room, units, general)
+                               : narrow_cells(job, i, room, units, general);
     }
     uint64_t u = *units;
     for (; i < count && u < room; i++) {
@@ -598,7 +658,7 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
     uint64_t check_at = SPENT_PART;
     if (job->cells && !job->partial && !damerau && op != WB_SEARCH_JARO && !count_symbols) {
         /* cdist: every cell in a tight loop, a part at a time */
-        while (i < count && !general && !job->unfit) {
+        while (i < count && !general && !job->unfit && !job->failed) {
             uint64_t spent = *used + units - start;
             if (units > 0 && spent >= budget) break;
             if (units >= check_at) {
@@ -610,7 +670,7 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
         }
         job->next = i;
         *used += units;
-        return i == count || general || job->unfit;
+        return i == count || general || job->unfit || job->failed;
     }
     for (; i < count; i++) {
         if (skipping && (job->heap_len == job->limit || job->seed_on)) {
