@@ -565,6 +565,28 @@ static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     return true;
 }
 
+/* Whether no candidate left can rank: `limit` hits are kept and the
+ * worst of them has the best score its kind allows (a later candidate
+ * can only tie it, and a tie goes to the earlier one). Not for the
+ * integer kinds (an integer similarity has no such top, and a later
+ * score past 2^64 - 1 is an error), nor where a later candidate may not
+ * be UTF-8 (an error too): codepoints in a set not all ASCII. */
+static bool none_can_rank(const wb_fz_extract *job) {
+    if (job->cells || job->limit == 0 || job->heap_len != job->limit || job->integers ||
+        (job->o.codepoints && !job->set->ascii))
+        return false;
+    double worst = job->heap[0].score;
+    switch (job->o.kind) {
+    case WB_FZ_DISTANCE:
+    case WB_FZ_NORMALIZED_DISTANCE:
+        return worst == 0.0;
+    case WB_FZ_NORMALIZED_SIMILARITY:
+        return worst == 1.0;
+    default: /* the ratios' top is 100, Jaro's 1 */
+        return worst == (job->o.scorer >= WB_FZ_RATIO ? 100.0 : 1.0);
+    }
+}
+
 bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     uint64_t start = *used;
     if (!job->ready) {
@@ -579,6 +601,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     while (!job->sorting) {
         if (job->failed || job->failed_at || job->unfit) return true;
         if (!job->scoring && !job->decoding) {
+            if (job->next < job->set->count && none_can_rank(job)) job->next = job->set->count;
             if (job->next == job->set->count) {
                 job->sorting = true;
                 job->unsorted = job->heap_len;

@@ -70,7 +70,52 @@ static bool took_query_tokens(const wb_search_set *set, const wb_fz_options *o, 
     return took;
 }
 
+/* The units of an extract of these options run to the end (limit, or a
+ * cdist row of doubles with limit 0) */
+static uint64_t units_of(const wb_search_set *set, const wb_fz_options *o, const uint8_t *q,
+                         size_t qlen, size_t limit) {
+    double *cells = malloc((set->count ? set->count : 1) * sizeof *cells);
+    if (!cells) abort();
+    wb_fz_extract_config c = {.set = set, .query = q, .query_len = qlen, .o = *o, .limit = limit};
+    if (limit == 0) {
+        c.cells = (uint8_t *)cells;
+        c.width = sizeof *cells;
+    }
+    wb_fz_extract x;
+    CHECK(wb_fz_extract_init(&x, &c) == WB_FZ_EXTRACT_OK, "init of a token score");
+    uint64_t used = 0;
+    while (!wb_fz_extract_step(&x, 100, &used)) {
+    }
+    wb_fz_extract_free(&x);
+    free(cells);
+    return used;
+}
+
+/* A search whose worst kept has the best score of its kind scores no
+ * more candidates (none can rank): the query first among many, limit 1,
+ * takes far fewer units than scoring them all */
+static void test_none_can_rank(void) {
+    uint8_t q[64], buf[200];
+    size_t qlen = phrase_of(q, 3, false);
+    list_maker l = {0};
+    maker_add(&l, q, qlen);
+    for (size_t i = 0; i < 300; i++)
+        maker_add(&l, buf, phrase_of(buf, 2 + check_random() % 3, false));
+    test_set t;
+    set_from(&t, &l, true);
+    for (int scorer = WB_FZ_TOKEN_SET_RATIO; scorer <= WB_FZ_WRATIO; scorer++) {
+        wb_fz_options o;
+        random_options(&o, (wb_fz_scorer)scorer, false);
+        o.kind = WB_FZ_NORMALIZED_SIMILARITY;
+        uint64_t one = units_of(&t.index, &o, q, qlen, 1), all = units_of(&t.index, &o, q, qlen, 0);
+        CHECK(20 * one < all, "%s: %llu units for the best of a set led by the query, %llu for all",
+              scorer_names[o.scorer], (unsigned long long)one, (unsigned long long)all);
+    }
+    set_free(&t);
+}
+
 static void test_query_tokens(size_t rounds) {
+    test_none_can_rank();
     static const size_t words[] = {3, 0, 0, 1, 2, 5, 70, 1300};
     uint8_t *q = malloc(1300 * 12);
     if (!q) abort();
