@@ -87,7 +87,7 @@ c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_whitespace_pari
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
 
 # every source with the failing allocator of fail_alloc.h (out_of_memory.h)
-c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/test/extract_check.h c_src/test/out_of_memory.h c_src/test/fail_alloc.h c_src/test/fail_alloc.c $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/test/extract_check.h c_src/test/extract_tokens.h c_src/test/out_of_memory.h c_src/test/fail_alloc.h c_src/test/fail_alloc.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -include c_src/test/fail_alloc.h -o $@ c_src/test/test_extract.c c_src/test/fail_alloc.c $(CORE_SRC)
 

@@ -37,6 +37,15 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         wb_search_free_with(&job->lanes, job->release);
     else if (job->lanes_live)
         wb_search_free(&job->lanes);
+    if (job->tokens_live) wb_fz_free(&job->query_tokens);
+    if (job->sorted_live) {
+        let_go(job, job->sorted_pattern.low, 256 * job->sorted_pattern.nblocks * sizeof(uint64_t));
+        let_go(job, job->sorted_pattern.map,
+               job->sorted_pattern.capacity * sizeof(wb_fz_pattern_entry));
+        job->sorted_pattern.low = NULL;
+        job->sorted_pattern.map = NULL;
+        wb_fz_pattern_free(&job->sorted_pattern);
+    }
     if (job->has_pattern) {
         /* its tables (wb_fz_pattern_alloc's): a long query's are large */
         let_go(job, job->pattern.low, 256 * job->pattern.nblocks * sizeof(uint64_t));
@@ -113,6 +122,18 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
     }
 }
 
+/* The token scores: their query's token work is done once (tokens_on) */
+static bool token_scorer(wb_fz_scorer scorer) {
+    return scorer >= WB_FZ_TOKEN_SORT_RATIO && scorer <= WB_FZ_WRATIO;
+}
+
+/* and the partial ones of them whose needle may be the query's sorted
+ * tokens joined: that pattern is made once too */
+static bool sorted_needle(wb_fz_scorer scorer) {
+    return scorer == WB_FZ_PARTIAL_TOKEN_SORT_RATIO || scorer == WB_FZ_PARTIAL_TOKEN_RATIO ||
+           scorer == WB_FZ_WRATIO;
+}
+
 uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
                              size_t query_len) {
     size_t count = set->count;
@@ -139,7 +160,11 @@ uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, c
         return wb_search_predict(count, bytes, query_len, false, true) + 4 * (uint64_t)count + rest;
     }
     uint64_t most = each > UINT64_MAX / count ? UINT64_MAX / 2 : each * count;
-    return most + count + query_units(query_len); /* and sorting the hits */
+    /* and sorting the hits; the token scores' query token work */
+    uint64_t tokens = token_scorer(o->scorer) ? wb_fz_query_tokens_units(o, query_len) +
+                                                    wb_fz_pattern_units(query_len) + 2
+                                              : 0;
+    return most + count + query_units(query_len) + tokens;
 }
 
 uint64_t wb_fz_extract_setup_units(size_t query_len) {
@@ -265,6 +290,7 @@ static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_co
         job->cells = c->cells;
     }
     job->integers = wb_fz_integers(&c->o);
+    job->tokens_on = token_scorer(c->o.scorer);
     /* the query's blocks: its bytes (copied in the first steps, then read
      * by the search core's values) and its symbols */
     size_t n = c->query_len;
@@ -340,6 +366,47 @@ static bool extract_ready(wb_fz_extract *job) {
     return !job->lanes_on || lanes_begin(job);
 }
 
+/* The token scores' query token work (wb_fz_query_tokens_step), then
+ * the pattern of its sorted tokens joined, a budget at a time; true once
+ * done, or failed (out of memory: job->failed). */
+static bool query_tokens_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used) {
+    wb_fz *q = &job->query_tokens;
+    if (!job->tokens_live) {
+        wb_fz_query_tokens_start(q, &job->o, job->query, job->qlen);
+        q->alloc = job->block_alloc;
+        q->release = job->block_free;
+        job->tokens_live = true;
+        *used += 1;
+    }
+    while (!job->tokens_through) {
+        uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+        bool done = wb_fz_query_tokens_step(q, left, used);
+        if (done && q->failed) {
+            job->failed = true;
+            return true;
+        }
+        job->tokens_through = done;
+        if (!done || *used - start >= budget) return false;
+    }
+    if (sorted_needle(job->o.scorer) && q->tk.sorted_al > 0) {
+        if (!job->sorted_live) {
+            if (!wb_fz_pattern_alloc(&job->sorted_pattern, q->tk.sorted_a, q->tk.sorted_al)) {
+                job->failed = true;
+                return true;
+            }
+            job->sorted_live = true;
+            *used += 1;
+        }
+        for (;;) {
+            uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
+            if (wb_fz_pattern_fill(&job->sorted_pattern, left, used)) break;
+            return false;
+        }
+    }
+    job->tokens_done = true;
+    return true;
+}
+
 /* The query's set-up, the first steps' work, a budget at a time: its
  * bytes copied (QUERY_COPY_BYTES a unit), decoded into symbols
  * (wb_fz_symbols_step), its pattern made (wb_fz_pattern_alloc, then
@@ -383,6 +450,10 @@ static bool query_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint
         uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
         if (wb_fz_pattern_fill(&job->pattern, left, used)) break;
         return false;
+    }
+    if (job->tokens_on && !job->tokens_done) {
+        if (!query_tokens_step(job, budget, start, used)) return false;
+        if (job->failed) return true;
     }
     if (!extract_ready(job)) {
         job->failed = true;
@@ -438,7 +509,10 @@ static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start,
         return DECODE_NONE;
     }
     size_t n = job->decoded.count;
-    if (!wb_fz_start_with(&job->fz, &job->o, &job->pattern, job->query, job->qlen, job->text, n)) {
+    const wb_fz_pattern *sorted = job->sorted_live ? &job->sorted_pattern : NULL;
+    const wb_fz_tokens *tokens = job->tokens_done ? &job->query_tokens.tk : NULL;
+    if (!wb_fz_start_tokens(&job->fz, &job->o, &job->pattern, tokens, sorted, job->query, job->qlen,
+                            job->text, n)) {
         job->failed = true;
         return DECODE_NONE;
     }
@@ -492,6 +566,28 @@ static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     return true;
 }
 
+/* Whether no candidate left can rank: `limit` hits are kept and the
+ * worst of them has the best score its kind allows (a later candidate
+ * can only tie it, and a tie goes to the earlier one). Not for the
+ * integer kinds (an integer similarity has no such top, and a later
+ * score past 2^64 - 1 is an error), nor where a later candidate may not
+ * be UTF-8 (an error too): codepoints in a set not all ASCII. */
+static bool none_can_rank(const wb_fz_extract *job) {
+    if (job->cells || job->limit == 0 || job->heap_len != job->limit || job->integers ||
+        (job->o.codepoints && !job->set->ascii))
+        return false;
+    double worst = job->heap[0].score;
+    switch (job->o.kind) {
+    case WB_FZ_DISTANCE:
+    case WB_FZ_NORMALIZED_DISTANCE:
+        return worst == 0.0;
+    case WB_FZ_NORMALIZED_SIMILARITY:
+        return worst == 1.0;
+    default: /* the ratios' top is 100, Jaro's 1 */
+        return worst == (job->o.scorer >= WB_FZ_RATIO ? 100.0 : 1.0);
+    }
+}
+
 bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     uint64_t start = *used;
     if (!job->ready) {
@@ -506,6 +602,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
     while (!job->sorting) {
         if (job->failed || job->failed_at || job->unfit) return true;
         if (!job->scoring && !job->decoding) {
+            if (job->next < job->set->count && none_can_rank(job)) job->next = job->set->count;
             if (job->next == job->set->count) {
                 job->sorting = true;
                 job->unsorted = job->heap_len;
@@ -582,5 +679,7 @@ size_t wb_fz_extract_memory(const wb_fz_extract *job) {
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(wb_fz_hit) +
            (job->pick ? 2 * job->pick_most * sizeof(wb_fz_seed_pick) : 0) +
            (job->scoring ? job->fz.owned_bytes : 0) +
+           (job->tokens_live ? job->query_tokens.owned_bytes : 0) +
+           (job->sorted_live ? job->sorted_pattern.owned_bytes : 0) +
            (job->lanes_live ? wb_search_memory(&job->lanes) : 0) + wb_fz_quick_memory(&job->quick);
 }

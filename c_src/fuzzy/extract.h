@@ -137,6 +137,13 @@ typedef struct {
     size_t qlen, qlen_room; /* its symbols, and the room of its block */
     wb_fz_pattern pattern;  /* the query's, made once */
     bool has_pattern;
+    /* the token scores: the query's token work (split, sorted, joined,
+     * its repeats dropped), done once in the set-up for every candidate
+     * the pair scorer takes (wb_fz_start_tokens), and the pattern of its
+     * sorted tokens joined (the partial token scores' needle) */
+    bool tokens_on, tokens_live, tokens_through, sorted_live, tokens_done;
+    wb_fz query_tokens;
+    wb_fz_pattern sorted_pattern;
     bool quick_on; /* short candidates take quick scores */
     /* or the quick partial ratio serves the partial token scores and
      * WRatio of single tokens (lanes_scores) */

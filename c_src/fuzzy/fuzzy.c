@@ -174,6 +174,12 @@ bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, 
 
 bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
                       const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
+    return wb_fz_start_tokens(s, o, query, NULL, NULL, a, m, b, n);
+}
+
+bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
+                        const wb_fz_tokens *tokens, const wb_fz_pattern *sorted, const uint32_t *a,
+                        size_t m, const uint32_t *b, size_t n) {
     /* every field above the kernels (fuzzy.h), one by one: a memset
      * would be a `rep stos`, whose start costs as much as a short score */
     s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = s->too_large = false;
@@ -193,6 +199,8 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     s->alloc = NULL;
     s->release = NULL;
     s->query = query;
+    s->query_tokens = tokens;
+    s->sorted_query = sorted;
     s->o = *o;
     s->a = a;
     s->b = b;

@@ -157,6 +157,9 @@ typedef struct {
     uint32_t *sorted_a, *sorted_b, *diff_ab, *diff_ba;
     size_t sorted_al, sorted_bl, diff_abl, diff_bal;
     size_t sect_len, sect_count, ab_count, ba_count, ua_count;
+    /* a's side taken from a search's query (wb_fz_start_tokens): only
+     * b's tokens are split, sorted, joined and made unique */
+    bool cached;
 } wb_fz_tokens;
 
 typedef struct {
@@ -165,7 +168,11 @@ typedef struct {
     const uint8_t *ab, *bb; /* the bytes themselves (wb_fz_start_bytes; a, b NULL) */
     size_t m, n;
     const wb_fz_pattern *query; /* a's, made once for many b (or NULL) */
-    bool done, failed;          /* failed: out of memory */
+    /* a's token work, done once for many b (wb_fz_query_tokens; or
+     * NULL), and the pattern of a's sorted tokens joined (or NULL) */
+    const wb_fz_tokens *query_tokens;
+    const wb_fz_pattern *sorted_query;
+    bool done, failed; /* failed: out of memory */
     /* an edit distance or Jaro: its kernel is live */
     bool kernel_live;
     size_t cutoff; /* the kernel's: WB_FZ_NO_CUTOFF, or a bound with room */
@@ -251,6 +258,23 @@ bool wb_fz_start_bytes(wb_fz *s, const wb_fz_options *o, const uint8_t *a, size_
 /* Points a score started on bytes at the same bytes where they are now
  * (a runtime's binaries may move between its steps). */
 void wb_fz_rebind_bytes(wb_fz *s, const uint8_t *a, const uint8_t *b);
+/* The same, a's token work done once for a search of many b (`tokens`,
+ * wb_fz_query_tokens_step's, of the same a and options; `sorted` the
+ * pattern of its sorted tokens joined, or NULL): only b's is done per
+ * pair, the same score. Both must outlive s. */
+bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
+                        const wb_fz_tokens *tokens, const wb_fz_pattern *sorted, const uint32_t *a,
+                        size_t m, const uint32_t *b, size_t n);
+/* A query's token work for wb_fz_start_tokens, a budget at a time: q is
+ * a token score of a (m symbols) against nothing, stopped once its
+ * tokens are split, sorted, joined and without repeats (q->tk). Start it
+ * (nothing allocated yet), step it (units added to *used; true once done
+ * or failed: q->failed, out of memory), then wb_fz_free(q), done or not.
+ * a stays readable until then. */
+void wb_fz_query_tokens_start(wb_fz *q, const wb_fz_options *o, const uint32_t *a, size_t m);
+bool wb_fz_query_tokens_step(wb_fz *q, uint64_t budget, uint64_t *used);
+/* The units of a query's token work at most. */
+uint64_t wb_fz_query_tokens_units(const wb_fz_options *o, size_t m);
 /* About `budget` units (kernels.h), added to *used; true once done
  * (s->failed: out of memory on the way). A step adds at most budget +
  * WB_FZ_STEP_OVER units beyond the kernels' own (their rows or columns:

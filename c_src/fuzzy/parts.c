@@ -250,6 +250,9 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (!s->needle_in_use) {
             if (s->query && needle == s->a && nl == s->m) {
                 s->needle_in_use = s->query;
+            } else if (s->sorted_query && needle == s->sorted_query->s &&
+                       nl == s->sorted_query->m) {
+                s->needle_in_use = s->sorted_query; /* the query's sorted tokens */
             } else {
                 if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
                     s->failed = true;

@@ -191,11 +191,25 @@ static void place_derived(wb_fz *s, uint32_t *derived) {
     t->diff_ba = derived + 2 * s->m + s->n;
 }
 
+/* a's side from the query's token work (s->query_tokens): its unique
+ * sorted tokens and their join; b's split from its first symbol */
+static void take_query(wb_fz *s) {
+    wb_fz_tokens *t = &s->tk;
+    const wb_fz_tokens *q = s->query_tokens;
+    t->ta = q->ta;
+    t->a_count = q->a_count;
+    t->ua = q->ua;
+    t->sorted_a = q->sorted_a;
+    t->sorted_al = q->sorted_al;
+    t->at = s->m;
+}
+
 /* The blocks of long inputs, their tokens counted (or bounded): a's and b's tokens and
  * as many to sort into; the derived sequences. false: out of memory. */
 static bool allocate_tokens(wb_fz *s) {
     wb_fz_tokens *t = &s->tk;
-    size_t ac = t->a_count, bc = t->b_count, m = s->m, n = s->n;
+    /* a's tokens are the query's when cached: no room for them */
+    size_t ac = t->cached ? 0 : t->a_count, bc = t->b_count, m = s->m, n = s->n;
     /* the counts are at most half the lengths, far from overflowing */
     if (m + n > SIZE_MAX / 2 / sizeof(uint32_t) || ac + bc > SIZE_MAX / 2 / sizeof(wb_fz_token))
         return false;
@@ -224,14 +238,19 @@ static bool allocate_tokens(wb_fz *s) {
     t->a_count = t->b_count = 0;
     t->at = 0;
     t->start = SIZE_MAX;
+    if (t->cached) take_query(s);
     return true;
 }
 
 /* Enters a phase (or the next one the scorer needs), its walk at the
  * start. */
 static void enter(wb_fz_tokens *t, int phase) {
+    /* a's phases are the query's when cached */
+    if (phase == TK_SORT_A && t->cached) phase = TK_SORT_B;
     if (phase == TK_JOIN_A && !t->sorted_joins) phase = TK_UNIQUE_A;
+    if (phase == TK_JOIN_A && t->cached) phase = TK_JOIN_B;
     if (phase == TK_UNIQUE_A && !t->sets) phase = TK_DONE;
+    if (phase == TK_UNIQUE_A && t->cached) phase = TK_UNIQUE_B;
     t->phase = phase;
     t->cmp_at = 0;
     t->i = t->j = 0;
@@ -427,8 +446,10 @@ void wb_fz_tokens_start(wb_fz *s) {
     t->sorted_joins = scorer != WB_FZ_TOKEN_SET_RATIO && scorer != WB_FZ_PARTIAL_TOKEN_SET_RATIO;
     t->sets = scorer != WB_FZ_TOKEN_SORT_RATIO && scorer != WB_FZ_PARTIAL_TOKEN_SORT_RATIO;
     t->start = SIZE_MAX;
+    t->cached = s->query_tokens != NULL;
     s->tokenizing = true;
     size_t m = s->m, n = s->n;
+    if (t->cached) t->at = m; /* only b is scanned (counted, split) */
     if (m + n > WB_FZ_SMALL / 2) {
         /* up to a few thousand symbols, the blocks are sized by the
          * lengths (a token and a space at least per token: m / 2 + 1),
@@ -442,13 +463,35 @@ void wb_fz_tokens_start(wb_fz *s) {
         }
         return;
     }
-    size_t ra = m / 2 + 1, rb = n / 2 + 1;
+    size_t ra = t->cached ? 0 : m / 2 + 1, rb = n / 2 + 1;
     t->ta = s->small_tokens;
     t->tb = t->ta + ra;
     t->aux_a = t->tb + rb;
     t->aux_b = t->aux_a + ra;
     place_derived(s, s->small);
+    if (t->cached) take_query(s);
     t->phase = TK_SPLIT;
+}
+
+void wb_fz_query_tokens_start(wb_fz *q, const wb_fz_options *o, const uint32_t *a, size_t m) {
+    /* token_ratio's work (every phase but for the parts) of a against
+     * nothing: b's phases are empty */
+    wb_fz_options tokens = *o;
+    tokens.scorer = WB_FZ_TOKEN_RATIO;
+    wb_fz_start(q, &tokens, a, m, a, 0);
+}
+
+bool wb_fz_query_tokens_step(wb_fz *q, uint64_t budget, uint64_t *used) {
+    wb_fz_meter g = {budget, 0};
+    bool done = wb_fz_tokens_step(q, &g);
+    *used += g.spent;
+    return done;
+}
+
+uint64_t wb_fz_query_tokens_units(const wb_fz_options *o, size_t m) {
+    wb_fz_options tokens = *o;
+    tokens.scorer = WB_FZ_TOKEN_RATIO;
+    return wb_fz_tokens_units(&tokens, m, 0);
 }
 
 /* The token work ends: its token blocks go (the derived sequences stay). */

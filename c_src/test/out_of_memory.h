@@ -162,6 +162,10 @@ static void test_out_of_memory(void) {
             const wb_search_set *set = s ? &t.index : &t.list;
             oom_extract(set, "new york", &o, 2, 0, 7);
             oom_extract(set, "new york", &o, SIZE_MAX, 8, UINT64_MAX / 4);
+            /* a query past the small token room: the token scores' query
+             * token blocks, kept across candidates */
+            if (scorer >= WB_FZ_TOKEN_SORT_RATIO && scorer <= WB_FZ_WRATIO)
+                oom_extract(set, long_a, &o, 2, 0, 1000);
         }
     }
     set_free(&t);

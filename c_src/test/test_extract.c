@@ -595,6 +595,7 @@ static void test_errors(void) {
 }
 
 #include "extract_sorted.h"
+#include "extract_tokens.h"
 #include "out_of_memory.h"
 
 /* A long candidate is decoded a budget at a time: one of 1 MB of
@@ -679,6 +680,7 @@ int main(void) {
     }
     wb_lanes_force(WB_LANES_KERNELS);
     test_sorted_tokens(12);
+    test_query_tokens(16);
     test_errors();
     test_long_queries();
     test_long_decoding();
