@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the scan of a short candidate reads words as little-endian bytes"
+#endif
+
 enum {
     NEXT,    /* candidate i starts (a short one is made whole) */
     COUNT,   /* a long one's tokens counted */
@@ -33,21 +37,6 @@ static inline bool is_separator(uint8_t c) {
     return c <= ' ' && ((SEPARATORS >> c) & 1);
 }
 
-/* Whether any of the n bytes is at most ' ' (every separator is): eight at
- * a time, a byte below 0x21 found by the borrow of subtracting 0x21 */
-static bool any_low(const uint8_t *t, size_t n) {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        uint64_t w;
-        memcpy(&w, t + j, 8);
-        if ((w - ones * 0x21) & ~w & highs) return true;
-    }
-    for (; j < n; j++)
-        if (t[j] <= ' ') return true;
-    return false;
-}
-
 /* How many of something `room` units allow, `per` a unit. */
 static size_t allowance(uint64_t room, size_t per) {
     return room >= SIZE_MAX / per ? SIZE_MAX : (size_t)room * per;
@@ -59,10 +48,7 @@ static size_t least(size_t a, size_t b) {
 
 /* ceil(log2(k)): the merge passes over k tokens */
 static unsigned passes(uint64_t k) {
-    unsigned p = 0;
-    while (p < 64 && (UINT64_C(1) << p) < k)
-        p++;
-    return p;
+    return k <= 1 ? 0 : 64 - (unsigned)__builtin_clzll(k - 1);
 }
 
 void wb_fz_sorted_begin(wb_fz_sorted *s, const wb_search_set *set, void *(*alloc)(size_t bytes),
@@ -127,6 +113,9 @@ static int compare_tokens(const uint8_t *bytes, const wb_fz_sorted_token *x,
                           const wb_fz_sorted_token *y, size_t *from, size_t most, uint64_t *units) {
     size_t n = least(x->len, y->len);
     *units += 1;
+    /* most tokens differ at their first byte */
+    if (*from == 0 && n > 0 && bytes[x->at] != bytes[y->at])
+        return bytes[x->at] < bytes[y->at] ? -1 : 1;
     if (*from < n) {
         size_t chunk = least(n - *from, most ? most : 1);
         int c = memcmp(bytes + x->at + *from, bytes + y->at + *from, chunk);
@@ -153,6 +142,16 @@ static uint64_t short_bound(size_t n) {
 static uint64_t sort_short(wb_fz_sorted_token *t, wb_fz_sorted_token *tmp, size_t k,
                            const uint8_t *bytes, bool *changed) {
     uint64_t units = 0;
+    if (k == 2) { /* two words, the most common */
+        size_t from = 0;
+        if (compare_tokens(bytes, &t[0], &t[1], &from, SIZE_MAX, &units) > 0) {
+            wb_fz_sorted_token swap = t[0];
+            t[0] = t[1];
+            t[1] = swap;
+            *changed = true;
+        }
+        return units + 2;
+    }
     wb_fz_sorted_token *src = t, *dst = tmp;
     for (size_t w = 1; w < k; w *= 2) {
         for (size_t lo = 0; lo < k; lo += 2 * w) {
@@ -191,30 +190,42 @@ static uint64_t put_tokens(wb_fz_sorted *s, const wb_fz_sorted_token *t, size_t 
     return 1 + (s->out - start) / COPY_BYTES;
 }
 
+/* A separator at t[p]: the token before it (from t[*open] on) noted. */
+static inline void short_separator(const uint8_t *t, size_t from, size_t p, wb_fz_sorted_token *tok,
+                                   size_t *k, size_t *letters, size_t *open, bool *changed) {
+    if (t[p] != ' ') *changed = true;
+    if (p > *open) {
+        tok[(*k)++] = (wb_fz_sorted_token){from + *open, p - *open};
+        *letters += p - *open;
+    }
+    *open = p + 1;
+}
+
 static uint64_t short_candidate(wb_fz_sorted *s, size_t from, size_t n) {
     const uint8_t *bytes = s->set->bytes, *t = bytes + from;
     wb_fz_sorted_token tok[SHORT_TOKENS], tmp[SHORT_TOKENS];
     size_t k = 0, letters = 0;
     bool changed = false;
     uint64_t units = 2 + n / SCAN_BYTES;
-    if (!any_low(t, n)) { /* no separator: one token, or none */
-        k = n > 0;
-        letters = n;
-        tok[0] = (wb_fz_sorted_token){from, n};
-    } else {
-        size_t open = SIZE_MAX;
-        for (size_t j = 0; j <= n; j++) {
-            if (j < n && !is_separator(t[j])) {
-                if (open == SIZE_MAX) open = j;
-                continue;
-            }
-            if (j < n && t[j] != ' ') changed = true;
-            if (open != SIZE_MAX) {
-                tok[k++] = (wb_fz_sorted_token){from + open, j - open};
-                letters += j - open;
-                open = SIZE_MAX;
-            }
+    /* the bytes up to ' ' (every separator is one) found eight at a
+     * time: a byte below 0x21 sets its high bit in the borrow of
+     * subtracting 0x21 (a byte above one may too: each is looked at) */
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    size_t open = 0, base = 0;
+    for (; base + 8 <= n; base += 8) {
+        uint64_t w;
+        memcpy(&w, t + base, 8);
+        for (uint64_t m = (w - ones * 0x21) & ~w & highs; m; m &= m - 1) {
+            size_t p = base + (size_t)__builtin_ctzll(m) / 8;
+            if (is_separator(t[p])) short_separator(t, from, p, tok, &k, &letters, &open, &changed);
         }
+    }
+    for (size_t p = base; p < n; p++) /* the last bytes */
+        if (t[p] <= ' ' && is_separator(t[p]))
+            short_separator(t, from, p, tok, &k, &letters, &open, &changed);
+    if (n > open) {
+        tok[k++] = (wb_fz_sorted_token){from + open, n - open};
+        letters += n - open;
     }
     /* a separator other than one space between tokens goes */
     changed = changed || (k == 0 ? n != 0 : letters + k - 1 != n);
@@ -423,7 +434,9 @@ static uint64_t prefix_step(wb_fz_sorted *s, uint64_t room) {
     return 1;
 }
 
-static uint64_t next_step(wb_fz_sorted *s, uint64_t room) {
+/* The end, or a long candidate (or a short one a step's whole budget
+ * does not cover) started. */
+static uint64_t next_step(wb_fz_sorted *s) {
     const wb_search_set *set = s->set;
     if (s->i == set->count) {
         s->status = s->first_changed == SIZE_MAX ? WB_FZ_SORTED_SAME : WB_FZ_SORTED_MADE;
@@ -431,9 +444,7 @@ static uint64_t next_step(wb_fz_sorted *s, uint64_t room) {
         free_tokens(s);
         return 1;
     }
-    size_t from = (size_t)set->offsets[s->i], n = (size_t)(set->offsets[s->i + 1] - from);
-    if (n <= SHORT_MOST && room >= short_bound(n)) return short_candidate(s, from, n);
-    s->pos = from;
+    s->pos = (size_t)set->offsets[s->i];
     s->token_from = SIZE_MAX;
     s->k = s->letters = 0;
     s->odd = false;
@@ -448,7 +459,20 @@ wb_fz_sorted_status wb_fz_sorted_step(wb_fz_sorted *s, uint64_t budget, uint64_t
         uint64_t room = budget - spent;
         switch (s->phase) {
         case NEXT:
-            spent += next_step(s, room);
+            if (s->i < s->set->count) {
+                size_t n = (size_t)(s->set->offsets[s->i + 1] - s->set->offsets[s->i]);
+                if (n <= SHORT_MOST && room >= short_bound(n)) {
+                    spent += short_candidate(s, (size_t)s->set->offsets[s->i], n);
+                    break;
+                }
+                /* a short one the room left does not cover starts the
+                 * next step whole, not here in pieces */
+                if (n <= SHORT_MOST && spent > 0) {
+                    *used += spent;
+                    return s->status;
+                }
+            }
+            spent += next_step(s);
             break;
         case COUNT:
             spent += count_step(s, room);

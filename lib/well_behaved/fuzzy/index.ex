@@ -24,7 +24,9 @@ defmodule WellBehaved.Fuzzy.Index do
   scored come with the search core's batches, made once (a vector lane
   per candidate of up to 64 bytes: about five times their bytes), and, where
   a candidate has several tokens, with its tokens sorted (and their
-  batches), which the token sort scores compare. Nothing of the
+  batches), which the token sort scores compare: made natively from the
+  packed candidates, by a job that works a budget at a time, as the
+  batches are. Nothing of the
   candidates' size lives in the process: an index value is a few
   references, cheap to keep in a process, to send and to collect; a hit's
   text is a binary over the native memory, not a copy. The native memory
