@@ -19,6 +19,9 @@ FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/s
 # the extract engine: one query against many candidates, over the scorers
 FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
+# an index's candidates with their tokens sorted
+FUZZY_SRC += c_src/fuzzy/sorted_set.c
+FUZZY_HDR += c_src/fuzzy/sorted_set.h
 CORE_SRC := c_src/text/utf8.c c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
@@ -82,7 +85,7 @@ c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/check.h c_sr
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(CORE_SRC)
 
-c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_sorted_set.h c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
 

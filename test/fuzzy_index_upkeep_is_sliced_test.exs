@@ -232,11 +232,14 @@ defmodule WellBehaved.FuzzyIndexUpkeepIsSlicedTest do
                     names = for i <- 1..20_000, do: "Name #\{i} " <> Integer.to_string(:rand.uniform(1_000_000), 36)
                     index = Index.new(names, processor: :default)
                     dump = Index.dump(index)
+                    words = for _ <- 1..600_000, do: Integer.to_string(:rand.uniform(1_000_000_000), 36)
+                    many = Enum.join(words, " ")
                     [
                       probe.("dump of a 16 MB text", fn -> Index.dump(long) end),
                       probe.("load of a 64 MB dump", fn -> Index.load(dump64) end),
                       probe.("new of 4 texts of 16 MB", fn -> Index.new(for c <- ~c"wxyz", do: :binary.copy(<<c>>, 16_000_000)) end),
                       probe.("new of 20,000 names", fn -> Index.new(names, processor: :default) end),
+                      probe.("new of a text of 600,000 words", fn -> Index.new([many]) end),
                       probe.("add of 20,000 names", fn -> Index.add(index, names) end),
                       probe.("delete of 12,000 keys", fn -> Index.delete(index, Enum.to_list(0..11_999)) end),
                       probe.("dump of 20,000 names", fn -> Index.dump(index) end),
@@ -248,7 +251,7 @@ defmodule WellBehaved.FuzzyIndexUpkeepIsSlicedTest do
                erl_flags: ["+S", "1:1"]
              )
 
-    assert length(results) == 8
+    assert length(results) == 9
 
     for {label, function, control} <- results do
       bound = max(5000, 2 * control.cpu_max_us)

@@ -42,6 +42,9 @@ bool wb_get_cutoff(ErlNifEnv *env, ERL_NIF_TERM term, size_t *max_distance);
 /* search_job.c: one query against many candidates, and the index */
 extern wb_job_type wb_search_job;
 extern wb_job_type wb_search_index_job;
+/* sorted_job.c: an index's candidates with their tokens sorted, an index
+ * of their own (search_sorted) */
+extern wb_job_type wb_search_sorted_job;
 int wb_search_load(ErlNifEnv *env);
 /* pack.c: pack_new(Count), pack_more(Packed, List): a list of binaries copied into
  * native memory a slice at a time, for search and search_index */

@@ -9,6 +9,7 @@
 WB_JOB_NIF(levenshtein, wb_levenshtein_job)
 WB_JOB_NIF(search, wb_search_job)
 WB_JOB_NIF(search_index, wb_search_index_job)
+WB_JOB_NIF(search_sorted, wb_search_sorted_job)
 WB_JOB_NIF(fuzzy_score, wb_fuzzy_score_job)
 WB_JOB_NIF(fuzzy_search, wb_fuzzy_search_job)
 WB_JOB_NIF(fuzzy_cdist_row, wb_fuzzy_cdist_job)
@@ -19,6 +20,7 @@ static ErlNifFunc nif_funcs[] = {
     {"levenshtein_paths", 0, wb_levenshtein_paths, 0},
     {"search", 9, search, 0},
     {"search_index", 5, search_index, 0},
+    {"search_sorted", 5, search_sorted, 0},
     {"pack_new", 1, wb_pack_new, 0},
     {"pack_more", 2, wb_pack_more, 0},
     {"pack_release", 1, wb_pack_release, 0},
@@ -82,13 +84,9 @@ void *wb_block_realloc(void *block, size_t old, size_t bytes) {
 
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
-    static wb_job_type *const types[] = {&wb_levenshtein_job,
-                                         &wb_search_job,
-                                         &wb_search_index_job,
-                                         &wb_fuzzy_score_job,
-                                         &wb_fuzzy_search_job,
-                                         &wb_fuzzy_cdist_job,
-                                         NULL};
+    static wb_job_type *const types[] = {
+        &wb_levenshtein_job, &wb_search_job,       &wb_search_index_job, &wb_search_sorted_job,
+        &wb_fuzzy_score_job, &wb_fuzzy_search_job, &wb_fuzzy_cdist_job,  NULL};
     wb_levenshtein_load(env);
     if (wb_fuzzy_load(env)) return 1;
     if (wb_search_load(env)) return 1;

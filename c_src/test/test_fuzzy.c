@@ -670,6 +670,7 @@ static void test_known(void) {
 }
 
 #include "fuzzy_long_affix.h"
+#include "fuzzy_sorted_set.h"
 #include "fuzzy_whitespace_parity.h"
 
 /* ---- wb_fz_symbols, wb_fz_default_process_ascii --------------------------------- */
@@ -849,6 +850,7 @@ int main(void) {
     test_damerau_cuts(20000);
     test_wide_weights(3000);
     test_kernel_steps();
+    test_sorted_set(400);
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
            "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "

@@ -33,6 +33,9 @@ defmodule WellBehaved.Native do
   def levenshtein_paths, do: stub()
   def search(_query, _candidates, _count, _unit, _max, _limit, _mode, _tiny, _ref), do: stub()
   def search_index(_packed, _count, _mode, _tiny, _ref), do: stub()
+  # the candidates of a packed list with their tokens sorted: :same (each
+  # is its own), or {sorted, count}, an index of their own
+  def search_sorted(_packed, _count, _mode, _tiny, _ref), do: stub()
   # a list of binaries copied into native memory, a slice of it per call
   def pack_new(_count), do: stub()
   def pack_more(_packed, _list), do: stub()

@@ -24,7 +24,9 @@ defmodule WellBehaved.Fuzzy.Index do
   scored come with the search core's batches, made once (a vector lane
   per candidate of up to 64 bytes: about five times their bytes), and, where
   a candidate has several tokens, with its tokens sorted (and their
-  batches), which the token sort scores compare. Nothing of the
+  batches), which the token sort scores compare: made natively from the
+  packed candidates, by a job that works a budget at a time, as the
+  batches are. Nothing of the
   candidates' size lives in the process: an index value is a few
   references, cheap to keep in a process, to send and to collect; a hit's
   text is a binary over the native memory, not a copy. The native memory
@@ -95,13 +97,17 @@ defmodule WellBehaved.Fuzzy.Index do
   `sorted_tokens:` (default `true`): whether the index keeps each
   candidate's tokens sorted, for the token sort scores
   (`:token_sort_ratio`, `:partial_token_sort_ratio`), which then compare
-  them in the search core's batches. Sorting them costs the most of
-  `new/2` and `add/2` on candidates of several words (200,000 names of
-  two words: 165-175 ms, 42-44 ms without); with `false` the index is
-  made as fast as the packing allows, and those two scorers sort each
-  candidate's tokens as they score it: the same scores, far slower
-  searches (on those two-word names, the 10 best by `:token_sort_ratio`
-  took 90 ms where sorted tokens answer in 0.8 ms). The other scorers
+  them in the search core's batches. They are made natively, a budget at
+  a time; on candidates of several words they come with batches of their
+  own, which about doubles the cost of `new/2` and `add/2` (200,000 names
+  of two words, on a 2-vCPU AMD EPYC in November 2026, CPU time of the
+  VM, median of 7: 118 ms, 61 ms without, `WellBehaved.Levenshtein.Index.new/2`
+  60 ms; names of one word, whose tokens need no sorting: 45 ms, 41
+  without). With `false` the index is made as fast as the packing
+  allows, and those two scorers sort each candidate's tokens as they
+  score it: the same scores, far slower searches (on two-word names, on
+  a 2-vCPU Xeon, the 10 best by `:token_sort_ratio` took 90 ms where
+  sorted tokens answer in 0.8 ms). The other scorers
   are not concerned. An index made by
   `WellBehaved.Levenshtein.Index.new/2` keeps no sorted tokens.
 

@@ -4,8 +4,8 @@ defmodule WellBehaved.Search.Pack do
   # searches of WellBehaved.Fuzzy and WellBehaved.Levenshtein alike: a list
   # packed a slice at a time (pack/2), so that no call walks a long list
   # natively in one go, on a normal scheduler or to copy it for a thread;
-  # and the search core's batches made once over a packed set (index/4),
-  # by a job. What the native side refuses comes back as
+  # and the search core's batches made once over a packed set (index/5),
+  # by a job, as are its candidates with their tokens sorted (sorted/5). What the native side refuses comes back as
   # {:error, reason}, for WellBehaved.Search.Errors to translate.
 
   alias WellBehaved.{Job, Native, Runtime}
@@ -55,6 +55,31 @@ defmodule WellBehaved.Search.Pack do
         {ref, size} when is_reference(ref) -> {:ok, ref, size}
         {:error, _} = error -> error
       end
+    end
+  end
+
+  @doc """
+  The `count` candidates of a packed list or index with their tokens
+  sorted and joined by one space (split at the token scores' separators),
+  made natively, a budget at a time, by a job run in `schedule`
+  (`tiny_slices`; `name` the public function, for its errors): `{:ok,
+  nil}` when every candidate is its own sorted form, `{:ok, ref, count}`
+  for an index of the sorted forms (batches made), or `{:error, reason}`.
+  """
+  @spec sorted(reference(), non_neg_integer(), Runtime.mode(), boolean(), String.t()) ::
+          {:ok, nil} | {:ok, reference(), non_neg_integer()} | {:error, term()}
+  def sorted(packed, count, schedule, tiny_slices, name) do
+    case Job.checked(
+           &Native.search_sorted/5,
+           [packed, count],
+           schedule,
+           tiny_slices,
+           :infinity,
+           name
+         ) do
+      :same -> {:ok, nil}
+      {ref, ^count} when is_reference(ref) -> {:ok, ref, count}
+      {:error, _} = error -> error
     end
   end
 end

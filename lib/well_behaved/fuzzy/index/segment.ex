@@ -8,7 +8,6 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
   # are merged and packed again.
 
   alias WellBehaved.Native
-  alias WellBehaved.Fuzzy.Index.Tokens
   alias WellBehaved.Search.{Errors, Pack}
 
   @typedoc """
@@ -79,7 +78,7 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
          {:ok, texts_ref} <-
            if(scored == texts, do: {:ok, nil}, else: packed(texts, count, build.name)),
          {:ok, keys} <- packed_keys(keys, count, build.name),
-         {:ok, sorted_ref} <- sorted(scored, count, build) do
+         {:ok, sorted_ref} <- sorted(ref, count, build) do
       {:ok,
        %{
          ref: ref,
@@ -93,13 +92,22 @@ defmodule WellBehaved.Fuzzy.Index.Segment do
     end
   end
 
-  # the scored texts' tokens sorted (nil: each is its own), or not made
-  defp sorted(_scored, _count, %{tokens: false}), do: {:ok, false}
+  # the scored texts' tokens sorted (nil: each is its own), or not made;
+  # made natively from the packed scored texts, by a job
+  defp sorted(_ref, _count, %{tokens: false}), do: {:ok, false}
 
-  defp sorted(scored, count, build) do
-    split = Tokens.splitter()
-    sorted = Enum.map(scored, &Tokens.sorted(&1, split))
-    if sorted == scored, do: {:ok, nil}, else: indexed(sorted, count, build)
+  defp sorted(ref, count, build) do
+    case Pack.sorted(ref, count, build.schedule, build.tiny_slices, build.name) do
+      {:ok, nil} ->
+        {:ok, nil}
+
+      {:ok, sorted, ^count} ->
+        :ok = Native.pack_keep(sorted)
+        {:ok, sorted}
+
+      {:error, _} = error ->
+        Errors.failed(build.name, error)
+    end
   end
 
   # the scored texts: packed with the search core's batches, made once

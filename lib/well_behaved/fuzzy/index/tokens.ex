@@ -1,9 +1,11 @@
 defmodule WellBehaved.Fuzzy.Index.Tokens do
   @moduledoc false
-  # An index's texts as the token scores compare them in bytes: split at
-  # the separators of the native scorers (wb_fz_ascii_space in
-  # c_src/fuzzy/fuzzy.h, rapidfuzz's: ASCII white space and 0x1C-0x1F),
-  # sorted and joined by one space.
+  # A query as the token sort scores compare it with an index's sorted
+  # tokens, in bytes: split at the separators of the native scorers
+  # (wb_fz_ascii_space in c_src/fuzzy/fuzzy.h, rapidfuzz's: ASCII white
+  # space and 0x1C-0x1F), sorted and joined by one space. The index's
+  # candidates are sorted the same way natively (c_src/fuzzy/sorted_set.c,
+  # by the search_sorted job).
 
   @separators [" ", "\t", "\n", "\v", "\f", "\r", <<0x1C>>, <<0x1D>>, <<0x1E>>, <<0x1F>>]
 
