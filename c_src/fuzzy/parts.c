@@ -36,19 +36,37 @@ static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **
     *hl = x_short ? p->yl : p->xl;
 }
 
-/* Whether symbol c occurs in the pattern. */
-static bool pattern_has(const wb_fz_pattern *p, uint32_t c) {
-    for (size_t w = 0; w < p->nblocks; w++)
-        if (wb_fz_pattern_get(p, c, w)) return true;
-    return false;
-}
-
-/* Whether a whole window (at, len) cannot beat another window
- * (rapidfuzz's rule, exact): one whose last symbol is not in the needle
- * has the LCS of the window one to the left (or, for the first, of a
- * shorter prefix), over as many symbols or fewer. */
-static bool dominated(const wb_fz_pattern *needle, const uint32_t *at, size_t len) {
-    return !pattern_has(needle, at[len - 1]);
+/* Whether the whole window ending in symbol c is dominated (rapidfuzz's
+ * rule, exact): when c is not in the needle, the window has the LCS of
+ * the window one to the left (or, for the first, of a shorter prefix),
+ * over as many symbols or fewer, so it cannot beat it. A needle of many
+ * blocks is looked through a budget at a time (WB_FZ_COPY_SYMBOLS blocks
+ * a unit for a byte's row of the table, one for a map's lookup), from
+ * s->looked (SIZE_MAX: c found already, for the window at s->window).
+ * 1: dominated, 0: not, -1: not known yet (the room ran out). */
+static int dominated(wb_fz *s, const wb_fz_pattern *np, uint32_t c, uint64_t room, uint64_t *used) {
+    if (np->nblocks == 1) {
+        /* one lookup: a unit when dominated, else the window's own */
+        bool out = !wb_fz_pattern_get(np, c, 0);
+        *used += out;
+        return out;
+    }
+    if (s->looked == SIZE_MAX) return 0;
+    size_t per = c < 256 ? WB_FZ_COPY_SYMBOLS : 1;
+    while (s->looked < np->nblocks) {
+        if (room == 0) return -1;
+        size_t end = min_size(np->nblocks, s->looked + per);
+        *used += 1;
+        room--;
+        for (size_t w = s->looked; w < end; w++) {
+            if (wb_fz_pattern_get(np, c, w)) {
+                s->looked = SIZE_MAX;
+                return 0;
+            }
+        }
+        s->looked = end;
+    }
+    return 1;
 }
 
 /* A window of len symbols holding lcs of the needle's nl: the best so far
@@ -67,30 +85,62 @@ static uint64_t reverse_bits(uint64_t x) {
     return (x >> 1 & UINT64_C(0x5555555555555555)) | (x & UINT64_C(0x5555555555555555)) << 1;
 }
 
-/* A long needle's suffix pass: the needle reversed, then the haystack's
- * last nl - 1 symbols from the end (s->reversed), and the pattern of the
- * first (s->rneedle). false: out of memory. */
-static bool start_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
-                           size_t hl) {
-    if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) return false;
-    uint32_t *r = malloc((2 * nl - 1) * sizeof *r);
-    if (!r) return false;
-    for (size_t i = 0; i < nl; i++)
-        r[i] = needle[nl - 1 - i];
-    for (size_t k = 0; k + 1 < nl; k++)
-        r[nl + k] = hay[hl - 1 - k];
-    if (!wb_fz_pattern_init(&s->rneedle, r, nl)) {
-        free(r);
-        return false;
+/* A long needle's suffix pass made ready, a budget at a time: the needle
+ * reversed, then the haystack's last nl - 1 symbols from the end, copied
+ * into s->reversed (WB_FZ_COPY_SYMBOLS a unit), then the pattern of the
+ * first nl (s->rneedle, a unit to allocate it, then wb_fz_pattern_fill).
+ * At most max(room, 1) units. True once ready, or failed (out of memory:
+ * s->failed). */
+static bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
+                           size_t hl, uint64_t room, uint64_t *used) {
+    if (!s->reversed_live) {
+        if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) {
+            s->failed = true;
+            return true;
+        }
+        s->reversed = malloc((2 * nl - 1) * sizeof *s->reversed);
+        if (!s->reversed) {
+            s->failed = true;
+            return true;
+        }
+        s->reversed_live = true;
+        s->rneedle_live = false;
+        s->reversed_at = 0;
     }
-    s->reversed = r;
-    s->reversed_live = true;
-    return true;
+    wb_fz_meter g = {room > 0 ? room : 1, 0};
+    uint32_t *r = s->reversed;
+    size_t total = 2 * nl - 1;
+    while (s->reversed_at < total) {
+        uint64_t left = wb_fz_room(&g);
+        if (left == 0) break;
+        size_t i = s->reversed_at,
+               end = i + min_size(total - i, wb_fz_allowance(left, WB_FZ_COPY_SYMBOLS));
+        g.spent += (end - i) / WB_FZ_COPY_SYMBOLS + ((end - i) % WB_FZ_COPY_SYMBOLS != 0);
+        for (; i < end && i < nl; i++)
+            r[i] = needle[nl - 1 - i];
+        for (; i < end; i++)
+            r[i] = hay[hl - 1 - (i - nl)];
+        s->reversed_at = end;
+    }
+    if (s->reversed_at == total && !s->rneedle_live && wb_fz_room(&g) > 0) {
+        if (!wb_fz_pattern_alloc(&s->rneedle, r, nl)) {
+            *used += g.spent;
+            s->failed = true;
+            return true;
+        }
+        s->rneedle_live = true;
+        g.spent += 1;
+    }
+    bool done = s->rneedle_live && wb_fz_room(&g) > 0 &&
+                wb_fz_pattern_fill(&s->rneedle, wb_fz_room(&g), &g.spent);
+    *used += g.spent;
+    return done;
 }
 
 void wb_fz_end_reversed(wb_fz *s) {
     if (!s->reversed_live) return;
-    wb_fz_pattern_free(&s->rneedle);
+    if (s->rneedle_live) wb_fz_pattern_free(&s->rneedle);
+    s->rneedle_live = false;
     free(s->reversed);
     s->reversed = NULL;
     s->reversed_live = false;
@@ -105,6 +155,7 @@ static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n)
  * of the last direction, or a perfect score). */
 static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
     bool last = ++s->window == wb_fz_windows_of(nl, hl);
+    s->looked = 0;
     if (last || s->best == 100.0) {
         if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
         s->kernel_live = false;
@@ -179,9 +230,13 @@ static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint3
         return true;
     }
     if (!s->kernel_live) {
-        if (suffix && !s->reversed_live && !start_reversed(s, needle, nl, hay, hl)) {
-            s->failed = true;
-            return true;
+        if (suffix && !(s->reversed_live && s->rneedle_live && s->rneedle.filled == nl)) {
+            uint64_t before = *used;
+            if (!build_reversed(s, needle, nl, hay, hl, room, used)) return false;
+            if (s->failed) return true;
+            uint64_t spent = *used - before;
+            if (spent >= room) return false;
+            room -= spent;
         }
         bool ok = suffix ? wb_fz_lcs_init_with(k, &s->rneedle, s->reversed + nl, columns)
                          : wb_fz_lcs_init_with(k, np, hay, columns);
@@ -251,14 +306,23 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             if (s->query && needle == s->a && nl == s->m) {
                 s->needle_in_use = s->query;
             } else {
-                if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
-                    s->failed = true;
-                    return true;
+                /* made a budget at a time: allocated (a unit), then
+                 * filled, from the first steps of each direction */
+                if (!s->pattern_live) {
+                    if (!wb_fz_pattern_alloc(&s->needle, needle, nl)) {
+                        s->failed = true;
+                        return true;
+                    }
+                    s->pattern_live = true;
+                    *used += 1;
+                    if (*used - start >= budget) return false;
                 }
-                s->pattern_live = true;
+                if (!wb_fz_pattern_fill(&s->needle, budget - (*used - start), used)) return false;
                 s->needle_in_use = &s->needle;
             }
             s->window = 0;
+            s->looked = 0;
+            if (*used > start && *used - start >= budget) return false;
         }
         size_t w = s->window;
         if (w < nl || w >= hl) {
@@ -273,8 +337,12 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (!s->kernel_live) {
             const uint32_t *at = hay + (w - nl + 1);
             size_t len = nl;
-            if (dominated(s->needle_in_use, at, len)) {
-                *used += 1;
+            uint64_t spent = *used - start;
+            int d = dominated(s, s->needle_in_use, at[len - 1], budget > spent ? budget - spent : 1,
+                              used);
+            if (d < 0) return false;
+            if (d == 0 && s->needle_in_use->nblocks > 1 && *used - start >= budget) return false;
+            if (d > 0) {
                 if (next_window(s, p, nl, hl)) return true;
                 if (*used - start >= budget) return false;
                 continue;
