@@ -12,6 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A long needle's builds write memory fresh from the system, whose pages
+ * fault in as they are first written (about 2 us a 4 KB page where this
+ * was measured, a 2 vCPU VM): their units are weighed to take about as
+ * long as the LCS kernel's. The reversed copy: REVERSED_UNITS a symbol
+ * (read backwards, written to new pages: 2.6-3 ns a symbol, two kernel
+ * units). A pattern's fill: NEEDLE_FILL_WEIGHT units for each of
+ * wb_fz_pattern_fill's (1.6 million symbols of 26 letters filled in 4.8
+ * ms, 3.8 million kernel units, against 0.8 million of the fill's). */
+#define REVERSED_UNITS     2
+#define NEEDLE_FILL_WEIGHT 4
+/* needles made whole in a step */
+#define SHORT_NEEDLE 256
+
+/* A needle's pattern filled in at most max(room, NEEDLE_FILL_WEIGHT)
+ * units, weighed; true once filled. */
+static __attribute__((noinline)) bool fill_needle(wb_fz_pattern *p, uint64_t room, uint64_t *used) {
+    uint64_t spent = 0, part = room / NEEDLE_FILL_WEIGHT;
+    bool done = wb_fz_pattern_fill(p, part > 0 ? part : 1, &spent);
+    *used += spent * NEEDLE_FILL_WEIGHT;
+    return done;
+}
+
 /* A part's windows in one direction (a needle of nl symbols in a
  * haystack of hl >= nl), by index w: w < nl, the prefix of w + 1 symbols
  * (the last of them the first whole window); nl <= w < hl, the whole
@@ -42,31 +64,43 @@ static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **
  * over as many symbols or fewer, so it cannot beat it. A needle of many
  * blocks is looked through a budget at a time (WB_FZ_COPY_SYMBOLS blocks
  * a unit for a byte's row of the table, one for a map's lookup), from
- * s->looked (SIZE_MAX: c found already, for the window at s->window).
+ * s->looked (SIZE_MAX: c found already, for the window at s->window;
+ * back to 0 once the window is done).
  * 1: dominated, 0: not, -1: not known yet (the room ran out). */
-static int dominated(wb_fz *s, const wb_fz_pattern *np, uint32_t c, uint64_t room, uint64_t *used) {
-    if (np->nblocks == 1) {
-        /* one lookup: a unit when dominated, else the window's own */
-        bool out = !wb_fz_pattern_get(np, c, 0);
-        *used += out;
-        return out;
-    }
-    if (s->looked == SIZE_MAX) return 0;
+static __attribute__((noinline)) int dominated_blocks(wb_fz *s, const wb_fz_pattern *np, uint32_t c,
+                                                      uint64_t room, uint64_t *used) {
+    size_t w = s->looked, nblocks = np->nblocks;
+    if (w == SIZE_MAX) return 0;
     size_t per = c < 256 ? WB_FZ_COPY_SYMBOLS : 1;
-    while (s->looked < np->nblocks) {
-        if (room == 0) return -1;
-        size_t end = min_size(np->nblocks, s->looked + per);
-        *used += 1;
-        room--;
-        for (size_t w = s->looked; w < end; w++) {
-            if (wb_fz_pattern_get(np, c, w)) {
-                s->looked = SIZE_MAX;
-                return 0;
-            }
+    uint64_t units = 0;
+    int out = 1;
+    while (w < nblocks) {
+        if (units == room) {
+            out = -1;
+            break;
         }
-        s->looked = end;
+        size_t end = min_size(nblocks, w + per);
+        units++;
+        while (w < end && !wb_fz_pattern_get(np, c, w))
+            w++;
+        if (w < end) {
+            out = 0;
+            break;
+        }
     }
-    return 1;
+    *used += units;
+    /* found: kept till the window is done; dominated: 0 for the next */
+    s->looked = out < 0 ? w : out == 0 ? SIZE_MAX : 0;
+    return out;
+}
+
+static inline int dominated(wb_fz *s, const wb_fz_pattern *np, uint32_t c, uint64_t room,
+                            uint64_t *used) {
+    if (np->nblocks > 1) return dominated_blocks(s, np, c, room, used);
+    /* one lookup: a unit when dominated, else the window's own */
+    bool out = !wb_fz_pattern_get(np, c, 0);
+    *used += out;
+    return out;
 }
 
 /* A window of len symbols holding lcs of the needle's nl: the best so far
@@ -87,12 +121,13 @@ static uint64_t reverse_bits(uint64_t x) {
 
 /* A long needle's suffix pass made ready, a budget at a time: the needle
  * reversed, then the haystack's last nl - 1 symbols from the end, copied
- * into s->reversed (WB_FZ_COPY_SYMBOLS a unit), then the pattern of the
- * first nl (s->rneedle, a unit to allocate it, then wb_fz_pattern_fill).
- * At most max(room, 1) units. True once ready, or failed (out of memory:
- * s->failed). */
-static bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
-                           size_t hl, uint64_t room, uint64_t *used) {
+ * into s->reversed (REVERSED_UNITS a symbol), then the pattern of the
+ * first nl (s->rneedle, a unit to allocate it, then fill_needle). At most
+ * max(room, NEEDLE_FILL_WEIGHT) units (when room is 1, REVERSED_UNITS). True once ready, or failed
+ * (out of memory: s->failed). */
+static __attribute__((noinline)) bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl,
+                                                     const uint32_t *hay, size_t hl, uint64_t room,
+                                                     uint64_t *used) {
     if (!s->reversed_live) {
         if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) {
             s->failed = true;
@@ -113,9 +148,10 @@ static bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const ui
     while (s->reversed_at < total) {
         uint64_t left = wb_fz_room(&g);
         if (left == 0) break;
-        size_t i = s->reversed_at,
-               end = i + min_size(total - i, wb_fz_allowance(left, WB_FZ_COPY_SYMBOLS));
-        g.spent += (end - i) / WB_FZ_COPY_SYMBOLS + ((end - i) % WB_FZ_COPY_SYMBOLS != 0);
+        uint64_t most = left >= REVERSED_UNITS ? left / REVERSED_UNITS : 1;
+        size_t i = s->reversed_at, count = min_size(total - i, wb_fz_allowance(most, 1));
+        size_t end = i + count;
+        g.spent += (uint64_t)count * REVERSED_UNITS;
         for (; i < end && i < nl; i++)
             r[i] = needle[nl - 1 - i];
         for (; i < end; i++)
@@ -131,8 +167,8 @@ static bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const ui
         s->rneedle_live = true;
         g.spent += 1;
     }
-    bool done = s->rneedle_live && wb_fz_room(&g) > 0 &&
-                wb_fz_pattern_fill(&s->rneedle, wb_fz_room(&g), &g.spent);
+    bool done =
+        s->rneedle_live && wb_fz_room(&g) > 0 && fill_needle(&s->rneedle, wb_fz_room(&g), &g.spent);
     *used += g.spent;
     return done;
 }
@@ -155,7 +191,6 @@ static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n)
  * of the last direction, or a perfect score). */
 static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
     bool last = ++s->window == wb_fz_windows_of(nl, hl);
-    s->looked = 0;
     if (last || s->best == 100.0) {
         if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
         s->kernel_live = false;
@@ -306,9 +341,17 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             if (s->query && needle == s->a && nl == s->m) {
                 s->needle_in_use = s->query;
             } else {
-                /* made a budget at a time: allocated (a unit), then
-                 * filled, from the first steps of each direction */
-                if (!s->pattern_live) {
+                /* a short needle made whole, its units in its windows'
+                 * (as wb_fz_pattern_alloc counts up to 256 symbols);
+                 * a longer one a budget at a time: allocated (a unit),
+                 * then filled, from the first steps of each direction */
+                if (nl <= SHORT_NEEDLE) {
+                    if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
+                        s->failed = true;
+                        return true;
+                    }
+                    s->pattern_live = true;
+                } else if (!s->pattern_live) {
                     if (!wb_fz_pattern_alloc(&s->needle, needle, nl)) {
                         s->failed = true;
                         return true;
@@ -317,7 +360,8 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
                     *used += 1;
                     if (*used - start >= budget) return false;
                 }
-                if (!wb_fz_pattern_fill(&s->needle, budget - (*used - start), used)) return false;
+                if (nl > SHORT_NEEDLE && !fill_needle(&s->needle, budget - (*used - start), used))
+                    return false;
                 s->needle_in_use = &s->needle;
             }
             s->window = 0;
@@ -369,6 +413,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         size_t len = s->k.lcs.n, lcs = s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         s->kernel_live = false;
+        s->looked = 0; /* for the next window */
         double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
         if (r > s->best) s->best = r;
         if (next_window(s, p, nl, hl)) return true;

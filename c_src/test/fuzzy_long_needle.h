@@ -18,8 +18,9 @@
 
 #include "../fuzzy/tokens.h"
 
-/* what a step may add past its budget: the builds stop within it */
-#define LN_SLACK 0
+/* what a step may add past its budget: a build's last, weighed unit
+ * (parts.c: NEEDLE_FILL_WEIGHT) */
+#define LN_SLACK 3
 
 #define LN_NEEDLE 65600
 
