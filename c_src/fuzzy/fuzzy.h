@@ -234,6 +234,14 @@ typedef struct {
     wb_fz_tokens tk;
     uint32_t small[WB_FZ_SMALL]; /* derived sequences of short inputs */
     wb_fz_token small_tokens[WB_FZ_SMALL_TOKENS];
+    /* a long needle's suffix pass, made a budget at a time: the symbols
+     * of reversed copied so far, and rneedle allocated (both set once
+     * reversed_live) */
+    size_t reversed_at;
+    bool rneedle_live;
+    /* a many-block needle's whole window: the blocks looked through for
+     * its last symbol (SIZE_MAX: found there) */
+    size_t looked;
 } wb_fz;
 
 /* Starts a score of a (m symbols) and b (n): records the pair and plans

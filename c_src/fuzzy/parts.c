@@ -12,6 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A long needle's builds write memory fresh from the system, whose pages
+ * fault in as they are first written (about 2 us a 4 KB page where this
+ * was measured, a 2 vCPU VM): their units are weighed to take about as
+ * long as the LCS kernel's. The reversed copy: REVERSED_UNITS a symbol
+ * (read backwards, written to new pages: 2.6-3 ns a symbol, two kernel
+ * units). A pattern's fill: NEEDLE_FILL_WEIGHT units for each of
+ * wb_fz_pattern_fill's (1.6 million symbols of 26 letters filled in 4.8
+ * ms, 3.8 million kernel units, against 0.8 million of the fill's). */
+#define REVERSED_UNITS     2
+#define NEEDLE_FILL_WEIGHT 4
+/* needles made whole in a step */
+#define SHORT_NEEDLE 256
+
+/* A needle's pattern filled in at most max(room, NEEDLE_FILL_WEIGHT)
+ * units, weighed; true once filled. */
+static __attribute__((noinline)) bool fill_needle(wb_fz_pattern *p, uint64_t room, uint64_t *used) {
+    uint64_t spent = 0, part = room / NEEDLE_FILL_WEIGHT;
+    bool done = wb_fz_pattern_fill(p, part > 0 ? part : 1, &spent);
+    *used += spent * NEEDLE_FILL_WEIGHT;
+    return done;
+}
+
 /* A part's windows in one direction (a needle of nl symbols in a
  * haystack of hl >= nl), by index w: w < nl, the prefix of w + 1 symbols
  * (the last of them the first whole window); nl <= w < hl, the whole
@@ -36,19 +58,49 @@ static void partial_sides(const wb_fz *s, const wb_fz_part *p, const uint32_t **
     *hl = x_short ? p->yl : p->xl;
 }
 
-/* Whether symbol c occurs in the pattern. */
-static bool pattern_has(const wb_fz_pattern *p, uint32_t c) {
-    for (size_t w = 0; w < p->nblocks; w++)
-        if (wb_fz_pattern_get(p, c, w)) return true;
-    return false;
+/* Whether the whole window ending in symbol c is dominated (rapidfuzz's
+ * rule, exact): when c is not in the needle, the window has the LCS of
+ * the window one to the left (or, for the first, of a shorter prefix),
+ * over as many symbols or fewer, so it cannot beat it. A needle of many
+ * blocks is looked through a budget at a time (WB_FZ_COPY_SYMBOLS blocks
+ * a unit for a byte's row of the table, one for a map's lookup), from
+ * s->looked (SIZE_MAX: c found already, for the window at s->window;
+ * back to 0 once the window is done).
+ * 1: dominated, 0: not, -1: not known yet (the room ran out). */
+static __attribute__((noinline)) int dominated_blocks(wb_fz *s, const wb_fz_pattern *np, uint32_t c,
+                                                      uint64_t room, uint64_t *used) {
+    size_t w = s->looked, nblocks = np->nblocks;
+    if (w == SIZE_MAX) return 0;
+    size_t per = c < 256 ? WB_FZ_COPY_SYMBOLS : 1;
+    uint64_t units = 0;
+    int out = 1;
+    while (w < nblocks) {
+        if (units == room) {
+            out = -1;
+            break;
+        }
+        size_t end = min_size(nblocks, w + per);
+        units++;
+        while (w < end && !wb_fz_pattern_get(np, c, w))
+            w++;
+        if (w < end) {
+            out = 0;
+            break;
+        }
+    }
+    *used += units;
+    /* found: kept till the window is done; dominated: 0 for the next */
+    s->looked = out < 0 ? w : out == 0 ? SIZE_MAX : 0;
+    return out;
 }
 
-/* Whether a whole window (at, len) cannot beat another window
- * (rapidfuzz's rule, exact): one whose last symbol is not in the needle
- * has the LCS of the window one to the left (or, for the first, of a
- * shorter prefix), over as many symbols or fewer. */
-static bool dominated(const wb_fz_pattern *needle, const uint32_t *at, size_t len) {
-    return !pattern_has(needle, at[len - 1]);
+static inline int dominated(wb_fz *s, const wb_fz_pattern *np, uint32_t c, uint64_t room,
+                            uint64_t *used) {
+    if (np->nblocks > 1) return dominated_blocks(s, np, c, room, used);
+    /* one lookup: a unit when dominated, else the window's own */
+    bool out = !wb_fz_pattern_get(np, c, 0);
+    *used += out;
+    return out;
 }
 
 /* A window of len symbols holding lcs of the needle's nl: the best so far
@@ -67,30 +119,64 @@ static uint64_t reverse_bits(uint64_t x) {
     return (x >> 1 & UINT64_C(0x5555555555555555)) | (x & UINT64_C(0x5555555555555555)) << 1;
 }
 
-/* A long needle's suffix pass: the needle reversed, then the haystack's
- * last nl - 1 symbols from the end (s->reversed), and the pattern of the
- * first (s->rneedle). false: out of memory. */
-static bool start_reversed(wb_fz *s, const uint32_t *needle, size_t nl, const uint32_t *hay,
-                           size_t hl) {
-    if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) return false;
-    uint32_t *r = malloc((2 * nl - 1) * sizeof *r);
-    if (!r) return false;
-    for (size_t i = 0; i < nl; i++)
-        r[i] = needle[nl - 1 - i];
-    for (size_t k = 0; k + 1 < nl; k++)
-        r[nl + k] = hay[hl - 1 - k];
-    if (!wb_fz_pattern_init(&s->rneedle, r, nl)) {
-        free(r);
-        return false;
+/* A long needle's suffix pass made ready, a budget at a time: the needle
+ * reversed, then the haystack's last nl - 1 symbols from the end, copied
+ * into s->reversed (REVERSED_UNITS a symbol), then the pattern of the
+ * first nl (s->rneedle, a unit to allocate it, then fill_needle). At most
+ * max(room, NEEDLE_FILL_WEIGHT) units (when room is 1, REVERSED_UNITS). True once ready, or failed
+ * (out of memory: s->failed). */
+static __attribute__((noinline)) bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl,
+                                                     const uint32_t *hay, size_t hl, uint64_t room,
+                                                     uint64_t *used) {
+    if (!s->reversed_live) {
+        if (nl > SIZE_MAX / 2 / sizeof(uint32_t)) {
+            s->failed = true;
+            return true;
+        }
+        s->reversed = malloc((2 * nl - 1) * sizeof *s->reversed);
+        if (!s->reversed) {
+            s->failed = true;
+            return true;
+        }
+        s->reversed_live = true;
+        s->rneedle_live = false;
+        s->reversed_at = 0;
     }
-    s->reversed = r;
-    s->reversed_live = true;
-    return true;
+    wb_fz_meter g = {room > 0 ? room : 1, 0};
+    uint32_t *r = s->reversed;
+    size_t total = 2 * nl - 1;
+    while (s->reversed_at < total) {
+        uint64_t left = wb_fz_room(&g);
+        if (left == 0) break;
+        uint64_t most = left >= REVERSED_UNITS ? left / REVERSED_UNITS : 1;
+        size_t i = s->reversed_at, count = min_size(total - i, wb_fz_allowance(most, 1));
+        size_t end = i + count;
+        g.spent += (uint64_t)count * REVERSED_UNITS;
+        for (; i < end && i < nl; i++)
+            r[i] = needle[nl - 1 - i];
+        for (; i < end; i++)
+            r[i] = hay[hl - 1 - (i - nl)];
+        s->reversed_at = end;
+    }
+    if (s->reversed_at == total && !s->rneedle_live && wb_fz_room(&g) > 0) {
+        if (!wb_fz_pattern_alloc(&s->rneedle, r, nl)) {
+            *used += g.spent;
+            s->failed = true;
+            return true;
+        }
+        s->rneedle_live = true;
+        g.spent += 1;
+    }
+    bool done =
+        s->rneedle_live && wb_fz_room(&g) > 0 && fill_needle(&s->rneedle, wb_fz_room(&g), &g.spent);
+    *used += g.spent;
+    return done;
 }
 
 void wb_fz_end_reversed(wb_fz *s) {
     if (!s->reversed_live) return;
-    wb_fz_pattern_free(&s->rneedle);
+    if (s->rneedle_live) wb_fz_pattern_free(&s->rneedle);
+    s->rneedle_live = false;
     free(s->reversed);
     s->reversed = NULL;
     s->reversed_live = false;
@@ -179,9 +265,13 @@ static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint3
         return true;
     }
     if (!s->kernel_live) {
-        if (suffix && !s->reversed_live && !start_reversed(s, needle, nl, hay, hl)) {
-            s->failed = true;
-            return true;
+        if (suffix && !(s->reversed_live && s->rneedle_live && s->rneedle.filled == nl)) {
+            uint64_t before = *used;
+            if (!build_reversed(s, needle, nl, hay, hl, room, used)) return false;
+            if (s->failed) return true;
+            uint64_t spent = *used - before;
+            if (spent >= room) return false;
+            room -= spent;
         }
         bool ok = suffix ? wb_fz_lcs_init_with(k, &s->rneedle, s->reversed + nl, columns)
                          : wb_fz_lcs_init_with(k, np, hay, columns);
@@ -254,14 +344,32 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
                        nl == s->sorted_query->m) {
                 s->needle_in_use = s->sorted_query; /* the query's sorted tokens */
             } else {
-                if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
-                    s->failed = true;
-                    return true;
+                /* a short needle made whole, its units in its windows'
+                 * (as wb_fz_pattern_alloc counts up to 256 symbols);
+                 * a longer one a budget at a time: allocated (a unit),
+                 * then filled, from the first steps of each direction */
+                if (nl <= SHORT_NEEDLE) {
+                    if (!wb_fz_pattern_init(&s->needle, needle, nl)) {
+                        s->failed = true;
+                        return true;
+                    }
+                    s->pattern_live = true;
+                } else if (!s->pattern_live) {
+                    if (!wb_fz_pattern_alloc(&s->needle, needle, nl)) {
+                        s->failed = true;
+                        return true;
+                    }
+                    s->pattern_live = true;
+                    *used += 1;
+                    if (*used - start >= budget) return false;
                 }
-                s->pattern_live = true;
+                if (nl > SHORT_NEEDLE && !fill_needle(&s->needle, budget - (*used - start), used))
+                    return false;
                 s->needle_in_use = &s->needle;
             }
             s->window = 0;
+            s->looked = 0;
+            if (*used > start && *used - start >= budget) return false;
         }
         size_t w = s->window;
         if (w < nl || w >= hl) {
@@ -276,8 +384,12 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (!s->kernel_live) {
             const uint32_t *at = hay + (w - nl + 1);
             size_t len = nl;
-            if (dominated(s->needle_in_use, at, len)) {
-                *used += 1;
+            uint64_t spent = *used - start;
+            int d = dominated(s, s->needle_in_use, at[len - 1], budget > spent ? budget - spent : 1,
+                              used);
+            if (d < 0) return false;
+            if (d == 0 && s->needle_in_use->nblocks > 1 && *used - start >= budget) return false;
+            if (d > 0) {
                 if (next_window(s, p, nl, hl)) return true;
                 if (*used - start >= budget) return false;
                 continue;
@@ -304,6 +416,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         size_t len = s->k.lcs.n, lcs = s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         s->kernel_live = false;
+        s->looked = 0; /* for the next window */
         double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
         if (r > s->best) s->best = r;
         if (next_window(s, p, nl, hl)) return true;

@@ -8,7 +8,8 @@
  * score; states freed half-way. Also the UTF-8 decoding of wb_fz_symbols,
  * the default ASCII processor, and weighted scores past 2^53 and up to
  * 2^64 - 1 (fuzzy_wide_weights.h); each pair kernel at small budgets, on
- * short pairs and on a side of 100,000+ symbols (fuzzy_kernel_steps.h).
+ * short pairs and on a side of 100,000+ symbols (fuzzy_kernel_steps.h);
+ * a partial ratio's needle past 64 KB at small budgets (fuzzy_long_needle.h).
  */
 #include "../fuzzy/fuzzy.h"
 #include "../fuzzy/scores.h"
@@ -670,6 +671,7 @@ static void test_known(void) {
 }
 
 #include "fuzzy_long_affix.h"
+#include "fuzzy_long_needle.h"
 #include "fuzzy_sorted_set.h"
 #include "fuzzy_whitespace_parity.h"
 
@@ -844,6 +846,7 @@ int main(void) {
     test_known();
     test_whitespace_parity();
     test_long_affix();
+    test_long_needle();
     test_random_pairs(1500, false);
     test_random_pairs(40, true);
     test_partial_bounds(3000);
