@@ -17,7 +17,7 @@ METRIC_HDR := c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levensht
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
-FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c
+FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c c_src/fuzzy/extract_cells.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 CORE_SRC := c_src/text/utf8.c c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
