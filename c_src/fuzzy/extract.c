@@ -1,6 +1,7 @@
 /*
  * The extract engine (extract.h): its course (the search core's values,
- * their scores and bars in extract_bars.c, the quick scores, the pair
+ * their scores and bars in extract_bars.c, cdist's cells in
+ * extract_cells.c, the quick scores, the pair
  * scorer for the rest, then the hits sorted), its state's life, and its
  * estimates of work.
  */

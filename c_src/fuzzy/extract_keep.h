@@ -1,8 +1,9 @@
 /*
- * What the two halves of the extract engine share (extract.c: the
- * search's course, the pair scorer, the search core's values;
- * extract_bars.c: the scores from those values, the value bars, the
- * seeds): limits, and the keeping of hits and cells, inline in both.
+ * What the parts of the extract engine share (extract.c: the search's
+ * course, the pair scorer, the search core's values; extract_bars.c: the
+ * scores from those values, the value bars, the seeds; extract_cells.c:
+ * cdist's cells from those values): limits, and the keeping of hits and
+ * cells, inline in all.
  * Internal to them: the engine's users include extract.h.
  */
 #ifndef WB_FUZZY_EXTRACT_KEEP_H
@@ -157,11 +158,30 @@ static inline bool record(wb_fz_extract *job, size_t i, double score, bool passe
     return record_value(job, i, score, value, passed, badness);
 }
 
+/* A row of cdist scores every candidate, with a division and a store:
+ * about 8 ns a candidate beyond a search's, which its one unit did not
+ * count (the runtime learned 6.2 ns a unit from cdist, 2.4 from
+ * searches, so a step sized on the search core's units ran several
+ * slices long); 3 units more bring cdist's to 1.9 ns a unit. */
+#define CELL_UNITS 3
+
+/* The distance a value of the search core's gives for a pair of m and n
+ * symbols: the Indel distance from the LCS, Hamming's from the equal
+ * positions, Levenshtein's and OSA's as they are */
+static inline size_t distance_of(wb_search_op op, size_t m, size_t n, size_t v) {
+    return op == WB_SEARCH_LCS ? m + n - 2 * v : op == WB_SEARCH_HAMMING ? (m > n ? m : n) - v : v;
+}
+
 /* extract_bars.c: the seeds (true when done), and the scores from the
  * search core's values from job->next on (true when done with them or
  * at a candidate for the other paths), until the budget */
 bool wb_fz_extract_seed_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used);
 bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t start,
                                 uint64_t *used);
+
+/* extract_cells.c: cdist's cells from the search core's values (no
+ * partial, Jaro or Damerau-Levenshtein; bytes are symbols) from
+ * job->next on, as wb_fz_extract_lanes_scores */
+bool wb_fz_extract_cells_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used);
 
 #endif
