@@ -414,8 +414,8 @@ static int same_as_earlier(wb_fz *s, wb_fz_meter *g) {
             while (s->same_at < len) {
                 uint64_t r = wb_fz_room(g);
                 if (r == 0) return SAME_MORE;
-                size_t k = min_size(len - s->same_at, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS));
-                g->spent += 1 + k / WB_FZ_COPY_SYMBOLS;
+                size_t k = min_size(len - s->same_at, wb_fz_allowance(r, WB_FZ_SAME_SYMBOLS));
+                g->spent += 1 + k / WB_FZ_SAME_SYMBOLS;
                 if (memcmp(x + s->same_at, y + s->same_at, k * sizeof *x) != 0) {
                     differ = true;
                     break;

@@ -244,7 +244,7 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
  * (s->failed: out of memory on the way). A step adds at most budget +
  * WB_FZ_STEP_OVER units beyond the kernels' own (their rows or columns:
  * kernels.h) to *used, and makes progress whatever its budget. */
-#define WB_FZ_STEP_OVER 4
+#define WB_FZ_STEP_OVER 24 /* a token comparison and a token emitted (tokens.c) */
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used);
 void wb_fz_free(wb_fz *s);
 
