@@ -192,6 +192,7 @@ bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *que
     s->same_side = 0;
     s->alloc = NULL;
     s->release = NULL;
+    s->free_later = NULL;
     s->query = query;
     s->o = *o;
     s->a = a;
@@ -252,7 +253,9 @@ static bool start_kernel(wb_fz *s) {
         wb_fz_hamming_init(&s->k.hamming, a, m, b, n, k);
         return true;
     default:
-        return wb_fz_jaro_init(&s->k.jaro, a, m, b, n);
+        if (!wb_fz_jaro_init(&s->k.jaro, a, m, b, n)) return false;
+        s->k.jaro.free_later = s->free_later;
+        return true;
     }
 }
 

@@ -205,6 +205,10 @@ typedef struct {
      * schedulers. */
     void *(*alloc)(size_t bytes);
     void (*release)(void *block, size_t bytes);
+    /* where the kernels' blocks of malloc of 64 KiB and up go when
+     * freed (NULL: free at once; Jaro's, jaro.c), set as alloc and
+     * release are */
+    void (*free_later)(void *block, size_t bytes);
     size_t derived_bytes;
     /* from here on, set before use: wb_fz_start sets only what is above
      * (each field by name: add a field there too) */
