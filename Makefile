@@ -85,7 +85,7 @@ c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/check.h c_sr
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(CORE_SRC)
 
-c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_sorted_set.h c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
 

@@ -198,6 +198,7 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
     s->same_side = 0;
     s->alloc = NULL;
     s->release = NULL;
+    s->free_later = NULL;
     s->query = query;
     s->query_tokens = tokens;
     s->sorted_query = sorted;
@@ -290,7 +291,9 @@ static bool start_kernel(wb_fz *s) {
         hamming_init(s, &s->k.hamming);
         return true;
     default:
-        return wb_fz_jaro_init(&s->k.jaro, a, m, b, n);
+        if (!wb_fz_jaro_init(&s->k.jaro, a, m, b, n)) return false;
+        s->k.jaro.free_later = s->free_later;
+        return true;
     }
 }
 
@@ -469,8 +472,8 @@ static int same_as_earlier(wb_fz *s, wb_fz_meter *g) {
             while (s->same_at < len) {
                 uint64_t r = wb_fz_room(g);
                 if (r == 0) return SAME_MORE;
-                size_t k = min_size(len - s->same_at, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS));
-                g->spent += 1 + k / WB_FZ_COPY_SYMBOLS;
+                size_t k = min_size(len - s->same_at, wb_fz_allowance(r, WB_FZ_SAME_SYMBOLS));
+                g->spent += 1 + k / WB_FZ_SAME_SYMBOLS;
                 if (memcmp(x + s->same_at, y + s->same_at, k * sizeof *x) != 0) {
                     differ = true;
                     break;

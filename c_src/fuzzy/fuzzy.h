@@ -213,6 +213,10 @@ typedef struct {
      * schedulers. */
     void *(*alloc)(size_t bytes);
     void (*release)(void *block, size_t bytes);
+    /* where the kernels' blocks of malloc of 64 KiB and up go when
+     * freed (NULL: free at once; Jaro's, jaro.c), set as alloc and
+     * release are */
+    void (*free_later)(void *block, size_t bytes);
     size_t derived_bytes;
     /* from here on, set before use: wb_fz_start sets only what is above
      * (each field by name: add a field there too) */
@@ -287,7 +291,7 @@ uint64_t wb_fz_query_tokens_units(const wb_fz_options *o, size_t m);
  * (s->failed: out of memory on the way). A step adds at most budget +
  * WB_FZ_STEP_OVER units beyond the kernels' own (their rows or columns:
  * kernels.h) to *used, and makes progress whatever its budget. */
-#define WB_FZ_STEP_OVER 4
+#define WB_FZ_STEP_OVER 24 /* a token comparison and a token emitted (tokens.c) */
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used);
 void wb_fz_free(wb_fz *s);
 

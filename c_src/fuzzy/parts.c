@@ -221,8 +221,8 @@ static bool trim_affix(wb_fz_part *p, uint64_t budget, uint64_t *used) {
         }
         uint64_t r = wb_fz_room(&g);
         if (r == 0) break;
-        size_t k = min_size(left, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS)), i = 0;
-        g.spent += k / WB_FZ_COPY_SYMBOLS; /* k < 32 ends the phase: left */
+        size_t k = min_size(left, wb_fz_allowance(r, WB_FZ_TRIM_SYMBOLS)), i = 0;
+        g.spent += k / WB_FZ_TRIM_SYMBOLS; /* a short k ends the phase: left */
         if (p->trim == 0) {
             const uint32_t *x = p->x + p->pre, *y = p->y + p->pre;
             while (i < k && x[i] == y[i])

@@ -33,12 +33,30 @@ static inline bool is_space(uint32_t c, bool codepoints) {
            c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-/* The units of the token work, a unit being about 2 ns (kernels.h): one
- * per operation (a comparison, a token joined, a stretch scanned or
- * copied), and one more per this many symbols scanned or compared, copied,
- * or tokens moved */
-#define SCAN_SYMBOLS 8
-#define MOVE_TOKENS  8
+/* The units of the token work, a unit being about 2 ns (kernels.h),
+ * set so that each phase costs about what the Levenshtein kernel does a
+ * unit (2.6-3.1 ns; thread CPU time, lab/c_src/fzbench/fzunits.c): a
+ * million words a side ("w1".."w5000", shuffled), 16 MB of "ab ab" and
+ * of "abab" against "abcab". The walks over sorted tokens read them at
+ * scattered places (a cache miss a token on large inputs): a comparison
+ * in a merge took 23 ns, one of neighbours (repeats, the sets) 50 ns, a
+ * token joined 60 ns, when each was charged one unit. Units:
+ *   COUNT_SYMBOLS, SPLIT_SYMBOLS   symbols counted, split (written as
+ *                                  tokens) a unit
+ *   SORT_COMPARE, WALK_COMPARE     a comparison in a merge, of neighbours
+ *                                  or of the two sets, and one more per
+ *                                  READ_SYMBOLS symbols it reads
+ *   MOVE_TOKENS                    tokens moved as they are a unit
+ *   EMIT_UNITS, JOIN_SYMBOLS       a token joined, and its symbols copied
+ *                                  a unit (into fresh pages at first) */
+#define COUNT_SYMBOLS 3
+#define SPLIT_SYMBOLS 1
+#define SORT_COMPARE  6
+#define WALK_COMPARE  12
+#define READ_SYMBOLS  8
+#define MOVE_TOKENS   8
+#define EMIT_UNITS    12
+#define JOIN_SYMBOLS  2
 
 /* pairs of this many symbols at most have their token blocks sized by
  * their lengths, not their tokens counted first */
@@ -83,25 +101,26 @@ static int compare_from(const wb_fz_token *x, const wb_fz_token *y, size_t *at, 
     return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* A comparison charged to the wb_fz_meter (room left: the caller checks). */
-static int compare_long(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y,
+/* A comparison of `cost` units charged to the wb_fz_meter (room left:
+ * the caller checks). */
+static int compare_long(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y, uint64_t cost,
                         wb_fz_meter *g) {
     size_t read;
-    int c = compare_from(x, y, &t->cmp_at, wb_fz_allowance(wb_fz_room(g), SCAN_SYMBOLS), &read);
-    g->spent += 1 + read / SCAN_SYMBOLS;
+    int c = compare_from(x, y, &t->cmp_at, wb_fz_allowance(wb_fz_room(g), READ_SYMBOLS), &read);
+    g->spent += cost + read / READ_SYMBOLS;
     return c;
 }
 
 /* The same, decided at once when the first symbols differ (tokens have
- * one at least), as most are: one pair read, one unit as compare_long
+ * one at least), as most are: one pair read, charged as compare_long
  * charges it. */
 static inline int compare_metered(wb_fz_tokens *t, const wb_fz_token *x, const wb_fz_token *y,
-                                  wb_fz_meter *g) {
+                                  uint64_t cost, wb_fz_meter *g) {
     if (t->cmp_at == 0 && x->at[0] != y->at[0]) {
-        g->spent += 1;
+        g->spent += cost;
         return x->at[0] < y->at[0] ? -1 : 1;
     }
-    return compare_long(t, x, y, g);
+    return compare_long(t, x, y, cost, g);
 }
 
 /* Appends a token to a joined sequence (after a space when not the
@@ -113,7 +132,7 @@ static void emit(wb_fz_tokens *t, uint32_t *seq, size_t *len, const wb_fz_token 
     t->copy_to = seq + *len;
     t->copy_left = token->len;
     *len += token->len;
-    g->spent += 1;
+    g->spent += EMIT_UNITS;
 }
 
 /* Goes on with the copy under way; false when the room ran out first. */
@@ -121,12 +140,12 @@ static bool pump_copy(wb_fz_tokens *t, wb_fz_meter *g) {
     while (t->copy_left > 0) {
         uint64_t r = wb_fz_room(g);
         if (r == 0) return false;
-        size_t k = min_size(t->copy_left, wb_fz_allowance(r, WB_FZ_COPY_SYMBOLS));
+        size_t k = min_size(t->copy_left, wb_fz_allowance(r, JOIN_SYMBOLS));
         memcpy(t->copy_to, t->copy_from, k * sizeof *t->copy_to);
         t->copy_to += k;
         t->copy_from += k;
         t->copy_left -= k;
-        g->spent += 1 + k / WB_FZ_COPY_SYMBOLS;
+        g->spent += 1 + k / JOIN_SYMBOLS;
     }
     return true;
 }
@@ -136,14 +155,14 @@ static bool pump_copy(wb_fz_tokens *t, wb_fz_meter *g) {
 static bool scan(wb_fz *s, bool write, wb_fz_meter *g) {
     wb_fz_tokens *t = &s->tk;
     bool cp = s->o.codepoints;
-    size_t total = s->m + s->n;
+    size_t total = s->m + s->n, per = write ? SPLIT_SYMBOLS : COUNT_SYMBOLS;
     while (t->at < total) {
         uint64_t r = wb_fz_room(g);
         if (r == 0) return false;
         bool in_a = t->at < s->m;
         const uint32_t *x = in_a ? s->a : s->b;
         size_t len = in_a ? s->m : s->n, from = in_a ? t->at : t->at - s->m;
-        size_t to = from + min_size(len - from, wb_fz_allowance(r, SCAN_SYMBOLS));
+        size_t to = from + min_size(len - from, wb_fz_allowance(r, per));
         size_t *count = in_a ? &t->a_count : &t->b_count;
         wb_fz_token *out = !write ? NULL : in_a ? t->ta : t->tb;
         for (size_t i = from; i < to; i++) {
@@ -162,7 +181,7 @@ static bool scan(wb_fz *s, bool write, wb_fz_meter *g) {
             ++*count;
             t->start = SIZE_MAX;
         }
-        g->spent += 1 + (to - from) / SCAN_SYMBOLS;
+        g->spent += 1 + (to - from) / per;
         t->at += to - from;
     }
     return true;
@@ -298,7 +317,7 @@ static bool merge_sort(wb_fz_tokens *t, wb_fz_meter *g) {
                 more = true;
                 break;
             }
-            int c = compare_metered(t, &src[li], &src[ri], g);
+            int c = compare_metered(t, &src[li], &src[ri], SORT_COMPARE, g);
             if (c == CMP_MORE) {
                 more = true;
                 break;
@@ -342,7 +361,7 @@ static bool unique(wb_fz_tokens *t, wb_fz_token *x, size_t count, size_t *kept, 
     if (count == 0) t->i = t->j = 0;
     while (t->j < count) {
         if (g->spent >= g->budget) return false;
-        int c = compare_metered(t, &x[t->i - 1], &x[t->j], g);
+        int c = compare_metered(t, &x[t->i - 1], &x[t->j], WALK_COMPARE, g);
         if (c == CMP_MORE) return false;
         if (c != 0) x[t->i++] = x[t->j];
         t->j++;
@@ -360,7 +379,7 @@ static bool split_sets(wb_fz_tokens *t, wb_fz_meter *g) {
         if (g->spent >= g->budget) return false;
         int c = t->i == t->ua   ? 1
                 : t->j == t->ub ? -1
-                                : compare_metered(t, &t->ta[t->i], &t->tb[t->j], g);
+                                : compare_metered(t, &t->ta[t->i], &t->tb[t->j], WALK_COMPARE, g);
         if (c == CMP_MORE) return false;
         if (c == 0) {
             t->sect_count++;
@@ -521,22 +540,24 @@ bool wb_fz_needs_tokens(const wb_fz_options *o, size_t m, size_t n) {
  * no more than the symbols of the token it moves, and one more (L + W
  * in all); there are log2 W passes a side, each merge at most a unit of
  * rounding more; the joins copy L symbols and emit W tokens, twice; the
- * repeats and the sets compare W pairs, reading L + W symbols. Parts
- * are compared with up to WB_FZ_PARTS - 1 earlier ones, L symbols each. */
+ * repeats and the sets compare W pairs, reading L + W symbols, and the
+ * sets emit W tokens, L symbols. Parts are compared with up to
+ * WB_FZ_PARTS - 1 earlier ones, L symbols each. */
 uint64_t wb_fz_tokens_units(const wb_fz_options *o, size_t m, size_t n) {
     uint64_t compares = 0;
     if (o->scorer < WB_FZ_RATIO) return 0;
     uint64_t l = (uint64_t)m + n;
-    compares = WB_FZ_PARTS * WB_FZ_PARTS * (2 + l / WB_FZ_COPY_SYMBOLS);
+    compares = WB_FZ_PARTS * WB_FZ_PARTS * (2 + l / WB_FZ_SAME_SYMBOLS);
     if (!wb_fz_needs_tokens(o, m, n)) return compares;
     uint64_t w = l / 2 + 2, passes = 1;
     while (passes < 63 && ((uint64_t)1 << passes) < w)
         passes++;
-    uint64_t scans = 2 * (4 + l / SCAN_SYMBOLS);
-    uint64_t reads = w + (l + w) / SCAN_SYMBOLS + 4;
+    uint64_t scans = 8 + l / COUNT_SYMBOLS + l / SPLIT_SYMBOLS;
+    uint64_t reads = (l + w) / READ_SYMBOLS + 4;
     uint64_t sorts = saturating_add(
-        saturating_product(passes, saturating_add(reads, w / MOVE_TOKENS + 4)), 2 * w);
-    uint64_t joins = 2 * (3 * w + l / WB_FZ_COPY_SYMBOLS + 4);
-    uint64_t sets = 2 * reads + reads + 2 * w;
+        saturating_product(passes, SORT_COMPARE * w + reads + w / MOVE_TOKENS + 4), 2 * w);
+    uint64_t emits = (EMIT_UNITS + 2) * w + l / JOIN_SYMBOLS + 4;
+    uint64_t joins = 2 * emits;
+    uint64_t sets = 3 * (WALK_COMPARE * w + reads) + emits;
     return saturating_add(saturating_add(compares, scans + joins + sets + 8), sorts);
 }

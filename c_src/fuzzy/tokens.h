@@ -24,6 +24,12 @@ static inline size_t wb_fz_allowance(uint64_t r, size_t per) {
 
 /* symbols copied or compared with memcmp a unit (about 2 ns, kernels.h) */
 #define WB_FZ_COPY_SYMBOLS 32
+/* symbols of two derived sequences compared a unit, to find a part like
+ * an earlier one (fuzzy.c): read cold, 32 a unit took 9-10 ns */
+#define WB_FZ_SAME_SYMBOLS 8
+/* symbols of a ratio's sides compared a unit, finding their common
+ * prefix and suffix (parts.c): 32 a unit took 14 ns on a million words */
+#define WB_FZ_TRIM_SYMBOLS 8
 
 /* Whether the scorer has token work for this pair (WRatio has none when a
  * side is empty: it is 0). */

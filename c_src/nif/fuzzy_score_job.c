@@ -197,6 +197,7 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
         wb_fz_start(&job->fz, &job->o, job->a, job->da.count, job->b, job->db.count);
         job->fz.alloc = wb_block_alloc;
         job->fz.release = wb_block_free;
+        job->fz.free_later = wb_free_later;
         job->started = true;
         spent = *used - start;
         if (spent >= budget) return false;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fuzzy_free_later.h"
 #include "fuzzy_kernel_steps.h"
 #include "fuzzy_reference.h"
 #include "fuzzy_short_edits.h"
@@ -854,6 +855,7 @@ int main(void) {
     test_wide_weights(3000);
     test_kernel_steps();
     test_sorted_set(400);
+    test_free_later();
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
            "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "

@@ -1,0 +1,66 @@
+/*
+ * Part of test_fuzzy.c: a pair scorer given a free_later (fuzzy.h) hands
+ * Jaro's large blocks to it, and only those of 64 KiB and up, each once
+ * (ASan: nothing freed twice or leaked), with the score of the pair
+ * scored without it; without one, nothing is handed over.
+ */
+#ifndef WB_TEST_FUZZY_FREE_LATER_H
+#define WB_TEST_FUZZY_FREE_LATER_H
+
+#include "../fuzzy/fuzzy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+
+static size_t fl_handed, fl_small;
+
+static void fl_free_later(void *block, size_t bytes) {
+    fl_handed++;
+    fl_small += bytes < 64 * 1024;
+    free(block);
+}
+
+/* Jaro (and Jaro-Winkler) of a pair whose reach needs a pattern of 79
+ * blocks (a table of 161 KiB, a map sized for any symbols) and flags of
+ * a few KiB, at `budget` a step. */
+static void fl_run(wb_fz_scorer scorer, bool hook, uint64_t budget) {
+    enum { M = 1000, N = 8000 };
+    static uint32_t a[M], b[N];
+    for (size_t i = 0; i < M; i++)
+        a[i] = 'a' + (uint32_t)(i * 7 % 13);
+    for (size_t i = 0; i < N; i++)
+        b[i] = 'a' + (uint32_t)(i * 5 % 11);
+    wb_fz_options o = {.scorer = scorer, .kind = WB_FZ_SIMILARITY, .prefix_weight = 0.1};
+    double want;
+    bool want_passed;
+    CHECK(wb_fz_score(&o, a, M, b, N, &want, &want_passed), "score");
+    static wb_fz s;
+    CHECK(wb_fz_start(&s, &o, a, M, b, N), "start");
+    if (hook) s.free_later = fl_free_later;
+    fl_handed = fl_small = 0;
+    uint64_t used = 0;
+    while (!wb_fz_step(&s, budget, &used)) {
+    }
+    double got = s.score;
+    wb_fz_free(&s);
+    CHECK(got == want, "%s with%s free_later at budget %llu: %.17g, without %.17g",
+          scorer == WB_FZ_JARO ? "jaro" : "jaro_winkler", hook ? "" : "out",
+          (unsigned long long)budget, got, want);
+    CHECK(hook ? fl_handed >= 1 && fl_handed <= 2 : fl_handed == 0,
+          "%s free_later: %zu blocks handed over, want %s", hook ? "with" : "without", fl_handed,
+          hook ? "1 or 2 (the pattern's table and map)" : "0");
+    CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
+}
+
+static void test_free_later(void) {
+    static const uint64_t budgets[] = {1, 64, UINT64_MAX / 4};
+    for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++)
+        for (int hook = 0; hook < 2; hook++) {
+            fl_run(WB_FZ_JARO, hook, budgets[i]);
+            fl_run(WB_FZ_JARO_WINKLER, hook, budgets[i]);
+        }
+}
+
+#endif
