@@ -23,11 +23,10 @@ static uint64_t query_units(size_t query_len) {
            wb_fz_pattern_units(query_len) + 4;
 }
 
-/* Blocks of malloc from this size on go to the host's free_later */
-#define FREE_LATER_FROM (64 * 1024)
-
+/* Blocks of malloc of WB_FZ_FREE_LATER_FROM bytes and up go to the host's
+ * free_later */
 static void let_go(const wb_fz_extract *job, void *block, size_t bytes) {
-    if (block && job->free_later && bytes >= FREE_LATER_FROM)
+    if (block && job->free_later && bytes >= WB_FZ_FREE_LATER_FROM)
         job->free_later(block, bytes);
     else
         free(block);
@@ -42,20 +41,11 @@ void wb_fz_extract_free(wb_fz_extract *job) {
         wb_search_free(&job->lanes);
     if (job->tokens_live) wb_fz_free(&job->query_tokens);
     if (job->sorted_live) {
-        let_go(job, job->sorted_pattern.low, 256 * job->sorted_pattern.nblocks * sizeof(uint64_t));
-        let_go(job, job->sorted_pattern.map,
-               job->sorted_pattern.capacity * sizeof(wb_fz_pattern_entry));
-        job->sorted_pattern.low = NULL;
-        job->sorted_pattern.map = NULL;
-        wb_fz_pattern_free(&job->sorted_pattern);
+        wb_fz_pattern_free_with(&job->sorted_pattern, job->free_later);
     }
     if (job->has_pattern) {
         /* its tables (wb_fz_pattern_alloc's): a long query's are large */
-        let_go(job, job->pattern.low, 256 * job->pattern.nblocks * sizeof(uint64_t));
-        let_go(job, job->pattern.map, job->pattern.capacity * sizeof(wb_fz_pattern_entry));
-        job->pattern.low = NULL;
-        job->pattern.map = NULL;
-        wb_fz_pattern_free(&job->pattern);
+        wb_fz_pattern_free_with(&job->pattern, job->free_later);
     }
     wb_fz_quick_free(&job->quick);
     if (job->query && job->block_free)

@@ -12,26 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A long needle's builds write memory fresh from the system, whose pages
- * fault in as they are first written (about 2 us a 4 KB page where this
- * was measured, a 2 vCPU VM): their units are weighed to take about as
- * long as the LCS kernel's. The reversed copy: REVERSED_UNITS a symbol
- * (read backwards, written to new pages: 2.6-3 ns a symbol, two kernel
- * units). A pattern's fill: NEEDLE_FILL_WEIGHT units for each of
- * wb_fz_pattern_fill's (1.6 million symbols of 26 letters filled in 4.8
- * ms, 3.8 million kernel units, against 0.8 million of the fill's). */
-#define REVERSED_UNITS     2
-#define NEEDLE_FILL_WEIGHT 4
+/* A long needle's reversed copy is written to memory fresh from the
+ * system, whose pages fault in as they are first written (about 2 us a
+ * 4 KB page where this was measured, a 2 vCPU VM): REVERSED_UNITS a
+ * symbol (read backwards, written to new pages: 2.6-3 ns a symbol, two
+ * kernel units). A pattern's fill charges its first-written pages itself
+ * (wb_fz_pattern_fill). */
+#define REVERSED_UNITS 2
 /* needles made whole in a step */
 #define SHORT_NEEDLE 256
 
-/* A needle's pattern filled in at most max(room, NEEDLE_FILL_WEIGHT)
- * units, weighed; true once filled. */
+/* A needle's pattern filled in at most max(room, 1) units; true once
+ * filled. */
 static __attribute__((noinline)) bool fill_needle(wb_fz_pattern *p, uint64_t room, uint64_t *used) {
-    uint64_t spent = 0, part = room / NEEDLE_FILL_WEIGHT;
-    bool done = wb_fz_pattern_fill(p, part > 0 ? part : 1, &spent);
-    *used += spent * NEEDLE_FILL_WEIGHT;
-    return done;
+    return wb_fz_pattern_fill(p, room, used);
 }
 
 /* A part's windows in one direction (a needle of nl symbols in a
@@ -123,8 +117,8 @@ static uint64_t reverse_bits(uint64_t x) {
  * reversed, then the haystack's last nl - 1 symbols from the end, copied
  * into s->reversed (REVERSED_UNITS a symbol), then the pattern of the
  * first nl (s->rneedle, a unit to allocate it, then fill_needle). At most
- * max(room, NEEDLE_FILL_WEIGHT) units (when room is 1, REVERSED_UNITS). True once ready, or failed
- * (out of memory: s->failed). */
+ * max(room, REVERSED_UNITS) units. True once ready, or failed (out of
+ * memory: s->failed). */
 static __attribute__((noinline)) bool build_reversed(wb_fz *s, const uint32_t *needle, size_t nl,
                                                      const uint32_t *hay, size_t hl, uint64_t room,
                                                      uint64_t *used) {

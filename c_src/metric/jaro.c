@@ -282,23 +282,14 @@ bool wb_fz_jaro_step(wb_fz_jaro *k, uint64_t budget, uint64_t *used) {
     return k->done;
 }
 
-/* Blocks of this size and up go to free_later when there is one */
-#define FREE_LATER_FROM (64 * 1024)
-
-static void let_go(const wb_fz_jaro *k, void *block, size_t bytes) {
-    if (block && k->free_later && bytes >= FREE_LATER_FROM)
-        k->free_later(block, bytes);
-    else
-        free(block);
-}
-
 void wb_fz_jaro_free(wb_fz_jaro *k) {
     if (k->blocks) {
-        wb_fz_pattern *p = &k->pattern;
-        let_go(k, p->low, 256 * p->nblocks * sizeof(uint64_t));
-        let_go(k, p->map, p->capacity * sizeof(wb_fz_pattern_entry));
-        let_go(k, k->owned, k->owned_bytes - p->owned_bytes);
-        memset(p, 0, sizeof *p);
+        size_t owned = k->owned_bytes - k->pattern.owned_bytes;
+        wb_fz_pattern_free_with(&k->pattern, k->free_later);
+        if (k->owned && k->free_later && owned >= WB_FZ_FREE_LATER_FROM)
+            k->free_later(k->owned, owned);
+        else
+            free(k->owned);
     }
     k->owned = NULL;
     k->blocks = false;

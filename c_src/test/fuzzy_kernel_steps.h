@@ -417,6 +417,58 @@ static void ks_osa_edges(size_t count) {
 
 /* A pattern filled a budget at a time equals the masks counted from its
  * symbols; symbols it lacks give none. */
+/* A long pattern's fill charges the pages it writes first: with every
+ * byte value in turn, each of the first 256 symbols writes a row of its
+ * own, a page apart (rows of 3,125 blocks), so at a budget under two
+ * pages' units each of the first 255 calls places one symbol (the next
+ * is on a page of its own); and the
+ * whole fill stays within wb_fz_pattern_units. */
+static void ks_pattern_pages(void) {
+    size_t m = 200000;
+    uint32_t *s = malloc(m * sizeof *s);
+    if (!s) {
+        KS_CHECK(false, "pattern pages: out of memory");
+        return;
+    }
+    for (size_t i = 0; i < m; i++)
+        s[i] = (uint32_t)(i % 256);
+    wb_fz_pattern p;
+    if (!wb_fz_pattern_alloc(&p, s, m)) {
+        KS_CHECK(false, "pattern pages: alloc failed");
+        free(s);
+        return;
+    }
+    uint64_t budget = WB_FZ_PATTERN_PAGE_UNITS + WB_FZ_PATTERN_PAGE_UNITS / 2, used = 0;
+    size_t calls = 0, most = 0;
+    bool done = false;
+    while (!done) {
+        uint64_t before = used;
+        size_t filled = p.filled;
+        done = wb_fz_pattern_fill(&p, budget, &used);
+        KS_CHECK(used - before <= budget, "pattern pages: a fill took %llu units at budget %llu",
+                 (unsigned long long)(used - before), (unsigned long long)budget);
+        if (calls < 255 && p.filled - filled > most) most = p.filled - filled;
+        calls++;
+    }
+    KS_CHECK(most == 1, "pattern pages: one of the first 255 fills placed %zu symbols, want 1",
+             most);
+    KS_CHECK(used >= 256 * (uint64_t)WB_FZ_PATTERN_PAGE_UNITS && used <= wb_fz_pattern_units(m),
+             "pattern pages: %llu units, want %llu..%llu", (unsigned long long)used,
+             (unsigned long long)(256 * (uint64_t)WB_FZ_PATTERN_PAGE_UNITS),
+             (unsigned long long)wb_fz_pattern_units(m));
+    bool same = true;
+    for (size_t w = 0; w < p.nblocks && same; w++)
+        for (uint32_t c = 0; c < 256 && same; c++) {
+            uint64_t want = 0;
+            for (size_t i = 64 * w; i < m && i < 64 * (w + 1); i++)
+                if (s[i] == c) want |= (uint64_t)1 << (i % 64);
+            same = wb_fz_pattern_get(&p, c, w) == want;
+        }
+    KS_CHECK(same, "pattern pages: the filled pattern differs from its symbols");
+    wb_fz_pattern_free(&p);
+    free(s);
+}
+
 static void ks_patterns(size_t count) {
     uint32_t s[700];
     for (size_t r = 0; r < count; r++) {
@@ -513,6 +565,7 @@ static void ks_jaro_edges(size_t count) {
 
 static void test_kernel_steps(void) {
     ks_patterns(300);
+    ks_pattern_pages();
     ks_short_pairs(150);
     ks_osa_edges(300);
     ks_long_pairs(2);

@@ -18,8 +18,8 @@
 
 #include "../fuzzy/tokens.h"
 
-/* what a step may add past its budget: a build's last, weighed unit
- * (parts.c: NEEDLE_FILL_WEIGHT) */
+/* what a step may add past its budget: a build's last units (parts.c:
+ * REVERSED_UNITS a symbol copied) */
 #define LN_SLACK 3
 
 #define LN_NEEDLE 65600
