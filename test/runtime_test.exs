@@ -220,7 +220,15 @@ defmodule WellBehaved.RuntimeTest do
 
   test "small calls in every mode do not move the learned cost per unit" do
     # a small job is timed well only when something held it up: learning
-    # from those alone would push the estimate up call after call
+    # from those alone would push the estimate up call after call. The
+    # cost is measured first (a type not measured yet takes its first
+    # measure from small :auto calls added up, whatever the machine)
+    {a, b} = long_pair(40_000)
+    Levenshtein.distance(a, b, schedule: :yielding)
+
+    assert Runtime.stats().cost_measured.levenshtein,
+           "a 40,000-byte pair left the cost unmeasured: #{inspect(Runtime.stats().cost_measured)}"
+
     before = Runtime.stats().ps_per_unit.levenshtein
     a = random_bytes(100)
     b = random_bytes(100)
