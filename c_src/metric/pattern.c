@@ -91,19 +91,6 @@ bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
     return true;
 }
 
-/* Whether the page holding `at` (the bit-th of the tables' pages, from
- * `first`'s) is written for the first time. */
-static inline bool unwritten(const uint64_t *written, size_t bit0, const void *first,
-                             const void *at) {
-    size_t bit = bit0 + (size_t)(((uintptr_t)at >> PAGE_SHIFT) - ((uintptr_t)first >> PAGE_SHIFT));
-    return !(written[bit / 64] & (uint64_t)1 << (bit % 64));
-}
-
-static inline void mark_written(uint64_t *written, size_t bit0, const void *first, const void *at) {
-    size_t bit = bit0 + (size_t)(((uintptr_t)at >> PAGE_SHIFT) - ((uintptr_t)first >> PAGE_SHIFT));
-    written[bit / 64] |= (uint64_t)1 << (bit % 64);
-}
-
 /* wb_fz_pattern_fill for a long pattern: each page its symbols are the
  * first to write is charged too (WB_FZ_PATTERN_PAGE_UNITS), as far as
  * `units` allows; one symbol at least, charged `units` at most. */
