@@ -62,7 +62,7 @@ static inline void zhao_cells(size_t i, uint32_t c, const uint32_t *b, size_t *r
         if (match) {
             l = j;
             t = two_up;
-            fr[j] = prev[j - 2];
+            fr[j] = prev[(ptrdiff_t)j - 2]; /* column -1 at j = 1 (arrays start at -1) */
             seen[j] = i;
         }
         two_up = old;
