@@ -120,6 +120,23 @@ void wb_packed_drop(search_index *index) {
     enif_release_resource(index);
 }
 
+static void free_batches(void *arg) {
+    wb_search_batches_free(arg);
+    free(arg);
+}
+
+void wb_packed_let_go_batches(wb_search_batches *lanes, size_t extra) {
+    size_t bytes = wb_search_batches_bytes(lanes) + extra;
+    wb_search_batches *later = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *later) : NULL;
+    if (later) {
+        *later = *lanes;
+        wb_release_later(free_batches, later);
+    } else {
+        wb_search_batches_free(lanes);
+    }
+    memset(lanes, 0, sizeof *lanes);
+}
+
 /* Gives the packed list's and the batches' memory back, off the scheduler
  * when it is large; the resource keeps nothing. */
 static void release_memory(search_index *index) {

@@ -47,6 +47,12 @@ int64_t wb_packed_now_ns(void);
 void wb_packed_use(search_index *index);
 void wb_packed_drop(search_index *index);
 
+/* Frees batches a job made but did not hand over (its caller died, or
+ * :auto starts it again sliced), off the scheduler when they and `extra`
+ * bytes (what freeing them touches besides) are large; *lanes is left
+ * empty. */
+void wb_packed_let_go_batches(wb_search_batches *lanes, size_t extra);
+
 /* pack.c's share of wb_search_load and wb_search_unload */
 int wb_pack_load(ErlNifEnv *env);
 void wb_pack_unload(void);

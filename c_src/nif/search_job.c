@@ -425,26 +425,12 @@ static ERL_NIF_TERM index_take_result(ErlNifEnv *env, void *state) {
                             enif_make_uint64(env, index->packed.set.count));
 }
 
-static void free_lanes(void *arg) {
-    wb_search_batches_free(arg);
-    free(arg);
-}
-
 static void index_destroy(void *state) {
     index_job *job = state;
     if (job->owns_lanes) {
         /* a building that did not finish (its caller died, or :auto
          * starts it again sliced): large ones freed off the scheduler */
-        size_t bytes = wb_search_batches_bytes(&job->lanes) +
-                       (job->index ? job->index->packed.set.count * 16 : 0);
-        wb_search_batches *lanes = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *lanes) : NULL;
-        if (lanes) {
-            *lanes = job->lanes;
-            wb_release_later(free_lanes, lanes);
-        } else {
-            wb_search_batches_free(&job->lanes);
-        }
-        memset(&job->lanes, 0, sizeof job->lanes);
+        wb_packed_let_go_batches(&job->lanes, job->index ? job->index->packed.set.count * 16 : 0);
         job->owns_lanes = false;
     }
     if (job->holding) atomic_store(&job->index->busy, false);

@@ -133,11 +133,6 @@ static ERL_NIF_TERM sorted_take_result(ErlNifEnv *env, void *state) {
     return out;
 }
 
-static void free_lanes(void *arg) {
-    wb_search_batches_free(arg);
-    free(arg);
-}
-
 static void sorted_destroy(void *state) {
     sorted_job *job = state;
     wb_fz_sorted_free(&job->making);
@@ -149,15 +144,7 @@ static void sorted_destroy(void *state) {
     if (job->building) {
         /* batches not handed over (the caller died, or :auto starts the
          * job again sliced): large ones freed off the scheduler */
-        size_t bytes = wb_search_batches_bytes(&job->lanes) + job->out.set.count * 16;
-        wb_search_batches *lanes = bytes >= WB_RELEASE_LATER_FROM ? malloc(sizeof *lanes) : NULL;
-        if (lanes) {
-            *lanes = job->lanes;
-            wb_release_later(free_lanes, lanes);
-        } else {
-            wb_search_batches_free(&job->lanes);
-        }
-        memset(&job->lanes, 0, sizeof job->lanes);
+        wb_packed_let_go_batches(&job->lanes, job->out.set.count * 16);
         job->building = false;
     }
     if (job->index) wb_packed_drop(job->index);
