@@ -593,7 +593,7 @@ void wb_fz_free(wb_fz *s) {
             }
         }
     }
-    if (s->pattern_live) wb_fz_pattern_free(&s->needle);
+    if (s->pattern_live) wb_fz_pattern_free_with(&s->needle, s->free_later);
     wb_fz_end_reversed(s);
     if (s->tokenizing) wb_fz_tokens_end(s);
     wb_fz_give_back(s, s->derived, s->derived_bytes);

@@ -169,7 +169,7 @@ static __attribute__((noinline)) bool build_reversed(wb_fz *s, const uint32_t *n
 
 void wb_fz_end_reversed(wb_fz *s) {
     if (!s->reversed_live) return;
-    if (s->rneedle_live) wb_fz_pattern_free(&s->rneedle);
+    if (s->rneedle_live) wb_fz_pattern_free_with(&s->rneedle, s->free_later);
     s->rneedle_live = false;
     free(s->reversed);
     s->reversed = NULL;
@@ -189,7 +189,7 @@ static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
         if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
         s->kernel_live = false;
         wb_fz_end_reversed(s);
-        if (s->pattern_live) wb_fz_pattern_free(&s->needle);
+        if (s->pattern_live) wb_fz_pattern_free_with(&s->needle, s->free_later);
         s->pattern_live = false;
         s->needle_in_use = NULL;
         /* equal lengths: the other side's windows too */

@@ -1,6 +1,7 @@
 /*
  * Part of test_fuzzy.c: a pair scorer given a free_later (fuzzy.h) hands
- * Jaro's large blocks to it, and only those of 64 KiB and up, each once
+ * Jaro's large blocks to it, and a partial ratio's needle patterns, and
+ * only those of 64 KiB and up, each once
  * (ASan: nothing freed twice or leaked), with the score of the pair
  * scored without it; without one, nothing is handed over.
  */
@@ -54,12 +55,44 @@ static void fl_run(wb_fz_scorer scorer, bool hook, uint64_t budget) {
     CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
 }
 
+/* A partial ratio of a needle of 3,000 symbols in 8,000 (its patterns,
+ * forwards and reversed: tables of 94 KiB and maps of 128 KiB), at
+ * `budget` a step. */
+static void fl_partial(bool hook, uint64_t budget) {
+    enum { M = 3000, N = 8000 };
+    static uint32_t a[M], b[N];
+    for (size_t i = 0; i < M; i++)
+        a[i] = 'a' + (uint32_t)(i * 7 % 13);
+    for (size_t i = 0; i < N; i++)
+        b[i] = 'a' + (uint32_t)(i * 5 % 11);
+    wb_fz_options o = {.scorer = WB_FZ_PARTIAL_RATIO, .kind = WB_FZ_SIMILARITY};
+    double want;
+    bool want_passed;
+    CHECK(wb_fz_score(&o, a, M, b, N, &want, &want_passed), "score");
+    static wb_fz s;
+    CHECK(wb_fz_start(&s, &o, a, M, b, N), "start");
+    if (hook) s.free_later = fl_free_later;
+    fl_handed = fl_small = 0;
+    uint64_t used = 0;
+    while (!wb_fz_step(&s, budget, &used)) {
+    }
+    double got = s.score;
+    wb_fz_free(&s);
+    CHECK(got == want, "partial_ratio with%s free_later at budget %llu: %.17g, without %.17g",
+          hook ? "" : "out", (unsigned long long)budget, got, want);
+    CHECK(hook ? fl_handed == 4 : fl_handed == 0,
+          "partial_ratio with%s free_later: %zu blocks handed over, want %d", hook ? "" : "out",
+          fl_handed, hook ? 4 : 0);
+    CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
+}
+
 static void test_free_later(void) {
     static const uint64_t budgets[] = {1, 64, UINT64_MAX / 4};
     for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++)
         for (int hook = 0; hook < 2; hook++) {
             fl_run(WB_FZ_JARO, hook, budgets[i]);
             fl_run(WB_FZ_JARO_WINKLER, hook, budgets[i]);
+            fl_partial(hook, budgets[i] > 1 ? budgets[i] : 4096);
         }
 }
 
