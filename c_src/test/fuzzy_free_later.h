@@ -23,22 +23,22 @@ static void fl_free_later(void *block, size_t bytes) {
     free(block);
 }
 
-/* Jaro (and Jaro-Winkler) of a pair whose reach needs a pattern of 79
- * blocks (a table of 161 KiB, a map sized for any symbols) and flags of
- * a few KiB, at `budget` a step. */
-static void fl_run(wb_fz_scorer scorer, bool hook, uint64_t budget) {
-    enum { M = 1000, N = 8000 };
-    static uint32_t a[M], b[N];
-    for (size_t i = 0; i < M; i++)
+/* The score of o on a of m symbols ('a'.. in 13) against 8,000 ('a'.. in
+ * 11), stepped at `budget` with free_later or not, against the score of
+ * the pair in one call; fl_handed counts what was handed over. */
+static void fl_score(const wb_fz_options *o, const char *name, size_t m, bool hook,
+                     uint64_t budget) {
+    enum { N = 8000 };
+    static uint32_t a[3000], b[N];
+    for (size_t i = 0; i < m; i++)
         a[i] = 'a' + (uint32_t)(i * 7 % 13);
     for (size_t i = 0; i < N; i++)
         b[i] = 'a' + (uint32_t)(i * 5 % 11);
-    wb_fz_options o = {.scorer = scorer, .kind = WB_FZ_SIMILARITY, .prefix_weight = 0.1};
     double want;
     bool want_passed;
-    CHECK(wb_fz_score(&o, a, M, b, N, &want, &want_passed), "score");
+    CHECK(wb_fz_score(o, a, m, b, N, &want, &want_passed), "score");
     static wb_fz s;
-    CHECK(wb_fz_start(&s, &o, a, M, b, N), "start");
+    CHECK(wb_fz_start(&s, o, a, m, b, N), "start");
     if (hook) s.free_later = fl_free_later;
     fl_handed = fl_small = 0;
     uint64_t used = 0;
@@ -46,44 +46,31 @@ static void fl_run(wb_fz_scorer scorer, bool hook, uint64_t budget) {
     }
     double got = s.score;
     wb_fz_free(&s);
-    CHECK(got == want, "%s with%s free_later at budget %llu: %.17g, without %.17g",
-          scorer == WB_FZ_JARO ? "jaro" : "jaro_winkler", hook ? "" : "out",
-          (unsigned long long)budget, got, want);
+    CHECK(got == want, "%s with%s free_later at budget %llu: %.17g, without %.17g", name,
+          hook ? "" : "out", (unsigned long long)budget, got, want);
+    CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
+}
+
+/* Jaro (and Jaro-Winkler) of a pair whose reach needs a pattern of 79
+ * blocks (a table of 161 KiB, a map sized for any symbols) and flags of
+ * a few KiB, at `budget` a step. */
+static void fl_run(wb_fz_scorer scorer, bool hook, uint64_t budget) {
+    wb_fz_options o = {.scorer = scorer, .kind = WB_FZ_SIMILARITY, .prefix_weight = 0.1};
+    fl_score(&o, scorer == WB_FZ_JARO ? "jaro" : "jaro_winkler", 1000, hook, budget);
     CHECK(hook ? fl_handed >= 1 && fl_handed <= 2 : fl_handed == 0,
           "%s free_later: %zu blocks handed over, want %s", hook ? "with" : "without", fl_handed,
           hook ? "1 or 2 (the pattern's table and map)" : "0");
-    CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
 }
 
 /* A partial ratio of a needle of 3,000 symbols in 8,000 (its patterns,
  * forwards and reversed: tables of 94 KiB and maps of 128 KiB), at
  * `budget` a step. */
 static void fl_partial(bool hook, uint64_t budget) {
-    enum { M = 3000, N = 8000 };
-    static uint32_t a[M], b[N];
-    for (size_t i = 0; i < M; i++)
-        a[i] = 'a' + (uint32_t)(i * 7 % 13);
-    for (size_t i = 0; i < N; i++)
-        b[i] = 'a' + (uint32_t)(i * 5 % 11);
     wb_fz_options o = {.scorer = WB_FZ_PARTIAL_RATIO, .kind = WB_FZ_SIMILARITY};
-    double want;
-    bool want_passed;
-    CHECK(wb_fz_score(&o, a, M, b, N, &want, &want_passed), "score");
-    static wb_fz s;
-    CHECK(wb_fz_start(&s, &o, a, M, b, N), "start");
-    if (hook) s.free_later = fl_free_later;
-    fl_handed = fl_small = 0;
-    uint64_t used = 0;
-    while (!wb_fz_step(&s, budget, &used)) {
-    }
-    double got = s.score;
-    wb_fz_free(&s);
-    CHECK(got == want, "partial_ratio with%s free_later at budget %llu: %.17g, without %.17g",
-          hook ? "" : "out", (unsigned long long)budget, got, want);
+    fl_score(&o, "partial_ratio", 3000, hook, budget);
     CHECK(hook ? fl_handed == 4 : fl_handed == 0,
           "partial_ratio with%s free_later: %zu blocks handed over, want %d", hook ? "" : "out",
           fl_handed, hook ? 4 : 0);
-    CHECK(fl_small == 0, "%zu blocks under 64 KiB handed to free_later, want 0", fl_small);
 }
 
 static void test_free_later(void) {
