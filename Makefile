@@ -75,13 +75,13 @@ $(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h 
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
 
-c_src/build/test_search: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_search: c_src/test/test_search.c c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
 
 # the lane kernels' AVX-512 code, built for the baseline instruction set,
 # run on any CPU (this one may have no AVX-512)
-c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(CORE_SRC)
 

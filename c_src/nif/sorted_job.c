@@ -79,7 +79,13 @@ static bool sorted_step(void *state, uint64_t budget, uint64_t *used) {
             job->status = wb_fz_sorted_step(&job->making, part, &done);
             if (job->status == WB_FZ_SORTED_MADE) {
                 job->owns_out = wb_fz_sorted_take(&job->making, &job->out);
-                wb_search_batches_begin(&job->lanes, &job->builder);
+                /* the candidates' batches laid out already: the sorted
+                 * forms' taken from them (their lengths and bytes are
+                 * the candidates', but for runs of whitespace) */
+                if (job->index->indexed)
+                    wb_lanes_index_begin_like(&job->lanes, &job->builder, &job->index->lanes);
+                else
+                    wb_search_batches_begin(&job->lanes, &job->builder);
                 job->building = true;
                 job->lanes_status = WB_LANES_BUILDING;
             }

@@ -244,6 +244,9 @@ enum {
     BUILD_ROWS_CLEAR, /* zeroed */
     BUILD_FILL,       /* the lanes' bits and masks */
     BUILD_DONE,
+    LIKE_ALLOC,   /* laid out as b->like: the arrays */
+    LIKE_LENGTHS, /* x->length, each checked against like's */
+    LIKE_COPY,    /* like's batches, lanes and other candidates copied */
 };
 
 #define BUILD_SCAN_BYTES  4  /* bytes scanned or put in a batch per unit */
@@ -263,6 +266,54 @@ void wb_lanes_index_begin(wb_lanes_index *x, wb_lanes_builder *b) {
     memset(x, 0, sizeof *x);
     memset(b, 0, sizeof *b);
     b->phase = BUILD_COUNT;
+}
+
+void wb_lanes_index_begin_like(wb_lanes_index *x, wb_lanes_builder *b,
+                               const struct wb_lanes_index *like) {
+    wb_lanes_index_begin(x, b);
+    b->like = like;
+    b->phase = LIKE_ALLOC;
+}
+
+/* x differs from b->like: what x holds freed, the building started over
+ * the usual way. */
+static void like_give_up(wb_lanes_index *x, wb_lanes_builder *b) {
+    wb_lanes_index_free(x);
+    wb_lanes_index_begin(x, b);
+}
+
+/* Copies of like's arrays, one after the other: array b->r from byte
+ * b->k. Returns the units spent (one per 64 bytes, at least one). */
+static uint64_t like_copy(wb_lanes_index *x, wb_lanes_builder *b, uint64_t left) {
+    const wb_lanes_index *like = b->like;
+    struct {
+        void *to;
+        const void *from;
+        size_t bytes;
+    } arrays[] = {
+        {x->batches, like->batches, like->count * sizeof *x->batches},
+        {x->lane_index, like->lane_index, b->laned * sizeof *x->lane_index},
+        {x->lane_len, like->lane_len, b->laned},
+        {x->rest, like->rest, like->rest_count * sizeof *x->rest},
+    };
+    uint64_t spent = 0;
+    while (b->r < sizeof arrays / sizeof *arrays && spent < left) {
+        uint64_t most = (left - spent) > UINT64_MAX / BUILD_CLEAR_BYTES
+                            ? UINT64_MAX
+                            : (left - spent) * BUILD_CLEAR_BYTES;
+        uint64_t n = arrays[b->r].bytes - b->k;
+        if (n > most) n = most;
+        if (n)
+            memcpy((uint8_t *)arrays[b->r].to + b->k, (const uint8_t *)arrays[b->r].from + b->k,
+                   (size_t)n);
+        b->k += n;
+        spent += n / BUILD_CLEAR_BYTES + 1;
+        if (b->k == arrays[b->r].bytes) {
+            b->r++;
+            b->k = 0;
+        }
+    }
+    return spent;
 }
 
 /* Units for `bytes` bytes scanned, at least one. */
@@ -371,6 +422,11 @@ static uint64_t build_phase(wb_lanes_index *x, wb_lanes_builder *b, const uint8_
             }
         }
         if (b->i == count) {
+            if (b->like) {
+                /* like's batches, laid out already: their rows next */
+                build_enter(b, BUILD_ROWS_ALLOC);
+                return spent;
+            }
             b->window = 0;
             build_window(b, count);
         }
@@ -476,6 +532,11 @@ static uint64_t build_phase(wb_lanes_index *x, wb_lanes_builder *b, const uint8_
             size_t l = b->i++, n = x->lane_len[batch->first_lane + l];
             const uint8_t *t = bytes + offsets[x->lane_index[batch->first_lane + l]];
             for (size_t i = 0; i < n; i++) {
+                if (!batch->map[t[i]]) {
+                    /* only where laid out as like: a byte like's batch lacks */
+                    like_give_up(x, b);
+                    return spent + scan_units(i);
+                }
                 unsigned char *cell = table[batch->map[t[i]]] + l * (batch->width / 8);
                 /* bit i of lane l, little-endian lanes */
                 cell[i / 8] |= (unsigned char)(1u << (i % 8));
@@ -492,6 +553,57 @@ static uint64_t build_phase(wb_lanes_index *x, wb_lanes_builder *b, const uint8_
             build_enter(b, BUILD_DONE);
         }
         return spent ? spent : 1;
+    case LIKE_ALLOC: {
+        const wb_lanes_index *like = b->like;
+        x->rest_count = like->rest_count;
+        b->laned = count - like->rest_count;
+        x->count = like->count;
+        b->capacity = like->count;
+        x->lane_index = malloc((b->laned ? b->laned : 1) * sizeof *x->lane_index);
+        x->lane_len = malloc(b->laned ? b->laned : 1);
+        x->rest = malloc((x->rest_count ? x->rest_count : 1) * sizeof *x->rest);
+        x->batches = malloc((like->count ? like->count : 1) * sizeof *x->batches);
+        x->spaced = calloc(count / 64 + 1, sizeof *x->spaced);
+        x->length = malloc(count ? count : 1);
+        if (!x->lane_index || !x->lane_len || !x->rest || !x->batches || !x->spaced || !x->length)
+            return UINT64_MAX;
+        /* the rows: each batch's, then its masks, one after the other */
+        if (like->count) {
+            const wb_lanes_batch *last = &like->batches[like->count - 1];
+            b->rows = last->first_row + last->rows + 1;
+        }
+        build_enter(b, LIKE_LENGTHS);
+        return 1;
+    }
+    case LIKE_LENGTHS:
+        /* in lanes where like's candidate is, and then exactly as long
+         * (the other candidates, empty or long, are in `rest` in order) */
+        for (; b->i < count && spent < left; b->i++, spent++) {
+            uint64_t n = offsets[b->i + 1] - offsets[b->i];
+            uint8_t was = b->like->length[b->i];
+            uint8_t now = (uint8_t)(n < WB_LANES_LENGTH_MOST ? n : WB_LANES_LENGTH_MOST);
+            bool laned = n >= 1 && n <= WB_LANES_LONGEST;
+            bool like_laned = was >= 1 && was <= WB_LANES_LONGEST;
+            if (laned != like_laned || (laned && now != was)) {
+                like_give_up(x, b);
+                return spent + 1;
+            }
+            x->length[b->i] = now;
+        }
+        if (b->i == count) {
+            build_enter(b, LIKE_COPY);
+            b->r = 0;
+            b->k = 0;
+        }
+        return spent;
+    case LIKE_COPY:
+        spent = like_copy(x, b, left);
+        if (b->r == 4) {
+            b->r = 0;
+            build_enter(b, BUILD_SPACED);
+            b->k = count ? offsets[0] : 0;
+        }
+        return spent;
     default:
         return 1;
     }

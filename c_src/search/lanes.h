@@ -170,6 +170,9 @@ typedef struct {
     unsigned lanes; /* of the batch being filled */
     size_t window, window_end, window_laned;
     size_t starts[WB_LANES_LONGEST + 2];
+    /* wb_lanes_index_begin_like: the batches whose layout is taken (NULL:
+     * none, or given up) */
+    const struct wb_lanes_index *like;
 } wb_lanes_builder;
 
 typedef enum {
@@ -181,6 +184,17 @@ typedef enum {
 /* Starts building x (nothing allocated yet: wb_lanes_index_free frees
  * what a building stopped half-way holds). */
 void wb_lanes_index_begin(wb_lanes_index *x, wb_lanes_builder *b);
+/* Starts building x laid out as `like`, the batches of another set of as
+ * many candidates (read, not changed, until the building ends): where
+ * every candidate is as long as like's and holds no byte its batch of
+ * like lacks (as the sorted tokens of a set's candidates are to them),
+ * x gets like's batches, lanes and lengths copied, and only its spaces
+ * and rows made from its own bytes. At the first candidate that differs
+ * the building starts over as wb_lanes_index_begin's (x's answers are
+ * the same either way; the work before, up to a pass over x's bytes, is
+ * lost). */
+void wb_lanes_index_begin_like(wb_lanes_index *x, wb_lanes_builder *b,
+                               const struct wb_lanes_index *like);
 /* Does about `budget` units (at least one; a unit is about a nanosecond's
  * work), adds them to *used. bytes, offsets and count are the same at
  * every step. */

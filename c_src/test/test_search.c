@@ -691,6 +691,8 @@ static void test_too_far(void) {
     munmap(big, n + 1);
 }
 
+#include "lanes_like.h"
+
 int main(void) {
     test_too_far();
     /* every kernel this CPU has, and none */
@@ -712,6 +714,7 @@ int main(void) {
         test_every_byte();
         test_windows();
         test_stepped_build();
+        test_lanes_like();
         test_copy_bytes();
         test_narrow_batches();
         test_batches_in_flight();
