@@ -15,7 +15,9 @@ defmodule WellBehaved.FuzzyIndexSortedTokensTest do
   # ones of many tokens, through a processor, after additions, deletions
   # and a load; none kept exactly when every candidate is its own; every
   # scheduling mode; callers killed mid-job leave no memory behind; bad
-  # arguments are refused.
+  # arguments are refused. Their batches, laid out as the candidates' (or
+  # built anew where a sorted form is shorter or holds a byte its batch
+  # lacks): searches on them score every candidate as the pair scorer.
   use ExUnit.Case, async: false
 
   alias WellBehaved.{Fuzzy, Native, Runtime}
@@ -114,6 +116,44 @@ defmodule WellBehaved.FuzzyIndexSortedTokensTest do
     assert [%{sorted: false}] = Index.new(["b a"], sorted_tokens: false).segments
   end
 
+  # The sorted forms' batches are laid out as the candidates' (their
+  # lengths and bytes the same) unless one differs: a run of separators,
+  # a tab, one at an end. Either way a search on them scores each
+  # candidate as the pair scorer does.
+  test "searches on the sorted forms score as the pair scorer, batches laid out or not" do
+    :rand.seed(:exsss, {44, 1, 13})
+    names = for _ <- 1..5000, do: worded(Enum.random(2..4))
+    # one word each: their batches hold no space
+    words = for _ <- 1..300, do: word()
+
+    lists = [
+      {"names", names},
+      # its sorted form shorter, the next one's first byte after it
+      {"a run of spaces", List.insert_at(names, 4000, "zz  ab") |> List.insert_at(4001, "xq xq")},
+      {"a tab", List.insert_at(names, 2500, "b\tab")},
+      {"a space at the end", names ++ ["ab cd "]},
+      {"long ones", names ++ [Enum.map_join(1..30, " ", fn _ -> word() end)]},
+      # a space in the sorted form, none in its batch
+      {"a tab among words", List.insert_at(words, 100, "b\ta")}
+    ]
+
+    for {label, list} <- lists, query <- ["ab cd", "zz yx wv", "a", "ab zzx", "a b", "a!b"] do
+      index = Index.new(list)
+      texts = List.to_tuple(list)
+      assert [%{sorted: sorted}] = index.segments
+      assert is_reference(sorted), label
+      hits = Fuzzy.extract(query, index, scorer: :token_sort_ratio, limit: :all)
+      assert length(hits) == length(list), "#{label}: #{length(hits)} of #{length(list)}"
+
+      for {text, score, key} <- hits do
+        want = Fuzzy.score(query, text, scorer: :token_sort_ratio)
+
+        assert score == want and elem(texts, key) == text,
+               "#{label} #{inspect(query)} #{inspect(text)}: #{score}, want #{want}"
+      end
+    end
+  end
+
   test "additions, deletions and loads keep the sorted forms" do
     :rand.seed(:exsss, {44, 1, 10})
     names = fn n -> for _ <- 1..n, do: worded(Enum.random(1..3)) end
@@ -189,14 +229,18 @@ defmodule WellBehaved.FuzzyIndexSortedTokensTest do
     count = length(list)
     {:ok, packed, ^count} = Pack.pack(list, count)
     :ok = Native.pack_keep(packed)
+    # and an index: the sorted forms' batches laid out as its own
+    {:ok, indexed, ^count} = Pack.index(list, count, :normal, false, "test")
+    :ok = Native.pack_keep(indexed)
     :erlang.garbage_collect()
     before = :erlang.memory(:total)
 
     for round <- 1..30 do
       mode = Enum.at([:yielding, :yielding_dirty, :dirty_cpu, :threaded, :auto], rem(round, 5))
+      from = if rem(round, 3) == 0, do: packed, else: indexed
 
       kill_during(
-        fn -> Pack.sorted(packed, count, mode, rem(round, 2) == 0, "test") end,
+        fn -> Pack.sorted(from, count, mode, rem(round, 2) == 0, "test") end,
         rem(round, 7)
       )
     end
