@@ -99,11 +99,12 @@ defmodule WellBehaved.Fuzzy.Index do
   (`:token_sort_ratio`, `:partial_token_sort_ratio`), which then compare
   them in the search core's batches. They are made natively, a budget at
   a time; on candidates of several words they come with batches of their
-  own, which about doubles the cost of `new/2` and `add/2` (200,000 names
-  of two words, on a 2-vCPU AMD EPYC in November 2026, CPU time of the
-  VM, median of 7: 118 ms, 61 ms without, `WellBehaved.Levenshtein.Index.new/2`
-  60 ms; names of one word, whose tokens need no sorting: 45 ms, 41
-  without). With `false` the index is made as fast as the packing
+  own, laid out as the candidates', which add about two thirds to the cost
+  of `new/2` and `add/2` (200,000 names of two words, on a 2-vCPU AMD EPYC
+  shared with other work, November 29 2026, CPU time of the VM's threads,
+  median of 7: 82 ms, 49 ms without, `WellBehaved.Levenshtein.Index.new/2`
+  50 ms; names of one word, whose tokens need no sorting: 38 ms,
+  Levenshtein's 35). With `false` the index is made as fast as the packing
   allows, and those two scorers sort each candidate's tokens as they
   score it: the same scores, far slower searches (on two-word names, on
   a 2-vCPU Xeon, the 10 best by `:token_sort_ratio` took 90 ms where
