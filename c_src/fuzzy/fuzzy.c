@@ -262,8 +262,11 @@ static lev_kernel lev_kernel_of(const wb_fz_options *o) {
 
 /* The LCS of a and b, with a's pattern made once when there is one. */
 static bool start_lcs(wb_fz *s) {
-    return s->query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, s->b, s->n)
-                    : wb_fz_lcs_init(&s->k.lcs, s->a, s->m, s->b, s->n);
+    if (!(s->query ? wb_fz_lcs_init_with(&s->k.lcs, s->query, s->b, s->n)
+                   : wb_fz_lcs_init(&s->k.lcs, s->a, s->m, s->b, s->n)))
+        return false;
+    s->k.lcs.free_later = s->free_later;
+    return true;
 }
 
 static bool start_kernel(wb_fz *s) {
@@ -273,8 +276,11 @@ static bool start_kernel(wb_fz *s) {
     case WB_FZ_LEVENSHTEIN:
         switch (lev_kernel_of(&s->o)) {
         case LEV_UNIT:
-            return s->query ? wb_fz_lev_init_with(&s->k.lev, s->query, b, n, k)
-                            : wb_fz_lev_init(&s->k.lev, a, m, b, n, k);
+            if (!(s->query ? wb_fz_lev_init_with(&s->k.lev, s->query, b, n, k)
+                           : wb_fz_lev_init(&s->k.lev, a, m, b, n, k)))
+                return false;
+            s->k.lev.free_later = s->free_later;
+            return true;
         case LEV_INDEL:
             return start_lcs(s);
         default:
@@ -284,7 +290,9 @@ static bool start_kernel(wb_fz *s) {
     case WB_FZ_INDEL:
         return start_lcs(s);
     case WB_FZ_OSA:
-        return wb_fz_osa_init(&s->k.osa, a, m, b, n, k);
+        if (!wb_fz_osa_init(&s->k.osa, a, m, b, n, k)) return false;
+        s->k.osa.free_later = s->free_later;
+        return true;
     case WB_FZ_DAMERAU_LEVENSHTEIN:
         return wb_fz_damerau_init(&s->k.damerau, a, m, b, n, k);
     case WB_FZ_HAMMING:

@@ -275,6 +275,15 @@ static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint3
         }
         s->kernel_live = true;
     }
+    uint64_t setup = wb_fz_lcs_setup_units(k);
+    if (setup > 0) {
+        /* the kernel's vector set up first (nblocks words) */
+        uint64_t before = *used;
+        wb_fz_lcs_step(k, room < setup ? room : setup, used);
+        uint64_t spent = *used - before;
+        if (spent >= room || wb_fz_lcs_setup_units(k) > 0) return false;
+        room -= spent;
+    }
     size_t left = np->nblocks - k->block;
     wb_fz_lcs_step(k, room < left ? room : left, used);
     if (k->block != 0) return false;

@@ -8,8 +8,20 @@
 
 #include "kernels.h"
 
+#include <stdlib.h>
+
 /* the items of a row kernel's set-up (plain stores) per unit */
 #define SETUP_CELLS 8
+
+/* Frees a block of `bytes` (NULL: nothing), through free_later when it
+ * is given and the block has WB_FZ_FREE_LATER_FROM bytes or more. */
+static inline void wb_fz_free_block(void *block, size_t bytes,
+                                    void (*free_later)(void *block, size_t bytes)) {
+    if (block && free_later && bytes >= WB_FZ_FREE_LATER_FROM)
+        free_later(block, bytes);
+    else
+        free(block);
+}
 
 static inline size_t min_size(size_t x, size_t y) {
     return x < y ? x : y;

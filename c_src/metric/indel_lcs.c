@@ -12,11 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A block of S set up (in fresh memory: a page of each 512 blocks faults
+ * in as it is first written, about 2 us a page where measured) costs
+ * this many units. */
+#define LCS_SETUP_UNITS 2
+
 uint64_t wb_fz_lcs_units(size_t m, size_t n) {
-    return pattern_kernel_units(m, n);
+    return sat_add(pattern_kernel_units(m, n), sat_mul(blocks_of(min_size(m, n)), LCS_SETUP_UNITS));
 }
 
-/* The vector S: all ones (no position matched yet). */
+/* The vector S, block 0 set up (all ones: no position matched yet); the
+ * others are set up in the first steps (lcs_setup). */
 static bool lcs_vectors(wb_fz_lcs *k, size_t nblocks) {
     if (nblocks <= 1) {
         k->s = &k->one;
@@ -25,9 +31,22 @@ static bool lcs_vectors(wb_fz_lcs *k, size_t nblocks) {
         if (!k->s) return false;
         k->owned_bytes += nblocks * sizeof(uint64_t);
     }
-    for (size_t w = 0; w < nblocks; w++)
-        k->s[w] = ~(uint64_t)0;
+    k->s[0] = ~(uint64_t)0;
+    k->ready = 1;
     return true;
+}
+
+/* Blocks of S past k->ready set up, as many as `left` units pay for (one
+ * at least), adding their units to *spent; true when all are. */
+static bool lcs_setup(wb_fz_lcs *k, size_t nblocks, uint64_t left, uint64_t *spent) {
+    uint64_t afford = left / LCS_SETUP_UNITS > 0 ? left / LCS_SETUP_UNITS : 1;
+    size_t count = nblocks - k->ready <= afford ? nblocks - k->ready : (size_t)afford;
+    for (size_t w = k->ready; w < k->ready + count; w++)
+        k->s[w] = ~(uint64_t)0;
+    k->ready += count;
+    uint64_t units = (uint64_t)count * LCS_SETUP_UNITS;
+    *spent += units < left ? units : (left > 0 ? left : 1);
+    return k->ready == nblocks;
 }
 
 bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n) {
@@ -56,6 +75,11 @@ bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint3
     return true;
 }
 
+uint64_t wb_fz_lcs_setup_units(const wb_fz_lcs *k) {
+    size_t nblocks = k->use ? k->use->nblocks : 0;
+    return k->ready < nblocks ? (uint64_t)(nblocks - k->ready) * LCS_SETUP_UNITS : 0;
+}
+
 bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
     uint64_t spent = 0;
     if (budget == 0) budget = 1;
@@ -72,6 +96,9 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
         k->s[0] = wb_fz_lcs_word_run(p, k->b + k->col, end - k->col, k->s[0]);
         spent += end - k->col;
         k->col = end;
+    } else if (k->ready < nblocks &&
+               (spent >= budget || !lcs_setup(k, nblocks, budget - spent, &spent))) {
+        /* S is still being set up */
     } else {
         /* whole columns while the budget pays for them: the vector and
          * the column's row of the table through locals, the table's
@@ -138,8 +165,9 @@ bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used) {
 }
 
 void wb_fz_lcs_free(wb_fz_lcs *k) {
-    if (k->s != &k->one) free(k->s);
-    wb_fz_pattern_free(&k->pattern);
+    if (k->s && k->s != &k->one)
+        wb_fz_free_block(k->s, k->use->nblocks * sizeof(uint64_t), k->free_later);
+    wb_fz_pattern_free_with(&k->pattern, k->free_later);
     memset(k, 0, sizeof *k);
 }
 
@@ -181,6 +209,9 @@ size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
         lcs = wb_fz_lcs_of(s0, 64) + wb_fz_lcs_of(s1, m - 64);
     }
     wb_fz_short_end(&p);
-    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + blocks_of(m) * n);
+    /* the resumable form's units: its pattern, its vector's blocks past
+     * the first set up, its columns */
+    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + (blocks_of(m) - 1) * LCS_SETUP_UNITS +
+                     blocks_of(m) * n);
     return lcs;
 }

@@ -260,9 +260,14 @@ typedef struct {
     wb_fz_pattern pattern;    /* its own (wb_fz_lcs_init) */
     const wb_fz_pattern *use; /* the one in use */
     uint64_t *s;              /* one word per block */
+    size_t ready;             /* the blocks of s set up (many blocks) */
     uint64_t one;
     size_t owned_bytes;
     size_t result;
+    /* where blocks of WB_FZ_FREE_LATER_FROM bytes and up go when freed
+     * (NULL: free at once), set after init: a host frees them off its
+     * schedulers (as wb_fz_jaro's) */
+    void (*free_later)(void *block, size_t bytes);
 } wb_fz_lcs;
 
 bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n);
@@ -271,6 +276,10 @@ bool wb_fz_lcs_init(wb_fz_lcs *k, const uint32_t *a, size_t m, const uint32_t *b
  * short enough for the word kept in the state (m <= 64). */
 bool wb_fz_lcs_init_with(wb_fz_lcs *k, const wb_fz_pattern *pattern, const uint32_t *b, size_t n);
 bool wb_fz_lcs_step(wb_fz_lcs *k, uint64_t budget, uint64_t *used);
+/* The units the first steps have left to set the vector of a pattern of
+ * many blocks up (before any column): a step of exactly these finishes
+ * it and computes nothing more. */
+uint64_t wb_fz_lcs_setup_units(const wb_fz_lcs *k);
 void wb_fz_lcs_free(wb_fz_lcs *k);
 /* Bounds both inits' units (a pattern of either side). */
 uint64_t wb_fz_lcs_units(size_t m, size_t n);
@@ -295,6 +304,10 @@ typedef struct {
     size_t score; /* of block last's bottom row (row m once it is the last) */
     size_t owned_bytes;
     size_t result;
+    /* where blocks of WB_FZ_FREE_LATER_FROM bytes and up go when freed
+     * (NULL: free at once), set after init: a host frees them off its
+     * schedulers (as wb_fz_jaro's) */
+    void (*free_later)(void *block, size_t bytes);
 } wb_fz_lev;
 
 bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
@@ -327,6 +340,10 @@ typedef struct {
     size_t score;
     size_t owned_bytes;
     size_t result;
+    /* where blocks of WB_FZ_FREE_LATER_FROM bytes and up go when freed
+     * (NULL: free at once), set after init: a host frees them off its
+     * schedulers (as wb_fz_jaro's) */
+    void (*free_later)(void *block, size_t bytes);
 } wb_fz_osa;
 
 bool wb_fz_osa_init(wb_fz_osa *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,

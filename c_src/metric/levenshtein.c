@@ -242,11 +242,17 @@ wb_lev_path wb_lev_choose_path(void) {
 
 /* ---- unit costs ------------------------------------------------------------ */
 
+/* A block entering the band (its two words set up, in fresh memory: a
+ * page of each 512 blocks faults in as it is first written, about 2 us
+ * a page where measured) costs this many units. */
+#define LEV_ENTER_UNITS 4
+
 uint64_t wb_fz_lev_units(size_t m, size_t n) {
-    return pattern_kernel_units(m, n);
+    return sat_add(pattern_kernel_units(m, n), sat_mul(blocks_of(min_size(m, n)), LEV_ENTER_UNITS));
 }
 
-/* The vectors: VP all ones, VN zero (column 0: row i is i). */
+/* The vectors, block 0's set up (VP all ones, VN zero: column 0's row i
+ * is i); the others are set up as they enter the band (lev_enter). */
 static bool lev_vectors(wb_fz_lev *k, size_t nblocks) {
     if (nblocks <= 1) {
         k->vp = &k->one_vp;
@@ -257,10 +263,8 @@ static bool lev_vectors(wb_fz_lev *k, size_t nblocks) {
         k->vn = k->vp + nblocks;
         k->owned_bytes += 2 * nblocks * sizeof(uint64_t);
     }
-    for (size_t w = 0; w < nblocks; w++) {
-        k->vp[w] = ~(uint64_t)0;
-        k->vn[w] = 0;
-    }
+    k->vp[0] = ~(uint64_t)0;
+    k->vn[0] = 0;
     return true;
 }
 
@@ -307,17 +311,40 @@ bool wb_fz_lev_init(wb_fz_lev *k, const uint32_t *a, size_t m, const uint32_t *b
     return true;
 }
 
-/* The blocks columns j0..j1 (1-based) need, those entering the band at
- * its bottom set up (column 0: every vertical delta +1). */
-static void lev_select(wb_fz_lev *k, size_t j0, size_t j1) {
-    size_t last, nblocks = k->use->nblocks;
-    wb_lev_band_blocks(k->m, k->below, k->above, j0, j1, &k->first, &last);
+/* Blocks k->last + 1 .. last enter the band at its bottom, set up
+ * (column 0: every vertical delta +1). */
+static void lev_enter(wb_fz_lev *k, size_t last) {
+    size_t nblocks = k->use->nblocks;
     while (k->last < last) {
         size_t b = ++k->last;
         k->vp[b] = ~(uint64_t)0;
         k->vn[b] = 0;
         k->score += b + 1 == nblocks ? k->m - b * 64 : 64;
     }
+}
+
+/* The blocks columns j0..j1 (1-based) need, those entering the band set
+ * up (lev_ready has entered them in the step). */
+static void lev_select(wb_fz_lev *k, size_t j0, size_t j1) {
+    size_t last;
+    wb_lev_band_blocks(k->m, k->below, k->above, j0, j1, &k->first, &last);
+    lev_enter(k, last);
+}
+
+/* Before a column (or a wave of `columns`) starts: the blocks entering
+ * the band for it, as many as `left` units pay for (one at least),
+ * adding their units to *spent; true when all are in. A band as wide as
+ * a long pattern enters whole at column 1. */
+static bool lev_ready(wb_fz_lev *k, size_t columns, uint64_t left, uint64_t *spent) {
+    size_t first, last;
+    wb_lev_band_blocks(k->m, k->below, k->above, k->col + 1, k->col + columns, &first, &last);
+    if (k->last >= last) return true;
+    uint64_t afford = left / LEV_ENTER_UNITS > 0 ? left / LEV_ENTER_UNITS : 1;
+    size_t count = last - k->last <= afford ? last - k->last : (size_t)afford;
+    lev_enter(k, k->last + count);
+    uint64_t units = (uint64_t)count * LEV_ENTER_UNITS;
+    *spent += units < left ? units : (left > 0 ? left : 1);
+    return k->last >= last;
 }
 
 /* The bit of block last's bottom row: row m's in the pattern's last block. */
@@ -422,6 +449,11 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
     size_t columns = 1;
     wb_lev_wave_fn wave = nblocks > 1 ? wb_lev_wave(&columns) : NULL;
     while (k->col < k->n && spent < budget) {
+        if (!k->mid && k->last + 1 < nblocks) {
+            size_t ahead = wave && k->n - k->col >= columns ? columns : 1;
+            if (!lev_ready(k, ahead, budget - spent, &spent)) continue;
+            if (spent >= budget) break;
+        }
         if (!(wave && !k->mid && k->n - k->col >= columns &&
               lev_wave(k, wave, columns, last, budget - spent, &spent)) &&
             !lev_blocks(k, budget - spent, last, &spent))
@@ -441,8 +473,9 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
 }
 
 void wb_fz_lev_free(wb_fz_lev *k) {
-    if (k->vp != &k->one_vp) free(k->vp);
-    wb_fz_pattern_free(&k->pattern);
+    if (k->vp && k->vp != &k->one_vp)
+        wb_fz_free_block(k->vp, 2 * k->use->nblocks * sizeof(uint64_t), k->free_later);
+    wb_fz_pattern_free_with(&k->pattern, k->free_later);
     memset(k, 0, sizeof *k);
 }
 

@@ -154,8 +154,9 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
 }
 
 void wb_fz_osa_free(wb_fz_osa *k) {
-    if (k->vp != k->one) free(k->vp);
-    wb_fz_pattern_free(&k->pattern);
+    if (k->vp && k->vp != k->one)
+        wb_fz_free_block(k->vp, 4 * k->pattern.nblocks * sizeof(uint64_t), k->free_later);
+    wb_fz_pattern_free_with(&k->pattern, k->free_later);
     memset(k, 0, sizeof *k);
 }
 

@@ -1,6 +1,7 @@
 /*
  * Part of test_fuzzy.c: a pair scorer given a free_later (fuzzy.h) hands
- * Jaro's large blocks to it, and a partial ratio's needle patterns, and
+ * Jaro's large blocks to it, a partial ratio's needle patterns, and the
+ * Levenshtein, Indel and OSA kernels' own patterns, and
  * only those of 64 KiB and up, each once
  * (ASan: nothing freed twice or leaked), with the score of the pair
  * scored without it; without one, nothing is handed over.
@@ -73,6 +74,16 @@ static void fl_partial(bool hook, uint64_t budget) {
           fl_handed, hook ? 4 : 0);
 }
 
+/* The edit kernels' own patterns: Levenshtein, Indel and OSA of 3,000
+ * symbols against 8,000 (a table of 94 KiB; vectors of under 2 KiB). */
+static void fl_edits(wb_fz_scorer scorer, const char *name, bool hook, uint64_t budget) {
+    wb_fz_options o = {.scorer = scorer, .kind = WB_FZ_DISTANCE, .ins = 1, .del = 1, .sub = 1};
+    fl_score(&o, name, 3000, hook, budget);
+    CHECK(hook ? fl_handed >= 1 && fl_handed <= 2 : fl_handed == 0,
+          "%s with%s free_later: %zu blocks handed over, want %s", name, hook ? "" : "out",
+          fl_handed, hook ? "1 or 2 (the pattern's table and map)" : "0");
+}
+
 static void test_free_later(void) {
     static const uint64_t budgets[] = {1, 64, UINT64_MAX / 4};
     for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++)
@@ -80,6 +91,11 @@ static void test_free_later(void) {
             fl_run(WB_FZ_JARO, hook, budgets[i]);
             fl_run(WB_FZ_JARO_WINKLER, hook, budgets[i]);
             fl_partial(hook, budgets[i] > 1 ? budgets[i] : 4096);
+            if (budgets[i] > 1) {
+                fl_edits(WB_FZ_LEVENSHTEIN, "levenshtein", hook, budgets[i]);
+                fl_edits(WB_FZ_INDEL, "indel", hook, budgets[i]);
+                fl_edits(WB_FZ_OSA, "osa", hook, budgets[i]);
+            }
         }
 }
 

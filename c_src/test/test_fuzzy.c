@@ -22,6 +22,7 @@
 #include "fuzzy_free_later.h"
 #include "fuzzy_kernel_steps.h"
 #include "fuzzy_reference.h"
+#include "fuzzy_setup_steps.h"
 #include "fuzzy_short_edits.h"
 #include "fuzzy_short_form.h"
 #include "fuzzy_wide_weights.h"
@@ -856,6 +857,7 @@ int main(void) {
     test_kernel_steps();
     test_sorted_set(400);
     test_free_later();
+    test_setup_steps();
     printf("%zu stepped runs, %zu quick scores (%zu against a bar one edit worse, %zu under "
            "Jaro's top), %zu quick WRatios of single tokens, %zu quick partial ratios against a "
            "search's worst kept, %zu Damerau-Levenshtein distances with cuts; in one go, the most "
