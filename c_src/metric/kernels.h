@@ -136,6 +136,9 @@ typedef struct {
 
 bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m);
 bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m);
+/* wb_fz_pattern_alloc when the count of s's symbols of 256 and up is
+ * known (`high`, at least that many): the map sized for them, none for 0. */
+bool wb_fz_pattern_alloc_high(wb_fz_pattern *p, const uint32_t *s, size_t m, size_t high);
 bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_pattern_units(size_t m);
 void wb_fz_pattern_free(wb_fz_pattern *p);

@@ -2,8 +2,9 @@
  * 1999, in Hyyro's 2003 blocks): a pattern of one word through the word
  * step of levenshtein_word.h, a longer one in blocks of 64 positions
  * through the block form of levenshtein_block.h (defined here: the one
- * block kernel, which the Levenshtein core c_src/levenshtein/levenshtein.c
- * steps too), a column resumable; and the weighted distance
+ * block kernel), a column resumable, which the distance of two texts
+ * (levenshtein_text.c: the Levenshtein jobs, the search core's pairs)
+ * runs too; and the weighted distance
  * (Wagner-Fischer rows, 64-bit cells that saturate or 128-bit ones). The
  * lanes of many short candidates are c_src/search/lanes*. */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */

@@ -49,10 +49,6 @@ static size_t map_slot(const wb_fz_pattern *p, uint32_t c, size_t block) {
 }
 
 bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
-    memset(p, 0, sizeof *p);
-    size_t nblocks = m / 64 + (m % 64 != 0);
-    if (nblocks == 0) nblocks = 1;
-    if (nblocks > UINT32_MAX || nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
     /* the entries the map may need: one per symbol of 256 and up */
     size_t high = m;
     if (m <= PATTERN_SCAN) {
@@ -60,6 +56,14 @@ bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
         for (size_t i = 0; i < m; i++)
             high += s[i] >= 256;
     }
+    return wb_fz_pattern_alloc_high(p, s, m, high);
+}
+
+bool wb_fz_pattern_alloc_high(wb_fz_pattern *p, const uint32_t *s, size_t m, size_t high) {
+    memset(p, 0, sizeof *p);
+    size_t nblocks = m / 64 + (m % 64 != 0);
+    if (nblocks == 0) nblocks = 1;
+    if (nblocks > UINT32_MAX || nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
     if (high > SIZE_MAX / 4 / sizeof(wb_fz_pattern_entry)) return false;
     size_t capacity = map_capacity(high);
     p->low = calloc(256 * nblocks, sizeof(uint64_t));
