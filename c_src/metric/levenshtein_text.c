@@ -2,7 +2,10 @@
  * the set-up in parts, each a budget at a time, then the one Levenshtein
  * kernel (wb_fz_lev, levenshtein.c) on the symbols.
  *
- *   ALLOC      the symbol buffer (4 bytes per input byte)
+ *   ASCII      codepoints: whether both sides are ASCII (valid UTF-8 of a
+ *              codepoint a byte), which are then bytes
+ *   ALLOC      the symbol buffer (4 bytes per input byte); bytes are not
+ *              decoded (the pattern and the kernel read them as symbols)
  *   DECODE_A   a's bytes into symbols (codepoints validated)
  *   DECODE_B   b's (with a pattern made once: the text's only)
  *   PREFIX     the common prefix, then SUFFIX the common suffix
@@ -18,19 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* columns between two looks at whether the band can still end under the
- * cutoff */
-#define BAND_CHECK_COLUMNS 8
 /* the pages a long pattern's tables are written by before its fill */
 #define TOUCH_BYTES 4096
 /* symbols compared (affixes) or looked at (COUNT) per unit */
 #define SCAN_PER_UNIT 8
+/* bytes compared per unit (affixes of bytes, as the byte core charged) */
+#define BYTE_SCAN_PER_UNIT 4
 /* wb_lev_predict drops prefix and suffix only for bigger problems, and
  * looks this many bytes into each end at most */
 #define PREDICT_EXACT_FROM 4096
 #define PREDICT_STRIP_MOST 4096
 
 enum {
+    PHASE_ASCII,
     PHASE_ALLOC,
     PHASE_DECODE_A,
     PHASE_DECODE_B,
@@ -101,48 +104,27 @@ static bool settle(wb_lev *s, size_t m, size_t n) {
     return false;
 }
 
-/* The kernel on the pattern in use and the text; false: out of memory. */
+/* Bytes: the pattern's and the kernel's bytes from this step's a and b
+ * (they may move between steps). */
+static void point_at_bytes(wb_lev *s, const uint8_t *a, const uint8_t *b) {
+    if (s->codepoints) return;
+    if (s->with) {
+        if (s->kernel_on) s->kernel.b8 = b;
+        return;
+    }
+    s->pattern.s8 = (s->p_is_a ? a : b) + s->pre;
+    if (s->kernel_on) s->kernel.b8 = (s->p_is_a ? b : a) + s->pre;
+}
+
+/* The kernel on the pattern in use and the text (its symbols, or NULL:
+ * its bytes, point_at_bytes); false: out of memory. */
 static bool start_kernel(wb_lev *s, const wb_fz_pattern *pattern, const uint32_t *t, size_t n) {
     /* no distance is above the longer length: a cutoff past it cuts nothing */
     size_t longer = max_size(pattern->m, n);
     size_t cutoff = s->k < longer ? s->k : WB_FZ_NO_CUTOFF;
     if (!wb_fz_lev_init_with(&s->kernel, pattern, t, n, cutoff)) return false;
     s->kernel_on = true;
-    /* a cutoff under the longer length, on a pattern of blocks: the
-     * columns in slices of a few, to look between them whether the band
-     * can still end under it */
-    s->slice = UINT64_MAX;
-    if (cutoff != WB_FZ_NO_CUTOFF && pattern->nblocks > 1)
-        s->slice = (uint64_t)BAND_CHECK_COLUMNS * (blocks_of(cutoff + 1) + 2);
     s->phase = PHASE_COLUMNS;
-    return true;
-}
-
-/* Whether, between two columns, no computed cell can still lie on a path
- * of cost <= the cutoff, so the distance is above it. Every path to
- * (m, n) crosses the column; from cell (i, j) it costs at least D[i][j]
- * plus |(m - i) - (n - j)|. Within a block, D[i] >= D[bottom] - (bottom -
- * i) (a column's values grow by at most one a row), which bounds each
- * block by its bottom row's score; the bottoms come from the last block's
- * (the kernel's score), the vertical deltas summed block by block
- * upwards. Computed values are the costs of real paths (at least the true
- * ones) and exact for every cell that can matter; cells outside the
- * blocks computed cannot matter (the band). */
-static bool band_hopeless(const wb_fz_lev *k) {
-    int64_t c = (int64_t)k->col + (int64_t)k->m - (int64_t)k->n, cutoff = (int64_t)k->k;
-    int64_t score = (int64_t)k->score;
-    size_t nblocks = k->use->nblocks;
-    for (size_t b = k->last + 1; b-- > k->first;) {
-        bool final = b + 1 == nblocks;
-        int64_t bottom = final ? (int64_t)k->m : (int64_t)((b + 1) * 64);
-        int64_t top = (int64_t)(b * 64) + 1;
-        /* min over rows i of the block of i + |i - c| */
-        int64_t least = c >= top ? c : 2 * top - c;
-        if (score - bottom + least <= cutoff) return false;
-        uint64_t rows = final ? wb_fz_low_bits(k->m - b * 64) : ~(uint64_t)0;
-        score -=
-            (int64_t)wb_fz_popcount(k->vp[b] & rows) - (int64_t)wb_fz_popcount(k->vn[b] & rows);
-    }
     return true;
 }
 
@@ -170,9 +152,14 @@ static void touch_pages(wb_lev *s, uint64_t left, uint64_t *spent) {
 
 /* After the affixes: the pattern is the shorter side. */
 static void affixes_done(wb_lev *s) {
-    const uint32_t *a = s->symbols + s->pre, *b = text_symbols(s) + s->pre;
     size_t m = s->la - s->pre - s->suf, n = s->lb - s->pre - s->suf;
     if (settle(s, m, n)) return;
+    s->p_is_a = m <= n;
+    const uint32_t *a = NULL, *b = NULL;
+    if (s->codepoints) {
+        a = s->symbols + s->pre;
+        b = text_symbols(s) + s->pre;
+    }
     shorter_first(&a, &m, &b, &n);
     s->p = a;
     s->m = m;
@@ -187,9 +174,42 @@ static void affixes_done(wb_lev *s) {
  * to *spent. */
 static void advance(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left, uint64_t *spent) {
     switch (s->phase) {
+    case PHASE_ASCII: {
+        /* a then b, as one run of alen + blen bytes */
+        size_t total = s->alen + s->blen, i = s->cursor;
+        size_t end = i + affordable(total - i, left, SCAN_PER_UNIT);
+        bool ascii = true;
+        if (i < s->alen) {
+            size_t e = min_size(end, s->alen);
+            ascii = wb_text_ascii(a + i, e - i);
+            i = e;
+        }
+        if (ascii && i < end) ascii = wb_text_ascii(b + (i - s->alen), end - i);
+        *spent += units_of(end - s->cursor, SCAN_PER_UNIT) + 1;
+        s->cursor = end;
+        if (ascii && end < total) return;
+        s->cursor = 0;
+        s->codepoints = !ascii;
+        s->phase = PHASE_ALLOC;
+        return;
+    }
     case PHASE_ALLOC: {
         size_t count = s->with ? s->blen : s->alen + s->blen;
         *spent += 1;
+        if (!s->codepoints) {
+            /* bytes are their own symbols: nothing to decode */
+            s->la = s->alen;
+            s->lb = s->blen;
+            if (!s->with) {
+                s->phase = PHASE_PREFIX;
+            } else if (!settle(s, s->with->pattern.m, s->lb)) {
+                if (start_kernel(s, &s->with->pattern, NULL, s->lb))
+                    point_at_bytes(s, a, b);
+                else
+                    fail(s, WB_LEV_ENOMEM);
+            }
+            return;
+        }
         if (count <= WB_LEV_INLINE_SYMBOLS) {
             s->symbols = s->inline_symbols;
             s->phase = s->with ? PHASE_DECODE_B : PHASE_DECODE_A;
@@ -239,25 +259,36 @@ static void advance(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left
         s->phase = PHASE_PREFIX;
         return;
     case PHASE_PREFIX: {
-        const uint32_t *x = s->symbols, *y = text_symbols(s);
-        size_t most = min_size(s->la, s->lb),
-               end = s->pre + affordable(most - s->pre, left, SCAN_PER_UNIT);
+        size_t per = s->codepoints ? SCAN_PER_UNIT : BYTE_SCAN_PER_UNIT;
+        size_t most = min_size(s->la, s->lb), end = s->pre + affordable(most - s->pre, left, per);
         size_t i = s->pre;
-        while (i < end && x[i] == y[i])
-            i++;
-        *spent += units_of(i - s->pre, SCAN_PER_UNIT) + 1;
+        if (s->codepoints) {
+            const uint32_t *x = s->symbols, *y = text_symbols(s);
+            while (i < end && x[i] == y[i])
+                i++;
+        } else {
+            while (i < end && a[i] == b[i])
+                i++;
+        }
+        *spent += units_of(i - s->pre, per) + 1;
         s->pre = i;
         if (i == end && i < most) return; /* the budget ended on equal symbols */
         s->phase = PHASE_SUFFIX;
         return;
     }
     case PHASE_SUFFIX: {
-        const uint32_t *x = s->symbols, *y = text_symbols(s);
         size_t most = min_size(s->la, s->lb) - s->pre;
-        size_t end = s->suf + affordable(most - s->suf, left, SCAN_PER_UNIT), i = s->suf;
-        while (i < end && x[s->la - 1 - i] == y[s->lb - 1 - i])
-            i++;
-        *spent += units_of(i - s->suf, SCAN_PER_UNIT) + 1;
+        size_t per = s->codepoints ? SCAN_PER_UNIT : BYTE_SCAN_PER_UNIT;
+        size_t end = s->suf + affordable(most - s->suf, left, per), i = s->suf;
+        if (s->codepoints) {
+            const uint32_t *x = s->symbols, *y = text_symbols(s);
+            while (i < end && x[s->la - 1 - i] == y[s->lb - 1 - i])
+                i++;
+        } else {
+            while (i < end && a[s->la - 1 - i] == b[s->lb - 1 - i])
+                i++;
+        }
+        *spent += units_of(i - s->suf, per) + 1;
         s->suf = i;
         if (i == end && i < most) return;
         affixes_done(s);
@@ -279,6 +310,7 @@ static void advance(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left
                 fail(s, WB_LEV_ENOMEM);
                 return;
             }
+            point_at_bytes(s, a, b);
             if (s->pattern.written) {
                 /* a long pattern: its table's pages written first here,
                  * each charged as the fill would (WB_FZ_PATTERN_PAGE_UNITS),
@@ -295,20 +327,17 @@ static void advance(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t left
             touch_pages(s, left, spent);
             return;
         }
-        if (wb_fz_pattern_fill(&s->pattern, left, spent) &&
-            !start_kernel(s, &s->pattern, s->t, s->n))
-            fail(s, WB_LEV_ENOMEM);
-        return;
-    case PHASE_COLUMNS: {
-        wb_fz_lev *k = &s->kernel;
-        if (wb_fz_lev_step(k, left < s->slice ? left : s->slice, spent)) {
-            finish(s, k->result);
-        } else if (s->slice != UINT64_MAX && !k->mid) {
-            *spent += units_of(k->last - k->first + 1, 4);
-            if (band_hopeless(k)) finish(s, s->k + 1);
+        if (wb_fz_pattern_fill(&s->pattern, left, spent)) {
+            if (start_kernel(s, &s->pattern, s->t, s->n))
+                point_at_bytes(s, a, b);
+            else
+                fail(s, WB_LEV_ENOMEM);
         }
         return;
-    }
+    case PHASE_COLUMNS:
+        /* (a cutoff's band stops the columns once it cannot end under it) */
+        if (wb_fz_lev_step(&s->kernel, left, spent)) finish(s, s->kernel.result);
+        return;
     }
 }
 
@@ -318,12 +347,12 @@ void wb_lev_start(wb_lev *s, const uint8_t *a, size_t alen, const uint8_t *b, si
                   bool codepoints, size_t max_distance) {
     (void)a;
     (void)b;
-    memset(s, 0, offsetof(wb_lev, inline_symbols));
+    memset(s, 0, offsetof(wb_lev, kernel));
     s->codepoints = codepoints;
     s->alen = alen;
     s->blen = blen;
     s->k = max_distance;
-    s->phase = PHASE_ALLOC;
+    s->phase = codepoints ? PHASE_ASCII : PHASE_ALLOC;
 }
 
 void wb_lev_start_with(wb_lev *s, const wb_lev_pattern *p, size_t n, size_t max_distance) {
@@ -350,6 +379,7 @@ wb_lev_status wb_lev_init(wb_lev *s, const uint8_t *a, size_t alen, const uint8_
 bool wb_lev_step(wb_lev *s, const uint8_t *a, const uint8_t *b, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
     if (budget == 0) budget = 1;
+    if (s->phase >= PHASE_PATTERN) point_at_bytes(s, a, b);
     uint64_t spent = 0;
     do
         advance(s, a, b, budget - spent, &spent);
@@ -396,8 +426,13 @@ uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
 uint64_t wb_lev_setup_units(size_t alen, size_t blen, bool codepoints) {
     size_t shorter = min_size(alen, blen);
     uint64_t units = 4 + wb_fz_decode_units(alen) + wb_fz_decode_units(blen) +
-                     2 * units_of(shorter, SCAN_PER_UNIT) + wb_fz_pattern_units(shorter);
-    return codepoints ? units + units_of(shorter, SCAN_PER_UNIT) : units;
+                     2 * units_of(shorter, codepoints ? SCAN_PER_UNIT : BYTE_SCAN_PER_UNIT) +
+                     wb_fz_pattern_units(shorter);
+    /* codepoints: the count of the pattern's symbols of 256 and up, and
+     * the look for ASCII first */
+    return codepoints
+               ? units + units_of(shorter, SCAN_PER_UNIT) + units_of(alen + blen, SCAN_PER_UNIT) + 1
+               : units;
 }
 
 size_t wb_lev_memory(const wb_lev *s) {

@@ -5,10 +5,13 @@
  * kernels.h / levenshtein.c). Pure C, no erl_nif.
  *
  * A computation is a state (wb_lev) advanced by wb_lev_step in bounded
- * amounts of work, so that any scheduler can slice it: the inputs are
- * decoded into symbols (bytes, or codepoints validated as they go), the
- * common prefix and suffix dropped, the shorter side's pattern built, then
- * the kernel's columns run, each part a budget at a time
+ * amounts of work, so that any scheduler can slice it: codepoint inputs
+ * are decoded into symbols (validated as they go) unless both are ASCII;
+ * bytes are read as symbols where they are (the pattern's fill and the
+ * kernel's text, wb_fz_pattern.s8 / wb_fz_lev.b8); the common prefix and
+ * suffix dropped, the shorter side's pattern built, then the kernel's
+ * columns run (a cutoff's band stopping them once it cannot end under
+ * it), each part a budget at a time
  * (levenshtein_text.c). Pairs that finish in one go without a state (one
  * word of pattern, or a cutoff of at most 3) are levenshtein_short.c's.
  *
@@ -77,16 +80,17 @@ typedef struct wb_lev {
     size_t pre, suf;       /* common affix found so far */
     size_t cursor, high;   /* the pattern side's symbols of 256 and up, counted */
     const uint32_t *p, *t; /* the pattern (shorter side) and the text, after the affixes */
+    bool p_is_a;           /* bytes (no symbols): the pattern is a's, from pre */
     size_t m, n;
     const wb_lev_pattern *with; /* wb_lev_start_with's, or NULL */
     wb_fz_pattern pattern;      /* its own, else */
     bool touching;              /* its pages written first (a long one) */
     size_t touched;             /* bytes of its tables gone past */
-    wb_fz_lev kernel;
     bool kernel_on;
-    uint64_t slice; /* the kernel's units between two looks at its band */
-    /* the symbols of a pair of at most WB_LEV_INLINE_SYMBOLS bytes in all
-     * (no allocation; not cleared by wb_lev_start) */
+    /* from here on not cleared by wb_lev_start: the kernel (set up by its
+     * init, read only once kernel_on), the symbols of a pair of at most
+     * WB_LEV_INLINE_SYMBOLS bytes in all (no allocation) */
+    wb_fz_lev kernel;
     uint32_t inline_symbols[WB_LEV_INLINE_SYMBOLS];
 } wb_lev;
 
@@ -104,8 +108,9 @@ void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator);
 /* Begins a computation and does nothing else (it allocates nothing and
  * cannot fail): wb_lev_step does the set-up within its budget like the
  * rest, and a set-up that fails ends the computation (wb_lev_error).
- * a and b must stay readable until the set-up is done, the same bytes
- * passed again to every wb_lev_step (they may move between steps).
+ * a and b must stay readable until the computation ends (bytes are read as
+ * symbols, not copied), the same bytes passed again to every wb_lev_step
+ * (they may move between steps).
  * max_distance: WB_LEV_NO_LIMIT, or k such that any distance above k is
  * reported as k + 1. wb_lev_free frees the state, finished or not. The
  * state must stay where it is until then. */

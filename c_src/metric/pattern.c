@@ -110,7 +110,7 @@ static bool fill_long(wb_fz_pattern *p, uint64_t units, uint64_t *used) {
     uint64_t page_room = (uint64_t)WB_FZ_PATTERN_PAGE_UNITS * WB_FZ_PATTERN_PER_UNIT;
     size_t start = i;
     for (; i < p->m; i++) {
-        uint32_t c = s[i];
+        uint32_t c = p->s8 ? p->s8[i] : s[i];
         uint64_t bit = (uint64_t)1 << (i % 64);
         uint64_t *word = NULL;
         size_t slot = 0, page;
@@ -158,6 +158,21 @@ bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used) {
                        : (size_t)units * WB_FZ_PATTERN_PER_UNIT;
     const uint32_t *s = p->s;
     size_t nblocks = p->nblocks, end = p->filled + count;
+    if (p->capacity == 0) {
+        /* no map (every symbol below 256): the table alone, through locals
+         * (a store through p->low could otherwise reload p's fields) */
+        uint64_t *low = p->low;
+        const uint8_t *s8 = p->s8;
+        if (s8)
+            for (size_t i = p->filled; i < end; i++)
+                low[(size_t)s8[i] * nblocks + i / 64] |= (uint64_t)1 << (i % 64);
+        else
+            for (size_t i = p->filled; i < end; i++)
+                low[(size_t)s[i] * nblocks + i / 64] |= (uint64_t)1 << (i % 64);
+        p->filled = end;
+        *used += count / WB_FZ_PATTERN_PER_UNIT + (count % WB_FZ_PATTERN_PER_UNIT != 0);
+        return p->filled == p->m;
+    }
     for (size_t i = p->filled; i < end; i++) {
         uint64_t bit = (uint64_t)1 << (i % 64);
         uint32_t c = s[i];
