@@ -500,7 +500,8 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
 
 void wb_fz_lev_free(wb_fz_lev *k) {
     if (k->vp != &k->one_vp) free(k->vp);
-    wb_fz_pattern_free(&k->pattern);
+    /* its own pattern (wb_fz_lev_init), if any: none with a borrowed one */
+    if (k->pattern.low || k->pattern.map || k->pattern.written) wb_fz_pattern_free(&k->pattern);
     memset(k, 0, sizeof *k);
 }
 
