@@ -10,9 +10,10 @@ include mk/common.mk
 
 # the metrics, a file each with its forms (c_src/metric/kernels.h)
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
+	c_src/metric/levenshtein_text.c c_src/metric/levenshtein_short.c \
 	c_src/metric/osa.c c_src/metric/damerau.c c_src/metric/hamming.c c_src/metric/jaro.c
 METRIC_HDR := c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
-	c_src/metric/levenshtein_block.h \
+	c_src/metric/levenshtein_block.h c_src/metric/levenshtein_text.h \
 	c_src/metric/osa_word.h c_src/metric/jaro_word.h
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
@@ -22,8 +23,8 @@ FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
 FUZZY_HDR += c_src/fuzzy/sorted_set.h
-CORE_SRC := c_src/text/utf8.c c_src/levenshtein/levenshtein.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
-CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/levenshtein/levenshtein.h c_src/search/search.h c_src/search/lanes.h \
+CORE_SRC := c_src/text/utf8.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
+CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
 SDK_SRC := c_src/runtime/wb_runtime.c

@@ -12,9 +12,9 @@ EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
 EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_server.c c_src/external/wb_ext_jobs.c
 # the library's job types in a server
 EXTERNAL_LIB_SRC := $(EXTERNAL_JOBS_SRC) c_src/external/wb_ext_library.c c_src/nif/levenshtein_job.c \
-	c_src/nif/fuzzy_score_job.c c_src/levenshtein/levenshtein.c c_src/text/utf8.c \
+	c_src/nif/fuzzy_score_job.c c_src/text/utf8.c \
 	$(filter-out c_src/fuzzy/extract%,$(FUZZY_SRC))
-EXTERNAL_HDR := c_src/external/wb_external.h c_src/levenshtein/levenshtein.h c_src/text/utf8.h \
+EXTERNAL_HDR := c_src/external/wb_external.h c_src/text/utf8.h \
 	c_src/metric/levenshtein_word.h c_src/probe/cpu_clock.h c_src/nif/jobs.h $(FUZZY_HDR)
 EXTERNAL_SERVER_CFLAGS := -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS)
 EXTERNAL_BIN := $(PRIV_DIR)/wb_external

@@ -57,7 +57,7 @@ typedef ssize_t (*wb_ext_writev_fn)(void *ctx, const struct iovec *iov, int iovc
 /* true: abandon the request being computed (and the connection) */
 typedef bool (*wb_ext_cancel_fn)(void *ctx);
 
-/* work units (~2 ns each, see levenshtein.h) between two cancel checks;
+/* work units (~2 ns each, see c_src/metric/kernels.h) between two cancel checks;
  * shorter computations never check */
 #define WB_EXT_CANCEL_CHECK_UNITS ((uint64_t)1 << 20)
 

@@ -1,6 +1,7 @@
 /*
- * Fuzz target: the Levenshtein core (c_src/levenshtein), in both units and
- * with cutoffs, stepped in small budgets, against a plain dynamic
+ * Fuzz target: the Levenshtein distance of texts
+ * (c_src/metric/levenshtein_text.c), in both units and with cutoffs,
+ * stepped in small budgets, against a plain dynamic
  * programming reference with its own UTF-8 decoder (c_src/test/reference.h).
  *
  * Input: a flags byte (bit 0: codepoints; bit 1: a cutoff; bit 2: larger
@@ -10,7 +11,7 @@
  * bytes of a and b. In byte mode also: the small-cutoff path for every
  * cutoff up to its most, and a as a pattern whose table is made once.
  */
-#include "../levenshtein/levenshtein.h"
+#include "../metric/levenshtein_text.h"
 #include "../test/reference.h"
 #include "fuzz.h"
 

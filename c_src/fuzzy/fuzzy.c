@@ -9,8 +9,6 @@
 
 #include "../metric/common.h"
 
-#include "../levenshtein/levenshtein.h"
-
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

@@ -124,6 +124,7 @@ typedef struct {
     size_t slots;             /* the map's slots (a power of two), or 0: no symbol >= 256 */
     size_t capacity;          /* the map's slots allocated (0: none) */
     const uint32_t *s;        /* the symbols, and how many are placed */
+    const uint8_t *s8;        /* or bytes (s NULL, no map), set by the caller */
     size_t filled;
     size_t owned_bytes;
     uint64_t *written; /* a long pattern's fill: a bit a page of low and map written */
@@ -136,6 +137,9 @@ typedef struct {
 
 bool wb_fz_pattern_init(wb_fz_pattern *p, const uint32_t *s, size_t m);
 bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m);
+/* wb_fz_pattern_alloc when the count of s's symbols of 256 and up is
+ * known (`high`, at least that many): the map sized for them, none for 0. */
+bool wb_fz_pattern_alloc_high(wb_fz_pattern *p, const uint32_t *s, size_t m, size_t high);
 bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_pattern_units(size_t m);
 void wb_fz_pattern_free(wb_fz_pattern *p);
@@ -291,6 +295,7 @@ uint64_t wb_fz_lcs_units(size_t m, size_t n);
  * in its band, several at once when the budget allows. */
 typedef struct {
     const uint32_t *b;
+    const uint8_t *b8; /* or the text's bytes (b NULL), set by the caller */
     size_t m, n, col, k;
     size_t below, above;         /* the band (levenshtein_block.h) */
     size_t first, last;          /* the blocks of column col (many blocks) */
@@ -301,7 +306,9 @@ typedef struct {
     const wb_fz_pattern *use;    /* the one in use */
     uint64_t *vp, *vn;           /* one word per block */
     uint64_t one_vp, one_vn;
-    size_t score; /* of block last's bottom row (row m once it is the last) */
+    size_t score;   /* of block last's bottom row (row m once it is the last) */
+    uint64_t spare; /* a cutoff's band: units its columns left of every block's,
+                       paying for the looks at whether it can still end under */
     size_t owned_bytes;
     size_t result;
     /* where blocks of WB_FZ_FREE_LATER_FROM bytes and up go when freed

@@ -2,8 +2,9 @@
  * 1999, in Hyyro's 2003 blocks): a pattern of one word through the word
  * step of levenshtein_word.h, a longer one in blocks of 64 positions
  * through the block form of levenshtein_block.h (defined here: the one
- * block kernel, which the Levenshtein core c_src/levenshtein/levenshtein.c
- * steps too), a column resumable; and the weighted distance
+ * block kernel), a column resumable, which the distance of two texts
+ * (levenshtein_text.c: the Levenshtein jobs, the search core's pairs)
+ * runs too; and the weighted distance
  * (Wagner-Fischer rows, 64-bit cells that saturate or 128-bit ones). The
  * lanes of many short candidates are c_src/search/lanes*. */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime (cpu_clock.h) */
@@ -240,6 +241,10 @@ wb_lev_path wb_lev_choose_path(void) {
     return (wb_lev_path)chosen;
 }
 
+/* columns between two looks at whether a cutoff's band can still end
+ * under it */
+#define LEV_LOOK_COLUMNS 8
+
 /* ---- unit costs ------------------------------------------------------------ */
 
 /* A block entering the band (its two words set up, in fresh memory: a
@@ -352,6 +357,11 @@ static uint64_t lev_bottom(const wb_fz_lev *k, uint64_t last_row) {
     return k->last + 1 == k->use->nblocks ? last_row : (uint64_t)1 << 63;
 }
 
+/* Text column j's symbol (0-based): from the bytes or the symbols. */
+static inline uint32_t lev_symbol(const wb_fz_lev *k, size_t j) {
+    return k->b8 ? k->b8[j] : k->b[j];
+}
+
 /* The next `columns` columns at once, from their tops, when their symbols
  * are all in the pattern's table (below 256) and `left` units pay for
  * them; false, having computed nothing, for any other. */
@@ -360,7 +370,7 @@ static bool lev_wave(wb_fz_lev *k, wb_lev_wave_fn wave, size_t columns, uint64_t
     const wb_fz_pattern *p = k->use;
     const uint64_t *eq[WB_LEV_WAVE_MOST];
     for (size_t c = 0; c < columns; c++) {
-        uint32_t symbol = k->b[k->col + c];
+        uint32_t symbol = lev_symbol(k, k->col + c);
         if (symbol >= 256) return false;
         eq[c] = p->low + (size_t)symbol * p->nblocks;
     }
@@ -368,7 +378,7 @@ static bool lev_wave(wb_fz_lev *k, wb_lev_wave_fn wave, size_t columns, uint64_t
      * instead) */
     lev_select(k, k->col + 1, k->col + columns);
     size_t count = k->last - k->first + 1;
-    if (left / columns < count) return false;
+    if (left < (uint64_t)columns * count) return false; /* (no division: columns <= 4) */
     for (size_t c = 0; c < columns; c++)
         eq[c] += k->first;
     k->score += wave(k->vp + k->first, k->vn + k->first, count, eq, lev_bottom(k, last_row));
@@ -389,7 +399,7 @@ static bool lev_blocks(wb_fz_lev *k, uint64_t left, uint64_t last_row, uint64_t 
         k->hn_carry = 0;
         k->mid = true;
     }
-    uint32_t c = k->b[k->col];
+    uint32_t c = lev_symbol(k, k->col);
     uint64_t hp = k->hp_carry, hn = k->hn_carry, hp_full = 0, hn_full = 0;
     size_t w = k->block, end = w + (size_t)min_size(k->last + 1 - w, left > 0 ? left : 1);
     for (; w < end; w++)
@@ -407,6 +417,51 @@ static bool lev_blocks(wb_fz_lev *k, uint64_t left, uint64_t last_row, uint64_t 
     k->score = k->score + ((hp_full & bottom) != 0) - ((hn_full & bottom) != 0);
     k->col++;
     return true;
+}
+
+/* Whether, between two columns, no computed cell can still lie on a path
+ * of cost <= the cutoff, so the distance is above it. Every path to
+ * (m, n) crosses the column; from cell (i, j) it costs at least D[i][j]
+ * plus |(m - i) - (n - j)|. Within a block, D[i] >= D[bottom] - (bottom -
+ * i) (a column's values grow by at most one a row), which bounds each
+ * block by its bottom row's score; the bottoms come from the last block's
+ * (the kernel's score), the vertical deltas summed block by block
+ * upwards. Computed values are the costs of real paths (at least the true
+ * ones) and exact for every cell that can matter; cells outside the
+ * blocks computed cannot matter (the band). */
+static bool lev_hopeless(const wb_fz_lev *k) {
+    int64_t c = (int64_t)k->col + (int64_t)k->m - (int64_t)k->n, cutoff = (int64_t)k->k;
+    int64_t score = (int64_t)k->score;
+    size_t nblocks = k->use->nblocks;
+    for (size_t b = k->last + 1; b-- > k->first;) {
+        bool final = b + 1 == nblocks;
+        int64_t bottom = final ? (int64_t)k->m : (int64_t)((b + 1) * 64);
+        int64_t top = (int64_t)(b * 64) + 1;
+        /* min over rows i of the block of i + |i - c| */
+        int64_t least = c >= top ? c : 2 * top - c;
+        if (score - bottom + least <= cutoff) return false;
+        uint64_t rows = final ? wb_fz_low_bits(k->m - b * 64) : ~(uint64_t)0;
+        score -=
+            (int64_t)wb_fz_popcount(k->vp[b] & rows) - (int64_t)wb_fz_popcount(k->vn[b] & rows);
+    }
+    return true;
+}
+
+/* After columns from..col of a cutoff's band: every LEV_LOOK_COLUMNS
+ * columns, whether the band can still end under the cutoff (true: it
+ * cannot, the distance is above). A look costs a unit per 4 blocks, paid
+ * from the units the band's columns left of every block's (k->spare), so
+ * the kernel's units stay within wb_fz_lev_units; skipped when the budget
+ * or the spare units do not cover it. */
+static bool lev_look(wb_fz_lev *k, size_t from, uint64_t budget, uint64_t *spent) {
+    size_t count = k->last - k->first + 1, nblocks = k->use->nblocks;
+    k->spare += (uint64_t)(nblocks - count) * (k->col - from);
+    if (k->col / LEV_LOOK_COLUMNS == from / LEV_LOOK_COLUMNS || k->col >= k->n) return false;
+    uint64_t cost = units_of(count, 4);
+    if (k->spare < cost || budget - *spent < cost) return false;
+    k->spare -= cost;
+    *spent += cost;
+    return lev_hopeless(k);
 }
 
 bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
@@ -433,7 +488,8 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
         size_t score = k->score, cutoff = k->k;
         spent += end - col;
         while (col < end) {
-            score += (size_t)wb_lev_word_column(wb_fz_pattern_get(p, k->b[col], 0), &vp, &vn, last);
+            score += (size_t)wb_lev_word_column(wb_fz_pattern_get(p, lev_symbol(k, col), 0), &vp,
+                                                &vn, last);
             col++;
             if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (k->n - col)) {
                 col = k->n;
@@ -454,14 +510,16 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
             if (!lev_ready(k, ahead, budget - spent, &spent)) continue;
             if (spent >= budget) break;
         }
+        size_t from = k->col;
         if (!(wave && !k->mid && k->n - k->col >= columns &&
               lev_wave(k, wave, columns, last, budget - spent, &spent)) &&
             !lev_blocks(k, budget - spent, last, &spent))
             continue; /* the budget ended inside the column */
         /* each column left can lower the last row by one at most (the
          * score is row m's once the band reaches it) */
-        if (k->k != WB_FZ_NO_CUTOFF && k->last + 1 == nblocks &&
-            k->score > k->k + (k->n - k->col)) {
+        if (k->k != WB_FZ_NO_CUTOFF &&
+            ((k->last + 1 == nblocks && k->score > k->k + (k->n - k->col)) ||
+             lev_look(k, from, budget, &spent))) {
             k->col = k->n;
             k->score = k->k + 1;
         }
@@ -475,7 +533,9 @@ bool wb_fz_lev_step(wb_fz_lev *k, uint64_t budget, uint64_t *used) {
 void wb_fz_lev_free(wb_fz_lev *k) {
     if (k->vp && k->vp != &k->one_vp)
         wb_fz_free_block(k->vp, 2 * k->use->nblocks * sizeof(uint64_t), k->free_later);
-    wb_fz_pattern_free_with(&k->pattern, k->free_later);
+    /* its own pattern (wb_fz_lev_init), if any: none with a borrowed one */
+    if (k->pattern.low || k->pattern.map || k->pattern.written)
+        wb_fz_pattern_free_with(&k->pattern, k->free_later);
     memset(k, 0, sizeof *k);
 }
 

@@ -1,10 +1,10 @@
 /*
  * Levenshtein's block form: Myers' bit-parallel column (Myers 1999) in
  * Hyyro's blocks of 64 pattern rows (Hyyro 2003), for patterns longer
- * than one word. The one block kernel of the project: the fuzzy pair
- * kernel (wb_fz_lev, levenshtein.c) and the Levenshtein core
- * (c_src/levenshtein/levenshtein.c, its search and NIF jobs) both step
- * their columns with it. Defined in levenshtein.c.
+ * than one word. The one block kernel of the project: the Levenshtein
+ * kernel (wb_fz_lev, levenshtein.c) steps its columns with it, for the
+ * fuzzy scorers and the distance of two texts (levenshtein_text.c: the
+ * Levenshtein jobs, the search core's pairs). Defined in levenshtein.c.
  *
  * A column's state is one (vp, vn) pair of vertical delta words per block;
  * a column starts at the top with a +1 horizontal delta (row 0 grows by one

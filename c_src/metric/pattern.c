@@ -49,10 +49,6 @@ static size_t map_slot(const wb_fz_pattern *p, uint32_t c, size_t block) {
 }
 
 bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
-    memset(p, 0, sizeof *p);
-    size_t nblocks = m / 64 + (m % 64 != 0);
-    if (nblocks == 0) nblocks = 1;
-    if (nblocks > UINT32_MAX || nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
     /* the entries the map may need: one per symbol of 256 and up */
     size_t high = m;
     if (m <= PATTERN_SCAN) {
@@ -60,6 +56,14 @@ bool wb_fz_pattern_alloc(wb_fz_pattern *p, const uint32_t *s, size_t m) {
         for (size_t i = 0; i < m; i++)
             high += s[i] >= 256;
     }
+    return wb_fz_pattern_alloc_high(p, s, m, high);
+}
+
+bool wb_fz_pattern_alloc_high(wb_fz_pattern *p, const uint32_t *s, size_t m, size_t high) {
+    memset(p, 0, sizeof *p);
+    size_t nblocks = m / 64 + (m % 64 != 0);
+    if (nblocks == 0) nblocks = 1;
+    if (nblocks > UINT32_MAX || nblocks > SIZE_MAX / (256 * sizeof(uint64_t))) return false;
     if (high > SIZE_MAX / 4 / sizeof(wb_fz_pattern_entry)) return false;
     size_t capacity = map_capacity(high);
     p->low = calloc(256 * nblocks, sizeof(uint64_t));
@@ -106,7 +110,7 @@ static bool fill_long(wb_fz_pattern *p, uint64_t units, uint64_t *used) {
     uint64_t page_room = (uint64_t)WB_FZ_PATTERN_PAGE_UNITS * WB_FZ_PATTERN_PER_UNIT;
     size_t start = i;
     for (; i < p->m; i++) {
-        uint32_t c = s[i];
+        uint32_t c = p->s8 ? p->s8[i] : s[i];
         uint64_t bit = (uint64_t)1 << (i % 64);
         uint64_t *word = NULL;
         size_t slot = 0, page;
@@ -154,6 +158,21 @@ bool wb_fz_pattern_fill(wb_fz_pattern *p, uint64_t budget, uint64_t *used) {
                        : (size_t)units * WB_FZ_PATTERN_PER_UNIT;
     const uint32_t *s = p->s;
     size_t nblocks = p->nblocks, end = p->filled + count;
+    if (p->capacity == 0) {
+        /* no map (every symbol below 256): the table alone, through locals
+         * (a store through p->low could otherwise reload p's fields) */
+        uint64_t *low = p->low;
+        const uint8_t *s8 = p->s8;
+        if (s8)
+            for (size_t i = p->filled; i < end; i++)
+                low[(size_t)s8[i] * nblocks + i / 64] |= (uint64_t)1 << (i % 64);
+        else
+            for (size_t i = p->filled; i < end; i++)
+                low[(size_t)s[i] * nblocks + i / 64] |= (uint64_t)1 << (i % 64);
+        p->filled = end;
+        *used += count / WB_FZ_PATTERN_PER_UNIT + (count % WB_FZ_PATTERN_PER_UNIT != 0);
+        return p->filled == p->m;
+    }
     for (size_t i = p->filled; i < end; i++) {
         uint64_t bit = (uint64_t)1 << (i % 64);
         uint32_t c = s[i];

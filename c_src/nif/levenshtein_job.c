@@ -1,8 +1,8 @@
 /* Levenshtein as a runtime job: argument decoding and terms only; the
- * algorithm is in levenshtein/levenshtein.c. */
+ * algorithm is in metric/levenshtein_text.c. */
 #include "jobs.h"
 
-#include "../levenshtein/levenshtein.h"
+#include "../metric/levenshtein_text.h"
 
 #include <stdlib.h>
 
@@ -64,30 +64,29 @@ static bool lev_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) {
            wb_get_cutoff(env, argv[3], &in->max_distance);
 }
 
-/* A codepoint column costs about twice a byte column of the same blocks
- * (it decodes a UTF-8 sequence and looks its id up): its units count
- * double, so that the one cost per unit the runtime learns for this job
- * type holds for both units (measured on 3,000-codepoint pairs: 2.2-2.7 ns
- * a byte unit, 4.6-5.3 ns a codepoint one, counted once). */
+/* A codepoint column can cost more than a byte column of the same blocks
+ * (symbols of 256 and up are looked up in the pattern's map, and decoding
+ * UTF-8 is slower than widening bytes): its units count double, so that
+ * the one cost per unit the runtime learns for this job type holds for
+ * both units. */
 #define CODEPOINT_WEIGHT 2
 
+/* The set-up (decoding, affixes, the pattern) runs in the steps. */
 static uint64_t lev_predict(const void *args) {
     const lev_args *in = args;
     uint64_t units =
-        wb_lev_predict(in->a.data, in->a.size, in->b.data, in->b.size, in->max_distance);
-    if (!in->codepoints) return units;
-    /* the set-up (decoding, the pattern's ids) runs in the steps */
-    return (units + wb_lev_setup_units(in->a.size, in->b.size, true)) * CODEPOINT_WEIGHT;
+        wb_lev_predict(in->a.data, in->a.size, in->b.data, in->b.size, in->max_distance) +
+        wb_lev_setup_units(in->a.size, in->b.size, in->codepoints);
+    return in->codepoints ? units * CODEPOINT_WEIGHT : units;
 }
 
-/* Bytes: the set-up runs in init (a scan and the match table, a few
- * microseconds for kilobytes). Codepoints: none in init, its decoding
- * and indexing run in the steps, a budget at a time; in init they held
- * the scheduler unsliced, and once predicted over 100 us (as the learned
- * cost per unit rose) made every call hop to a dirty scheduler first. */
+/* init tries the short path (at most WB_LEV_SHORT_BYTES bytes looked at,
+ * about a unit per 4); the rest of the set-up runs in the steps, a budget
+ * at a time: in init it would hold the scheduler unsliced. */
 static uint64_t lev_setup(const void *args) {
     const lev_args *in = args;
-    return in->codepoints ? 0 : wb_lev_setup_units(in->a.size, in->b.size, false);
+    size_t bytes = in->a.size + in->b.size;
+    return (bytes < WB_LEV_SHORT_BYTES ? bytes : WB_LEV_SHORT_BYTES) / 4 + 16;
 }
 
 static void lev_bind(const void *args, void *state) {
@@ -112,19 +111,12 @@ static ERL_NIF_TERM failure(ErlNifEnv *env, wb_lev_status status) {
 static bool lev_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     const lev_args *in = args;
     lev_job *job = state;
-    if (in->codepoints) {
-        /* allocates nothing, cannot fail: the steps set up */
-        wb_lev_start(&job->core, in->a.data, in->a.size, in->b.data, in->b.size, true,
-                     in->max_distance);
-        lev_bind(args, state);
-        return true;
-    }
-    wb_lev_status status = wb_lev_init(&job->core, in->a.data, in->a.size, in->b.data, in->b.size,
-                                       false, in->max_distance);
-    if (status != WB_LEV_OK) {
-        *reason = failure(env, status);
-        return false;
-    }
+    (void)env;
+    (void)reason;
+    /* allocates nothing, cannot fail: a short pair is done at once, the
+     * steps set the others up */
+    wb_lev_begin(&job->core, in->a.data, in->a.size, in->b.data, in->b.size, in->codepoints,
+                 in->max_distance);
     lev_bind(args, state);
     return true;
 }
@@ -158,7 +150,7 @@ void wb_levenshtein_load(ErlNifEnv *env) {
     atom_byte = enif_make_atom(env, WB_LEV_UNIT_BYTE);
     atom_codepoint = enif_make_atom(env, WB_LEV_UNIT_CODEPOINT);
     atom_long = enif_make_atom(env, "long");
-    /* match tables: blocks from the VM's allocators, large ones freed off
+    /* symbol buffers: blocks from the VM's allocators, large ones freed off
      * the scheduler */
     static const wb_lev_table_allocator vm_tables = {wb_block_alloc, wb_block_free};
     wb_lev_set_table_allocator(&vm_tables);

@@ -1,6 +1,6 @@
 #include "search.h"
 
-#include "../levenshtein/levenshtein.h"
+#include "../metric/levenshtein_text.h"
 #include "../metric/levenshtein_word.h"
 
 #include <stdlib.h>
@@ -101,6 +101,21 @@ bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, siz
     return set->ascii && qlen <= most && wb_text_ascii(query, qlen);
 }
 
+/* Whether in[0..len) is valid UTF-8. */
+static bool valid_utf8(const uint8_t *in, size_t len) {
+    for (size_t at = 0; at < len;) {
+        if (in[at] < 0x80) {
+            at++;
+            continue;
+        }
+        uint32_t cp;
+        size_t step = wb_utf8_sequence(in + at, len - at, &cp);
+        if (step == 0) return false;
+        at += step;
+    }
+    return true;
+}
+
 wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
                                 size_t qlen, bool codepoints, size_t max_distance, size_t limit) {
     memset(s, 0, sizeof *s);
@@ -115,12 +130,10 @@ wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const ui
     if (qlen) memcpy(s->query, query, qlen);
     s->owned_bytes = qlen ? qlen : 1;
     if (codepoints) {
-        /* the query's UTF-8 is checked once, against the empty string */
-        wb_lev_status st;
-        if (wb_lev_distance(query, qlen, (const uint8_t *)"", 0, true, WB_LEV_NO_LIMIT, &st) ==
-            SIZE_MAX) {
+        /* the query's UTF-8 is checked once */
+        if (!valid_utf8(query, qlen)) {
             wb_search_free(s);
-            return st == WB_LEV_ENOMEM ? WB_SEARCH_ENOMEM : WB_SEARCH_EUTF8_QUERY;
+            return WB_SEARCH_EUTF8_QUERY;
         }
     }
     if (limit == 0) {
@@ -490,7 +503,7 @@ static uint64_t take(wb_search *s, size_t i, size_t bound) {
     size_t k = bound >= SIZE_MAX - 1 ? WB_LEV_NO_LIMIT : bound;
     if (!s->codepoints && s->qlen <= WB_SEARCH_PATTERN_LONGEST && n <= WB_SEARCH_PATTERN_LONGEST) {
         /* the query's table, built when a candidate first needs it */
-        if (!s->pattern.peq) {
+        if (!s->pattern.ready) {
             if (!wb_lev_pattern_init(&s->pattern, s->query, s->qlen)) {
                 s->status = WB_SEARCH_ENOMEM;
                 return 0;

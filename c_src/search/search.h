@@ -17,9 +17,9 @@
  * difference beyond the cutoff costs nothing, and a cutoff of at most 3
  * takes no table (mbleven). Anything else (a longer query with a longer
  * candidate, a longer candidate still, codepoint mode) goes through the
- * pair core (levenshtein.h), resumable: a step can end inside a
+ * pair core (metric/levenshtein_text.h), resumable: a step can end inside a
  * candidate, so no step is much longer than its budget; in byte mode with
- * the query's table made once per search (wb_lev_pattern).
+ * the query's pattern made once per search (wb_lev_pattern).
  *
  * In codepoint mode, an ASCII query in a set marked ASCII is searched in
  * byte mode. A search steps two batches of one lane width at once, an
@@ -51,7 +51,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../levenshtein/levenshtein.h"
+#include "../metric/levenshtein_text.h"
 #include "lanes.h"
 
 /* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]). */
