@@ -435,12 +435,31 @@ uint64_t wb_lev_setup_units(size_t alen, size_t blen, bool codepoints) {
                : units;
 }
 
+/* What the set-up will allocate at most, from the lengths: the symbols
+ * (codepoints), the shorter side's pattern table and the kernel's two
+ * vectors (a map of symbols of 256 and up is not counted). */
+static uint64_t memory_ahead(const wb_lev *s) {
+    uint64_t bytes = 0, count = s->with ? s->blen : sat_add(s->alen, s->blen);
+    if (s->codepoints && count > WB_LEV_INLINE_SYMBOLS) bytes = sat_mul(count, sizeof(uint32_t));
+    size_t nblocks = blocks_of(min_size(s->alen, s->blen));
+    if (!s->with) bytes = sat_add(bytes, sat_mul(nblocks, 256 * sizeof(uint64_t)));
+    if (nblocks > 1) bytes = sat_add(bytes, sat_mul(nblocks, 2 * sizeof(uint64_t)));
+    return bytes;
+}
+
 size_t wb_lev_memory(const wb_lev *s) {
-    return s->symbols_bytes + s->pattern.owned_bytes + (s->kernel_on ? s->kernel.owned_bytes : 0);
+    uint64_t owned =
+        s->symbols_bytes + s->pattern.owned_bytes + (s->kernel_on ? s->kernel.owned_bytes : 0);
+    if (!s->done && s->phase < PHASE_COLUMNS) {
+        uint64_t ahead = memory_ahead(s);
+        if (ahead > owned) owned = ahead;
+    }
+    return owned > SIZE_MAX ? SIZE_MAX : (size_t)owned;
 }
 
 void wb_lev_free(wb_lev *s) {
     release(s);
+    s->done = true; /* nothing ahead to own */
 }
 
 /* ---- one pattern, many texts --------------------------------------------------- */

@@ -147,7 +147,9 @@ uint64_t wb_lev_predict(const uint8_t *a, size_t alen, const uint8_t *b, size_t 
 /* Units the set-up takes at most (decoding, affixes, the pattern). */
 uint64_t wb_lev_setup_units(size_t alen, size_t blen, bool codepoints);
 
-/* Bytes of heap memory owned by the state. */
+/* Bytes of heap memory owned by the state; before its set-up is done,
+ * what the set-up will allocate at most if that is more (a job's memory
+ * is read once, after init). */
 size_t wb_lev_memory(const wb_lev *s);
 
 void wb_lev_free(wb_lev *s);
