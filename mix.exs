@@ -33,7 +33,7 @@ defmodule WellBehaved.MixProject do
   def project do
     [
       app: :well_behaved,
-      version: "0.1.0",
+      version: "0.2.0",
       elixir: "~> 1.14",
       compilers: [:well_behaved_native] ++ Mix.compilers(),
       start_permanent: Mix.env() == :prod,

@@ -29,9 +29,23 @@
  *
  * Every NIF library compiled with the runtime's sources has a runtime of its
  * own: its settings, thread pool, counters and learned costs.
+ *
+ * Versions: the SDK follows semantic versioning, with the library's
+ * version (mix.exs). WB_SDK_VERSION is one integer, major * 1000000 +
+ * minor * 1000 + patch (0.2.0 is 2000), for `#if WB_SDK_VERSION >= ...`;
+ * WB_SDK_VERSION_STRING is "major.minor.patch". Code written against an
+ * earlier 0.x header keeps compiling: wb_runtime_load also takes the two
+ * arguments of 0.1 (see below). CHANGELOG.md lists every change.
  */
 #ifndef WB_RUNTIME_H
 #define WB_RUNTIME_H
+
+#define WB_SDK_VERSION_MAJOR  0
+#define WB_SDK_VERSION_MINOR  2
+#define WB_SDK_VERSION_PATCH  0
+#define WB_SDK_VERSION_STRING "0.2.0"
+#define WB_SDK_VERSION                                                                             \
+    (WB_SDK_VERSION_MAJOR * 1000000 + WB_SDK_VERSION_MINOR * 1000 + WB_SDK_VERSION_PATCH)
 
 #include <erl_nif.h>
 #include <stdbool.h>
@@ -155,6 +169,22 @@ typedef struct wb_job_type {
  * slice derived from how long this VM's Erlang code runs per turn; any
  * other term leaves the compiled default slice (30 us). */
 int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info);
+
+/* The load of SDK 0.1, without load_info: the compiled default slice. */
+static inline int wb_runtime_load_no_info(ErlNifEnv *env, wb_job_type *const types[]) {
+    return wb_runtime_load(env, types, enif_make_atom(env, "undefined"));
+}
+
+/* wb_runtime_load(env, types, load_info), or wb_runtime_load(env, types)
+ * as in 0.1: a call with two arguments runs wb_runtime_load_no_info. The
+ * function itself stays: (wb_runtime_load) or &wb_runtime_load name it. */
+// clang-format off
+#define WB_RUNTIME_LOAD_PICK_(env, types, info, fn, ...) fn
+#define wb_runtime_load(...)                                                                       \
+    WB_RUNTIME_LOAD_PICK_(__VA_ARGS__, wb_runtime_load, wb_runtime_load_no_info,                   \
+                          wb_runtime_load_takes_2_or_3_arguments, )(__VA_ARGS__)
+// clang-format on
+
 /* For the upgrade callback (a new version of the stub module loading the
  * library while the old one has it): as load, with the same types. */
 int wb_runtime_upgrade(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info);

@@ -77,6 +77,15 @@ int load(ErlNifEnv *env, void **, ERL_NIF_TERM info) {
     return wb_runtime_load(env, types, info);
 }
 
+// the load of SDK 0.1, two arguments, and the version, as C++
+#if WB_SDK_VERSION < 2000
+#error "WB_SDK_VERSION"
+#endif
+int load_v0(ErlNifEnv *env, void **, ERL_NIF_TERM) {
+    static wb_job_type *const types[] = {&fnv, nullptr};
+    return wb_runtime_load(env, types);
+}
+
 void unload(ErlNifEnv *, void *) {
     wb_runtime_unload();
 }
@@ -89,3 +98,6 @@ ErlNifFunc nif_funcs[] = {
 } // namespace
 
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKCxx, nif_funcs, load, nullptr, nullptr, unload)
+
+// not a callback of this library: compiled for its form only
+int (*const sdk_v0_load)(ErlNifEnv *, void **, ERL_NIF_TERM) = load_v0;
