@@ -82,7 +82,8 @@ extern "C" {
  *
  * Required: name, decode, predict, init, step, and result or take_result.
  * Optional (NULL): setup, bind, memory, destroy. wb_runtime_load refuses a
- * type that misses a required one, with the reason on standard error.
+ * type that misses a required one: the module's load then fails with
+ * {error, {load_failed, Reason}}, Reason naming the type and the callback.
  *
  * From C++, fill the type field by field in a value-initialised struct
  * (designated initializers are C++20, and -Wextra warns about every
@@ -163,8 +164,11 @@ typedef struct wb_job_type {
 
 /* Calls for the NIF library's load and unload callbacks. load registers
  * the library's job types (a NULL-terminated list, at most 32), checks
- * them, and returns 0, or non-zero to refuse the load. `load_info` is the
- * load callback's own argument: the stub module passes
+ * them, and returns 0, or non-zero to refuse the load: the load callback
+ * returns that value as it is, and the stub module (use WellBehaved.NIF,
+ * or WellBehaved.SDK.load_result/1 in a hand-written one) turns a refused
+ * type into {error, {load_failed, Reason}}.
+ * `load_info` is the load callback's own argument: the stub module passes
  * WellBehaved.SDK.load_info() to erlang:load_nif/2, a map holding the
  * slice derived from how long this VM's Erlang code runs per turn; any
  * other term leaves the compiled default slice (30 us). */

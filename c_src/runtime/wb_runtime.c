@@ -1608,15 +1608,16 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     return atom_ok;
 }
 
-/* Registers the types (a reload of the library keeps what it learned). */
-static bool register_types(wb_job_type *const types[]) {
-    if (!wb_job_types_ok(types, "wb_runtime_load")) return false;
+/* Registers the types (a reload of the library keeps what it learned):
+ * 0, or the code of the first type refused (wb_load_refusal). */
+static int register_types(wb_job_type *const types[]) {
+    int index;
+    enum wb_job_problem problem = wb_job_types_check(types, &index);
+    if (problem != WB_JOB_FINE) return wb_load_refusal(index, problem);
     for (int i = 0; types[i]; i++) {
         if (learned_of(types[i])) continue;
-        if (job_type_count == WB_MAX_JOB_TYPES) {
-            fprintf(stderr, "wb_runtime_load: more than 32 job types in one library\n");
-            return false;
-        }
+        /* new types beside those of an instance still loaded */
+        if (job_type_count == WB_MAX_JOB_TYPES) return wb_load_refusal(i, WB_JOB_TOO_MANY_TYPES);
         registered_type *slot = &job_types[job_type_count++];
         slot->type = types[i];
         atomic_init(&slot->ps_per_unit, types[i]->ps_per_unit ? types[i]->ps_per_unit : 1000);
@@ -1625,12 +1626,13 @@ static bool register_types(wb_job_type *const types[]) {
         atomic_init(&slot->probe_units, 0);
         atomic_init(&slot->probe_ns, 0);
     }
-    return true;
+    return 0;
 }
 
 static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info,
                         ErlNifResourceFlags flags) {
-    if (!register_types(types)) return 1;
+    int refused = register_types(types);
+    if (refused) return refused;
     owned_block_resource =
         enif_open_resource_type(env, NULL, "wb_owned_block", owned_block_destructor, flags, NULL);
     if (!owned_block_resource) return 1;

@@ -6,7 +6,13 @@
  * a binary, a byte a unit, with only what 0.1 had: the job type's fields
  * of then, WB_JOB_NIF, WB_RUNTIME_NIFS, its own load and unload callbacks,
  * and wb_runtime_load with two arguments (no load_info: the default
- * slice). */
+ * slice).
+ *
+ * Built with -DWB_TEST_REFUSED it is Elixir.WellBehaved.Test.SDKv0Refused,
+ * whose load callback breaks its job type (or its list) as the load_info
+ * integer says before registering it, so that the runtime refuses the
+ * load; any other load_info breaks step (the flaw numbers are those of
+ * c_src/runtime/wb_job_check.h). */
 #include <wb_runtime.h>
 
 typedef struct {
@@ -79,12 +85,72 @@ static ErlNifFunc nif_funcs[] = {
     WB_RUNTIME_NIFS,
 };
 
+#ifndef WB_TEST_REFUSED
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
     (void)priv;
     (void)info;
     static wb_job_type *const types[] = {&adler_job, NULL};
     return wb_runtime_load(env, types);
 }
+#else
+static ERL_NIF_TERM adler_take(ErlNifEnv *env, void *state) {
+    return adler_result(env, state);
+}
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+    (void)priv;
+    static wb_job_type broken;
+    /* 32 job types are the most a list may have */
+    static wb_job_type *types[34];
+    int flaw;
+    if (!enif_get_int(env, info, &flaw)) flaw = 7;
+    broken = adler_job;
+    for (int i = 0; i < 34; i++)
+        types[i] = NULL;
+    types[0] = &broken;
+    switch (flaw) {
+    case 1:
+        broken.name = "";
+        break;
+    case 2:
+        broken.argc = WB_MAX_JOB_ARGS + 1;
+        break;
+    case 3:
+        broken.args_size = WB_MAX_ARGS_SIZE + 1;
+        break;
+    case 4:
+        broken.decode = NULL;
+        break;
+    case 5:
+        broken.predict = NULL;
+        break;
+    case 6:
+        broken.init = NULL;
+        break;
+    case 8:
+        broken.result = NULL;
+        break;
+    case 9:
+        broken.take_result = adler_take;
+        break;
+    case 10:
+        for (int i = 0; i < 33; i++)
+            types[i] = &adler_job;
+        break;
+    case 11:
+        return wb_runtime_load(env, NULL);
+    /* the second of two types */
+    case 12:
+        types[0] = &adler_job;
+        types[1] = &broken;
+        broken.step = NULL;
+        break;
+    default:
+        broken.step = NULL;
+    }
+    return wb_runtime_load(env, types);
+}
+#endif
 
 static void unload(ErlNifEnv *env, void *priv) {
     (void)env;
@@ -92,4 +158,8 @@ static void unload(ErlNifEnv *env, void *priv) {
     wb_runtime_unload();
 }
 
+#ifdef WB_TEST_REFUSED
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKv0Refused, nif_funcs, load, NULL, NULL, unload)
+#else
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKv0, nif_funcs, load, NULL, NULL, unload)
+#endif

@@ -73,7 +73,8 @@ defmodule WellBehaved.NIF do
         path =
           :filename.join(:code.priv_dir(unquote(otp_app)), unquote(String.to_charlist(library)))
 
-        :erlang.load_nif(path, WellBehaved.SDK.load_info())
+        # a job type wb_runtime_load refused: {:error, {:load_failed, reason}}
+        WellBehaved.SDK.load_result(:erlang.load_nif(path, WellBehaved.SDK.load_info()))
       end
 
       unquote_splicing(stubs)

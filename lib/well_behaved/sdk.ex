@@ -46,6 +46,95 @@ defmodule WellBehaved.SDK do
   @spec load_info() :: %{slice_ns: pos_integer(), erlang_turn_ns: pos_integer()}
   defdelegate load_info, to: WellBehaved.Runtime.Calibration
 
+  @typedoc """
+  Why `wb_runtime_load` refused a library's job types: `{:job_type, index,
+  problem}`, the type's index in the list it was given and what is wrong
+  with it (`argc` outside 0..8, `args_size` over 256 bytes, a required
+  callback NULL, or both `result` and `take_result` set);
+  `{:too_many_job_types, index}`, the type at `index` is past the 32 a
+  library may have; `:no_job_types`, the list is NULL.
+  """
+  @type load_refusal ::
+          {:job_type, non_neg_integer(),
+           :no_name
+           | :argc_out_of_range
+           | :args_size_too_large
+           | {:callback_missing, :decode | :predict | :init | :step | :result_or_take_result}
+           | :both_result_and_take_result}
+          | {:too_many_job_types, non_neg_integer()}
+          | :no_job_types
+
+  # the problems of c_src/runtime/wb_job_check.h, by number
+  @refusals %{
+    1 => :no_name,
+    2 => :argc_out_of_range,
+    3 => :args_size_too_large,
+    4 => {:callback_missing, :decode},
+    5 => {:callback_missing, :predict},
+    6 => {:callback_missing, :init},
+    7 => {:callback_missing, :step},
+    8 => {:callback_missing, :result_or_take_result},
+    9 => :both_result_and_take_result
+  }
+  @too_many_types 10
+  @no_list 11
+  # "WB" in the high half of the code (WB_LOAD_REFUSED)
+  @refused 0x5742_0000
+
+  @doc """
+  The answer of `:erlang.load_nif/2` for a library built on the runtime,
+  with a job type that `wb_runtime_load` refused read back from the load
+  callback's return value: `{:error, {:load_failed, reason}}`, `reason`
+  naming the type by its index in the list and the callback at fault
+  (`t:load_refusal/0`). Any other answer is returned as it is. A stub
+  module written by hand (`use WellBehaved.NIF` does this for you)
+  returns it from its `@on_load` function, so the failed load reports it:
+
+      def load_nif do
+        path = :filename.join(:code.priv_dir(:my_app), ~c"my_nif")
+        WellBehaved.SDK.load_result(:erlang.load_nif(path, WellBehaved.SDK.load_info()))
+      end
+
+      iex> WellBehaved.SDK.load_result(
+      ...>   {:error, {:load, ~c"Library load-call unsuccessful (1463943175)."}}
+      ...> )
+      {:error, {:load_failed, {:job_type, 0, {:callback_missing, :step}}}}
+      iex> WellBehaved.SDK.load_result({:error, {:load, ~c"Library load-call unsuccessful (1)."}})
+      {:error, {:load, ~c"Library load-call unsuccessful (1)."}}
+  """
+  @spec load_result(:ok | {:error, term()}) ::
+          :ok | {:error, {:load_failed, load_refusal()}} | {:error, term()}
+  def load_result({:error, {:load, text}} = error) when is_list(text) do
+    with [_, code] <- Regex.run(~r/^Library load-call unsuccessful \((-?\d+)\)/, to_string(text)),
+         {:ok, reason} <- refusal(String.to_integer(code) - @refused) do
+      {:error, {:load_failed, reason}}
+    else
+      _ -> error
+    end
+  end
+
+  def load_result(:ok), do: :ok
+  def load_result({:error, _} = error), do: error
+
+  def load_result(other) do
+    raise ArgumentError,
+          "WellBehaved.SDK.load_result/1: invalid answer #{inspect(other)}, expected what " <>
+            ":erlang.load_nif/2 returns (:ok or {:error, reason})"
+  end
+
+  defp refusal(code) when code >= 0 and code < 0x1_0000 do
+    index = div(code, 256)
+
+    case rem(code, 256) do
+      @too_many_types -> {:ok, {:too_many_job_types, index}}
+      @no_list when index == 0 -> {:ok, :no_job_types}
+      problem when is_map_key(@refusals, problem) -> {:ok, {:job_type, index, @refusals[problem]}}
+      _ -> :error
+    end
+  end
+
+  defp refusal(_code), do: :error
+
   # the library's source tree, found from this file: a path or git
   # dependency keeps it under deps/, and the SDK is used when building
   @root Path.expand("../..", __DIR__)
