@@ -1,20 +1,22 @@
 # The external server (issue 4): wb_external in priv/, the built-in server
 # program, started and pooled by WellBehaved.External: the library's own job
 # types (c_src/nif/levenshtein_job.c, fuzzy_score_job.c) built as an SDK server of job types
-# is built (WB_EXTERNAL_SERVER, linked with wb_ext_server.c/wb_ext_jobs.c
-# instead of the runtime, see WellBehaved.SDK.external_sources/0), plus
+# is built (WB_EXTERNAL_SERVER, linked with wb_ext_server.c, wb_ext_jobs.c,
+# wb_ext_nif.c and wb_ext_terms.c instead of the runtime, see
+# WellBehaved.SDK.external_sources/0), plus
 # wb_ext_library.c for what the NIF library's load gives them; and the
 # sanitized unit tests of its framing and dispatch (test_external, over the
 # library's jobs) and of the server of SDK job types (test_ext_jobs).
 
 EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
 # what a server of job types links instead of wb_runtime.c
-EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_server.c c_src/external/wb_ext_jobs.c
+EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) $(addprefix c_src/external/,wb_ext_server.c wb_ext_jobs.c \
+	wb_ext_nif.c wb_ext_terms.c)
 # the library's job types in a server
 EXTERNAL_LIB_SRC := $(EXTERNAL_JOBS_SRC) c_src/external/wb_ext_library.c c_src/nif/levenshtein_job.c \
 	c_src/nif/fuzzy_score_job.c c_src/text/utf8.c \
 	$(filter-out c_src/fuzzy/extract%,$(FUZZY_SRC))
-EXTERNAL_HDR := c_src/external/wb_external.h c_src/text/utf8.h \
+EXTERNAL_HDR := c_src/external/wb_external.h c_src/external/wb_ext_terms.h c_src/text/utf8.h \
 	c_src/metric/levenshtein_word.h c_src/probe/cpu_clock.h c_src/nif/jobs.h $(FUZZY_HDR)
 EXTERNAL_SERVER_CFLAGS := -DWB_EXTERNAL_SERVER -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS)
 EXTERNAL_BIN := $(PRIV_DIR)/wb_external

@@ -159,7 +159,7 @@ struct wb_job_type;
 int wb_ext_jobs_use(struct wb_job_type *const types[]);
 
 /* Whether every term made in an environment of enif_alloc_env's (in a
- * server, see wb_ext_jobs.c) could be made: false once one ran out of
+ * server, see wb_ext_nif.c) could be made: false once one ran out of
  * memory (or for NULL). */
 struct enif_environment_t;
 bool wb_ext_env_ok(const struct enif_environment_t *env);

@@ -1,5 +1,6 @@
 /*
- * Fuzz target: the server of SDK job types (c_src/external/wb_ext_jobs.c),
+ * Fuzz target: the server of SDK job types (c_src/external/wb_ext_jobs.c,
+ * wb_ext_terms.c and wb_ext_nif.c),
  * which decodes any term a request holds into its own terms and encodes a
  * job's result with ei.
  *

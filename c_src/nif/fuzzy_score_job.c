@@ -1,7 +1,7 @@
 /* The score of two binaries as a runtime job (the algorithms are in
  * c_src/fuzzy/), apart from the searches (fuzzy_job.c) so that a server of
  * the library's job types (c_src/external/wb_ext_library.c) runs it too
- * with the erl_nif subset of wb_ext_jobs.c: no resource, no packed set.
+ * with the erl_nif subset of wb_ext_nif.c: no resource, no packed set.
  *
  *   fuzzy_score(A, B, Unit, Options, Mode, Tiny, Ref) -> Score
  *     the score of two binaries (a float; an exact integer for an edit

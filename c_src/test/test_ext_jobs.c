@@ -1,5 +1,6 @@
 /*
- * Unit tests of the server of SDK job types (c_src/external/wb_ext_jobs.c),
+ * Unit tests of the server of SDK job types (c_src/external/wb_ext_jobs.c,
+ * with its terms, wb_ext_terms.c, and its erl_nif, wb_ext_nif.c),
  * built with AddressSanitizer and UBSan by `make test`: job types of this
  * file run through wb_ext_dispatch as a server runs them. Terms of every
  * kind go through decode and come back (a job whose result is its

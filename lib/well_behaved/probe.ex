@@ -42,8 +42,10 @@ defmodule WellBehaved.Probe do
       {2, 20, true}
   """
 
-  alias WellBehaved.Probe.{Judge, Turns}
-  alias WellBehaved.Stats
+  # The public API; the work is done under probe/: Options (checks the
+  # options), Measure and Ticker (measure/2), Turns and Tracer (the traced
+  # windows of turns/2), Judge (judge/2's verdicts), Text (summary/1).
+  alias WellBehaved.Probe.{Judge, Measure, Options, Text, Ticker, Turns}
 
   @type ticker :: %{
           required(:period_ms) => pos_integer(),
@@ -86,34 +88,6 @@ defmodule WellBehaved.Probe do
           control: control() | nil
         }
 
-  # {default, check}: every option of measure/2
-  @options [
-    workers: {nil, :workers},
-    calls: {nil, :pos_or_nil},
-    duration_ms: {1000, :pos},
-    tick_ms: {1, :pos},
-    slow_tick_ms: {1000, :pos},
-    warmup_ms: {50, :non_neg},
-    long_schedule_ms: {10, :pos},
-    timeout_ms: {120_000, :pos},
-    finish_calls: {true, :boolean},
-    control: {true, :boolean},
-    samples: {false, :boolean}
-  ]
-  @turns_options [
-    workers: {nil, :workers},
-    duration_ms: {200, :pos},
-    warmup_ms: {20, :non_neg},
-    control: {true, :boolean},
-    timeout_ms: {60_000, :pos}
-  ]
-  @judge_options [max_block_ms: {1, :pos_number}, max_ratio: {1.5, :ratio}, rounds: {3, :pos}]
-  @max_int 0xFFFF_FFFF
-  # from this many workers on, they are started and stopped at high priority
-  @boost_workers 200
-  # the control runs at most this long (a ticker every ms: 5000 samples)
-  @control_max_ms 5000
-
   @doc """
   Runs `fun` (a zero-arity function) in worker processes and reports what
   the rest of the VM saw meanwhile.
@@ -153,31 +127,7 @@ defmodule WellBehaved.Probe do
             "WellBehaved.Probe.measure/2: expected a function of arity 0, got: #{inspect(fun)}"
     end
 
-    opts = options!(opts, @options, "measure/2", Keyword.keys(@options))
-    workers = opts.workers || :erlang.system_info(:schedulers_online)
-    report = with_system_monitor(opts.long_schedule_ms, &run_phase(fun, workers, opts, &1))
-
-    control =
-      if opts.control do
-        duration = report.wall_ms |> ceil() |> max(opts.warmup_ms + 20) |> min(@control_max_ms)
-
-        control_opts = %{
-          opts
-          | calls: nil,
-            duration_ms: duration,
-            finish_calls: false,
-            timeout_ms: duration + opts.timeout_ms
-        }
-
-        phase =
-          with_system_monitor(opts.long_schedule_ms, fn monitor ->
-            run_phase(&Turns.control_work/0, workers, control_opts, monitor)
-          end)
-
-        Map.drop(phase, [:calls, :completed, :control])
-      end
-
-    Map.put(report, :control, control)
+    Measure.run(fun, Options.measure!(opts))
   end
 
   @doc """
@@ -192,17 +142,10 @@ defmodule WellBehaved.Probe do
   def judge(fun, opts, name) do
     unless is_function(fun, 0) do
       raise ArgumentError,
-            "#{qualified(name)}: expected a function of arity 0, got: #{inspect(fun)}"
+            "#{Options.qualified(name)}: expected a function of arity 0, got: #{inspect(fun)}"
     end
 
-    keyword!(opts, name)
-    accepted = Keyword.keys(@judge_options) ++ Keyword.keys(@turns_options)
-
-    {bounds, turn_opts} =
-      Enum.split_with(opts, fn {k, _} -> Keyword.has_key?(@judge_options, k) end)
-
-    bounds = options!(bounds, @judge_options, name, accepted)
-    turn_opts = options!(turn_opts, @turns_options, name, accepted)
+    {bounds, turn_opts} = Options.judge!(opts, name)
     Judge.run(fun, bounds, turn_opts)
   end
 
@@ -232,31 +175,7 @@ defmodule WellBehaved.Probe do
   `ArgumentError` on anything else.
   """
   @spec summary(report() | map()) :: String.t()
-  def summary(%{verdict: _, rounds: _, message: _} = judgement), do: Judge.summary(judgement)
-
-  def summary(%{ticker: t, slow_ticker: s, long_schedules: ls, utilization: u} = report) do
-    "#{report.workers} workers, #{report.calls} calls in #{fmt(report.wall_ms)} ms; " <>
-      ticker_summary(t) <>
-      "; #{s.period_ms} ms ticker max #{fmt(s.max_ms)} ms; #{ls.count} long_schedule " <>
-      "(> #{ls.threshold_ms} ms, #{ls.others} more of other processes); utilization normal " <>
-      "#{pct(u.normal)}, dirty CPU #{pct(u.dirty_cpu)}, dirty IO #{pct(u.dirty_io)}" <>
-      case report[:control] do
-        nil -> ""
-        c -> ". Pure-Erlang control: " <> ticker_summary(c.ticker)
-      end
-  end
-
-  def summary(other) do
-    raise ArgumentError,
-          "WellBehaved.Probe.summary/1: expected a report of measure/2 or a judgement of " <>
-            "judge/2 (or WellBehaved.Testing.assert_well_behaved/2), got: " <>
-            inspect(other, limit: 5)
-  end
-
-  defp ticker_summary(t) do
-    "#{t.period_ms} ms ticker lateness p50 #{fmt(t.p50_ms)} / p99 #{fmt(t.p99_ms)} / " <>
-      "max #{fmt(t.max_ms)} ms (#{t.samples} ticks)"
-  end
+  defdelegate summary(report_or_judgement), to: Text
 
   @typedoc """
   The turns of one kind of worker: how many, and percentiles of their
@@ -351,8 +270,7 @@ defmodule WellBehaved.Probe do
             "WellBehaved.Probe.turns/2: expected a function of arity 0, got: #{inspect(fun)}"
     end
 
-    opts = options!(opts, @turns_options, "turns/2", Keyword.keys(@turns_options))
-    report = Turns.traced(fun, opts)
+    report = Turns.traced(fun, Options.turns!(opts))
     %{report | function: drop_cpu(report.function), control: drop_cpu(report.control)}
   end
 
@@ -373,404 +291,9 @@ defmodule WellBehaved.Probe do
   def erlang_work(iterations) when is_integer(iterations) and iterations >= 0,
     do: Turns.erlang_work(iterations)
 
-  defp fmt(nil), do: "-"
-  defp fmt(x) when is_integer(x), do: Integer.to_string(x)
-  defp fmt(x) when abs(x) >= 10, do: :erlang.float_to_binary(x / 1, decimals: 1)
-  defp fmt(x), do: :erlang.float_to_binary(x / 1, decimals: 2)
-  defp pct(x), do: "#{round(x * 100)}%"
-
-  # ---- options ----------------------------------------------------------------
-
-  # a Probe function ("turns/2") or another module's, named in full
-  defp qualified("WellBehaved." <> _ = name), do: name
-  defp qualified(name), do: "WellBehaved.Probe." <> name
-
-  defp keyword!(opts, function) do
-    unless is_list(opts) and Enum.all?(opts, &match?({key, _} when is_atom(key), &1)),
-      do: WellBehaved.Options.not_keyword!(qualified(function), opts)
-  end
-
-  # Validates a keyword list against a spec of {default, check} and returns
-  # a map of every option; `accepted` are the keys named when one is unknown.
-  defp options!(opts, spec, function, accepted) do
-    keyword!(opts, function)
-
-    Enum.each(opts, fn {key, value} ->
-      case Keyword.fetch(spec, key) do
-        {:ok, {_default, check}} ->
-          check!(check, value) ||
-            WellBehaved.Options.invalid!(
-              qualified(function),
-              key,
-              value,
-              describe(check)
-            )
-
-        :error ->
-          WellBehaved.Options.unknown!(qualified(function), key, accepted)
-      end
-    end)
-
-    Map.new(spec, fn {key, {default, _}} -> {key, Keyword.get(opts, key, default)} end)
-  end
-
-  # durations and counts end up in `receive ... after` and timers: at most
-  # 2^32 - 1 (ms: 49 days)
-  defp check!(:pos, v), do: is_integer(v) and v in 1..@max_int
-  defp check!(:non_neg, v), do: is_integer(v) and v in 0..@max_int
-  defp check!(:pos_or_nil, v), do: v == nil or check!(:pos, v)
-  defp check!(:workers, v), do: v == nil or (is_integer(v) and v in 1..max_workers())
-  defp check!(:boolean, v), do: is_boolean(v)
-  defp check!(:pos_number, v), do: is_number(v) and v > 0 and v <= @max_int
-  defp check!(:ratio, v), do: is_number(v) and v >= 1
-
-  defp describe(:pos), do: "an integer in 1..#{@max_int}"
-  defp describe(:non_neg), do: "an integer in 0..#{@max_int}"
-  defp describe(:pos_or_nil), do: "an integer in 1..#{@max_int} (or nil for the default)"
-
-  defp describe(:workers),
-    do: "an integer in 1..#{max_workers()} (half the VM's process limit), or nil"
-
-  defp describe(:boolean), do: "a boolean"
-  defp describe(:pos_number), do: "a positive number of milliseconds, at most #{@max_int}"
-  defp describe(:ratio), do: "a number >= 1"
-
-  defp max_workers, do: div(:erlang.system_info(:process_limit), 2)
-
-  # ---- one phase: workers, tickers, monitor ---------------------------------------
-
-  defp run_phase(fun, workers, opts, monitor) do
-    with_wall_time(fn ->
-      sample0 = :scheduler.sample_all()
-      t0 = now_us()
-      warm_until_us = t0 + opts.warmup_ms * 1000
-      tickers = [start_ticker(opts.tick_ms, warm_until_us), start_ticker(opts.slow_tick_ms, t0)]
-      # Hundreds of workers or more are started and stopped at high
-      # priority: behind thousands of busy workers, one trip through the run
-      # queue per batch, that would take minutes. Fewer are started as the
-      # caller would (a high-priority spawner changes where the VM places
-      # them). Meanwhile, the caller's priority (`priority`, when boosted).
-      priority = if workers >= @boost_workers, do: Process.flag(:priority, :high)
-      run = start_workers(fun, workers, opts)
-      if priority, do: Process.flag(:priority, priority)
-
-      window_end = if opts.calls == nil, do: t0 + opts.duration_ms * 1000
-      if window_end, do: sleep_until_us(window_end)
-      # The workers go first: a ticker queued behind thousands of workers
-      # in long normal NIFs would not see a stop message for hours. The
-      # tickers then count the ticks due in the window only (fixed work:
-      # until the last worker finished).
-      {calls, completed, pids, failure} = await_workers(run, opts, priority)
-      wall_us = now_us() - t0
-      end_us = window_end || now_us()
-      [ticker, slow_ticker] = Enum.map(tickers, &stop_ticker(&1, end_us))
-      utilization = utilization(sample0, :scheduler.sample_all())
-      long_schedules = collect_long_schedules(monitor, pids, opts.long_schedule_ms)
-
-      if failure, do: reraise_failure(failure)
-
-      ticker = if opts.samples, do: ticker, else: Map.drop(ticker, [:samples_us, :due_us])
-
-      %{
-        workers: workers,
-        calls: calls,
-        wall_ms: wall_us / 1000,
-        ticker: ticker,
-        slow_ticker: Map.drop(slow_ticker, [:samples_us, :due_us]),
-        long_schedules: long_schedules,
-        utilization: utilization,
-        completed: completed
-      }
-    end)
-  end
-
-  # ---- workers ----------------------------------------------------------------
-
-  defp start_workers(fun, workers, opts) do
-    parent = self()
-    ref = make_ref()
-    started = now_ms()
-    deadline = if opts.calls, do: nil, else: started + opts.duration_ms
-
-    monitors =
-      Map.new(1..workers, fn _ ->
-        spawn_monitor(fn ->
-          result =
-            try do
-              {:done, call_loop(fun, opts.calls, deadline, 0)}
-            catch
-              kind, reason -> {:failed, kind, reason, __STACKTRACE__}
-            end
-
-          send(parent, {ref, self(), result})
-        end)
-      end)
-
-    %{ref: ref, monitors: monitors, deadline: deadline, timeout_at: started + opts.timeout_ms}
-  end
-
-  defp call_loop(_fun, 0, _deadline, done), do: done
-
-  defp call_loop(fun, calls, deadline, done) do
-    if deadline && now_ms() >= deadline do
-      done
-    else
-      fun.()
-      call_loop(fun, calls && calls - 1, deadline, done + 1)
-    end
-  end
-
-  # {calls, completed, pids, failure}: without finish_calls, workers still
-  # busy at the deadline are killed (on time: still completed); workers
-  # still busy at the timeout are killed (not completed). The first failure
-  # of a worker stops the others.
-  defp await_workers(run, opts, priority) do
-    %{ref: ref, monitors: monitors, deadline: deadline, timeout_at: timeout_at} = run
-
-    stop_at =
-      if deadline && not opts.finish_calls, do: min(deadline, timeout_at), else: timeout_at
-
-    {calls, left, failure} = collect(ref, monitors, 0, stop_at)
-    if priority, do: Process.flag(:priority, :high)
-    Enum.each(left, fn {pid, _} -> Process.exit(pid, :kill) end)
-    reap(ref, monitors)
-    if priority, do: Process.flag(:priority, priority)
-    completed = failure == nil and (left == %{} or stop_at < timeout_at)
-    {calls, completed, MapSet.new(Map.keys(monitors)), failure}
-  end
-
-  defp collect(_ref, left, calls, _stop_at) when left == %{}, do: {calls, left, nil}
-
-  defp collect(ref, left, calls, stop_at) do
-    receive do
-      {^ref, pid, {:done, done}} ->
-        collect(ref, Map.delete(left, pid), calls + done, stop_at)
-
-      {^ref, pid, {:failed, _, _, _} = failed} ->
-        {calls, Map.delete(left, pid), failed}
-
-      {:DOWN, mon, :process, pid, reason}
-      when reason != :normal and :erlang.is_map_key(pid, left) ->
-        # killed from outside before it could report: a failure too; the
-        # message is put back for reap/2
-        send(self(), {:DOWN, mon, :process, pid, reason})
-        {calls, Map.delete(left, pid), {:failed, :exit, reason, []}}
-    after
-      max(stop_at - now_ms(), 0) -> {calls, left, nil}
-    end
-  end
-
-  # Waits until every worker is gone (a killed worker inside a normal NIF
-  # goes when the NIF returns), so the next measurement starts on idle
-  # schedulers and the caller's mailbox keeps none of the probe's messages.
-  @reap_ms 60_000
-  defp reap(ref, monitors) do
-    deadline = now_ms() + @reap_ms
-
-    Enum.each(monitors, fn {_pid, mon} ->
-      receive do
-        {:DOWN, ^mon, :process, _, _} -> :ok
-      after
-        max(deadline - now_ms(), 0) -> Process.demonitor(mon, [:flush])
-      end
-    end)
-
-    flush(ref)
-  end
-
-  defp flush(ref) do
-    receive do
-      {^ref, _, _} -> flush(ref)
-    after
-      0 -> :ok
-    end
-  end
-
-  defp reraise_failure({:failed, :error, reason, stack}),
-    do: reraise(Exception.normalize(:error, reason, stack), stack)
-
-  defp reraise_failure({:failed, :exit, reason, _stack}), do: exit(reason)
-  defp reraise_failure({:failed, :throw, value, _stack}), do: throw(value)
-
-  defp now_ms, do: System.monotonic_time(:millisecond)
-  defp now_us, do: :erlang.monotonic_time(:microsecond)
-
-  defp sleep_until_us(t) do
-    left = t - now_us()
-    if left > 0, do: Process.sleep(div(left + 999, 1000))
-  end
-
-  # ---- tickers ------------------------------------------------------------------
-
-  defp start_ticker(period_ms, count_from_us) do
-    parent = self()
-    first_due = Integer.floor_div(now_us(), 1000) + period_ms
-    pid = spawn_link(fn -> tick(parent, period_ms, first_due, count_from_us, []) end)
-    {pid, period_ms}
-  end
-
-  # due_ms: a whole millisecond of monotonic time, when the timer fires at
-  # the earliest. Every tick due in the window is a sample: its lateness is
-  # how long after its due time the ticker ran. A ticker that could not run
-  # for a while wakes once, and the ticks it missed were late until then.
-  defp tick(parent, period_ms, due_ms, count_from_us, late) do
-    timer = :erlang.start_timer(due_ms, self(), :tick, abs: true)
-
-    receive do
-      {:timeout, ^timer, :tick} ->
-        now = now_us()
-        last_due = last_due(due_ms, period_ms, Integer.floor_div(now, 1000))
-        late = record(due_ms, last_due, period_ms, now, count_from_us, late)
-        tick(parent, period_ms, last_due + period_ms, count_from_us, late)
-
-      {:stop, from, end_us} ->
-        :erlang.cancel_timer(timer)
-        # only ticks due in the window count; those that had not run by its
-        # end were late at least until then
-        end_ms = Integer.floor_div(end_us, 1000)
-        late = Enum.reject(late, fn {due_us, _} -> due_us > end_us end)
-
-        late =
-          if due_ms <= end_ms,
-            do:
-              record(
-                due_ms,
-                last_due(due_ms, period_ms, end_ms),
-                period_ms,
-                end_us,
-                count_from_us,
-                late
-              ),
-            else: late
-
-        send(from, {:ticks, self(), late})
-    end
-  end
-
-  # the last tick due at or before now_ms, from the first one, due_ms
-  defp last_due(due_ms, period_ms, now_ms),
-    do: due_ms + period_ms * div(max(now_ms - due_ms, 0), period_ms)
-
-  defp record(due_ms, last_ms, period_ms, at_us, count_from_us, late) do
-    Enum.reduce(due_ms..last_ms//period_ms, late, fn d, acc ->
-      if d * 1000 >= count_from_us, do: [{d * 1000, at_us - d * 1000} | acc], else: acc
-    end)
-  end
-
-  defp stop_ticker({pid, period_ms}, end_us) do
-    send(pid, {:stop, self(), end_us})
-
-    late =
-      receive do
-        {:ticks, ^pid, late} -> late
-      end
-
-    Process.unlink(pid)
-    {due, late} = late |> Enum.reverse() |> Enum.unzip()
-    late |> percentiles() |> Map.merge(%{period_ms: period_ms, samples_us: late, due_us: due})
-  end
-
   @doc false
   # Exact nearest-rank percentiles of microsecond samples, in ms.
-  def percentiles([]), do: %{samples: 0, p50_ms: nil, p90_ms: nil, p99_ms: nil, max_ms: nil}
-
-  def percentiles(samples_us) do
-    [p50, p90, p99, max] = Stats.percentiles(samples_us, [0.5, 0.9, 0.99, 1])
-
-    %{
-      samples: length(samples_us),
-      p50_ms: p50 / 1000,
-      p90_ms: p90 / 1000,
-      p99_ms: p99 / 1000,
-      max_ms: max / 1000
-    }
-  end
-
-  # ---- system monitor -------------------------------------------------------------
-
-  defp with_system_monitor(threshold_ms, fun) do
-    monitor = spawn_link(fn -> count_long_schedules([]) end)
-    previous = :erlang.system_monitor(monitor, [{:long_schedule, threshold_ms}])
-
-    try do
-      fun.(monitor)
-    after
-      case previous do
-        {pid, opts} -> :erlang.system_monitor(pid, opts)
-        :undefined -> :erlang.system_monitor(:undefined)
-      end
-
-      Process.unlink(monitor)
-      Process.exit(monitor, :kill)
-    end
-  end
-
-  defp count_long_schedules(events) do
-    receive do
-      {:monitor, who, :long_schedule, info} ->
-        count_long_schedules([{who, Keyword.get(info, :timeout, 0)} | events])
-
-      {:report, from} ->
-        send(from, {:long_schedules, events})
-        count_long_schedules(events)
-    end
-  end
-
-  defp collect_long_schedules(monitor, workers, threshold_ms) do
-    # events are sent when the offender is scheduled out: let stragglers land
-    Process.sleep(20)
-    send(monitor, {:report, self()})
-
-    events =
-      receive do
-        {:long_schedules, events} -> events
-      end
-
-    {mine, others} = Enum.split_with(events, fn {who, _ms} -> MapSet.member?(workers, who) end)
-
-    %{
-      count: length(mine),
-      max_ms: mine |> Enum.map(&elem(&1, 1)) |> Enum.max(fn -> 0 end),
-      others: length(others),
-      threshold_ms: threshold_ms
-    }
-  end
-
-  # ---- scheduler utilization ------------------------------------------------------
-
-  defp with_wall_time(fun) do
-    previous = :erlang.system_flag(:scheduler_wall_time, true)
-
-    try do
-      fun.()
-    after
-      :erlang.system_flag(:scheduler_wall_time, previous)
-    end
-  end
-
-  # mean utilization of the online schedulers of each kind
-  defp utilization(sample0, sample1) do
-    rows = :scheduler.utilization(sample0, sample1)
-
-    ids =
-      scheduler_ids(
-        :erlang.system_info(:schedulers),
-        :erlang.system_info(:schedulers_online),
-        :erlang.system_info(:dirty_cpu_schedulers),
-        :erlang.system_info(:dirty_cpu_schedulers_online)
-      )
-
-    mean = fn type, online ->
-      values = for {^type, id, util, _pct} <- rows, online == :all or id in online, do: util
-      if values == [], do: 0.0, else: Enum.sum(values) / length(values)
-    end
-
-    %{
-      normal: mean.(:normal, ids.normal),
-      dirty_cpu: mean.(:cpu, ids.dirty_cpu),
-      dirty_io: mean.(:io, :all)
-    }
-  end
+  defdelegate percentiles(samples_us), to: Ticker
 
   @doc """
   The ids, in `:erlang.statistics(:scheduler_wall_time)` (and
@@ -790,29 +313,6 @@ defmodule WellBehaved.Probe do
   """
   @spec scheduler_ids(pos_integer(), pos_integer(), non_neg_integer(), non_neg_integer()) ::
           %{normal: Range.t(), dirty_cpu: Range.t()}
-  def scheduler_ids(schedulers, schedulers_online, dirty_cpu, dirty_cpu_online) do
-    count!(:schedulers, schedulers, 1, :infinity)
-    count!(:schedulers_online, schedulers_online, 1, schedulers)
-    count!(:dirty_cpu, dirty_cpu, 0, :infinity)
-    count!(:dirty_cpu_online, dirty_cpu_online, 0, dirty_cpu)
-
-    %{
-      normal: 1..schedulers_online//1,
-      dirty_cpu: (schedulers + 1)..(schedulers + dirty_cpu_online)//1
-    }
-  end
-
-  defp count!(_name, n, min, max)
-       when is_integer(n) and n >= min and (max == :infinity or n <= max),
-       do: :ok
-
-  defp count!(name, n, min, max) do
-    accepted =
-      if max == :infinity,
-        do: "an integer >= #{min}",
-        else: "an integer from #{min} to #{max}"
-
-    raise ArgumentError,
-          "scheduler_ids/4: #{name} must be #{accepted}, got #{inspect(n)}"
-  end
+  defdelegate scheduler_ids(schedulers, schedulers_online, dirty_cpu, dirty_cpu_online),
+    to: Measure
 end

@@ -162,13 +162,19 @@ defmodule WellBehaved.SDK do
   `sources/0` (see the module's documentation).
 
       iex> WellBehaved.SDK.external_sources() |> Enum.map(&Path.basename/1)
-      ["wb_external.c", "wb_ext_server.c", "wb_ext_jobs.c"]
+      ["wb_external.c", "wb_ext_server.c", "wb_ext_jobs.c", "wb_ext_nif.c", "wb_ext_terms.c"]
   """
   @spec external_sources() :: [Path.t()]
   def external_sources,
     do:
       for(
-        file <- ["wb_external.c", "wb_ext_server.c", "wb_ext_jobs.c"],
+        file <- [
+          "wb_external.c",
+          "wb_ext_server.c",
+          "wb_ext_jobs.c",
+          "wb_ext_nif.c",
+          "wb_ext_terms.c"
+        ],
         do: existing!(Path.join([@root, "c_src/external", file]))
       )
 
