@@ -186,7 +186,9 @@ format-check:
 	mix xref graph --format cycles --fail-above 0
 
 # built JOBS at a time (the objects they share once), then run side by side
-C_TESTS := $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS)
+# (the longest first)
+C_TESTS_LONG := c_src/build/test_fuzzy c_src/build/test_extract
+C_TESTS := $(C_TESTS_LONG) $(CORE_TEST) $(CORE_TEST_SCALAR) $(filter-out $(C_TESTS_LONG),$(C_TEST_TARGETS))
 test-c:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(C_TESTS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(C_TESTS))
