@@ -6,7 +6,7 @@
 # external server into the app's priv/ (see mk/common.mk).
 
 APP := well_behaved
-include mk/common.mk
+include mk/common.mk mk/objects.mk
 
 # the metrics, a file each with its forms (c_src/metric/kernels.h)
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
@@ -66,34 +66,63 @@ system-deps:
 	@[ -e "$(ERTS_INCLUDE_DIR)/erl_nif.h" ] || { echo "error: erl_nif.h not found under $(ERTS_INCLUDE_DIR)" >&2; exit 1; }
 
 # --- native code ---------------------------------------------------------------
-native: native-deps $(NATIVE_TARGETS)
+# JOBS compilers at a time, each source once (mk/objects.mk)
+native: native-deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(NATIVE_TARGETS)
 
-$(NIF_SO): $(NIF_SRC) $(NIF_HDR)
+NIF_OBJ = $(call native_objs,nif,$(NIF_SRC))
+$(NIF_SO): $(NIF_OBJ)
 	@mkdir -p $(PRIV_DIR)
-	$(CC) $(NIF_CFLAGS) -Ic_src/include -shared -o $@ $(NIF_SRC)
+	$(CC) $(NIF_CFLAGS) -shared -o $@ $(NIF_OBJ)
 
-$(CORE_TEST): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
-	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(CORE_SRC)
+# the C test programs link objects shared with each other (mk/objects.mk)
+SAN_CORE := $(call objs,san,$(CORE_SRC))
+TEST_CORES_HDR := c_src/test/check.h c_src/test/reference.h
+TEST_SEARCH_HDR := c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h \
+	c_src/test/fuzzy_reference.h
+TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h \
+	c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h \
+	c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h \
+	c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h \
+	c_src/test/fuzzy_wide_weights.h c_src/test/reference.h
+TEST_EXTRACT_HDR := c_src/test/check.h c_src/test/extract_check.h c_src/test/extract_tokens.h \
+	c_src/test/out_of_memory.h c_src/test/fail_alloc.h
 
-c_src/build/test_search: c_src/test/test_search.c c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
+$(CORE_TEST): c_src/test/test_cores.c $(TEST_CORES_HDR) $(CORE_HDR) $(SAN_CORE)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(CORE_SRC)
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_cores.c $(SAN_CORE)
+
+# the same tests with the SIMD wavefront compiled out (the portable path)
+SCALAR_LEV := c_src/metric/levenshtein.c
+SAN_CORE_SCALAR := $(call objs,san,$(filter-out $(SCALAR_LEV),$(CORE_SRC))) \
+	$(call objs,san_scalar,$(SCALAR_LEV))
+$(CORE_TEST_SCALAR): c_src/test/test_cores.c $(TEST_CORES_HDR) $(CORE_HDR) $(SAN_CORE_SCALAR)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(SAN_CORE_SCALAR)
+
+c_src/build/test_search: c_src/test/test_search.c $(TEST_SEARCH_HDR) $(CORE_HDR) $(SAN_CORE)
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(SAN_CORE)
 
 # the lane kernels' AVX-512 code, built for the baseline instruction set,
 # run on any CPU (this one may have no AVX-512)
-c_src/build/test_search_avx512: c_src/test/test_search.c c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h c_src/test/fuzzy_reference.h $(CORE_SRC) $(CORE_HDR)
+AVX512_LANES := c_src/search/lanes.c
+SAN_CORE_AVX512 := $(call objs,san,$(filter-out $(AVX512_LANES),$(CORE_SRC))) \
+	$(call objs,san_avx512,$(AVX512_LANES))
+c_src/build/test_search_avx512: c_src/test/test_search.c $(TEST_SEARCH_HDR) $(CORE_HDR) $(SAN_CORE_AVX512)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(CORE_SRC)
+	$(CC) $(SAN_CFLAGS) -Wno-psabi -DWB_LANES_EMULATE_AVX512 -o $@ c_src/test/test_search.c $(SAN_CORE_AVX512)
 
-c_src/build/test_fuzzy: c_src/test/test_fuzzy.c c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h c_src/test/fuzzy_wide_weights.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+c_src/build/test_fuzzy: c_src/test/test_fuzzy.c $(TEST_FUZZY_HDR) $(CORE_HDR) $(SAN_CORE)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(CORE_SRC)
+	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_fuzzy.c $(SAN_CORE)
 
-# every source with the failing allocator of fail_alloc.h (out_of_memory.h)
-c_src/build/test_extract: c_src/test/test_extract.c c_src/test/check.h c_src/test/extract_check.h c_src/test/extract_tokens.h c_src/test/out_of_memory.h c_src/test/fail_alloc.h c_src/test/fail_alloc.c $(CORE_SRC) $(CORE_HDR)
+# every allocation through the failing allocator of fail_alloc.h
+# (out_of_memory.h), by the linker: the objects are the other tests'
+FAIL_ALLOC_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
+c_src/build/test_extract: c_src/test/test_extract.c c_src/test/fail_alloc.c $(TEST_EXTRACT_HDR) $(CORE_HDR) $(SAN_CORE)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -include c_src/test/fail_alloc.h -o $@ c_src/test/test_extract.c c_src/test/fail_alloc.c $(CORE_SRC)
+	$(CC) $(SAN_CFLAGS) $(FAIL_ALLOC_LDFLAGS) -o $@ c_src/test/test_extract.c c_src/test/fail_alloc.c $(SAN_CORE)
 
 # the fuzzy scorers' reference as a program, for the Elixir tests
 # (test/support/fuzzy_reference.exs): the C tests' reference, not the core
@@ -102,37 +131,40 @@ $(FUZZY_REFERENCE): c_src/test/fuzzy_reference_main.c c_src/test/fuzzy_reference
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/fuzzy_reference_main.c
 
-$(CORE_TEST_SCALAR): c_src/test/test_cores.c c_src/test/check.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR)
+# the fuzz targets link objects shared with each other (mk/objects.mk)
+FUZZ_CORE := $(call objs,fuzz,$(CORE_SRC))
+c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -DWB_LEV_NO_SIMD -o $@ c_src/test/test_cores.c $(CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c $(FUZZ_CORE)
 
-c_src/build/fuzz_levenshtein: c_src/fuzz/fuzz_levenshtein.c c_src/fuzz/fuzz.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_levenshtein.c $(CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_search.c $(FUZZ_CORE)
 
-c_src/build/fuzz_search: c_src/fuzz/fuzz_search.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_search.c $(CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_fuzzy.c $(FUZZ_CORE)
 
-c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuzzy_reference.h c_src/test/reference.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_fuzzy.c $(CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(FUZZ_CORE)
 
-c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_SRC) $(CORE_HDR) | fuzz-deps
+FUZZ_LINE_READER := $(call objs,fuzz,$(FILE_CORE_SRC))
+c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_HDR) $(FUZZ_LINE_READER) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_line_reader.c $(FUZZ_LINE_READER)
 
-c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_SRC) $(FILE_CORE_HDR) | fuzz-deps
+FUZZ_EXT_JOBS := $(call objs,fuzz,$(EXTERNAL_JOBS_SRC))
+c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h c_src/test/mirror_job.h $(EXTERNAL_HDR) $(SDK_HDR) $(FUZZ_EXT_JOBS) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_line_reader.c $(FILE_CORE_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_ext_jobs.c $(FUZZ_EXT_JOBS) $(EI_LIBS)
 
-c_src/build/fuzz_ext_jobs: c_src/fuzz/fuzz_ext_jobs.c c_src/fuzz/fuzz.h c_src/test/mirror_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
+# the server's own files built as a server, the cores shared
+FUZZ_EXTERNAL := $(call objs,fuzz_server,$(EXTERNAL_SERVER_FILES)) \
+	$(call objs,fuzz,$(filter-out $(EXTERNAL_SERVER_FILES),$(EXTERNAL_LIB_SRC)))
+c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_HDR) $(SDK_HDR) $(FUZZ_EXTERNAL) | fuzz-deps
 	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/fuzz/fuzz_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)
-
-c_src/build/fuzz_external: c_src/fuzz/fuzz_external.c c_src/fuzz/fuzz.h $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR) | fuzz-deps
-	@mkdir -p c_src/build
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/fuzz/fuzz_external.c $(EXTERNAL_LIB_SRC) $(EI_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/fuzz/fuzz_external.c $(FUZZ_EXTERNAL) $(EI_LIBS)
 
 clean:
 	rm -rf c_src/build _build/*/lib/$(APP)/priv
@@ -153,8 +185,13 @@ format-check:
 	@# no dependency cycle between the library's modules
 	mix xref graph --format cycles --fail-above 0
 
-test-c: $(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS) $(C_TEST_BUILDS)
-	$(call run-c-tests,$(CORE_TEST) $(CORE_TEST_SCALAR) $(C_TEST_TARGETS))
+# built JOBS at a time (the objects they share once), then run side by side
+# (the longest first)
+C_TESTS_LONG := c_src/build/test_fuzzy c_src/build/test_extract
+C_TESTS := $(C_TESTS_LONG) $(CORE_TEST) $(CORE_TEST_SCALAR) $(filter-out $(C_TESTS_LONG),$(C_TEST_TARGETS))
+test-c:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(C_TESTS) $(C_TEST_BUILDS)
+	$(call run-c-tests,$(C_TESTS))
 
 # mix builds the native code it needs (make native, for MIX_ENV=test),
 # the fuzzy tests' reference program first (their support builds it too,

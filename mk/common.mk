@@ -7,6 +7,10 @@
 # for a dependency or a release); run by hand, it is this project's own.
 
 SHELL := /bin/bash
+# the repository's root (this file is in its mk/)
+WB_ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)
+# how many compilers, test programs and fuzz targets run at once
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MIX_ENV ?= dev
 MIX_APP_PATH ?= $(CURDIR)/_build/$(MIX_ENV)/lib/$(APP)
 PRIV_DIR := $(MIX_APP_PATH)/priv
@@ -59,11 +63,10 @@ install-package:
 	    || { echo "error: could not install $(PACKAGE); install it and retry" >&2; exit 1; }; \
 	else echo "error: $(FOR) is missing: install the Debian package $(PACKAGE) (as root: apt-get install $(PACKAGE))" >&2; exit 1; fi
 
-# run-c-tests(binaries): each under the sanitizers, bounded in time
+# run-c-tests(binaries): JOBS at a time, each under the sanitizers,
+# bounded in time (scripts/run_c_tests.sh)
 define run-c-tests
-	@for t in $(1); do echo "$$t"; \
-	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  timeout --signal=KILL $(C_TEST_TIMEOUT) $$t || exit 1; done
+	@JOBS=$(JOBS) C_TEST_TIMEOUT=$(C_TEST_TIMEOUT) $(WB_ROOT)/scripts/run_c_tests.sh $(1)
 endef
 
 # run-mix-test(seconds): mix test bounded by SIGKILL, a hang a failure (a

@@ -26,15 +26,24 @@ EXTERNAL_JOBS_TEST := c_src/build/test_ext_jobs
 NATIVE_TARGETS += $(EXTERNAL_BIN)
 C_TEST_TARGETS += $(EXTERNAL_TEST) $(EXTERNAL_JOBS_TEST)
 
-$(EXTERNAL_BIN): c_src/external/wb_external_main.c $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+# the server's own files built as a server, the cores the NIF library's
+# objects (mk/objects.mk)
+EXTERNAL_SERVER_FILES := $(filter c_src/external/% c_src/nif/%,$(EXTERNAL_LIB_SRC))
+EXTERNAL_OBJ = $(call native_objs,server,c_src/external/wb_external_main.c $(EXTERNAL_SERVER_FILES)) \
+	$(call native_objs,nif,$(filter-out $(EXTERNAL_SERVER_FILES),$(EXTERNAL_LIB_SRC)))
+$(EXTERNAL_BIN): $(EXTERNAL_OBJ)
 	@mkdir -p $(PRIV_DIR)
-	$(CC) $(CFLAGS_COMMON) -O2 $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/external/wb_external_main.c $(EXTERNAL_LIB_SRC) $(EI_LIBS)
+	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(EXTERNAL_OBJ) $(EI_LIBS)
 
-$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/external_fuzzy_score.h c_src/test/check.h c_src/test/reference.h $(EXTERNAL_LIB_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+# objects shared with the other C tests (mk/objects.mk)
+SAN_EXTERNAL := $(call objs,san_server,$(EXTERNAL_SERVER_FILES)) \
+	$(call objs,san,$(filter-out $(EXTERNAL_SERVER_FILES),$(EXTERNAL_LIB_SRC)))
+$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/external_fuzzy_score.h c_src/test/check.h c_src/test/reference.h $(EXTERNAL_HDR) $(SDK_HDR) $(SAN_EXTERNAL)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/test/test_external.c $(EXTERNAL_LIB_SRC) $(EI_LIBS) -lm
+	$(CC) $(SAN_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/test/test_external.c $(SAN_EXTERNAL) $(EI_LIBS) -lm
 
 # job types run as a server runs them
-$(EXTERNAL_JOBS_TEST): c_src/test/test_ext_jobs.c c_src/test/check.h c_src/test/mirror_job.h $(EXTERNAL_JOBS_SRC) $(EXTERNAL_HDR) $(SDK_HDR)
+SAN_EXT_JOBS := $(call objs,san,$(EXTERNAL_JOBS_SRC))
+$(EXTERNAL_JOBS_TEST): c_src/test/test_ext_jobs.c c_src/test/check.h c_src/test/mirror_job.h $(EXTERNAL_HDR) $(SDK_HDR) $(SAN_EXT_JOBS)
 	@mkdir -p c_src/build
-	$(CC) $(SAN_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/test/test_ext_jobs.c $(EXTERNAL_JOBS_SRC) $(EI_LIBS)
+	$(CC) $(SAN_CFLAGS) -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS) -o $@ c_src/test/test_ext_jobs.c $(SAN_EXT_JOBS) $(EI_LIBS)

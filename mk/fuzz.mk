@@ -24,7 +24,7 @@ FUZZ_CFLAGS := -I$(dir $(lastword $(MAKEFILE_LIST)))../c_src/fuzz -std=c11 -Wall
 # to 4 KiB (the reference distance is quadratic)
 FUZZ_RUN_FLAGS := -max_len=4096 -timeout=20 -rss_limit_mb=2048 -print_final_stats=0
 
-.PHONY: fuzz fuzz-smoke fuzz-deps
+.PHONY: fuzz fuzz-smoke fuzz-smoke-bins fuzz-deps
 
 # clang, and its fuzzer runtime (a separate Debian package since clang 14)
 fuzz-deps:
@@ -43,7 +43,11 @@ fuzz: $(FUZZ_BINS)
 	    c_src/build/fuzz/$$t c_src/fuzz/corpus/$$t 2>&1 | grep -E "DONE|ERROR|SUMMARY|check failed|Test unit written" ; \
 	  [ "$${PIPESTATUS[0]}" = 0 ] || exit 1; done
 
-# from the checked-in corpus; new inputs go to a scratch directory
+# from the checked-in corpus; new inputs go to a scratch directory. The
+# targets are built JOBS at a time first.
+fuzz-smoke: fuzz-smoke-bins
+fuzz-smoke-bins:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@for t in $(FUZZ_NAMES); do scratch=$$(mktemp -d); \
 	  echo "fuzz $$t: $(FUZZ_SMOKE_SECONDS) s from c_src/fuzz/corpus/$$t"; \

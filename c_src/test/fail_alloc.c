@@ -1,11 +1,17 @@
-/* The wrappers of fail_alloc.h (this file is compiled with it included,
- * as every other source of the binary: the names are undone here). */
-#undef malloc
-#undef calloc
-#undef realloc
-#undef aligned_alloc
+/* The wrappers named by the linker's --wrap (fail_alloc.h): __real_X is
+ * the allocator itself. */
+#include "fail_alloc.h"
 
-#include <stdlib.h>
+#include <stddef.h>
+
+void *__real_malloc(size_t bytes);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *block, size_t bytes);
+void *__real_aligned_alloc(size_t alignment, size_t bytes);
+void *__wrap_malloc(size_t bytes);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *block, size_t bytes);
+void *__wrap_aligned_alloc(size_t alignment, size_t bytes);
 
 static long long countdown = -1;
 static unsigned long long given;
@@ -25,18 +31,18 @@ static int fail_now(void) {
     return 1;
 }
 
-void *wb_test_malloc(size_t bytes) {
-    return fail_now() ? NULL : malloc(bytes);
+void *__wrap_malloc(size_t bytes) {
+    return fail_now() ? NULL : __real_malloc(bytes);
 }
 
-void *wb_test_calloc(size_t count, size_t size) {
-    return fail_now() ? NULL : calloc(count, size);
+void *__wrap_calloc(size_t count, size_t size) {
+    return fail_now() ? NULL : __real_calloc(count, size);
 }
 
-void *wb_test_realloc(void *block, size_t bytes) {
-    return fail_now() ? NULL : realloc(block, bytes);
+void *__wrap_realloc(void *block, size_t bytes) {
+    return fail_now() ? NULL : __real_realloc(block, bytes);
 }
 
-void *wb_test_aligned_alloc(size_t alignment, size_t bytes) {
-    return fail_now() ? NULL : aligned_alloc(alignment, bytes);
+void *__wrap_aligned_alloc(size_t alignment, size_t bytes) {
+    return fail_now() ? NULL : __real_aligned_alloc(alignment, bytes);
 }
