@@ -8,7 +8,7 @@
 # library's jobs) and of the server of SDK job types (test_ext_jobs).
 
 EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
-# what a server of job types links instead of wb_runtime.c
+# what a server of job types links instead of the runtime (SDK_SRC)
 EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) c_src/external/wb_ext_server.c c_src/external/wb_ext_jobs.c
 # the library's job types in a server
 EXTERNAL_LIB_SRC := $(EXTERNAL_JOBS_SRC) c_src/external/wb_ext_library.c c_src/nif/levenshtein_job.c \
