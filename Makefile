@@ -27,8 +27,11 @@ CORE_SRC := c_src/text/utf8.c c_src/search/search.c c_src/search/lanes.c $(FUZZY
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
-SDK_SRC := c_src/runtime/wb_runtime.c
-SDK_HDR := c_src/include/wb_runtime.h c_src/include/wb_output.h c_src/runtime/wb_job_check.h
+# the runtime, a file per job (WellBehaved.SDK.sources/0 lists the same)
+SDK_SRC := $(addprefix c_src/runtime/,wb_runtime.c wb_run.c wb_cost.c wb_pool.c wb_release.c \
+	wb_config.c)
+SDK_HDR := c_src/include/wb_runtime.h c_src/include/wb_output.h c_src/runtime/wb_job_check.h \
+	c_src/runtime/wb_runtime_internal.h
 NIF_SRC := $(CORE_SRC) $(SDK_SRC) $(wildcard c_src/nif/*.c)
 NIF_HDR := $(CORE_HDR) $(SDK_HDR) $(wildcard c_src/nif/*.h)
 C_FILES := $(wildcard c_src/*/*.c c_src/*/*.h c_src/*/*.cpp)

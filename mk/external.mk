@@ -9,7 +9,7 @@
 # library's jobs) and of the server of SDK job types (test_ext_jobs).
 
 EXTERNAL_COMMON_SRC := c_src/external/wb_external.c
-# what a server of job types links instead of wb_runtime.c
+# what a server of job types links instead of the runtime (SDK_SRC)
 EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) $(addprefix c_src/external/,wb_ext_server.c wb_ext_jobs.c \
 	wb_ext_nif.c wb_ext_terms.c)
 # the library's job types in a server

@@ -1,5 +1,5 @@
 # The runtime as an SDK for other NIF libraries (c_src/include/wb_runtime.h,
-# c_src/runtime/wb_runtime.c), checked as a user builds it:
+# c_src/runtime/*.c), checked as a user builds it:
 #
 #   - the public header compiles as C++ (c_src/test/sdk_header_test.cpp);
 #   - test NIF libraries with their own job types, loaded by the library's

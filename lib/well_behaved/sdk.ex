@@ -148,14 +148,19 @@ defmodule WellBehaved.SDK do
   @spec include_dir() :: Path.t()
   def include_dir, do: existing!(Path.join(@root, "c_src/include"))
 
+  # the runtime's files, one job each (the library's Makefile: SDK_SRC)
+  @runtime_files ~w(wb_runtime.c wb_run.c wb_cost.c wb_pool.c wb_release.c wb_config.c)
+
   @doc """
-  The C files to compile into a NIF library that uses the runtime.
+  The C files to compile into a NIF library that uses the runtime (they
+  include a private header that sits beside them).
 
       iex> WellBehaved.SDK.sources() |> Enum.map(&Path.basename/1)
-      ["wb_runtime.c"]
+      ["wb_runtime.c", "wb_run.c", "wb_cost.c", "wb_pool.c", "wb_release.c", "wb_config.c"]
   """
   @spec sources() :: [Path.t()]
-  def sources, do: [existing!(Path.join(@root, "c_src/runtime/wb_runtime.c"))]
+  def sources,
+    do: for(file <- @runtime_files, do: existing!(Path.join([@root, "c_src/runtime", file])))
 
   @doc """
   The C files to link into a server program of your job types, instead of

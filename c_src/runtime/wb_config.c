@@ -1,0 +1,202 @@
+/* The runtime's settings (the slice, the thresholds of :auto) from
+ * load_info and runtime_configure, and what runtime_stats reports: live
+ * jobs and memory, the pool, the learned costs, the settings in force and
+ * the limits the Elixir side is checked against. */
+#include "wb_runtime_internal.h"
+
+static _Atomic int64_t resident_bytes;
+/* wb_rt_normal_max_ns follows the slice until it is configured */
+_Atomic uint64_t wb_rt_normal_max_ns = SLICE_NS_DEFAULT;
+static _Atomic bool normal_max_is_slice = true;
+_Atomic uint64_t wb_rt_yielding_max_ns = NO_LIMIT;
+_Atomic uint64_t wb_rt_slice_ns = SLICE_NS_DEFAULT;
+_Atomic uint64_t wb_rt_dirty_slice_ns = DIRTY_SLICE_NS_DEFAULT;
+/* Where the slice in force comes from: the load_info's calibration (and
+ * the Erlang turn it was derived from), the compiled default, or
+ * runtime_configure. `calibrated_ns` is what `slice_us: calibrated`
+ * restores. */
+typedef enum { SOURCE_DEFAULT, SOURCE_ERLANG_TURN, SOURCE_CONFIGURED } slice_source;
+static _Atomic int slice_from = SOURCE_DEFAULT;
+static _Atomic uint64_t calibrated_ns = SLICE_NS_DEFAULT;
+static _Atomic uint64_t erlang_turn_ns; /* 0: not given */
+
+int64_t wb_slice_ns(void) {
+    return setting_ns(&wb_rt_slice_ns);
+}
+
+void wb_runtime_resident_bytes(int64_t delta) {
+    atomic_fetch_add_explicit(&resident_bytes, delta, memory_order_relaxed);
+}
+
+static ERL_NIF_TERM slice_source_atom(ErlNifEnv *env) {
+    switch (atomic_load(&slice_from)) {
+    case SOURCE_ERLANG_TURN:
+        return wb_atom(env, "erlang_turn");
+    case SOURCE_CONFIGURED:
+        return wb_atom(env, "configured");
+    default:
+        return wb_atom(env, "default");
+    }
+}
+
+/* What the C side accepts, for the Elixir side to be checked against:
+ * the modes, the most job arguments, the slice settings' range in us. */
+static ERL_NIF_TERM limits_map(ErlNifEnv *env) {
+    ERL_NIF_TERM modes[] = {wb_rt_atom_auto,     wb_rt_atom_normal,         wb_rt_atom_dirty_cpu,
+                            wb_rt_atom_yielding, wb_rt_atom_yielding_dirty, wb_rt_atom_threaded};
+    ERL_NIF_TERM keys[] = {wb_atom(env, "modes"), wb_atom(env, "max_job_args"),
+                           wb_atom(env, "slice_us_min"), wb_atom(env, "slice_us_max")};
+    ERL_NIF_TERM values[] = {
+        enif_make_list_from_array(env, modes, sizeof modes / sizeof *modes),
+        enif_make_int(env, WB_MAX_JOB_ARGS),
+        enif_make_uint64(env, SLICE_NS_MIN / 1000),
+        enif_make_uint64(env, SLICE_NS_MAX / 1000),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return wb_atom(env, "nil");
+    return map;
+}
+
+ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    (void)argc;
+    (void)argv;
+    size_t queued;
+    int threads;
+    uint64_t answered_in_call, released;
+    int64_t release_pending;
+    wb_rt_pool_counts(&queued, &threads, &answered_in_call);
+    wb_rt_release_counts(&released, &release_pending);
+    int type_count;
+    registered_type *job_types = wb_rt_registered_types(&type_count);
+    ERL_NIF_TERM costs = enif_make_new_map(env), measured = enif_make_new_map(env);
+    for (int i = 0; i < type_count; i++) {
+        uint64_t ps = atomic_load_explicit(&job_types[i].ps_per_unit, memory_order_relaxed);
+        bool known = atomic_load_explicit(&job_types[i].measured, memory_order_relaxed);
+        ERL_NIF_TERM name = wb_atom(env, job_types[i].type->name);
+        if (!enif_make_map_put(env, costs, name, enif_make_uint64(env, ps), &costs) ||
+            !enif_make_map_put(env, measured, name, known ? wb_rt_atom_true : wb_atom(env, "false"),
+                               &measured))
+            return enif_make_badarg(env);
+    }
+    uint64_t turn = atomic_load(&erlang_turn_ns);
+    ERL_NIF_TERM keys[] = {
+        wb_atom(env, "live_jobs"),        wb_atom(env, "live_bytes"),
+        wb_atom(env, "pool_threads"),     wb_atom(env, "queued"),
+        wb_atom(env, "normal_max_us"),    wb_atom(env, "yielding_max_us"),
+        wb_atom(env, "slice_us"),         wb_atom(env, "dirty_slice_us"),
+        wb_atom(env, "ps_per_unit"),      wb_atom(env, "resident_bytes"),
+        wb_atom(env, "slice_ns"),         wb_atom(env, "slice_source"),
+        wb_atom(env, "erlang_turn_ns"),   wb_atom(env, "calibrated_slice_ns"),
+        wb_atom(env, "released_later"),   wb_atom(env, "limits"),
+        wb_atom(env, "answered_in_call"), wb_atom(env, "release_pending"),
+        wb_atom(env, "cost_measured"),
+    };
+    ERL_NIF_TERM values[] = {
+        enif_make_int64(env, atomic_load(&wb_rt_live_jobs)),
+        enif_make_int64(env, atomic_load(&wb_rt_live_bytes)),
+        enif_make_int(env, threads),
+        enif_make_uint64(env, queued),
+        enif_make_uint64(env, atomic_load(&wb_rt_normal_max_ns) / 1000),
+        atomic_load(&wb_rt_yielding_max_ns) == NO_LIMIT
+            ? wb_atom(env, "infinity")
+            : enif_make_uint64(env, atomic_load(&wb_rt_yielding_max_ns) / 1000),
+        enif_make_uint64(env, (atomic_load(&wb_rt_slice_ns) + 500) / 1000),
+        enif_make_uint64(env, atomic_load(&wb_rt_dirty_slice_ns) / 1000),
+        costs,
+        enif_make_int64(env, atomic_load(&resident_bytes)),
+        enif_make_uint64(env, atomic_load(&wb_rt_slice_ns)),
+        slice_source_atom(env),
+        turn ? enif_make_uint64(env, turn) : wb_atom(env, "nil"),
+        enif_make_uint64(env, atomic_load(&calibrated_ns)),
+        enif_make_uint64(env, released),
+        limits_map(env),
+        enif_make_uint64(env, answered_in_call),
+        enif_make_int64(env, release_pending),
+        measured,
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return enif_make_badarg(env);
+    return map;
+}
+
+/* A setting's new value in *ns, or false when the term is not one: `keep`
+ * (the current value), a whole number of microseconds within [min_ns,
+ * max_ns], or, where `special` names an atom, that atom (*ns = NO_LIMIT). */
+static bool get_setting_ns(ErlNifEnv *env, ERL_NIF_TERM term, uint64_t current, uint64_t min_ns,
+                           uint64_t max_ns, const char *special, uint64_t *ns) {
+    ErlNifUInt64 us;
+    if (enif_is_identical(term, wb_atom(env, "keep"))) {
+        *ns = current;
+        return true;
+    }
+    if (special && enif_is_identical(term, wb_atom(env, special))) {
+        *ns = NO_LIMIT;
+        return true;
+    }
+    if (!enif_get_uint64(env, term, &us) || us > max_ns / 1000 || us * 1000 < min_ns) return false;
+    *ns = us * 1000;
+    return true;
+}
+
+/* Keeps wb_rt_normal_max_ns at one slice while it follows the slice. */
+static void follow_slice(void) {
+    if (atomic_load(&normal_max_is_slice))
+        atomic_store(&wb_rt_normal_max_ns, atomic_load(&wb_rt_slice_ns));
+}
+
+/* The slice that load_info carries, #{slice_ns => Ns, erlang_turn_ns => Ns}
+ * (WellBehaved.SDK.load_info/0); anything else leaves the default (false).
+ * A configured slice stays as it is (a reload of the library). Also
+ * runtime_configure's, for a library loaded before the calibration could
+ * be made (while it compiled). */
+bool wb_rt_apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info) {
+    ERL_NIF_TERM v;
+    ErlNifUInt64 slice, turn;
+    if (!enif_is_map(env, info) ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "slice_ns"), &v) ||
+        !enif_get_uint64(env, v, &slice) || slice < SLICE_NS_MIN || slice > SLICE_NS_MAX ||
+        !enif_get_map_value(env, info, enif_make_atom(env, "erlang_turn_ns"), &v) ||
+        !enif_get_uint64(env, v, &turn) || turn == 0)
+        return false;
+    atomic_store(&calibrated_ns, slice);
+    atomic_store(&erlang_turn_ns, turn);
+    if (atomic_load(&slice_from) == SOURCE_CONFIGURED) return true;
+    atomic_store(&slice_from, SOURCE_ERLANG_TURN);
+    atomic_store(&wb_rt_slice_ns, slice);
+    follow_slice();
+    return true;
+}
+
+ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+    uint64_t normal, yielding, slice, dirty;
+    if (argc == 4 && enif_is_map(env, argv[2]))
+        return wb_rt_apply_load_info(env, argv[2]) ? wb_rt_atom_ok : enif_make_badarg(env);
+    if (argc != 4 ||
+        !get_setting_ns(env, argv[0], atomic_load(&wb_rt_normal_max_ns), 0, NO_LIMIT - 1, "slice",
+                        &normal) ||
+        !get_setting_ns(env, argv[1], atomic_load(&wb_rt_yielding_max_ns), 0, NO_LIMIT - 1,
+                        "infinity", &yielding) ||
+        !get_setting_ns(env, argv[2], atomic_load(&wb_rt_slice_ns), SLICE_NS_MIN, SLICE_NS_MAX,
+                        "calibrated", &slice) ||
+        !get_setting_ns(env, argv[3], atomic_load(&wb_rt_dirty_slice_ns), SLICE_NS_MIN,
+                        SLICE_NS_MAX, NULL, &dirty))
+        return enif_make_badarg(env);
+    bool calibrated = slice == NO_LIMIT;
+    if (calibrated) slice = atomic_load(&calibrated_ns);
+    bool normal_is_slice = normal == NO_LIMIT || (atomic_load(&normal_max_is_slice) &&
+                                                  enif_is_identical(argv[0], wb_atom(env, "keep")));
+    if (normal_is_slice) normal = slice;
+    if (normal > yielding) return enif_make_badarg(env);
+    if (!enif_is_identical(argv[2], wb_atom(env, "keep")))
+        atomic_store(&slice_from, calibrated ? (atomic_load(&erlang_turn_ns) ? SOURCE_ERLANG_TURN
+                                                                             : SOURCE_DEFAULT)
+                                             : SOURCE_CONFIGURED);
+    atomic_store(&normal_max_is_slice, normal_is_slice);
+    atomic_store(&wb_rt_normal_max_ns, normal);
+    atomic_store(&wb_rt_yielding_max_ns, yielding);
+    atomic_store(&wb_rt_slice_ns, slice);
+    atomic_store(&wb_rt_dirty_slice_ns, dirty);
+    return wb_rt_atom_ok;
+}
