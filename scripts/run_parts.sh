@@ -7,7 +7,7 @@
 #   MAKE="$(MAKE)" scripts/run_parts.sh format-check test-c ...
 #
 # A part is a make target; it fails when make exits non-zero. The last
-# line reads "parts: N passed, N failed".
+# line reads "parts: N passed, N failed in N s".
 set -uo pipefail
 
 if [ $# -eq 0 ]; then
@@ -43,5 +43,5 @@ echo "=== summary ($(pwd))"
 for i in "${!names[@]}"; do
     printf '  %-18s %s\n' "${names[$i]}" "${verdicts[$i]}"
 done
-echo "parts: $((${#names[@]} - failed)) passed, $failed failed"
+echo "parts: $((${#names[@]} - failed)) passed, $failed failed in $SECONDS s"
 [ "$failed" -eq 0 ]
