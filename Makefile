@@ -196,12 +196,16 @@ test-c:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(C_TESTS) $(C_TEST_BUILDS)
 	$(call run-c-tests,$(C_TESTS))
 
-# mix builds the native code it needs (make native, for MIX_ENV=test),
-# the fuzzy tests' reference program first (their support builds it too,
-# run alone); the suite bounded in time (run-mix-test)
+# the code, its native outputs (make native), the SDK's test libraries and
+# the fuzzy tests' reference program built first (the tests' support
+# builds them too, run alone); then the suite as TEST_PARTITIONS VMs side
+# by side, each with a share of the test files, bounded in time
 TEST_ELIXIR_SECONDS ?= 2400
+TEST_PARTITIONS ?= $(JOBS)
 test-elixir: $(FUZZY_REFERENCE)
-	$(call run-mix-test,$(TEST_ELIXIR_SECONDS))
+	MIX_ENV=test mix compile
+	@MIX_ENV=test $(MAKE) --no-print-directory sdk-test-nifs
+	scripts/run_mix_test_partitions.sh $(TEST_ELIXIR_SECONDS) $(TEST_PARTITIONS)
 
 # mix compile once then mix run, from a copy of the tree and as a git
 # dependency of a new app
