@@ -23,7 +23,9 @@ FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
 FUZZY_HDR += c_src/fuzzy/sorted_set.h
-CORE_SRC := c_src/text/utf8.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
+# the search core: its steps, its sets, a search's set-up, the lane kernels
+CORE_SRC := c_src/text/utf8.c $(addprefix c_src/search/,search.c search_set.c search_init.c \
+	lanes.c) $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
 	c_src/search/lanes_widths.h
