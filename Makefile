@@ -23,12 +23,13 @@ FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
 FUZZY_HDR += c_src/fuzzy/sorted_set.h
-# the search core: its steps, its sets, a search's set-up, the lane kernels
+# the search core: its steps, its sets, a search's set-up, the lane kernels,
+# the batches an index makes once
 CORE_SRC := c_src/text/utf8.c $(addprefix c_src/search/,search.c search_set.c search_init.c \
-	lanes.c) $(FUZZY_SRC)
+	lanes.c lanes_index.c) $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
-	c_src/search/lanes_widths.h
+	c_src/search/lanes_widths.h c_src/search/lanes_bits.h
 # the runtime, a file per job (WellBehaved.SDK.sources/0 lists the same)
 SDK_SRC := $(addprefix c_src/runtime/,wb_runtime.c wb_run.c wb_cost.c wb_pool.c wb_release.c \
 	wb_config.c)
