@@ -10,8 +10,9 @@ include mk/common.mk mk/objects.mk
 
 # the metrics, a file each with its forms (c_src/metric/kernels.h)
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
-	c_src/metric/levenshtein_text.c c_src/metric/levenshtein_short.c \
-	c_src/metric/osa.c c_src/metric/damerau.c c_src/metric/hamming.c c_src/metric/jaro.c
+	c_src/metric/levenshtein_weighted.c c_src/metric/levenshtein_text.c \
+	c_src/metric/levenshtein_short.c c_src/metric/osa.c c_src/metric/damerau.c \
+	c_src/metric/hamming.c c_src/metric/jaro.c
 METRIC_HDR := c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
 	c_src/metric/levenshtein_block.h c_src/metric/levenshtein_text.h \
 	c_src/metric/osa_word.h c_src/metric/jaro_word.h
@@ -23,10 +24,13 @@ FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
 FUZZY_HDR += c_src/fuzzy/sorted_set.h
-CORE_SRC := c_src/text/utf8.c c_src/search/search.c c_src/search/lanes.c $(FUZZY_SRC)
+# the search core: its steps, its sets, a search's set-up, the lane kernels,
+# the batches an index makes once
+CORE_SRC := c_src/text/utf8.c $(addprefix c_src/search/,search.c search_set.c search_init.c \
+	lanes.c lanes_index.c) $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
-	c_src/search/lanes_widths.h
+	c_src/search/lanes_widths.h c_src/search/lanes_bits.h
 # the runtime, a file per job (WellBehaved.SDK.sources/0 lists the same)
 SDK_SRC := $(addprefix c_src/runtime/,wb_runtime.c wb_run.c wb_cost.c wb_pool.c wb_release.c \
 	wb_config.c)
@@ -82,12 +86,13 @@ $(NIF_SO): $(NIF_OBJ)
 SAN_CORE := $(call objs,san,$(CORE_SRC))
 TEST_CORES_HDR := c_src/test/check.h c_src/test/reference.h
 TEST_SEARCH_HDR := c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h \
-	c_src/test/fuzzy_reference.h
+	c_src/test/fuzzy_reference.h c_src/test/search_operations.h
 TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h \
 	c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h \
 	c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h \
 	c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h \
-	c_src/test/fuzzy_wide_weights.h c_src/test/reference.h
+	c_src/test/fuzzy_wide_weights.h c_src/test/reference.h c_src/test/fuzzy_random_pairs.h \
+	c_src/test/fuzzy_damerau_cuts.h c_src/test/fuzzy_setup_steps.h
 TEST_EXTRACT_HDR := c_src/test/check.h c_src/test/extract_check.h c_src/test/extract_tokens.h \
 	c_src/test/out_of_memory.h c_src/test/fail_alloc.h
 

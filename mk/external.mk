@@ -38,7 +38,9 @@ $(EXTERNAL_BIN): $(EXTERNAL_OBJ)
 # objects shared with the other C tests (mk/objects.mk)
 SAN_EXTERNAL := $(call objs,san_server,$(EXTERNAL_SERVER_FILES)) \
 	$(call objs,san,$(filter-out $(EXTERNAL_SERVER_FILES),$(EXTERNAL_LIB_SRC)))
-$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/external_fuzzy_score.h c_src/test/check.h c_src/test/reference.h $(EXTERNAL_HDR) $(SDK_HDR) $(SAN_EXTERNAL)
+$(EXTERNAL_TEST): c_src/test/test_external.c c_src/test/external_fuzzy_score.h \
+	c_src/test/external_frames.h c_src/test/check.h c_src/test/reference.h $(EXTERNAL_HDR) \
+	$(SDK_HDR) $(SAN_EXTERNAL)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) $(EXTERNAL_SERVER_CFLAGS) -o $@ c_src/test/test_external.c $(SAN_EXTERNAL) $(EI_LIBS) -lm
 

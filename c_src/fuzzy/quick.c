@@ -3,7 +3,10 @@
  * match masks made once. Levenshtein (Myers 1999 in Hyyro's form), OSA
  * (Hyyro 2003), Indel and its ratios (Allison-Dix / Hyyro 2004) take one
  * word step per candidate byte; Jaro matches a symbol per step, its
- * window a mask; Hamming compares bytes. */
+ * window a mask; Hamming compares bytes.
+ * One file: wb_fz_quick_score runs per candidate and calls the kernels,
+ * the partial windows, Damerau and the verdicts here, which the compiler
+ * can inline only within this translation unit. */
 #include "fuzzy.h"
 #include "scores.h"
 

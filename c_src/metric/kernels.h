@@ -2,8 +2,9 @@
  * The pair kernels of the fuzzy scorers: resumable computations on two
  * sequences of symbols (bytes or Unicode codepoints, as uint32_t), one
  * file of c_src/metric/ per metric (pattern.c, indel_lcs.c,
- * levenshtein.c, osa.c, damerau.c, hamming.c, jaro.c), their word steps
- * in levenshtein_word.h and osa_word.h.
+ * levenshtein.c and levenshtein_weighted.c, osa.c, damerau.c,
+ * hamming.c, jaro.c), their word steps in levenshtein_word.h and
+ * osa_word.h.
  *
  * Pure C, no erl_nif. Every kernel is a state advanced by its step
  * function in bounded amounts of work, so that a scheduler can slice it:
@@ -368,9 +369,10 @@ uint64_t wb_fz_osa_units(size_t m, size_t n);
  * a row is resumed where a step stopped: every step takes at most its
  * budget of units (one at least). */
 
-/* Levenshtein with weights (levenshtein.c): inserting a symbol of b costs ins, deleting
- * one of a costs del, substituting sub (Wagner-Fischer, one row of n + 1
- * cells, walked over the m symbols of a). The result is exact: cells of
+/* Levenshtein with weights (levenshtein_weighted.c): inserting a symbol
+ * of b costs ins, deleting one of a costs del, substituting sub
+ * (Wagner-Fischer, one row of n + 1 cells, walked over the m symbols of
+ * a). The result is exact: cells of
  * 64 bits that saturate when the largest distance of the pair (`wide`
  * false) fits in 64 bits (a saturating sum is monotone, so each cell is
  * the least of its exact value and 2^64 - 1, and the last one is at

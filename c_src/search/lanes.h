@@ -118,8 +118,8 @@ static inline unsigned wb_lanes_count(unsigned width) {
     return (WB_LANES_BYTES * 8) >> (3 + wb_lanes_slot(width)); /* no division */
 }
 
-/* Batches made once for a candidate set (an index): the candidates of
- * 1..64 bytes, window by window of WB_LANES_WINDOW candidates, by lane
+/* Batches made once for a candidate set (an index; lanes_index.c): the
+ * candidates of 1..64 bytes, window by window of WB_LANES_WINDOW candidates, by lane
  * width, by length within a width (so a batch's lengths are close and a
  * cutoff can pass over it whole; and the distances a batch writes fall in
  * one window's part of the result, which stays in the cache), each batch with

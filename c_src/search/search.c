@@ -1,3 +1,9 @@
+/*
+ * A search's steps (search.h): candidates taken one by one or into batches
+ * of lanes, the pair core for the rest, the nearest hits kept and sorted.
+ * The set is in search_set.c, the search's set-up and release in
+ * search_init.c.
+ */
 #include "search.h"
 
 #include "../metric/levenshtein_text.h"
@@ -17,68 +23,6 @@
  * of the shorter side per candidate, after stripping the common affixes */
 #define WB_SEARCH_PATTERN_LONGEST 65536
 
-static void *malloc_block(size_t bytes) {
-    return malloc(bytes);
-}
-
-static void free_block(void *block, size_t bytes) {
-    (void)bytes;
-    free(block);
-}
-
-static wb_search_block_allocator blocks = {malloc_block, free_block};
-
-void wb_search_set_block_allocator(const wb_search_block_allocator *allocator) {
-    blocks = *allocator;
-}
-
-bool wb_search_set_alloc(wb_search_owned_set *s, size_t count, size_t total) {
-    memset(s, 0, sizeof *s);
-    if (count >= SIZE_MAX / sizeof(uint64_t) - 1 || total == SIZE_MAX) return false;
-    s->offsets = calloc(count + 1, sizeof(uint64_t));
-    s->bytes = calloc(total + 1, 1); /* never of size 0 */
-    if (!s->offsets || !s->bytes) {
-        wb_search_set_free(s);
-        return false;
-    }
-    s->owned_bytes = (count + 1) * sizeof(uint64_t) + total + 1;
-    s->set = (wb_search_set){.count = count, .bytes = s->bytes, .offsets = s->offsets};
-    return true;
-}
-
-void wb_search_set_free(wb_search_owned_set *s) {
-    free(s->offsets);
-    free(s->bytes);
-    memset(s, 0, sizeof *s);
-}
-
-bool wb_search_batches_build(wb_search_batches *b, const wb_search_set *set) {
-    return wb_lanes_index_build(b, set->bytes, set->offsets, set->count);
-}
-
-void wb_search_batches_begin(wb_search_batches *b, wb_search_batches_builder *builder) {
-    wb_lanes_index_begin(b, builder);
-}
-
-wb_lanes_build_status wb_search_batches_step(wb_search_batches *b,
-                                             wb_search_batches_builder *builder,
-                                             const wb_search_set *set, uint64_t budget,
-                                             uint64_t *used) {
-    return wb_lanes_index_step(b, builder, set->bytes, set->offsets, set->count, budget, used);
-}
-
-uint64_t wb_search_batches_units(size_t count, uint64_t bytes) {
-    return wb_lanes_index_units(count, bytes);
-}
-
-void wb_search_batches_free(wb_search_batches *b) {
-    wb_lanes_index_free(b);
-}
-
-size_t wb_search_batches_bytes(const wb_search_batches *b) {
-    return b->bytes;
-}
-
 uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codepoints,
                            bool prepared) {
     if (codepoints || qlen == 0) {
@@ -90,100 +34,6 @@ uint64_t wb_search_predict(size_t count, uint64_t bytes, size_t qlen, bool codep
      * candidate and per 2 of its bytes put in a batch */
     uint64_t steps = (uint64_t)count / 16 + 1;
     return count / 2 + (prepared ? 0 : count + bytes / 2) + steps * WB_SEARCH_STEP_UNITS * qlen;
-}
-
-const char *wb_search_lanes_name(void) {
-    return wb_lanes_name(wb_lanes_current());
-}
-
-bool wb_search_bytes_suffice(const wb_search_set *set, const uint8_t *query, size_t qlen,
-                             size_t most) {
-    return set->ascii && qlen <= most && wb_text_ascii(query, qlen);
-}
-
-/* Whether in[0..len) is valid UTF-8. */
-static bool valid_utf8(const uint8_t *in, size_t len) {
-    for (size_t at = 0; at < len;) {
-        if (in[at] < 0x80) {
-            at++;
-            continue;
-        }
-        uint32_t cp;
-        size_t step = wb_utf8_sequence(in + at, len - at, &cp);
-        if (step == 0) return false;
-        at += step;
-    }
-    return true;
-}
-
-wb_search_status wb_search_init(wb_search *s, const wb_search_set *set, const uint8_t *query,
-                                size_t qlen, bool codepoints, size_t max_distance, size_t limit) {
-    memset(s, 0, sizeof *s);
-    if (codepoints && wb_search_bytes_suffice(set, query, qlen, SIZE_MAX)) codepoints = false;
-    s->set = set;
-    s->qlen = qlen;
-    s->codepoints = codepoints;
-    s->max_distance = max_distance;
-    s->limit = limit;
-    s->query = malloc(qlen ? qlen : 1);
-    if (!s->query) return WB_SEARCH_ENOMEM;
-    if (qlen) memcpy(s->query, query, qlen);
-    s->owned_bytes = qlen ? qlen : 1;
-    if (codepoints) {
-        /* the query's UTF-8 is checked once */
-        if (!valid_utf8(query, qlen)) {
-            wb_search_free(s);
-            return WB_SEARCH_EUTF8_QUERY;
-        }
-    }
-    if (limit == 0) {
-        s->distances = blocks.alloc(set->count ? set->count * sizeof(uint32_t) : 1);
-        if (!s->distances) {
-            wb_search_free(s);
-            return WB_SEARCH_ENOMEM;
-        }
-        s->owned_bytes += set->count * sizeof(uint32_t);
-    } else {
-        size_t n = limit < set->count ? limit : set->count;
-        s->heap = blocks.alloc(n ? n * sizeof(wb_search_hit) : 1);
-        if (!s->heap) {
-            wb_search_free(s);
-            return WB_SEARCH_ENOMEM;
-        }
-        s->owned_bytes += n * sizeof(wb_search_hit);
-    }
-    s->fast = !codepoints && qlen >= 1 && qlen <= 64;
-    if (s->fast)
-        for (size_t i = 0; i < qlen; i++)
-            s->peq[query[i]] |= UINT64_C(1) << i;
-    s->kernel = codepoints || qlen == 0 ? WB_LANES_OFF : wb_lanes_current();
-    if (s->kernel != WB_LANES_OFF) {
-        if (!wb_lanes_query_init(&s->lanes, query, qlen)) {
-            wb_search_free(s);
-            return WB_SEARCH_ENOMEM;
-        }
-        s->owned_bytes += s->lanes.bytes;
-        for (size_t n = 1; n <= WB_LANES_LONGEST; n++)
-            s->lane_slot[n] = (uint8_t)(1 + wb_lanes_slot(wb_lanes_width(n, qlen)));
-        s->group = wb_lanes_has_run4(s->kernel) ? 4 : 2;
-    }
-    return WB_SEARCH_OK;
-}
-
-wb_search_status wb_search_init_op(wb_search *s, const wb_search_set *set, const uint8_t *query,
-                                   size_t qlen, bool codepoints, wb_search_op op) {
-    wb_search_status status =
-        wb_search_init(s, set, query, qlen, codepoints, WB_SEARCH_NO_LIMIT, 0);
-    if (status != WB_SEARCH_OK) return status;
-    s->op = op;
-    for (int i = 0; i < 4; i++)
-        s->batch[i].op = (wb_lanes_op)op;
-    /* a batch's Jaro is done in one go, its query within a lane */
-    if (op == WB_SEARCH_JARO && qlen > WB_LANES_JARO_QUERY_MOST) {
-        s->kernel = WB_LANES_OFF;
-        memset(s->lane_slot, 0, sizeof s->lane_slot);
-    }
-    return WB_SEARCH_OK;
 }
 
 /* The distance from the query (1..64 bytes, match table peq) to t, or
@@ -777,33 +627,4 @@ bool wb_search_step(wb_search *s, uint64_t budget, uint64_t *used) {
 
 uint64_t wb_search_sort_units(size_t hits) {
     return (uint64_t)hits * SORT_POP_UNITS;
-}
-
-size_t wb_search_hits(const wb_search *s, const wb_search_hit **hits) {
-    *hits = s->heap;
-    return s->heap_len;
-}
-
-size_t wb_search_memory(const wb_search *s) {
-    return s->owned_bytes;
-}
-
-void wb_search_free(wb_search *s) {
-    wb_search_free_with(s, blocks.free);
-}
-
-void wb_search_free_with(wb_search *s, void (*release)(void *block, size_t bytes)) {
-    size_t count = s->set ? s->set->count : 0;
-    size_t heap_room = s->limit < count ? s->limit : count;
-    free(s->query);
-    release(s->distances, count * sizeof *s->distances);
-    release(s->heap, heap_room * sizeof *s->heap);
-    wb_lanes_query_free(&s->lanes);
-    if (s->pair_running) wb_lev_free(&s->pair);
-    wb_lev_pattern_free(&s->pattern);
-    s->pair_running = false;
-    s->running = false;
-    s->query = NULL;
-    s->distances = NULL;
-    s->heap = NULL;
 }
