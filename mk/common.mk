@@ -68,12 +68,3 @@ install-package:
 define run-c-tests
 	@JOBS=$(JOBS) C_TEST_TIMEOUT=$(C_TEST_TIMEOUT) $(WB_ROOT)/scripts/run_c_tests.sh $(1)
 endef
-
-# run-mix-test(seconds): mix test bounded by SIGKILL, a hang a failure (a
-# job looping in a normal NIF holds its scheduler, and the VM, past any
-# test's timeout, and the VM ignores SIGTERM then)
-define run-mix-test
-	timeout --signal=KILL $(1) mix test || { rc=$$?; \
-	  [ $$rc -ne 137 ] || echo "error: mix test ran past $(1) s and was killed" >&2; \
-	  exit $$rc; }
-endef
