@@ -110,8 +110,8 @@ defmodule WellBehaved.NIF do
           |> Keyword.merge(opts)
           |> Keyword.put(:executable, {otp_app, file})
 
-        # the pool's options, checked as WellBehaved.External.start/1 does
-        _ = WellBehaved.External.child_spec(opts)
+        # the pool's options, checked as WellBehaved.External.child_spec/1 does
+        WellBehaved.External.Options.check!("WellBehaved.External.child_spec/1", opts)
         opts
 
       _ ->
