@@ -12,7 +12,9 @@
 #     the call, and once more, whose calls all give up waiting at once
 #     (test/threaded_short_jobs_answer_in_the_call_test.exs);
 #   - a library written against the 0.1 header, and a build of it whose
-#     job types the runtime refuses (test/sdk_versions_test.exs).
+#     job types the runtime refuses (test/sdk_versions_test.exs);
+#   - a library declared with WB_NIF_INIT_WITH and its hooks
+#     (test/sdk_init_hooks_test.exs).
 
 SDK_TEST_DIR := c_src/build/sdk
 SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
@@ -20,7 +22,8 @@ SDK_HEADER_TEST := $(SDK_TEST_DIR)/sdk_header_test.o
 SDK_HEADER_SERVER_TEST := $(SDK_TEST_DIR)/sdk_header_server_test.o
 SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so \
 	$(SDK_TEST_DIR)/sdk_awaiting_nif.so $(SDK_TEST_DIR)/sdk_impatient_nif.so \
-	$(SDK_TEST_DIR)/sdk_jobs_server $(SDK_TEST_DIR)/sdk_v0_nif.so $(SDK_TEST_DIR)/sdk_v0_refused_nif.so
+	$(SDK_TEST_DIR)/sdk_jobs_server $(SDK_TEST_DIR)/sdk_v0_nif.so $(SDK_TEST_DIR)/sdk_v0_refused_nif.so \
+	$(SDK_TEST_DIR)/sdk_hooks_nif.so
 CXX ?= c++
 
 C_TEST_BUILDS += $(SDK_HEADER_TEST) $(SDK_HEADER_SERVER_TEST)
@@ -72,3 +75,7 @@ $(SDK_TEST_DIR)/sdk_v0_nif.so: c_src/test/sdk_v0_job.c $(SDK_OBJ) $(SDK_HDR)
 $(SDK_TEST_DIR)/sdk_v0_refused_nif.so: c_src/test/sdk_v0_job.c $(SDK_OBJ) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_REFUSED -Ic_src/include -shared -o $@ c_src/test/sdk_v0_job.c $(SDK_OBJ)
+
+$(SDK_TEST_DIR)/sdk_hooks_nif.so: c_src/test/sdk_hooks_nif.c $(SDK_OBJ) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(NIF_CFLAGS) -Ic_src/include -shared -o $@ c_src/test/sdk_hooks_nif.c $(SDK_OBJ)

@@ -326,37 +326,69 @@ int wb_external_main(int argc, char **argv, wb_job_type *const types[]);
  *     static wb_job_type *const types[] = {&adler32_job, NULL};
  *     WB_NIF_INIT(Elixir.Checksum.Native, nif_funcs, types)
  *
- * (the Elixir side: `use WellBehaved.NIF`). A library with more to load
- * writes its own callbacks around wb_runtime_load, wb_runtime_upgrade and
- * wb_runtime_unload.
+ * (the Elixir side: `use WellBehaved.NIF`).
+ *
+ * A library with more to load (resource types, atoms, locks) names its own
+ * hooks, either of them NULL:
+ *
+ *     static int my_load(ErlNifEnv *env, ERL_NIF_TERM load_info);
+ *     static void my_unload(ErlNifEnv *env);
+ *     WB_NIF_INIT_WITH(Elixir.MyApp.Native, nif_funcs, types, my_load, my_unload)
+ *
+ * The load hook runs before the runtime's load, and a non-zero answer
+ * refuses the load (the load callback returns it as it is); the unload hook
+ * runs after the runtime's unload, when the runtime's threads, which may
+ * run the library's release functions, have stopped, and also when the
+ * runtime refuses the load after the hook loaded. The library's state thus
+ * outlives the runtime's. A library with a load hook refuses an upgrade
+ * (a new version of its module loading it while the old one has it: both
+ * would share the hook's state); it loads again once the old version is
+ * purged. Without one, an upgrade runs wb_runtime_upgrade.
  *
  * The same source compiled with WB_EXTERNAL_SERVER defined is the server
- * program of its job types instead: WB_NIF_INIT defines main, calling
- * wb_external_main with TYPES. */
+ * program of its job types instead: WB_NIF_INIT and WB_NIF_INIT_WITH define
+ * main, calling wb_external_main with TYPES. The hooks do not run there;
+ * FUNCS and the hooks are only named (in sizeof), but a build without
+ * optimisation still links what they refer to: keep NIFs and hooks the
+ * server lacks under #ifndef WB_EXTERNAL_SERVER, with NULL hooks and a
+ * table of the job NIFs in the server build (lab/c_src/nif/lab_nif.c). */
 #ifdef WB_EXTERNAL_SERVER
-#define WB_NIF_INIT(MODULE, FUNCS, TYPES)                                                          \
+#define WB_NIF_INIT_WITH(MODULE, FUNCS, TYPES, LOAD_HOOK, UNLOAD_HOOK)                             \
     int main(int argc, char **argv) {                                                              \
-        (void)(FUNCS);                                                                             \
+        (void)sizeof(FUNCS);                                                                       \
+        (void)sizeof((int (*)(ErlNifEnv *, ERL_NIF_TERM))(LOAD_HOOK));                             \
+        (void)sizeof((void (*)(ErlNifEnv *))(UNLOAD_HOOK));                                        \
         return wb_external_main(argc, argv, TYPES);                                                \
     }
 #else
-#define WB_NIF_INIT(MODULE, FUNCS, TYPES)                                                          \
+#define WB_NIF_INIT_WITH(MODULE, FUNCS, TYPES, LOAD_HOOK, UNLOAD_HOOK)                             \
+    static int (*const wb_nif_load_hook_)(ErlNifEnv *, ERL_NIF_TERM) = LOAD_HOOK;                  \
+    static void (*const wb_nif_unload_hook_)(ErlNifEnv *) = UNLOAD_HOOK;                           \
     static int wb_nif_load_(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {                      \
         (void)priv;                                                                                \
-        return wb_runtime_load(env, TYPES, info);                                                  \
+        if (wb_nif_load_hook_) {                                                                   \
+            int refused = wb_nif_load_hook_(env, info);                                            \
+            if (refused) return refused;                                                           \
+        }                                                                                          \
+        int refused = wb_runtime_load(env, TYPES, info);                                           \
+        if (refused && wb_nif_unload_hook_) wb_nif_unload_hook_(env);                              \
+        return refused;                                                                            \
     }                                                                                              \
     static int wb_nif_upgrade_(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {  \
         (void)priv;                                                                                \
         (void)old_priv;                                                                            \
+        if (wb_nif_load_hook_) return 1;                                                           \
         return wb_runtime_upgrade(env, TYPES, info);                                               \
     }                                                                                              \
     static void wb_nif_unload_(ErlNifEnv *env, void *priv) {                                       \
-        (void)env;                                                                                 \
         (void)priv;                                                                                \
         wb_runtime_unload();                                                                       \
+        if (wb_nif_unload_hook_) wb_nif_unload_hook_(env);                                         \
     }                                                                                              \
     ERL_NIF_INIT(MODULE, FUNCS, wb_nif_load_, NULL, wb_nif_upgrade_, wb_nif_unload_)
 #endif
+
+#define WB_NIF_INIT(MODULE, FUNCS, TYPES) WB_NIF_INIT_WITH(MODULE, FUNCS, TYPES, NULL, NULL)
 
 /* For decode: returns false, and the call answers {error, Reason} instead
  * of {error, badarg}. Reason is a term made in decode's env:

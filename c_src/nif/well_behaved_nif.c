@@ -82,23 +82,28 @@ void *wb_block_realloc(void *block, size_t old, size_t bytes) {
     return moved;
 }
 
-static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
-    (void)priv;
-    static wb_job_type *const types[] = {
-        &wb_levenshtein_job, &wb_search_job,       &wb_search_index_job, &wb_search_sorted_job,
-        &wb_fuzzy_score_job, &wb_fuzzy_search_job, &wb_fuzzy_cdist_job,  NULL};
+static wb_job_type *const types[] = {
+    &wb_levenshtein_job, &wb_search_job,       &wb_search_index_job, &wb_search_sorted_job,
+    &wb_fuzzy_score_job, &wb_fuzzy_search_job, &wb_fuzzy_cdist_job,  NULL};
+
+/* What the library loads beside the runtime: its atoms, allocators and
+ * resource types (packed lists, results, matrices, files). */
+static int library_load(ErlNifEnv *env, ERL_NIF_TERM load_info) {
+    (void)load_info;
     wb_levenshtein_load(env);
     if (wb_fuzzy_load(env)) return 1;
-    if (wb_search_load(env)) return 1;
-    if (wb_file_load(env)) return 1;
-    return wb_runtime_load(env, types, info);
+    if (wb_search_load(env) || wb_file_load(env)) {
+        wb_search_unload();
+        return 1;
+    }
+    return 0;
 }
 
-static void unload(ErlNifEnv *env, void *priv) {
+/* After the runtime's unload, which waits for the files and memory it was
+ * given to release. */
+static void library_unload(ErlNifEnv *env) {
     (void)env;
-    (void)priv;
-    wb_runtime_unload(); /* waits for the files and memory it was given to release */
     wb_search_unload();
 }
 
-ERL_NIF_INIT(Elixir.WellBehaved.Native, nif_funcs, load, NULL, NULL, unload)
+WB_NIF_INIT_WITH(Elixir.WellBehaved.Native, nif_funcs, types, library_load, library_unload)

@@ -73,13 +73,11 @@ defmodule WellBehaved.External do
 
   alias WellBehaved.Service
   alias WellBehaved.External.{Client, Pool}
+  alias WellBehaved.External.Options, as: ExternalOptions
   alias WellBehaved.Options
 
   # the score job's own errors ({:error, {tag, ...}}), as in the VM
   @job_errors [:invalid_utf8, :does_not_fit]
-
-  # servers, connections and milliseconds: a 32-bit count each
-  @max_count 0xFFFF_FFFF
 
   @type reason ::
           :closed | :timeout | :checkout_timeout | :not_running | :too_large | :badarg | term()
@@ -99,8 +97,6 @@ defmodule WellBehaved.External do
 
   @start "WellBehaved.External.start/1"
   @child_spec "WellBehaved.External.child_spec/1"
-  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms]
-  @start_options [:name, :executable | @counts]
 
   @doc """
   Starts a pool (if not yet running) under `WellBehaved.Supervisor` and
@@ -142,33 +138,7 @@ defmodule WellBehaved.External do
     do: Pool.child_spec([restart: :permanent] ++ checked_options!(@child_spec, opts))
 
   defp checked_options!(function, opts) do
-    unless is_list(opts), do: Options.not_keyword!(function, opts)
-
-    for option <- opts do
-      case option do
-        {key, value} when key in @counts ->
-          Options.integer!(function, key, value, 1..@max_count)
-
-        {:name, name} when is_atom(name) and name not in [nil, true, false] ->
-          :ok
-
-        {:name, name} ->
-          Options.invalid!(function, :name, name, "an atom")
-
-        {:executable, {app, file}} when is_atom(app) and is_binary(file) ->
-          :ok
-
-        {:executable, path} when is_binary(path) ->
-          :ok
-
-        {:executable, other} ->
-          Options.invalid!(function, :executable, other, "a path or {app, file}")
-
-        other ->
-          Options.bad_option!(function, other, @start_options, opts)
-      end
-    end
-
+    ExternalOptions.check!(function, opts)
     Keyword.merge([name: @builtin, executable: @builtin_executable], opts)
   end
 

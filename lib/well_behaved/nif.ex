@@ -30,8 +30,30 @@ defmodule WellBehaved.NIF do
       on first use.
 
   The C side's callbacks are one line too: `WB_NIF_INIT(Elixir.Checksum.Native,
-  nif_funcs, types)` (see `wb_runtime.h`).
+  nif_funcs, types)`, or `WB_NIF_INIT_WITH(Elixir.Checksum.Native, nif_funcs,
+  types, load_hook, unload_hook)` for a library with more to load than the
+  runtime (see `wb_runtime.h` and the SDK guide).
   """
+
+  # What __load_nif__ passes to :erlang.load_nif/2 and makes of its answer:
+  # WellBehaved.SDK's load_info/0 and load_result/1. While WellBehaved itself
+  # compiles (its own stub module loads then), the modules they need may not
+  # be built yet: then 0 (the runtime's default slice) and the answer as it is.
+  @doc false
+  @spec __load_info__() :: map() | 0
+  def __load_info__ do
+    if Code.ensure_loaded?(WellBehaved.Runtime.Calibration),
+      do: WellBehaved.Runtime.Calibration.load_info(),
+      else: 0
+  end
+
+  @doc false
+  @spec __load_result__(term()) :: :ok | {:error, term()}
+  def __load_result__(result) do
+    if Code.ensure_loaded?(WellBehaved.SDK),
+      do: WellBehaved.SDK.load_result(result),
+      else: result
+  end
 
   @doc false
   defmacro __using__(opts) do
@@ -74,7 +96,7 @@ defmodule WellBehaved.NIF do
           :filename.join(:code.priv_dir(unquote(otp_app)), unquote(String.to_charlist(library)))
 
         # a job type wb_runtime_load refused: {:error, {:load_failed, reason}}
-        WellBehaved.SDK.load_result(:erlang.load_nif(path, WellBehaved.SDK.load_info()))
+        WellBehaved.NIF.__load_result__(:erlang.load_nif(path, WellBehaved.NIF.__load_info__()))
       end
 
       unquote_splicing(stubs)
@@ -110,8 +132,8 @@ defmodule WellBehaved.NIF do
           |> Keyword.merge(opts)
           |> Keyword.put(:executable, {otp_app, file})
 
-        # the pool's options, checked as WellBehaved.External.start/1 does
-        _ = WellBehaved.External.child_spec(opts)
+        # the pool's options, checked as WellBehaved.External.child_spec/1 does
+        WellBehaved.External.Options.check!("WellBehaved.External.child_spec/1", opts)
         opts
 
       _ ->

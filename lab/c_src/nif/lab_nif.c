@@ -12,9 +12,16 @@ WB_JOB_NIF(spin_until, wb_spin_until_job)
 WB_JOB_NIF(echo_job, wb_echo_job)
 
 #ifdef WB_EXTERNAL_SERVER
-int main(int argc, char **argv) {
-    return wb_external_main(argc, argv, types);
-}
+/* the server program: its jobs only, no echo NIFs (not linked there) and
+ * no hooks */
+static ErlNifFunc nif_funcs[] = {
+    {"echo_job", 4, echo_job, 0},
+    {"spin", 4, spin, 0},
+    {"spin_until", 4, spin_until, 0},
+    WB_RUNTIME_NIFS,
+};
+#define LAB_LOAD   NULL
+#define LAB_UNLOAD NULL
 #else
 static ErlNifFunc nif_funcs[] = {
     {"echo_nif", 1, wb_echo, 0},
@@ -28,22 +35,18 @@ static ErlNifFunc nif_funcs[] = {
     WB_RUNTIME_NIFS,
 };
 
-static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
-    (void)priv;
-    if (wb_echo_load(env)) return 1;
-    if (wb_runtime_load(env, types, info)) {
-        wb_echo_unload();
-        return 1;
-    }
-    return 0;
+/* the echo threads' lock, before the runtime; joined after it */
+static int lab_load(ErlNifEnv *env, ERL_NIF_TERM load_info) {
+    (void)load_info;
+    return wb_echo_load(env);
 }
 
-static void unload(ErlNifEnv *env, void *priv) {
+static void lab_unload(ErlNifEnv *env) {
     (void)env;
-    (void)priv;
-    wb_runtime_unload();
     wb_echo_unload();
 }
-
-ERL_NIF_INIT(Elixir.WellBehaved.Lab.Native, nif_funcs, load, NULL, NULL, unload)
+#define LAB_LOAD   lab_load
+#define LAB_UNLOAD lab_unload
 #endif
+
+WB_NIF_INIT_WITH(Elixir.WellBehaved.Lab.Native, nif_funcs, types, LAB_LOAD, LAB_UNLOAD)
