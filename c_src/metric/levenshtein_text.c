@@ -46,16 +46,7 @@ enum {
 
 /* ---- where symbol buffers come from --------------------------------------- */
 
-static void *malloc_table(size_t bytes) {
-    return malloc(bytes);
-}
-
-static void free_table(void *table, size_t bytes) {
-    (void)bytes;
-    free(table);
-}
-
-static wb_lev_table_allocator table_allocator = {malloc_table, free_table};
+static wb_lev_table_allocator table_allocator = WB_SIZED_ALLOCATOR_DEFAULT;
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator) {
     table_allocator = *allocator;

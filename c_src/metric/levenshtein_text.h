@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../text/sized_alloc.h"
 #include "../text/utf8.h"
 #include "kernels.h"
 #include "levenshtein_block.h"
@@ -98,10 +99,7 @@ typedef struct wb_lev {
  * malloc/free unless set. Set it once, before any computation starts. A
  * host whose allocator caches memory avoids the page faults that fresh
  * memory costs on every call, and accounts for it. */
-typedef struct {
-    void *(*alloc)(size_t bytes);
-    void (*free)(void *table, size_t bytes);
-} wb_lev_table_allocator;
+typedef wb_sized_allocator wb_lev_table_allocator;
 
 void wb_lev_set_table_allocator(const wb_lev_table_allocator *allocator);
 

@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "../metric/levenshtein_text.h"
+#include "../text/sized_alloc.h"
 #include "lanes.h"
 
 /* Candidates: candidate i is bytes[offsets[i] .. offsets[i + 1]). */
@@ -208,10 +209,7 @@ typedef struct {
  * whose allocator keeps freed memory avoids a page fault per 4 KiB of a
  * fresh block on every search. wb_search_free gives them to its free;
  * wb_search_free_with to the release it is given, which must match. */
-typedef struct {
-    void *(*alloc)(size_t bytes);
-    void (*free)(void *block, size_t bytes);
-} wb_search_block_allocator;
+typedef wb_sized_allocator wb_search_block_allocator;
 
 void wb_search_set_block_allocator(const wb_search_block_allocator *allocator);
 

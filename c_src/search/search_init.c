@@ -8,16 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *malloc_block(size_t bytes) {
-    return malloc(bytes);
-}
-
-static void free_block(void *block, size_t bytes) {
-    (void)bytes;
-    free(block);
-}
-
-static wb_search_block_allocator blocks = {malloc_block, free_block};
+static wb_search_block_allocator blocks = WB_SIZED_ALLOCATOR_DEFAULT;
 
 void wb_search_set_block_allocator(const wb_search_block_allocator *allocator) {
     blocks = *allocator;

@@ -310,9 +310,13 @@ defmodule WellBehaved.Probe.Judge do
   defp fmt_us(us) when us >= 1000, do: "#{fmt(us / 1000)} ms"
   defp fmt_us(us), do: "#{fmt(us)} us"
 
-  defp fmt(nil), do: "-"
-  defp fmt(x) when is_integer(x), do: Integer.to_string(x)
-  defp fmt(x) when abs(x) >= 10, do: :erlang.float_to_binary(x / 1, decimals: 1)
-  defp fmt(x), do: :erlang.float_to_binary(x / 1, decimals: 2)
-  defp pct(x), do: "#{round(x * 100)}%"
+  @doc false
+  # a figure as the reports print it (summary/1 too)
+  def fmt(nil), do: "-"
+  def fmt(x) when is_integer(x), do: Integer.to_string(x)
+  def fmt(x) when abs(x) >= 10, do: :erlang.float_to_binary(x / 1, decimals: 1)
+  def fmt(x), do: :erlang.float_to_binary(x / 1, decimals: 2)
+
+  @doc false
+  def pct(x), do: "#{round(x * 100)}%"
 end

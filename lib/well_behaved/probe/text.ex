@@ -4,6 +4,7 @@ defmodule WellBehaved.Probe.Text do
   # of a judgement (rendered by WellBehaved.Probe.Judge).
 
   alias WellBehaved.Probe.Judge
+  import WellBehaved.Probe.Judge, only: [fmt: 1, pct: 1]
 
   @doc false
   def summary(%{verdict: _, rounds: _, message: _} = judgement), do: Judge.summary(judgement)
@@ -31,10 +32,4 @@ defmodule WellBehaved.Probe.Text do
     "#{t.period_ms} ms ticker lateness p50 #{fmt(t.p50_ms)} / p99 #{fmt(t.p99_ms)} / " <>
       "max #{fmt(t.max_ms)} ms (#{t.samples} ticks)"
   end
-
-  defp fmt(nil), do: "-"
-  defp fmt(x) when is_integer(x), do: Integer.to_string(x)
-  defp fmt(x) when abs(x) >= 10, do: :erlang.float_to_binary(x / 1, decimals: 1)
-  defp fmt(x), do: :erlang.float_to_binary(x / 1, decimals: 2)
-  defp pct(x), do: "#{round(x * 100)}%"
 end
