@@ -178,14 +178,22 @@ clean:
 	rm -rf c_src/build _build/*/lib/$(APP)/priv
 
 # --- the two commands ------------------------------------------------------------
-# the library's tests, a new user's first build, the example project's,
-# then the lab's: each part runs whatever the ones before it gave, and a
-# summary at the end names every part that failed (scripts/run_parts.sh;
-# make exits non-zero if any did). The packages come first: without them
-# no part can run.
+# the library's tests, a new user's first build, the example project's
+# and the lab's, in three lanes at once (the C checks; the ExUnit suite;
+# the builds of a new user, the example and the lab): each part runs
+# whatever the ones before it gave, and a summary at the end names every
+# part that failed (scripts/run_parts.sh; make exits non-zero if any did).
+# TEST_LANES=sequential runs them one after another. The packages come
+# first: without them no part can run.
 TEST_PARTS := format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
+TEST_LANES ?= parallel
+ifeq ($(TEST_LANES),sequential)
+TEST_ARGS := $(TEST_PARTS)
+else
+TEST_ARGS := "format-check test-c fuzz-smoke" "test-elixir" "test-first-build test-example test-lab"
+endif
 test: system-deps
-	@MAKE="$(MAKE)" scripts/run_parts.sh $(TEST_PARTS)
+	@MAKE="$(MAKE)" scripts/run_parts.sh $(TEST_ARGS)
 
 format-check:
 	mix format --check-formatted
