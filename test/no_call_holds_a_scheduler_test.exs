@@ -2,62 +2,43 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
   # Every phase of a long call (copying a list, packing an index, decoding
   # UTF-8, stripping affixes, sorting and building results) runs in slices
   # or off the normal schedulers. Each call below runs in a child VM with
-  # one normal scheduler, beside a witness process that wants to run every
-  # millisecond, under :erlang.system_monitor's long_schedule report.
-  # Behaviour asserted, with margins no loaded machine reaches: the call's
-  # process never held the scheduler 100 ms in one go, and the witness ran
-  # during the call at least once every second. Unsliced, the codepoint
-  # calls held it for 0.5 s and more on the machine these tests were
-  # written on; sliced, a few milliseconds at worst.
+  # one normal scheduler, under WellBehaved.Probe.turns/2, beside a
+  # process running pure Erlang code. Asserted: no turn of the call's
+  # process held the scheduler 100 ms of its thread's CPU time (CPU time,
+  # so that a machine busy elsewhere does not lengthen a turn), and the
+  # pure Erlang process ran during the call. Unsliced, the codepoint calls
+  # held it for 0.5 s and more on the machine these tests were written on;
+  # sliced, a few milliseconds at worst.
   use ExUnit.Case, async: false
 
   alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 300_000
 
+  @hold_us 100_000
+
   @prelude """
-  alias WellBehaved.Levenshtein
+  alias WellBehaved.{Levenshtein, Probe}
   alias WellBehaved.Levenshtein.Index
-  :erlang.system_monitor(self(), [{:long_schedule, 100}])
-  witness = fn parent ->
-    loop = fn loop, last, ticks, gap ->
-      receive do
-        :stop -> send(parent, {:witness, ticks, gap})
-      after 1 ->
-        now = System.monotonic_time(:millisecond)
-        loop.(loop, now, ticks + 1, max(gap, now - last))
-      end
-    end
-    loop.(loop, System.monotonic_time(:millisecond), 0, 0)
-  end
-  # {long schedules of the call's process, the witness's ticks, its
-  # longest gap in ms, what the call answered (its size)}
+  # {the call's turns, pure Erlang's beside it, what the traced call
+  # answered (its size)}
   watch = fn f ->
     me = self()
-    w = spawn(fn -> witness.(me) end)
-    {pid, ref} = spawn_monitor(fn -> send(me, {:answer, f.()}) end)
-    # a call that raised answers how its process ended
+    traced = fn -> send(me, {:answer, f.()}) end
+    r = Probe.turns(traced, workers: 1, duration_ms: 1, warmup_ms: 0, timeout_ms: 200_000)
     answer = receive do
-      {:answer, a} -> receive do {:DOWN, ^ref, :process, ^pid, _} -> a end
-      {:DOWN, ^ref, :process, ^pid, reason} -> {:crashed, reason}
+      {:answer, a} -> a
+    after
+      0 -> :no_answer
     end
-    send(w, :stop)
-    {ticks, gap} = receive do {:witness, t, g} -> {t, g} end
-    # reports come when the process is scheduled out
-    Process.sleep(50)
-    longs = Stream.repeatedly(fn ->
-      receive do
-        {:monitor, ^pid, :long_schedule, info} -> info
-      after 0 -> nil
-      end
-    end) |> Enum.take_while(& &1)
     size = cond do
       is_struct(answer) -> answer.__struct__
       is_list(answer) -> {:list, length(answer)}
       is_tuple(answer) -> {:tuple, elem(answer, 0)}
       true -> answer
     end
-    {longs, ticks, gap, size}
+    {Map.take(r.function, [:turns, :calls, :unfinished, :cpu_max_us]),
+     Map.take(r.control, [:turns, :cpu_max_us]), size}
   end
   # about 20 MB of text, "é" every 8 bytes; made here, not in the calls
   # watched (copying 20 MB is one step of Erlang's own)
@@ -73,10 +54,15 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
   end
 
   defp assert_no_hold(results) do
-    for {label, {longs, ticks, gap, _size}} <- results do
-      assert longs == [], "#{label}: held its scheduler: #{inspect(longs)}"
-      assert ticks > 0, "#{label}: the witness never ran"
-      assert gap < 1000, "#{label}: the witness waited #{gap} ms"
+    for {label, {function, control, _size}} <- results do
+      assert function.calls > 0 and function.unfinished == 0,
+             "#{label}: no whole call traced: #{inspect(function)}"
+
+      assert function.cpu_max_us < @hold_us,
+             "#{label}: held its scheduler #{function.cpu_max_us} us of CPU time " <>
+               "(bound #{@hold_us} us; pure Erlang's longest #{control.cpu_max_us} us)"
+
+      assert control.turns > 0, "#{label}: pure Erlang never ran: #{inspect(control)}"
     end
   end
 
@@ -99,7 +85,7 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
     assert {:ok, {results, _}} = run_child(scenario)
     assert length(results) == 8
     assert_no_hold(results)
-    answers = Map.new(results, fn {label, {_, _, _, size}} -> {label, size} end)
+    answers = Map.new(results, fn {label, {_, _, size}} -> {label, size} end)
     assert answers["distances a auto"] == {:list, 1}
     # "é" is one of the 8 codepoints of each of the 2,222,223 repeats
     assert answers["distance é codepoint yielding"] == 8 * 2_222_223 - 1
@@ -126,7 +112,7 @@ defmodule WellBehaved.NoCallHoldsASchedulerTest do
     assert {:ok, {results, _}} = run_child(scenario)
     assert length(results) == 5
     assert_no_hold(results)
-    answers = Map.new(results, fn {label, {_, _, _, size}} -> {label, size} end)
+    answers = Map.new(results, fn {label, {_, _, size}} -> {label, size} end)
     assert answers["nearest index limit all auto"] == {:list, 200_000}
     assert answers["distances index auto"] == {:list, 200_000}
     assert answers["nearest list threaded"] == {:list, 3}
