@@ -26,8 +26,14 @@ defmodule WellBehaved.AutoLearnsAWrongCostTest do
     assert Runtime.stats(SDKJobs).ps_per_unit.dear >= 100_000
 
     slice_us = Runtime.stats(SDKJobs).slice_ns / 1000
-    auto = Probe.turns(fn -> dear(:auto) end, workers: 1, control: false)
-    normal = Probe.turns(fn -> dear(:normal) end, workers: 1, control: false)
+    # calls of about 20 slices (a unit is about a microsecond): the slice
+    # is derived from this VM's Erlang turn, which a busy machine
+    # lengthens (68 us beside four CPU-bound processes, where 200 units
+    # took 254 us)
+    units = max(200, round(20 * slice_us))
+    long = fn mode -> Job.call(&SDKJobs.dear/4, [units], schedule: mode) end
+    auto = Probe.turns(fn -> long.(:auto) end, workers: 1, control: false)
+    normal = Probe.turns(fn -> long.(:normal) end, workers: 1, control: false)
     # :normal holds the scheduler for the whole call, :auto a slice at a
     # time: the medians (in a full run on a shared 2-vCPU machine one
     # turn in ten took over three slices of CPU time while most took one)
