@@ -26,8 +26,8 @@
  * the lock is let go); at idle priority 1.5-3 us. It frees when a CPU has
  * nothing else to run, or in the small share the system gives it; should
  * that share not come for IDLE_STARVED_NS while blocks wait, the next
- * ones are freed where they are given (as without the thread), so the
- * memory waiting stays bounded. Larger blocks, rare and slow to free, and
+ * ones go to the thread of normal priority, so the memory waiting stays
+ * bounded. Larger blocks, rare and slow to free, and
  * every other release, keep the thread of normal priority, which a busy
  * machine cannot hold up for long. Each thread takes what is queued in
  * one go, and is woken only when it sleeps. */
@@ -49,7 +49,7 @@ typedef struct {
     ErlNifCond *wake;
     ErlNifTid thread;
     bool running, stopping;
-    bool lowest;   /* runs at the lowest priority, or frees where given when starved */
+    bool lowest;   /* runs at the lowest priority; when starved, passes to `releaser` */
     bool sleeping; /* waits for work: a new task wakes it */
     release_task *head, *tail;
     _Atomic uint64_t done;
@@ -103,8 +103,9 @@ static void queue_release(release_queue *q, void (*release)(void *arg), void *ar
         t->queued_ns = clock_ns();
         enif_mutex_lock(q->lock);
         bool queued = q->running && !q->stopping, wake = q->sleeping;
-        if (queued && q->lowest && q->head && t->queued_ns - q->head->queued_ns > IDLE_STARVED_NS)
-            queued = false;
+        bool starved =
+            queued && q->lowest && q->head && t->queued_ns - q->head->queued_ns > IDLE_STARVED_NS;
+        if (starved) queued = false;
         if (queued) {
             if (q->tail)
                 q->tail->next = t;
@@ -120,6 +121,14 @@ static void queue_release(release_queue *q, void (*release)(void *arg), void *ar
          * not wait for it */
         if (queued && wake) enif_cond_signal(q->wake);
         if (queued) return;
+        if (starved) {
+            /* to the thread of normal priority, not freed here: on a busy
+             * machine, giving pages back can take milliseconds of the
+             * scheduler's CPU (a 22 ms turn was seen) */
+            free(t);
+            queue_release(&releaser, release, arg);
+            return;
+        }
     }
     free(t);
     release(arg); /* no thread to take it: at once */
