@@ -13,7 +13,8 @@ defmodule WellBehaved.IndexBuildingAndCodepointsAreSlicedTest do
   # Behaviour asserted, with margins no loaded machine reaches:
   #   * the longest turn of the calling process, in CPU time of its
   #     scheduler thread (the time the OS gave another thread is not
-  #     counted), is at most max(5 ms, 2x the pure-Erlang processes' own);
+  #     counted), is at most max(5 ms, 2x the pure-Erlang processes' own)
+  #     in at least one of three runs (the host's stalls count too);
   #   * the call never runs on a dirty scheduler (a mechanism, not a
   #     timing: a job whose init does no work has no set-up to send there).
   # Before the change: every Index.new ran on a dirty scheduler (6 turns
@@ -21,6 +22,7 @@ defmodule WellBehaved.IndexBuildingAndCodepointsAreSlicedTest do
   # the cost was learned (dirty scheduler busy 260 us a call).
   use ExUnit.Case, async: false
 
+  alias WellBehaved.Test.Holds
   alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 300_000
@@ -48,42 +50,43 @@ defmodule WellBehaved.IndexBuildingAndCodepointsAreSlicedTest do
     results
   end
 
-  defp assert_sliced(results) do
-    for {label, function, control} <- results do
-      bound = max(5000, 2 * control.cpu_max_us)
+  # turns from the scenario's first run; holds over the bound only when
+  # they come back in every run (WellBehaved.Test.Holds)
+  defp assert_sliced(scenario, count) do
+    over = &Enum.flat_map(&1, fn {label, f, c} -> Holds.over_erlang(label, f, c) end)
+    {results, held} = Holds.recurring(fn -> run_child(scenario) end, over)
+    assert length(results) == count
 
+    for {label, function, control} <- results do
       assert function.turns > 0 and control.turns > 0,
              "#{label}: no turns traced: #{inspect(function)} #{inspect(control)}"
 
       assert function.dirty_turns == 0,
              "#{label}: #{function.dirty_turns} turns on a dirty scheduler, want 0"
-
-      assert function.cpu_max_us <= bound,
-             "#{label}: held its scheduler #{function.cpu_max_us} us (CPU), " <>
-               "bound #{bound} us (pure Erlang's longest: #{control.cpu_max_us} us)"
     end
+
+    assert held == [], Holds.message(held)
   end
 
   test "an index of long candidates builds its batches a slice at a time" do
     # 2 candidates of 2 MB without a space: the scan for one (the token
     # scorers' flag) goes through every byte of each
-    results =
-      run_child("""
+    assert_sliced(
+      """
       long = for c <- [?a, ?b], do: :binary.copy(<<c>>, 2_000_000)
       [
         probe.("Levenshtein.Index.new", 1, fn -> Index.new(long) end),
         probe.("Fuzzy.Index.new", 1, fn -> Fuzzy.Index.new(long) end)
       ]
-      """)
-
-    assert length(results) == 2
-    assert_sliced(results)
+      """,
+      2
+    )
   end
 
   test "codepoint pairs set up in the steps, as bytes do" do
     # 3,000 codepoints of 1 to 3 bytes each
-    results =
-      run_child("""
+    assert_sliced(
+      """
       :rand.seed(:exsss, {43, 2, 1})
       ranges = [?a..?z, 0xE0..0xFF, 0x3B1..0x3C9, 0x4E00..0x4E80]
       text = fn -> for _ <- 1..3000, into: "", do: <<Enum.random(Enum.random(ranges))::utf8>> end
@@ -94,10 +97,9 @@ defmodule WellBehaved.IndexBuildingAndCodepointsAreSlicedTest do
         probe.("codepoints, 20 workers", 20, fn -> Levenshtein.distance(a, b, unit: :codepoint) end),
         probe.("the same bytes, 2 workers", 2, fn -> Levenshtein.distance(a, b) end)
       ]
-      """)
-
-    assert length(results) == 3
-    assert_sliced(results)
+      """,
+      3
+    )
   end
 
   test "a codepoint pair answers as before in every mode, its errors included" do
