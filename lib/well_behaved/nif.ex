@@ -42,7 +42,10 @@ defmodule WellBehaved.NIF do
   @doc false
   @spec __load_info__() :: map() | 0
   def __load_info__ do
-    if Code.ensure_loaded?(WellBehaved.Runtime.Calibration),
+    # the calibration times WellBehaved.Probe's loop (in Probe.Turns)
+    needs = [WellBehaved.Runtime.Calibration, WellBehaved.Probe, WellBehaved.Probe.Turns]
+
+    if Enum.all?(needs, &Code.ensure_loaded?/1),
       do: WellBehaved.Runtime.Calibration.load_info(),
       else: 0
   end
