@@ -9,13 +9,32 @@ defmodule WellBehaved.Lab.Markdown do
     [line.(headers), line.(Enum.map(headers, fn _ -> "---" end)) | Enum.map(rows, line)]
   end
 
-  @doc "The targets table: one row per `%{target:, measured:, met:}`."
+  @doc """
+  The targets table: one row per `%{target:, measured:, met:}`. A target
+  marked `absolute: true` (a figure in ns, ms or Gcell/s, not a ratio to a
+  baseline of the same run) is information: its row says so.
+  """
   @spec targets_table([%{target: iodata(), measured: iodata(), met: boolean()}]) :: iodata()
   def targets_table(targets) do
     table(
       ["target", "measured", "met"],
-      for(t <- targets, do: [t.target, t.measured, if(t.met, do: "yes", else: "**no**")])
+      for(t <- targets, do: [t.target, t.measured, met_cell(t)])
     )
+  end
+
+  @doc "Whether a target is an absolute figure (information, not pass or fail)."
+  @spec absolute?(map()) :: boolean()
+  def absolute?(target), do: Map.get(target, :absolute, false) == true
+
+  @doc "A target's `met` cell: yes or **no**; for an absolute one, information."
+  @spec met_cell(map()) :: String.t()
+  def met_cell(target) do
+    cond do
+      absolute?(target) and target.met -> "within (information)"
+      absolute?(target) -> "over (information)"
+      target.met -> "yes"
+      true -> "**no**"
+    end
   end
 
   @doc """

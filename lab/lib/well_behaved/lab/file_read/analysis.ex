@@ -63,14 +63,16 @@ defmodule WellBehaved.Lab.FileRead.Analysis do
     lines_vs_c = ns.(:wb_read_lines) && ns.(:c_memchr) && ns.(:wb_read_lines) / ns.(:c_memchr)
 
     [
-      target("read_line <= 100 ns per 100-byte line", ns.(:wb_read_line), "ns", &(&1 <= 100)),
+      absolute(
+        target("read_line <= 100 ns per 100-byte line", ns.(:wb_read_line), "ns", &(&1 <= 100))
+      ),
       target(
         "read_line >= 3.5x :file.read_line (raw, read_ahead)",
         read_line_x,
         "x",
         &(&1 >= 3.5)
       ),
-      target("read_lines <= 25 ns per line", ns.(:wb_read_lines), "ns", &(&1 <= 25)),
+      absolute(target("read_lines <= 25 ns per line", ns.(:wb_read_lines), "ns", &(&1 <= 25))),
       target(
         "read_lines within 25/15 of C read + memchr (the ratio behind 25 ns)",
         lines_vs_c,
@@ -79,6 +81,9 @@ defmodule WellBehaved.Lab.FileRead.Analysis do
       )
     ]
   end
+
+  # a figure in ns: information, not pass or fail (WellBehaved.Lab.Markdown)
+  defp absolute(target), do: Map.put(target, :absolute, true)
 
   defp target(label, nil, _unit, _ok?), do: %{target: label, measured: "-", met: false}
 

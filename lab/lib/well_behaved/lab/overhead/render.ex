@@ -5,7 +5,7 @@ defmodule WellBehaved.Lab.Overhead.Render do
   """
 
   alias WellBehaved.Lab.Overhead.{Analysis, Plan}
-  import WellBehaved.Lab.Markdown, only: [table: 2, fmt: 2]
+  import WellBehaved.Lab.Markdown, only: [table: 2, fmt: 2, met_cell: 1]
   import WellBehaved.Lab.Overhead.Format
 
   @doc "The suite's Markdown section (`WellBehaved.Lab.Overhead.to_markdown/1`)."
@@ -84,7 +84,7 @@ defmodule WellBehaved.Lab.Overhead.Render do
       table(
         ["target", "wanted", "measured", "met"],
         for t <- result.targets do
-          [t.name, t.wanted, t.measured, if(t.met, do: "yes", else: "**no**")]
+          [t.name, t.wanted, t.measured, met_cell(t)]
         end
       ),
       "\n",
