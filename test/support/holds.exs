@@ -33,6 +33,13 @@ defmodule WellBehaved.Test.Holds do
   defp again(_run, _holds, held, 0), do: Map.values(held)
 
   defp again(run, holds, held, left) do
+    # said, so that a run of the gate shows how often the host interferes
+    IO.puts(
+      :stderr,
+      "hold check: #{Enum.map_join(Map.values(held), "; ", &"#{&1.detail} #{&1.us} us")} " <>
+        "over its bound; running the scenario again"
+    )
+
     now = by_key(holds.(run.()))
 
     still =
