@@ -38,8 +38,7 @@ defmodule WellBehaved.LongCallsYieldTest do
     # within 3x of the threshold)
     {long_a, long_b} = {random_bytes(200_000), random_bytes(200_000)}
 
-    assert long_schedules(fn -> Levenshtein.distance(long_a, long_b, schedule: :normal) end) >
-             0
+    assert reported_long?(fn -> Levenshtein.distance(long_a, long_b, schedule: :normal) end)
 
     for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded, :auto] do
       assert_no_hold(fn -> Levenshtein.distance(a, b, schedule: mode) end, "#{mode}")
@@ -77,20 +76,19 @@ defmodule WellBehaved.LongCallsYieldTest do
     assert held == [], Holds.message(held)
   end
 
-  # Runs fun in a fresh process; counts the long_schedule reports naming it.
-  defp long_schedules(fun) do
+  # Runs fun in a fresh process; whether a long_schedule report names it.
+  # The VM sends such reports from a thread of its own, which a busy
+  # machine can delay well past the process's end (a fixed 50 ms wait
+  # missed one beside four CPU-bound processes): waited for, bounded only
+  # so that a missing report fails.
+  defp reported_long?(fun) do
     {pid, ref} = spawn_monitor(fun)
     assert_receive {:DOWN, ^ref, :process, ^pid, :normal}, 120_000
-    # reports are sent when the process is scheduled out; let them arrive
-    Process.sleep(50)
-    count(pid, 0)
-  end
 
-  defp count(pid, n) do
     receive do
-      {:monitor, ^pid, :long_schedule, _info} -> count(pid, n + 1)
+      {:monitor, ^pid, :long_schedule, _info} -> true
     after
-      0 -> n
+      60_000 -> false
     end
   end
 end
