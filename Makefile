@@ -182,13 +182,14 @@ clean:
 # and the lab's, one after another: each part runs whatever the ones
 # before it gave, and a summary at the end names every part that failed
 # (scripts/run_parts.sh; make exits non-zero if any did).
-# TEST_LANES=parallel runs them in three lanes at once (the C checks; the
-# ExUnit suite; the builds of a new user, the example and the lab): about
-# 15% sooner on two idle cores, but the ExUnit suite's checks of how long
-# a step holds its scheduler then share the CPUs with compilers. The
-# packages come first: without them no part can run.
+# By default they run in three lanes at once (the C checks; the ExUnit
+# suite; the builds of a new user, the example and the lab);
+# TEST_LANES=sequential runs them one after another. The checks of how
+# long a step holds its scheduler share the CPUs with compilers then,
+# and run a scenario again before they fail (test/support/holds.exs).
+# The packages come first: without them no part can run.
 TEST_PARTS := format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
-TEST_LANES ?= sequential
+TEST_LANES ?= parallel
 ifeq ($(TEST_LANES),sequential)
 TEST_ARGS := $(TEST_PARTS)
 else
@@ -213,12 +214,11 @@ test-c:
 
 # the code, its native outputs (make native), the SDK's test libraries and
 # the fuzzy tests' reference program built first (the tests' support
-# builds them too, run alone); then the suite bounded in time, in one VM
-# or as TEST_PARTITIONS VMs side by side, each with a share of the test
-# files (about 130 s sooner on two idle cores with 2, but the child-VM
-# checks of how long a step holds its scheduler then share the CPUs)
+# builds them too, run alone); then the suite bounded in time, as
+# TEST_PARTITIONS VMs side by side (2 by default), each with a share of
+# the test files, or in one VM with TEST_PARTITIONS=1
 TEST_ELIXIR_SECONDS ?= 2400
-TEST_PARTITIONS ?= 1
+TEST_PARTITIONS ?= 2
 test-elixir: $(FUZZY_REFERENCE)
 	MIX_ENV=test mix compile
 	@MIX_ENV=test $(MAKE) --no-print-directory sdk-test-nifs
