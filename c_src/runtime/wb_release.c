@@ -27,9 +27,9 @@
  * nothing else to run, or in the small share the system gives it; should
  * that share not come for IDLE_STARVED_NS while blocks wait, the next
  * ones go to the thread of normal priority, so the memory waiting stays
- * bounded. Larger blocks, rare and slow to free, and
- * every other release, keep the thread of normal priority, which a busy
- * machine cannot hold up for long. Each thread takes what is queued in
+ * bounded. Larger blocks, rare and slow to free, and every other release,
+ * keep the thread of normal priority, which a busy machine cannot hold up
+ * for long. Each thread takes what is queued in
  * one go, and is woken only when it sleeps. */
 
 typedef struct release_task {
@@ -122,9 +122,9 @@ static void queue_release(release_queue *q, void (*release)(void *arg), void *ar
         if (queued && wake) enif_cond_signal(q->wake);
         if (queued) return;
         if (starved) {
-            /* to the thread of normal priority, not freed here: on a busy
-             * machine, giving pages back can take milliseconds of the
-             * scheduler's CPU (a 22 ms turn was seen) */
+            /* to the thread of normal priority, not freed here: giving
+             * pages back takes ~0.1 ms per MiB, more on a busy machine,
+             * which is when this runs */
             free(t);
             queue_release(&releaser, release, arg);
             return;
