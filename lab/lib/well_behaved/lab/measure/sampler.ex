@@ -1,5 +1,8 @@
 defmodule WellBehaved.Lab.Measure.Sampler do
   @burst_ms 100
+  # how long start/0 waits for the watcher's first sample: a bound for a
+  # watcher that never answers, not a figure of a busy machine's
+  @ready_ms 30_000
 
   @moduledoc """
   The noise sampler: over a measurement window, the machine's CPU counters
@@ -35,7 +38,8 @@ defmodule WellBehaved.Lab.Measure.Sampler do
   back from the first only much later); if it was not built, by a process
   in this VM. `stop/1` returns the window's usage with
   `burst_foreign_cores` and `burst_steal_share`, the worst sub-window's,
-  and `wake_late_max_us`.
+  and `wake_late_max_us`. It returns once the first sample is taken, so
+  the window holds everything after it.
   """
   @spec start() :: t()
   def start do
@@ -52,6 +56,8 @@ defmodule WellBehaved.Lab.Measure.Sampler do
           args: [System.pid(), Integer.to_string(@burst_ms)]
         ])
 
+      # the window starts at the watcher's first sample: wait for it
+      await_ready(port)
       {:watch, port, os_offset_us()}
     else
       parent = self()
@@ -162,6 +168,18 @@ defmodule WellBehaved.Lab.Measure.Sampler do
       ]
     else
       _ -> []
+    end
+  end
+
+  # "ready" once the watcher has taken its first sample; a watcher that
+  # fails before that ends the wait too (stop/1 then falls back to the
+  # VM's own snapshots)
+  defp await_ready(port) do
+    receive do
+      {^port, {:data, {:eol, "ready"}}} -> :ok
+      {^port, {:exit_status, _}} = exited -> send(self(), exited)
+    after
+      @ready_ms -> :ok
     end
   end
 
