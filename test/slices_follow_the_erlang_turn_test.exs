@@ -126,28 +126,41 @@ defmodule WellBehaved.SlicesFollowTheErlangTurnTest do
 
     test "the runtime's slice is the calibration's, which is within 0.5-1.3x a traced turn of pure Erlang" do
       assert Runtime.stats().slice_ns == Calibration.erlang_turn().slice_ns
-      # Measured side by side, three times, so that both see the machine
+      # Measured side by side, five times, so that both see the machine
       # alike: the calibration's slice against the turns of a worker
-      # running the same code (traced, so each turn is a little longer)
-      ratios =
-        for _ <- 1..5 do
-          slice_ns = Calibration.measure().slice_ns
-          erlang = Probe.turns(fn -> Probe.erlang_work(100_000) end, control: false, workers: 1)
-          assert erlang.function.turns > 100
-          slice_ns / 1000 / erlang.function.p50_us
-        end
-
+      # running the same code (traced, so each turn is a little longer).
       # The calibration keeps its fastest batch (it sees past a machine
       # slowed for a while); the traced turns' median does not: with two
       # CPU-bound processes beside it all the time, this ratio was
       # 0.696-0.698 in three rounds, another time 0.556, 0.568 and 0.909
       # (the turns' CPU time grew as much as their wall time: the host
       # shares the cores), and in a script 0.53 and 1.44 among rounds of
-      # 0.89-0.91. Hence the median of five rounds, and a bound over 0.5.
-      # A slice fixed apart from the machine's turn (30 us against
-      # 15 us turns: 2x, or half of it) still fails it.
-      ratio = ratios |> Enum.sort() |> Enum.at(2)
+      # 0.89-0.91; with the suite's other VM and the gate's other lanes
+      # running, three rounds of five gave 0.27-0.28. Hence the median of
+      # five rounds, a bound over 0.5, and five rounds more (up to three
+      # times) when the median is out: a slice fixed apart from the
+      # machine's turn (30 us against 15 us turns: 2x, or half of it) is
+      # out every time.
+      {ratio, ratios} = median_ratio(3)
       assert ratio > 0.5 and ratio <= 1.3, "slice / Erlang turn p50: #{inspect(ratios)}"
+    end
+
+    # the median of five rounds' slice / traced turn; again, up to
+    # `attempts` times in all, while it is out of 0.5-1.3
+    defp median_ratio(attempts) do
+      ratios =
+        for _ <- 1..5 do
+          slice_ns = Calibration.measure().slice_ns
+          erlang = Probe.turns(fn -> Probe.erlang_work(100_000) end, control: false, workers: 1)
+          assert erlang.function.turns > 100
+          slice_ns / 1000 / erlang.function.cpu_p50_us
+        end
+
+      ratio = ratios |> Enum.sort() |> Enum.at(2)
+
+      if (ratio > 0.5 and ratio <= 1.3) or attempts == 1,
+        do: {ratio, ratios},
+        else: median_ratio(attempts - 1)
     end
 
     test "a :yielding job's turns are as long as the runtime's slice" do
