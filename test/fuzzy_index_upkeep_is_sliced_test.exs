@@ -261,8 +261,7 @@ defmodule WellBehaved.FuzzyIndexUpkeepIsSlicedTest do
       results
     end
 
-    over = &Enum.flat_map(&1, fn {label, f, c} -> Holds.over_erlang(label, f, c) end)
-    {results, held} = Holds.recurring(run, over)
+    {results, held} = Holds.recurring(run, &Holds.over_erlang/1)
     assert length(results) == 9
 
     for {label, function, control} <- results do

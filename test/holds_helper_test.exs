@@ -26,10 +26,14 @@ defmodule WellBehaved.HoldsHelperTest do
   test "a hold in every run fails, with its least figure" do
     {run, count} = runs([9000, 7000, 8000, 1000])
 
-    assert {%{a: 9000, n: 1}, [%{key: :a, us: 7000, bound_us: 5000}]} =
-             Holds.recurring(run, &over/1)
+    said =
+      capture_io(:stderr, fn ->
+        assert {%{a: 9000, n: 1}, [%{key: :a, us: 7000, bound_us: 5000}]} =
+                 Holds.recurring(run, &over/1)
+      end)
 
     assert count.() == 3
+    assert said =~ "hold check: :a (test) 9000 us over its bound; running the scenario again"
   end
 
   test "a hold that does not come back passes, after one more run" do
@@ -57,5 +61,12 @@ defmodule WellBehaved.HoldsHelperTest do
     assert Holds.message([hold]) =~ ~s["extract" (pure Erlang's longest: 57.4 us): held its]
     assert Holds.message([hold]) =~ "22747.79 us"
     assert Holds.over_erlang("x", %{cpu_max_us: 9000}, %{cpu_max_us: 4600}) == []
+
+    calls = [
+      {"a", %{cpu_max_us: 6000}, %{cpu_max_us: 10}},
+      {"b", %{cpu_max_us: 10}, %{cpu_max_us: 10}}
+    ]
+
+    assert [%{key: "a", us: 6000}] = Holds.over_erlang(calls)
   end
 end

@@ -53,8 +53,7 @@ defmodule WellBehaved.IndexBuildingAndCodepointsAreSlicedTest do
   # turns from the scenario's first run; holds over the bound only when
   # they come back in every run (WellBehaved.Test.Holds)
   defp assert_sliced(scenario, count) do
-    over = &Enum.flat_map(&1, fn {label, f, c} -> Holds.over_erlang(label, f, c) end)
-    {results, held} = Holds.recurring(fn -> run_child(scenario) end, over)
+    {results, held} = Holds.recurring(fn -> run_child(scenario) end, &Holds.over_erlang/1)
     assert length(results) == count
 
     for {label, function, control} <- results do

@@ -137,11 +137,7 @@ defmodule WellBehaved.SDKOutputsAreBuiltInStepsTest do
 
     # over its bound, a call fails when it is over in every run of the
     # scenario (WellBehaved.Test.Holds)
-    over =
-      &Enum.flat_map(&1, fn {flat, r} ->
-        Holds.over_erlang("flat #{flat}", r.function, r.control)
-      end)
-
+    over = &Holds.over_erlang(for {flat, r} <- &1, do: {"flat #{flat}", r.function, r.control})
     {reports, held} = Holds.recurring(run, over)
     assert length(reports) == 2
     assert held == [], Holds.message(held)

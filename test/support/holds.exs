@@ -62,6 +62,11 @@ defmodule WellBehaved.Test.Holds do
     over(key, function.cpu_max_us, bound, "pure Erlang's longest: #{control.cpu_max_us} us")
   end
 
+  @doc "`over_erlang/3` of each `{key, function, control}` of `calls`, together."
+  def over_erlang(calls) when is_list(calls),
+    do:
+      Enum.flat_map(calls, fn {key, function, control} -> over_erlang(key, function, control) end)
+
   @doc "`[hold]` when `us` is over `bound_us`, `[]` otherwise; `note` goes in the message."
   def over(key, us, bound_us, note) do
     if us > bound_us,
