@@ -179,12 +179,11 @@ clean:
 
 # --- the two commands ------------------------------------------------------------
 # the library's tests, a new user's first build, the example project's
-# and the lab's, one after another: each part runs whatever the ones
-# before it gave, and a summary at the end names every part that failed
-# (scripts/run_parts.sh; make exits non-zero if any did).
-# By default they run in three lanes at once (the C checks; the ExUnit
-# suite; the builds of a new user, the example and the lab);
-# TEST_LANES=sequential runs them one after another. The checks of how
+# and the lab's, in three lanes at once (the C checks; the ExUnit suite;
+# the builds of a new user, the example and the lab): each part runs
+# whatever the ones before it in its lane gave, and a summary at the end
+# names every part that failed (scripts/run_parts.sh; make exits
+# non-zero if any did). TEST_LANES=sequential runs them one after another. The checks of how
 # long a step holds its scheduler share the CPUs with compilers then,
 # and run a scenario again before they fail (test/support/holds.exs).
 # The packages come first: without them no part can run.
@@ -215,10 +214,10 @@ test-c:
 # the code, its native outputs (make native), the SDK's test libraries and
 # the fuzzy tests' reference program built first (the tests' support
 # builds them too, run alone); then the suite bounded in time, as
-# TEST_PARTITIONS VMs side by side (2 by default), each with a share of
-# the test files, or in one VM with TEST_PARTITIONS=1
+# TEST_PARTITIONS VMs side by side (one per CPU by default), each with a
+# share of the test files, or in one VM with TEST_PARTITIONS=1
 TEST_ELIXIR_SECONDS ?= 2400
-TEST_PARTITIONS ?= 2
+TEST_PARTITIONS ?= $(JOBS)
 test-elixir: $(FUZZY_REFERENCE)
 	MIX_ENV=test mix compile
 	@MIX_ENV=test $(MAKE) --no-print-directory sdk-test-nifs
