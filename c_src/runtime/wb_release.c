@@ -29,8 +29,8 @@
  * ones go to the thread of normal priority, so the memory waiting stays
  * bounded. Larger blocks, rare and slow to free, and every other release,
  * keep the thread of normal priority, which a busy machine cannot hold up
- * for long. Each thread takes what is queued in
- * one go, and is woken only when it sleeps. */
+ * for long. Each thread takes what is queued in one go, and is woken only
+ * when it sleeps. */
 
 typedef struct release_task {
     void (*release)(void *arg);
