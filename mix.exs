@@ -38,6 +38,9 @@ defmodule WellBehaved.MixProject do
       compilers: [:well_behaved_native] ++ Mix.compilers(),
       start_permanent: Mix.env() == :prod,
       deps: [],
+      # EEx: only the generator's templates (mix well_behaved.new) use it,
+      # and a Mix task always runs where Elixir's own :eex is
+      xref: [exclude: [EEx, EEx.Engine]],
       docs: [main: "readme"]
     ]
   end
