@@ -161,6 +161,7 @@ defmodule Mix.Tasks.WellBehaved.NewTest do
       {[at.("ok"), "--module", "myJob"], ~r/invalid module name "myJob"/},
       {[at.("ok"), "--module", "My..Job"], ~r/invalid module name "My..Job"/},
       {[at.("ok"), "--module", "My-Job"], ~r/invalid module name "My-Job"/},
+      {[at.("ok"), "--module", "Elixir.MyJob"], ~r/without the Elixir. prefix/},
       {[at.("ok"), "--module", "Enum"], ~r/the module name Enum is already taken/},
       {[at.("ok"), "--path", no_mix], ~r/--path .*no_mix is not a WellBehaved source tree/},
       {[at.("ok"), "--path", @root, "--git", "u"], ~r/give --path or --git, not both/},

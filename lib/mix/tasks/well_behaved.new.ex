@@ -134,6 +134,13 @@ defmodule Mix.Tasks.WellBehaved.New do
             "starting with an uppercase letter)"
         )
 
+      # the C side names the module Elixir.<module>.Native itself
+      String.starts_with?(module, "Elixir.") ->
+        Mix.raise(
+          "mix well_behaved.new: invalid module name #{inspect(module)}: give it without " <>
+            "the Elixir. prefix"
+        )
+
       Code.ensure_loaded?(Module.concat([module])) ->
         Mix.raise(
           "mix well_behaved.new: the module name #{module} is already taken: " <>
