@@ -70,6 +70,10 @@ system-deps:
 	$(call need,clang-format,clang-format)
 	$(call need,timeout,coreutils)
 	$(call need_app,crypto,erlang-crypto)
+	@# the test gate's compiler cache (scripts/with_compiler_cache.sh): it
+	@# goes on without one
+	@command -v ccache >/dev/null || $(MAKE) --no-print-directory install-package PACKAGE=ccache \
+	  FOR=ccache 2>/dev/null || echo "ccache is not installed: make test builds every copy in full"
 	@[ -e "$(ERTS_INCLUDE_DIR)/erl_nif.h" ] || { echo "error: erl_nif.h not found under $(ERTS_INCLUDE_DIR)" >&2; exit 1; }
 
 # --- native code ---------------------------------------------------------------
@@ -186,7 +190,11 @@ clean:
 # non-zero if any did). TEST_LANES=sequential runs them one after another. The checks of how
 # long a step holds its scheduler share the CPUs with compilers then,
 # and run a scenario again before they fail (test/support/holds.exs).
-# The packages come first: without them no part can run.
+# The parts build the same native sources in several copies of the tree
+# (each first build, the example's and the lab's copies of the library):
+# a compiler cache of this run alone compiles each once
+# (scripts/with_compiler_cache.sh). The packages come first: without them
+# no part can run.
 TEST_PARTS := format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
 TEST_LANES ?= parallel
 ifeq ($(TEST_LANES),sequential)
@@ -195,7 +203,7 @@ else
 TEST_ARGS := "format-check test-c fuzz-smoke" "test-elixir" "test-first-build test-example test-lab"
 endif
 test: system-deps
-	@MAKE="$(MAKE)" scripts/run_parts.sh $(TEST_ARGS)
+	@MAKE="$(MAKE)" scripts/with_compiler_cache.sh scripts/run_parts.sh $(TEST_ARGS)
 
 format-check:
 	mix format --check-formatted
