@@ -183,11 +183,12 @@ clean:
 
 # --- the two commands ------------------------------------------------------------
 # the library's tests, a new user's first build, the example project's
-# and the lab's, in three lanes at once (the C checks; the ExUnit suite;
-# the builds of a new user, the example and the lab): each part runs
-# whatever the ones before it in its lane gave, and a summary at the end
-# names every part that failed (scripts/run_parts.sh; make exits
-# non-zero if any did). TEST_LANES=sequential runs them one after another. The checks of how
+# and the lab's, in three lanes at once of about the same length (the C
+# checks; the ExUnit suite and the example; a new user's first build and
+# the lab): each part runs whatever the ones before it in its lane gave,
+# and a summary at the end names every part that failed
+# (scripts/run_parts.sh; make exits non-zero if any did).
+# TEST_LANES=sequential runs them one after another. The checks of how
 # long a step holds its scheduler share the CPUs with compilers then,
 # and run a scenario again before they fail (test/support/holds.exs).
 # The parts build the same native sources in several copies of the tree
@@ -200,7 +201,7 @@ TEST_LANES ?= parallel
 ifeq ($(TEST_LANES),sequential)
 TEST_ARGS := $(TEST_PARTS)
 else
-TEST_ARGS := "format-check test-c fuzz-smoke" "test-elixir" "test-first-build test-example test-lab"
+TEST_ARGS := "format-check test-c fuzz-smoke" "test-elixir test-example" "test-first-build test-lab"
 endif
 test: system-deps
 	@MAKE="$(MAKE)" scripts/with_compiler_cache.sh scripts/run_parts.sh $(TEST_ARGS)
