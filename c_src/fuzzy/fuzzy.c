@@ -349,9 +349,10 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         return true;
     }
     if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
-    bool lcs = s->o.scorer == WB_FZ_INDEL ||
+    /* two words: the LCS's and OSA's */
+    bool two = s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_OSA ||
                (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
-    if (shorter > (lcs ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
+    if (shorter > (two ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
     switch (s->o.scorer) {
     case WB_FZ_LEVENSHTEIN:
         switch (lev_kernel_of(&s->o)) {

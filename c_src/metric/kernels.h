@@ -182,8 +182,8 @@ static inline uint64_t wb_fz_lcs_word_run(const wb_fz_pattern *p, const uint32_t
 }
 
 /* ---- the short form: a pattern of at most 128 symbols, no heap --------- *
- * A pair whose shorter side has at most WB_FZ_SHORT symbols (the LCS: at
- * most WB_FZ_SHORT_LCS, two words), scored whole in one step (its budget
+ * A pair whose shorter side has at most WB_FZ_SHORT symbols (the LCS and
+ * OSA: at most WB_FZ_SHORT_LCS, two words), scored whole in one step (its budget
  * covers the kernel's units), takes a pattern with no allocation and no
  * table to zero: wb_fz_short_begin places the symbols in a table of the
  * calling thread that is all zero between uses (symbols of 256 and up in
@@ -237,7 +237,7 @@ static inline uint64_t wb_fz_short_get(const wb_fz_short *p, uint32_t c) {
 /* The short scores: the whole kernel at once, with the units its
  * resumable form would add to *used over any steps it takes with one
  * budget that covers them (at most its *_units). The shorter side has at
- * most WB_FZ_SHORT symbols (the LCS: WB_FZ_SHORT_LCS). */
+ * most WB_FZ_SHORT symbols (the LCS and OSA: WB_FZ_SHORT_LCS). */
 size_t wb_fz_lcs_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, uint64_t *used);
 size_t wb_fz_lev_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
                        uint64_t *used);

@@ -102,32 +102,38 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
         k->d0[0] = d0;
         k->pm[0] = pm_old;
     }
+    /* the vectors and the table through locals: a store through a vector
+     * could otherwise reload k's and p's fields */
+    uint64_t *restrict vps = k->vp, *restrict vns = k->vn, *restrict d0s = k->d0,
+                       *restrict pms = k->pm;
+    const uint64_t *low = p->low;
     while (k->col < k->n && spent < budget) {
         uint32_t c = k->b[k->col];
+        const uint64_t *row = c < 256 ? low + (size_t)c * nblocks : NULL;
         uint64_t hp_carry = k->hp_carry, hn_carry = k->hn_carry;
         uint64_t d0_below = k->d0_below, pm_below = k->pm_below;
+        uint64_t hp_end = 0, hn_end = 0;
         size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
         for (; w < end; w++) {
-            uint64_t pm = wb_fz_pattern_get(p, c, w), vp = k->vp[w], vn = k->vn[w];
-            uint64_t d0_old = k->d0[w];
-            uint64_t tr = (((~d0_old & pm) << 1) | ((~d0_below & pm_below) >> 63)) & k->pm[w];
+            uint64_t pm = row ? row[w] : wb_fz_pattern_get(p, c, w), vp = vps[w], vn = vns[w];
+            uint64_t d0_old = d0s[w];
+            uint64_t tr = (((~d0_old & pm) << 1) | ((~d0_below & pm_below) >> 63)) & pms[w];
             uint64_t x = pm | hn_carry;
             uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn | tr;
             uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
+            /* row 63's deltas go into the next block (the last block's
+             * bottom row is read from hp_end and hn_end) */
             uint64_t hp_in = hp_carry, hn_in = hn_carry;
-            if (w + 1 < nblocks) {
-                hp_carry = hp >> 63;
-                hn_carry = hn >> 63;
-            } else {
-                hp_carry = (hp & last) != 0;
-                hn_carry = (hn & last) != 0;
-            }
+            hp_end = hp;
+            hn_end = hn;
+            hp_carry = hp >> 63;
+            hn_carry = hn >> 63;
             hp = (hp << 1) | hp_in;
             hn = (hn << 1) | hn_in;
-            k->vp[w] = hn | ~(d0 | hp);
-            k->vn[w] = hp & d0;
-            k->d0[w] = d0;
-            k->pm[w] = pm;
+            vps[w] = hn | ~(d0 | hp);
+            vns[w] = hp & d0;
+            d0s[w] = d0;
+            pms[w] = pm;
             d0_below = d0_old;
             pm_below = pm;
         }
@@ -144,7 +150,7 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
         k->hp_carry = 1;
         k->hn_carry = 0;
         k->d0_below = k->pm_below = 0;
-        k->score = k->score + hp_carry - hn_carry;
+        k->score = k->score + ((hp_end & last) != 0) - ((hn_end & last) != 0);
         osa_column_done(k);
     }
     charge(used, spent);
@@ -160,6 +166,63 @@ void wb_fz_osa_free(wb_fz_osa *k) {
     memset(k, 0, sizeof *k);
 }
 
+/* Two words (65 to 128 pattern symbols), the affix kept: the block
+ * kernel's column in registers, its early end and units exactly (the
+ * pattern's fill, two a column done). */
+static size_t osa_short_two(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                            uint64_t *used) {
+    wb_fz_short p;
+    wb_fz_short_begin(&p, a, m);
+    uint64_t vp0 = ~(uint64_t)0, vn0 = 0, d00 = 0, pm0_old = 0;
+    uint64_t vp1 = ~(uint64_t)0, vn1 = 0, d01 = 0, pm1_old = 0;
+    uint64_t last = (uint64_t)1 << (m - 65);
+    size_t score = m, j = 0;
+    while (j < n) {
+        uint32_t c = b[j];
+        uint64_t pm0 = 0, pm1 = 0;
+        if (c < 256) {
+            pm0 = p.low[c][0];
+            pm1 = p.low[c][1];
+        } else {
+            const wb_fz_short_entry *e = wb_fz_short_find(&p, c);
+            if (e) {
+                pm0 = e->mask[0];
+                pm1 = e->mask[1];
+            }
+        }
+        /* block 0: row 0's carries in (1 up, 0 down), nothing below */
+        uint64_t tr0 = ((~d00 & pm0) << 1) & pm0_old;
+        uint64_t d = (((pm0 & vp0) + vp0) ^ vp0) | pm0 | vn0 | tr0;
+        uint64_t hp = vn0 | ~(d | vp0), hn = d & vp0;
+        uint64_t hp_carry = hp >> 63, hn_carry = hn >> 63;
+        hp = (hp << 1) | 1;
+        hn <<= 1;
+        vp0 = hn | ~(d | hp);
+        vn0 = hp & d;
+        /* block 1: its transposition's low bit from block 0's row 63 */
+        uint64_t tr1 = (((~d01 & pm1) << 1) | ((~d00 & pm0) >> 63)) & pm1_old;
+        d00 = d;
+        pm0_old = pm0;
+        uint64_t x = pm1 | hn_carry;
+        d = (((x & vp1) + vp1) ^ vp1) | x | vn1 | tr1;
+        hp = vn1 | ~(d | vp1);
+        hn = d & vp1;
+        score = score + ((hp & last) != 0) - ((hn & last) != 0);
+        hp = (hp << 1) | hp_carry;
+        hn = (hn << 1) | hn_carry;
+        vp1 = hn | ~(d | hp);
+        vn1 = hp & d;
+        d01 = d;
+        pm1_old = pm1;
+        j++;
+        /* each column left lowers the last row by one at most */
+        if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (n - j)) break;
+    }
+    wb_fz_short_end(&p);
+    charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + 2 * (uint64_t)j);
+    return cut(score, cutoff);
+}
+
 size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
                        uint64_t *used) {
     shorter_first(&a, &m, &b, &n);
@@ -168,6 +231,7 @@ size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
         charge(used, 0);
         return cut(gap, cutoff);
     }
+    if (m > 64) return osa_short_two(a, m, b, n, cutoff, used);
     /* the units of the whole pair, whatever the affix saves */
     uint64_t units = units_of(m, WB_FZ_PATTERN_PER_UNIT) + n;
     drop_affix(&a, &m, &b, &n);

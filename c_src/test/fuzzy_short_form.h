@@ -1,8 +1,8 @@
 /*
  * The short form of kernels.h (included by test_fuzzy.c): wb_fz_lcs_short,
  * wb_fz_lev_short and wb_fz_osa_short on pairs whose shorter side has
- * 0..64 symbols (the sizes around one word; the LCS up to 128, two
- * words), bytes and codepoints with many symbols of 256 and up (up to 128
+ * 0..64 symbols (the sizes around one word; the LCS and OSA up to 128,
+ * two words), bytes and codepoints with many symbols of 256 and up (up to 128
  * distinct ones: the thread's map at half full), with and without
  * cutoffs, one call after another on the same thread (a table left dirty
  * by one pattern gives the next a wrong answer). Each result must equal the reference's
@@ -91,17 +91,17 @@ static void sf_check_pair(const uint32_t *a, size_t m, const uint32_t *b, size_t
     size_t got = wb_fz_lcs_short(a, m, b, n, &used);
     CHECK(got == lcs && used == lcs_units, "lcs short %zu x %zu: %zu (%llu units), want %zu (%llu)",
           m, n, got, (unsigned long long)used, lcs, (unsigned long long)lcs_units);
-    if (m > WB_FZ_SHORT && n > WB_FZ_SHORT) return; /* the LCS's two words only */
-    used = 0;
-    got = wb_fz_lev_short(a, m, b, n, cutoff, &used);
-    CHECK(got == want_lev && used == lev_units,
-          "lev short %zu x %zu cutoff %zu: %zu (%llu units), want %llu (%llu)", m, n, cutoff, got,
-          (unsigned long long)used, (unsigned long long)want_lev, (unsigned long long)lev_units);
     used = 0;
     got = wb_fz_osa_short(a, m, b, n, cutoff, &used);
     CHECK(got == want_osa && used == osa_units,
           "osa short %zu x %zu cutoff %zu: %zu (%llu units), want %llu (%llu)", m, n, cutoff, got,
           (unsigned long long)used, (unsigned long long)want_osa, (unsigned long long)osa_units);
+    if (m > WB_FZ_SHORT && n > WB_FZ_SHORT) return; /* the LCS's and OSA's two words only */
+    used = 0;
+    got = wb_fz_lev_short(a, m, b, n, cutoff, &used);
+    CHECK(got == want_lev && used == lev_units,
+          "lev short %zu x %zu cutoff %zu: %zu (%llu units), want %llu (%llu)", m, n, cutoff, got,
+          (unsigned long long)used, (unsigned long long)want_lev, (unsigned long long)lev_units);
     CHECK(lcs_units <= wb_fz_lcs_units(m, n) && lev_units <= wb_fz_lev_units(m, n) &&
               osa_units <= wb_fz_osa_units(m, n),
           "short units within the bounds %zu x %zu: %llu %llu %llu", m, n,
