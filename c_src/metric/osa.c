@@ -166,6 +166,68 @@ void wb_fz_osa_free(wb_fz_osa *k) {
     memset(k, 0, sizeof *k);
 }
 
+/* The distance from a last column's vertical deltas (vp, vn, rows under
+ * `rows` counted) and its row 0 (n): no bottom row kept column by
+ * column, when no cutoff can end the kernel early. */
+static inline size_t osa_from_column(size_t n, uint64_t vp, uint64_t vn, uint64_t rows) {
+    return n + wb_fz_popcount(vp & rows) - wb_fz_popcount(vn & rows);
+}
+
+/* Whether a cutoff can end a kernel early: the bottom row is at most n
+ * (the longer side's length), so at column j < n it never passes
+ * cutoff + (n - j) when cutoff >= n. */
+static inline bool osa_may_end(size_t cutoff, size_t n) {
+    return cutoff != WB_FZ_NO_CUTOFF && cutoff < n;
+}
+
+/* Two blocks' vectors, and their D0 and matches of the last column. */
+typedef struct {
+    uint64_t vp0, vn0, d00, pm0, vp1, vn1, d01, pm1;
+} osa_two;
+
+/* One column of two blocks against matches pm0 and pm1 (the block
+ * kernel's carries between them): returns the change of the bottom row
+ * (`last` its bit in block 1) as a wrapping uint64_t. */
+static inline uint64_t osa_two_column(osa_two *v, uint64_t pm0, uint64_t pm1, uint64_t last) {
+    /* block 0: row 0's carries in (1 up, 0 down), nothing below */
+    uint64_t tr0 = ((~v->d00 & pm0) << 1) & v->pm0;
+    uint64_t d = (((pm0 & v->vp0) + v->vp0) ^ v->vp0) | pm0 | v->vn0 | tr0;
+    uint64_t hp = v->vn0 | ~(d | v->vp0), hn = d & v->vp0;
+    uint64_t hp_carry = hp >> 63, hn_carry = hn >> 63;
+    hp = (hp << 1) | 1;
+    hn <<= 1;
+    v->vp0 = hn | ~(d | hp);
+    v->vn0 = hp & d;
+    /* block 1: its transposition's low bit from block 0's row 63 */
+    uint64_t tr1 = (((~v->d01 & pm1) << 1) | ((~v->d00 & pm0) >> 63)) & v->pm1;
+    v->d00 = d;
+    v->pm0 = pm0;
+    uint64_t x = pm1 | hn_carry;
+    d = (((x & v->vp1) + v->vp1) ^ v->vp1) | x | v->vn1 | tr1;
+    hp = v->vn1 | ~(d | v->vp1);
+    hn = d & v->vp1;
+    uint64_t delta = ((hp & last) != 0) - (uint64_t)((hn & last) != 0);
+    hp = (hp << 1) | hp_carry;
+    hn = (hn << 1) | hn_carry;
+    v->vp1 = hn | ~(d | hp);
+    v->vn1 = hp & d;
+    v->d01 = d;
+    v->pm1 = pm1;
+    return delta;
+}
+
+/* Symbol c's matches in the short pattern's two words. */
+static inline void osa_two_get(const wb_fz_short *p, uint32_t c, uint64_t *pm0, uint64_t *pm1) {
+    if (c < 256) {
+        *pm0 = p->low[c][0];
+        *pm1 = p->low[c][1];
+        return;
+    }
+    const wb_fz_short_entry *e = wb_fz_short_find(p, c);
+    *pm0 = e ? e->mask[0] : 0;
+    *pm1 = e ? e->mask[1] : 0;
+}
+
 /* Two words (65 to 128 pattern symbols), the affix kept: the block
  * kernel's column in registers, its early end and units exactly (the
  * pattern's fill, two a column done). */
@@ -173,50 +235,25 @@ static size_t osa_short_two(const uint32_t *a, size_t m, const uint32_t *b, size
                             uint64_t *used) {
     wb_fz_short p;
     wb_fz_short_begin(&p, a, m);
-    uint64_t vp0 = ~(uint64_t)0, vn0 = 0, d00 = 0, pm0_old = 0;
-    uint64_t vp1 = ~(uint64_t)0, vn1 = 0, d01 = 0, pm1_old = 0;
+    osa_two v = {~(uint64_t)0, 0, 0, 0, ~(uint64_t)0, 0, 0, 0};
     uint64_t last = (uint64_t)1 << (m - 65);
     size_t score = m, j = 0;
-    while (j < n) {
-        uint32_t c = b[j];
-        uint64_t pm0 = 0, pm1 = 0;
-        if (c < 256) {
-            pm0 = p.low[c][0];
-            pm1 = p.low[c][1];
-        } else {
-            const wb_fz_short_entry *e = wb_fz_short_find(&p, c);
-            if (e) {
-                pm0 = e->mask[0];
-                pm1 = e->mask[1];
-            }
+    uint64_t pm0, pm1;
+    if (!osa_may_end(cutoff, n)) {
+        for (; j < n; j++) {
+            osa_two_get(&p, b[j], &pm0, &pm1);
+            osa_two_column(&v, pm0, pm1, last);
         }
-        /* block 0: row 0's carries in (1 up, 0 down), nothing below */
-        uint64_t tr0 = ((~d00 & pm0) << 1) & pm0_old;
-        uint64_t d = (((pm0 & vp0) + vp0) ^ vp0) | pm0 | vn0 | tr0;
-        uint64_t hp = vn0 | ~(d | vp0), hn = d & vp0;
-        uint64_t hp_carry = hp >> 63, hn_carry = hn >> 63;
-        hp = (hp << 1) | 1;
-        hn <<= 1;
-        vp0 = hn | ~(d | hp);
-        vn0 = hp & d;
-        /* block 1: its transposition's low bit from block 0's row 63 */
-        uint64_t tr1 = (((~d01 & pm1) << 1) | ((~d00 & pm0) >> 63)) & pm1_old;
-        d00 = d;
-        pm0_old = pm0;
-        uint64_t x = pm1 | hn_carry;
-        d = (((x & vp1) + vp1) ^ vp1) | x | vn1 | tr1;
-        hp = vn1 | ~(d | vp1);
-        hn = d & vp1;
-        score = score + ((hp & last) != 0) - ((hn & last) != 0);
-        hp = (hp << 1) | hp_carry;
-        hn = (hn << 1) | hn_carry;
-        vp1 = hn | ~(d | hp);
-        vn1 = hp & d;
-        d01 = d;
-        pm1_old = pm1;
-        j++;
-        /* each column left lowers the last row by one at most */
-        if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (n - j)) break;
+        score = osa_from_column(n, v.vp0, v.vn0, ~(uint64_t)0) +
+                osa_from_column(0, v.vp1, v.vn1, wb_fz_low_bits(m - 64));
+    } else {
+        while (j < n) {
+            osa_two_get(&p, b[j], &pm0, &pm1);
+            score += (size_t)osa_two_column(&v, pm0, pm1, last);
+            j++;
+            /* each column left lowers the last row by one at most */
+            if (score > cutoff + (n - j)) break;
+        }
     }
     wb_fz_short_end(&p);
     charge(used, units_of(m, WB_FZ_PATTERN_PER_UNIT) + 2 * (uint64_t)j);
@@ -243,10 +280,16 @@ size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
     wb_fz_short_begin(&p, a, m);
     uint64_t vp = ~(uint64_t)0, vn = 0, d0 = 0, pm_old = 0, last = (uint64_t)1 << (m - 1);
     size_t score = m;
-    for (size_t j = 0; j < n; j++) {
-        score +=
-            (size_t)wb_osa_word_column(wb_fz_short_get(&p, b[j]), &vp, &vn, &d0, &pm_old, last);
-        if (cutoff != WB_FZ_NO_CUTOFF && score > cutoff + (n - j - 1)) break;
+    if (!osa_may_end(cutoff, n)) {
+        for (size_t j = 0; j < n; j++)
+            wb_osa_word_column(wb_fz_short_get(&p, b[j]), &vp, &vn, &d0, &pm_old, last);
+        score = osa_from_column(n, vp, vn, wb_fz_low_bits(m));
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            score +=
+                (size_t)wb_osa_word_column(wb_fz_short_get(&p, b[j]), &vp, &vn, &d0, &pm_old, last);
+            if (score > cutoff + (n - j - 1)) break;
+        }
     }
     wb_fz_short_end(&p);
     charge(used, units);
