@@ -568,6 +568,14 @@ uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t 
      * (scored as the bound + 1, as any past it), or at `cut` (a distance
      * that cannot rank: no better a score from a row's least) */
     if (k != WB_FZ_NO_CUTOFF && k + 1 < cut) cut = k + 1;
+    if (cut == SIZE_MAX) {
+        /* nothing to end early or set off (cdist with no cutoff): Zhao
+         * and Sahni's rows on the stack, its pair's units (damerau.c) */
+        uint64_t units = 0;
+        size_t d = wb_fz_damerau_bytes(q->query, m, t, n, WB_FZ_NO_CUTOFF, &units);
+        wb_fz_verdict(o, m, n, d, bar, score, passed, badness);
+        return 1 + n + units;
+    }
     uint64_t cells;
     wb_fz_verdict(o, m, n, damerau(q, t, n, cut, &cells), bar, score, passed, badness);
     /* four units a cell (4-5 ns each): 1.1-1.4 ns a unit on 1,557 pairs

@@ -40,31 +40,53 @@ static inline void zhao_begin(size_t i, size_t big, size_t *cur, zhao_run *z) {
     z->least = i;
 }
 
-/* Cells [j, end) of row i (1 <= j), symbol c of a: cur holds row i - 2
- * from column j on, prev row i - 1; fr and seen per column. */
-static inline void zhao_cells(size_t i, uint32_t c, const uint32_t *b, size_t *restrict cur,
-                              const size_t *restrict prev, size_t *restrict fr,
-                              size_t *restrict seen, size_t j, size_t end, zhao_run *z) {
+/* Symbol x of a side held as symbols (s32) or as bytes (s8, s32 NULL). */
+static inline __attribute__((always_inline)) uint32_t
+zhao_symbol(const uint32_t *s32, const uint8_t *s8, size_t x, bool bytes) {
+    return bytes ? s8[x] : s32[x];
+}
+
+/* Cells [j, end) of row i (1 <= j), symbol c of a (`above` the one a row
+ * up, UINT64_MAX for none): cur holds row i - 2 from column j on, prev
+ * row i - 1; fr and seen per column; b as symbols or bytes (a constant
+ * where inlined). A swap needs a match a column back in this row (j - l
+ * = 1) or a row up in this column (i - r = 1, so b[j - 1] = above): with
+ * neither, seen and fr are not read. */
+static inline __attribute__((always_inline)) void
+zhao_cells(size_t i, uint32_t c, uint64_t above, const uint32_t *b, const uint8_t *b8, bool bytes,
+           size_t *restrict cur, const size_t *restrict prev, size_t *restrict fr,
+           size_t *restrict seen, size_t j, size_t end, zhao_run *z) {
     size_t l = z->l, t = z->t, two_up = z->two_up, least = z->least, left = cur[j - 1];
+    size_t diag = prev[j - 1];
+    bool after_match = j - l == 1;
     for (; j < end; j++) {
-        size_t up = prev[j], diag = prev[j - 1], r = seen[j], old = cur[j];
-        bool match = c == b[j - 1];
-        size_t v = (up < left ? up : left) + 1, d = diag + !match;
+        size_t up = prev[j], old = cur[j];
+        uint32_t s = zhao_symbol(b, b8, j - 1, bytes);
+        bool match = c == s;
+        /* every candidate but the cell on the left first: from one cell
+         * to the next, the row's chain is then one add and one min */
+        size_t v = up + 1, d = diag + !match;
         if (d < v) v = d;
-        if (j - l == 1) {
-            size_t x = fr[j] + (i - r);
-            if (x < v) v = x;
+        if (__builtin_expect(after_match | (s == above), 0)) {
+            size_t r = seen[j];
+            if (after_match) {
+                size_t x = fr[j] + (i - r);
+                if (x < v) v = x;
+            }
+            if (i - r == 1) {
+                size_t x = t + (j - l);
+                if (x < v) v = x;
+            }
         }
-        if (i - r == 1) {
-            size_t x = t + (j - l);
-            if (x < v) v = x;
-        }
+        if (left + 1 < v) v = left + 1;
         if (match) {
             l = j;
             t = two_up;
             fr[j] = prev[(ptrdiff_t)j - 2]; /* column -1 at j = 1 (arrays start at -1) */
             seen[j] = i;
         }
+        after_match = match;
+        diag = up;
         two_up = old;
         cur[j] = v;
         left = v;
@@ -87,17 +109,20 @@ static inline void zhao_setup(size_t x, size_t big, size_t *r0, size_t *r1, size
 /* The affix's comparisons, at most `most`, from (*pre, *suf) on (the
  * prefix until a mismatch, then the suffix, of at most n - pre symbols);
  * *phase 2 once both are found. Returns the comparisons made. */
-static size_t zhao_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t *pre,
-                         size_t *suf, int *phase, size_t most) {
+static inline __attribute__((always_inline)) size_t
+zhao_affix_of(const uint32_t *a, const uint8_t *a8, size_t m, const uint32_t *b, const uint8_t *b8,
+              size_t n, bool bytes, size_t *pre, size_t *suf, int *phase, size_t most) {
     size_t done = 0;
     while (*phase < 2 && done < most) {
         size_t left = n - *pre - *suf, cap = min_size(left, most - done), x = 0;
         if (*phase == 0) {
-            while (x < cap && a[*pre + x] == b[*pre + x])
+            while (x < cap &&
+                   zhao_symbol(a, a8, *pre + x, bytes) == zhao_symbol(b, b8, *pre + x, bytes))
                 x++;
             *pre += x;
         } else {
-            while (x < cap && a[m - 1 - *suf - x] == b[n - 1 - *suf - x])
+            while (x < cap && zhao_symbol(a, a8, m - 1 - *suf - x, bytes) ==
+                                  zhao_symbol(b, b8, n - 1 - *suf - x, bytes))
                 x++;
             *suf += x;
         }
@@ -110,6 +135,11 @@ static size_t zhao_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t 
         }
     }
     return done;
+}
+
+static size_t zhao_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t *pre,
+                         size_t *suf, int *phase, size_t most) {
+    return zhao_affix_of(a, NULL, m, b, NULL, n, false, pre, suf, phase, most);
 }
 
 bool wb_fz_damerau_init(wb_fz_damerau *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
@@ -163,8 +193,8 @@ static void damerau_cells(wb_fz_damerau *k, size_t end) {
         j = 1;
     }
     if (j < end)
-        zhao_cells(i, k->a[i - 1], k->b, cur, prev, damerau_array(k, 2) + 1,
-                   damerau_array(k, 3) + 1, j, end, &z);
+        zhao_cells(i, k->a[i - 1], i >= 2 ? k->a[i - 2] : UINT64_MAX, k->b, NULL, false, cur, prev,
+                   damerau_array(k, 2) + 1, damerau_array(k, 3) + 1, j, end, &z);
     k->l = z.l;
     k->t = z.t;
     k->two_up = z.two_up;
@@ -227,9 +257,12 @@ uint64_t wb_fz_damerau_units(size_t m, size_t n) {
 
 /* ---- the short form ----------------------------------------------------------- */
 
-size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
-                           uint64_t *used) {
-    longer_first(&a, &m, &b, &n);
+/* The short form's rows (a the longer side, b at most WB_FZ_SHORT
+ * symbols), over symbols or bytes (a constant where inlined): the
+ * distance against the cutoff, its units into *used. */
+static inline __attribute__((always_inline)) size_t
+zhao_short(const uint32_t *a, const uint8_t *a8, size_t m, const uint32_t *b, const uint8_t *b8,
+           size_t n, size_t cutoff, bool bytes, uint64_t *used) {
     size_t result;
     if (settle_unit_costs(m, n, cutoff, &result)) {
         charge(used, 0);
@@ -237,9 +270,15 @@ size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_
     }
     size_t pre = 0, suf = 0;
     int phase = 0;
-    uint64_t spent = units_of(zhao_affix(a, m, b, n, &pre, &suf, &phase, n + 1), SETUP_CELLS);
-    a += pre;
-    b += pre;
+    uint64_t spent =
+        units_of(zhao_affix_of(a, a8, m, b, b8, n, bytes, &pre, &suf, &phase, n + 1), SETUP_CELLS);
+    if (bytes) {
+        a8 += pre;
+        b8 += pre;
+    } else {
+        a += pre;
+        b += pre;
+    }
     m -= pre + suf;
     n -= pre + suf;
     if (n == 0) {
@@ -257,7 +296,9 @@ size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_
         size_t *cur = rows[i & 1], *prev = rows[!(i & 1)];
         zhao_run z;
         zhao_begin(i, big, cur, &z);
-        zhao_cells(i, a[i - 1], b, cur, prev, fr + 1, seen + 1, 1, n + 1, &z);
+        uint64_t up_symbol = i >= 2 ? zhao_symbol(a, a8, i - 2, bytes) : UINT64_MAX;
+        zhao_cells(i, zhao_symbol(a, a8, i - 1, bytes), up_symbol, b, b8, bytes, cur, prev, fr + 1,
+                   seen + 1, 1, n + 1, &z);
         spent += n + 1;
         if (above(z.least, cutoff)) {
             result = cutoff + 1;
@@ -267,4 +308,16 @@ size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_
     if (result == SIZE_MAX) result = cut(rows[m & 1][n], cutoff);
     charge(used, spent);
     return result;
+}
+
+size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
+                           uint64_t *used) {
+    longer_first(&a, &m, &b, &n);
+    return zhao_short(a, NULL, m, b, NULL, n, cutoff, false, used);
+}
+
+size_t wb_fz_damerau_bytes(const uint8_t *a, size_t m, const uint8_t *b, size_t n, size_t cutoff,
+                           uint64_t *used) {
+    if (m < n) return zhao_short(NULL, b, n, NULL, a, m, cutoff, true, used);
+    return zhao_short(NULL, a, m, NULL, b, n, cutoff, true, used);
 }

@@ -247,6 +247,10 @@ size_t wb_fz_osa_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
  * damerau.c), with the same units as its resumable form. */
 size_t wb_fz_damerau_short(const uint32_t *a, size_t m, const uint32_t *b, size_t n, size_t cutoff,
                            uint64_t *used);
+/* The same on bytes (the shorter side at most WB_FZ_SHORT of them), with
+ * the same units. */
+size_t wb_fz_damerau_bytes(const uint8_t *a, size_t m, const uint8_t *b, size_t n, size_t cutoff,
+                           uint64_t *used);
 
 /* ---- longest common subsequence (indel_lcs.c): Indel = m + n - 2 LCS ---- *
  * Bit-parallel (Allison-Dix / Hyyro 2004), the pattern in blocks of 64;
