@@ -417,7 +417,8 @@ wb_fz_bound_kind wb_fz_partial_bound(const wb_fz_options *o, size_t m, size_t n,
  * or past it scores as the cut, no better than its own: only the cells
  * whose value and the bound of the path on from them (the same LCS
  * bound on what is left of each side) stay within the cut are computed.
- * Returns the units taken. */
+ * With neither a cut nor a cutoff, Zhao and Sahni's rows instead
+ * (wb_fz_damerau_bytes). Returns the units taken. */
 uint64_t wb_fz_quick_damerau(wb_fz_quick *q, const uint8_t *t, size_t n, size_t lcs,
                              const wb_fz_bar *bar, size_t cut, double *score, bool *passed,
                              wb_fz_bar *badness);
