@@ -48,8 +48,14 @@ for p in $(seq 1 "$n"); do
             MIX_ENV=test timeout --signal=KILL "$limit" mix test >"$logs/$p" 2>&1
         else
             mapfile -t files < <(awk -v p="$p" '$1 == p { print $2 }' "$logs/files")
-            MIX_ENV=test MIX_TEST_PARTITION=$p timeout --signal=KILL "$limit" \
-                mix test "${files[@]}" >"$logs/$p" 2>&1
+            if [ "${#files[@]}" -eq 0 ]; then
+                # more partitions than files: mix test with none would run all
+                echo "no test files in this partition" >"$logs/$p"
+                true
+            else
+                MIX_ENV=test MIX_TEST_PARTITION=$p timeout --signal=KILL "$limit" \
+                    mix test "${files[@]}" >"$logs/$p" 2>&1
+            fi
         fi
         echo "$? $((SECONDS - start))" >"$logs/$p.rc"
     ) &
