@@ -17,7 +17,8 @@ fi
 if [ "${WB_COMPILER_CACHE:-1}" = 0 ] || ! command -v ccache >/dev/null; then
     exec "$@"
 fi
-cc=$(command -v "${CC:-cc}") || { echo "error: no C compiler (${CC:-cc})" >&2; exit 1; }
+# a compiler given with options, or not found: no cache (the build says why)
+cc=$(command -v "${CC:-cc}") || exec "$@"
 cxx=$(command -v "${CXX:-c++}") || cxx=
 
 dir=$(mktemp -d)
