@@ -31,7 +31,7 @@ if [ "$n" -gt 1 ]; then
     [ -f "$weights" ] || weights=/dev/null
     # "partition seconds path" for every test file, longest first
     find test -name '*_test.exs' | sort |
-        awk -v n="$n" 'FNR == NR { if ($1 !~ /^#/ && NF == 2) w[$2] = $1; next }
+        awk -v weights="$weights" 'FILENAME == weights { if ($1 !~ /^#/ && NF == 2) w[$2] = $1; next }
             { printf "%s %s\n", ($0 in w ? w[$0] : 1), $0 }' "$weights" - |
         sort -k1,1nr -k2 |
         awk -v n="$n" '{ best = 1
