@@ -24,13 +24,13 @@ FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
 FUZZY_HDR += c_src/fuzzy/sorted_set.h
-# the search core: its steps, its sets, a search's set-up, the lane kernels,
-# the batches an index makes once
+# the search core: its steps, its sets, a search's set-up, the lane kernels
+# (a file per instruction set), the batches an index makes once
 CORE_SRC := c_src/text/utf8.c $(addprefix c_src/search/,search.c search_set.c search_init.c \
-	lanes.c lanes_index.c) $(FUZZY_SRC)
+	lanes.c lanes_base.c lanes_avx2.c lanes_avx512.c lanes_index.c) $(FUZZY_SRC)
 CORE_HDR := $(FUZZY_HDR) c_src/text/utf8.h c_src/search/search.h c_src/search/lanes.h \
 	c_src/search/lanes_body.h c_src/search/lanes_run.h c_src/search/lanes_load.h \
-	c_src/search/lanes_widths.h c_src/search/lanes_bits.h
+	c_src/search/lanes_widths.h c_src/search/lanes_bits.h c_src/search/lanes_kernels.h
 # the runtime, a file per job (WellBehaved.SDK.sources/0 lists the same)
 SDK_SRC := $(addprefix c_src/runtime/,wb_runtime.c wb_run.c wb_cost.c wb_pool.c wb_release.c \
 	wb_config.c)
@@ -117,8 +117,9 @@ c_src/build/test_search: c_src/test/test_search.c $(TEST_SEARCH_HDR) $(CORE_HDR)
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_search.c $(SAN_CORE)
 
 # the lane kernels' AVX-512 code, built for the baseline instruction set,
-# run on any CPU (this one may have no AVX-512)
-AVX512_LANES := c_src/search/lanes.c
+# run on any CPU (this one may have no AVX-512); the other kernels' objects
+# are the sanitized build's
+AVX512_LANES := c_src/search/lanes.c c_src/search/lanes_avx512.c
 SAN_CORE_AVX512 := $(call objs,san,$(filter-out $(AVX512_LANES),$(CORE_SRC))) \
 	$(call objs,san_avx512,$(AVX512_LANES))
 c_src/build/test_search_avx512: c_src/test/test_search.c $(TEST_SEARCH_HDR) $(CORE_HDR) $(SAN_CORE_AVX512)

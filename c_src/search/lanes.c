@@ -1,34 +1,17 @@
-#include "lanes.h"
+/*
+ * The lane kernels' dispatch (lanes.h): a query's tables, a batch's
+ * loads, and the kernel set of the instruction set chosen or forced
+ * (lanes_kernels.h).
+ */
 #include "lanes_bits.h"
+#include "lanes_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if WB_LANES_X86
 #include <immintrin.h>
-#define WB_LANES_X86 1
-#else
-#define WB_LANES_X86 0
 #endif
-
-/* A test build (WB_LANES_EMULATE_AVX512) compiles the AVX-512 kernels for
- * the baseline instruction set, the compiler splitting their 64-byte
- * vectors, so that a CPU without AVX-512 runs and checks their code; only
- * their table fill, made of AVX-512 intrinsics, is a portable copy there. */
-#ifdef WB_LANES_EMULATE_AVX512
-#define WB_AVX512_TARGET
-#else
-#define WB_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
-#endif
-
-typedef size_t (*run_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, const uint8_t *, size_t,
-                         size_t, size_t);
-typedef size_t (*run2_fn)(wb_lanes *, const wb_lanes_table, const uint8_t *, wb_lanes *,
-                          const wb_lanes_table, const uint8_t *, const uint8_t *, size_t, size_t,
-                          size_t);
-typedef size_t (*run4_fn)(wb_lanes *const[4], const wb_lanes_table[4], const uint8_t *const[4],
-                          const wb_lanes_table[4], const uint8_t *const[4], const uint8_t *, size_t,
-                          size_t, size_t);
 
 /* A batch at its first query byte: every vertical delta +1 (bits past a
  * lane's candidate never reach it); `of_index`: see wb_lanes. Its op is
@@ -56,67 +39,12 @@ static inline const uint8_t *lane_candidate(const wb_lanes *b, const uint8_t *by
 #include "lanes_widths.h"
 #undef WB_TEMPLATE
 
-/* the kernels: every width for each instruction set */
-#define WB_TEMPLATE "lanes_body.h"
-#define WB_ISA      base
-#define WB_NB       16
-#define WB_TARGET
-#include "lanes_widths.h"
-#undef WB_ISA
-#undef WB_NB
-#undef WB_TARGET
-
+/* by kernel (NULL: none, or not on this CPU's architecture) */
+static const wb_lanes_kernel_set *const kernel_sets[WB_LANES_KERNELS] = {
+    [WB_LANES_BASELINE] = &wb_lanes_base_kernels,
 #if WB_LANES_X86
-#define WB_ISA    avx2
-#define WB_NB     32
-#define WB_TARGET __attribute__((target("avx2")))
-#include "lanes_widths.h"
-#undef WB_ISA
-#undef WB_NB
-#undef WB_TARGET
-
-#define WB_ISA    avx512
-#define WB_NB     64
-#define WB_TARGET WB_AVX512_TARGET
-#include "lanes_widths.h"
-#undef WB_ISA
-#undef WB_NB
-#undef WB_TARGET
-#endif
-#undef WB_TEMPLATE
-
-/* a function of each width 8, 16, 32, 64: f_<width><rest> */
-#define BY_WIDTH(f, rest)                                                                          \
-    { f##_8##rest, f##_16##rest, f##_32##rest, f##_64##rest }
-/* of each operation, then width */
-#define BY_OP(f, isa)                                                                              \
-    {                                                                                              \
-        [WB_LANES_LEVENSHTEIN] = BY_WIDTH(f, isa##_lev), [WB_LANES_LCS] = BY_WIDTH(f, isa##_lcs),  \
-        [WB_LANES_OSA] = BY_WIDTH(f, isa##_osa), [WB_LANES_HAMMING] = BY_WIDTH(f, isa##_ham),      \
-        [WB_LANES_JARO] = BY_WIDTH(f, isa##_jaro),                                                 \
-    }
-
-/* by kernel, then by operation, then by width */
-static const run_fn kernels[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
-    [WB_LANES_BASELINE] = BY_OP(run, _base),
-#if WB_LANES_X86
-    [WB_LANES_AVX2] = BY_OP(run, _avx2),
-    [WB_LANES_AVX512] = BY_OP(run, _avx512),
-#endif
-};
-static const run2_fn kernels2[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
-    [WB_LANES_BASELINE] = BY_OP(run2, _base),
-#if WB_LANES_X86
-    [WB_LANES_AVX2] = BY_OP(run2, _avx2),
-    [WB_LANES_AVX512] = BY_OP(run2, _avx512),
-#endif
-};
-
-/* four batches at once: where a batch is one vector (AVX-512); with
- * narrower vectors a batch is already several chains */
-static const run4_fn kernels4[WB_LANES_KERNELS][WB_LANES_OPS][4] = {
-#if WB_LANES_X86
-    [WB_LANES_AVX512] = BY_OP(run4, _avx512),
+    [WB_LANES_AVX2] = &wb_lanes_avx2_kernels,
+    [WB_LANES_AVX512] = &wb_lanes_avx512_kernels,
 #endif
 };
 
@@ -150,10 +78,10 @@ typedef void (*fill_fn)(wb_lanes *, const wb_lanes_query *, wb_lanes_table, cons
 /* How a batch's table is filled, by kernel, then by width: bit by bit
  * (portable), or by byte compares (SSE2, AVX-512) */
 static const fill_fn fills[WB_LANES_KERNELS][4] = {
-    [WB_LANES_BASELINE] = BY_WIDTH(load, ),
+    [WB_LANES_BASELINE] = WB_BY_WIDTH(load, ),
 #if WB_LANES_X86
-    [WB_LANES_AVX2] = BY_WIDTH(fill_sse2, ),
-    [WB_LANES_AVX512] = BY_WIDTH(fill_avx512, ),
+    [WB_LANES_AVX2] = WB_BY_WIDTH(fill_sse2, ),
+    [WB_LANES_AVX512] = WB_BY_WIDTH(fill_avx512, ),
 #endif
 };
 
@@ -187,8 +115,8 @@ size_t wb_lanes_run(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table ta
                     size_t max_steps) {
     b->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels[kernel][b->op][wb_lanes_slot(b->width)](b, table, rows, query, qlen, bound,
-                                                           max_steps);
+    return kernel_sets[kernel]->run[b->op][wb_lanes_slot(b->width)](b, table, rows, query, qlen,
+                                                                    bound, max_steps);
 }
 
 size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table table,
@@ -197,12 +125,13 @@ size_t wb_lanes_run2(wb_lanes_kernel kernel, wb_lanes *b, const wb_lanes_table t
                      size_t max_steps) {
     b->bound = c->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels2[kernel][b->op][wb_lanes_slot(b->width)](
+    return kernel_sets[kernel]->run2[b->op][wb_lanes_slot(b->width)](
         b, table, rows, c, other_table, other_rows, query, qlen, bound, max_steps);
 }
 
 bool wb_lanes_has_run4(wb_lanes_kernel kernel) {
-    return kernel != WB_LANES_OFF && kernels4[kernel][0][0] != NULL;
+    return kernel != WB_LANES_OFF && kernel < WB_LANES_KERNELS && kernel_sets[kernel] &&
+           kernel_sets[kernel]->run4[0][0] != NULL;
 }
 
 size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lanes_table tables[4],
@@ -212,7 +141,7 @@ size_t wb_lanes_run4(wb_lanes_kernel kernel, wb_lanes *const q[4], const wb_lane
     for (int i = 0; i < 4; i++)
         q[i]->bound = bound;
     if (max_steps == 0) max_steps = 1;
-    return kernels4[kernel][q[0]->op][wb_lanes_slot(q[0]->width)](
+    return kernel_sets[kernel]->run4[q[0]->op][wb_lanes_slot(q[0]->width)](
         q, tables, rows, fetch_tables, fetch_rows, query, qlen, bound, max_steps);
 }
 

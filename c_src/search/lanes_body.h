@@ -1,11 +1,12 @@
 /*
- * One lane kernel, included by lanes.c once per lane width and instruction
- * set, with WB_W (bits per lane: 8, 16, 32 or 64), WB_NB (bytes of the
- * machine's vector: 16, 32 or 64), WB_ISA (a name) and WB_TARGET (the
- * function attribute) defined. It defines run_<W>_<ISA>: the steps of a
- * batch over query bytes. A batch's 64 bytes of lanes are WB_LANES_BYTES /
- * WB_NB machine vectors, worked on side by side: independent chains the
- * processor overlaps.
+ * One lane kernel, included once per lane width by the file of each
+ * instruction set (lanes_base.c, lanes_avx2.c, lanes_avx512.c), with WB_W
+ * (bits per lane: 8, 16, 32 or 64), WB_NB (bytes of the machine's vector:
+ * 16, 32 or 64), WB_ISA (a name) and WB_TARGET (the function attribute)
+ * defined. It defines run_<W>_<ISA>: the steps of a batch over query
+ * bytes. A batch's 64 bytes of lanes are WB_LANES_BYTES / WB_NB machine
+ * vectors, worked on side by side: independent chains the processor
+ * overlaps.
  */
 #define WB_CAT2(a, b) a##b
 #define WB_CAT(a, b)  WB_CAT2(a, b)

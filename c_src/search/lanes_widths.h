@@ -1,6 +1,7 @@
 /*
  * Includes the template WB_TEMPLATE (a quoted file name) once per lane
- * width, with WB_W set to 8, 16, 32 and 64 in turn. Used by lanes.c.
+ * width, with WB_W set to 8, 16, 32 and 64 in turn. Used by lanes.c and the
+ * kernels' files (lanes_kernels.h).
  */
 #define WB_W 8
 #include WB_TEMPLATE
