@@ -75,7 +75,10 @@ defmodule WellBehaved.OnlineSchedulerIdsTest do
   end
 
   test "Probe's utilization counts the online schedulers only" do
-    # two busy workers on the two online schedulers of four: busy, not half
+    # two busy workers on the two online schedulers of four: counted over
+    # all four, the two offline ones idle, it could not pass one half; over
+    # the online two it is near one when the machine is idle (0.62 was
+    # read beside two CPU-bound processes)
     code = """
     report = WellBehaved.Probe.measure(fn -> WellBehaved.Probe.erlang_work(100_000) end,
       workers: 2, duration_ms: 300, control: false)
@@ -88,6 +91,6 @@ defmodule WellBehaved.OnlineSchedulerIdsTest do
                erl_flags: ["+S", "4:2"]
              )
 
-    assert normal > 0.75
+    assert normal > 0.5
   end
 end
