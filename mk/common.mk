@@ -30,6 +30,10 @@ SAN_CFLAGS := $(CFLAGS_COMMON) -O1 -g -fno-var-tracking -fsanitize=address,undef
 EI_DIR := $(shell erl -noshell -eval 'io:format("~s", [code:lib_dir(erl_interface)]), halt().' 2>/dev/null)
 EI_CFLAGS := -I$(EI_DIR)/include -I/usr/lib/erlang/usr/include
 EI_LIBS := -L$(EI_DIR)/lib -L/usr/lib/erlang/usr/lib -lei -lpthread
+# a sanitized object of the library's C, compiled in the library's tree
+# (its objects, mk/objects.mk, and the lab's test of the fuzzy core)
+OBJ_INCLUDE = -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS)
+OBJ_FLAGS_san = $(SAN_CFLAGS) $(OBJ_INCLUDE)
 
 # each C test binary is bounded: a test that hangs fails instead of holding CI
 C_TEST_TIMEOUT ?= 600

@@ -14,8 +14,7 @@
 OBJ_DIR := c_src/build/obj
 objs = $(patsubst %.c,$(OBJ_DIR)/$(1)/%.o,$(2))
 
-OBJ_INCLUDE = -I$(ERTS_INCLUDE_DIR) -Ic_src/include $(EI_CFLAGS)
-OBJ_FLAGS_san = $(SAN_CFLAGS) $(OBJ_INCLUDE)
+# OBJ_FLAGS_san: mk/common.mk (the lab builds the same objects)
 OBJ_FLAGS_san_server = $(OBJ_FLAGS_san) -DWB_EXTERNAL_SERVER
 OBJ_FLAGS_san_scalar = $(OBJ_FLAGS_san) -DWB_LEV_NO_SIMD
 OBJ_FLAGS_san_avx512 = $(OBJ_FLAGS_san) -Wno-psabi -DWB_LANES_EMULATE_AVX512
