@@ -44,15 +44,20 @@ fuzz: $(FUZZ_BINS)
 	  [ "$${PIPESTATUS[0]}" = 0 ] || exit 1; done
 
 # from the checked-in corpus; new inputs go to a scratch directory. The
-# targets are built JOBS at a time first.
+# targets are built JOBS at a time first, then run JOBS at a time (each
+# single-threaded).
+FUZZ_SMOKE_RUNS := $(addprefix fuzz-smoke-run-,$(FUZZ_NAMES))
+.PHONY: $(FUZZ_SMOKE_RUNS)
 fuzz-smoke: fuzz-smoke-bins
+	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_SMOKE_RUNS)
 fuzz-smoke-bins:
 	@$(MAKE) --no-print-directory -j$(JOBS) $(FUZZ_BINS)
-fuzz-smoke: $(FUZZ_BINS)
-	@for t in $(FUZZ_NAMES); do scratch=$$(mktemp -d); \
+$(FUZZ_SMOKE_RUNS): fuzz-smoke-run-%: c_src/build/fuzz_%
+	@t=$*; scratch=$$(mktemp -d); \
 	  echo "fuzz $$t: $(FUZZ_SMOKE_SECONDS) s from c_src/fuzz/corpus/$$t"; \
 	  timeout --signal=KILL $$(( $(FUZZ_SMOKE_SECONDS) + 60 )) c_src/build/fuzz_$$t $(FUZZ_RUN_FLAGS) \
 	    -max_total_time=$(FUZZ_SMOKE_SECONDS) -artifact_prefix=c_src/build/crash-$$t- \
 	    $$scratch c_src/fuzz/corpus/$$t > $$scratch.log 2>&1; rc=$$?; \
-	  if [ $$rc != 0 ]; then grep -E "ERROR|SUMMARY|check failed|Test unit written|distance" $$scratch.log; fi; \
-	  rm -rf $$scratch $$scratch.log; [ $$rc = 0 ] || exit 1; done
+	  if [ $$rc != 0 ]; then echo "fuzz $$t FAILED:"; \
+	    grep -E "ERROR|SUMMARY|check failed|Test unit written|distance" $$scratch.log; fi; \
+	  rm -rf $$scratch $$scratch.log; [ $$rc = 0 ]
