@@ -5,7 +5,7 @@ defmodule WellBehaved.Lab.EchoLatency do
 
   Each method runs in its own child VM. The default term is a tuple holding
   a 64 KiB binary, as in the 2017 measurements, and a small term is timed
-  too. After a warm-up, N round trips are timed (10,000 in quick runs,
+  too. After a warm-up, N round trips are timed (5,000 in quick runs,
   100,000 in full ones); methods faster than about 2 µs are timed in
   batches of ~20 µs, so that the clock's resolution cannot quantize them
   (each sample is then a batch's mean per call, which narrows the tails).
@@ -24,10 +24,10 @@ defmodule WellBehaved.Lab.EchoLatency do
   Then the same again on a loaded machine (`loaded: true`, the default):
   as many CPU-bound OS processes as schedulers (`WellBehaved.Lab.Load`)
   run while the methods that have a floor, and their floors, are timed
-  again. The targets on ratios are read from 5 rounds (each a child VM
-  where every method and its base are timed one after the other, the base
-  first in every other round): the median ratio and its range, "not
-  distinguishable" when the range spans the bound.
+  again. The targets on ratios are read from 3 rounds (5 in full runs),
+  each a child VM where every method and its base are timed one after the
+  other, the base first in every other round: the median ratio and its
+  range, "not distinguishable" when the range spans the bound.
 
   ## Parts
 
@@ -43,8 +43,9 @@ defmodule WellBehaved.Lab.EchoLatency do
   alias WellBehaved.Lab.{Echo, Floors, Load, Suite}
   alias WellBehaved.Lab.EchoLatency.{Analysis, Child, Render}
 
-  # rounds of the ratio targets, each pair measured side by side
-  @rounds 5
+  # rounds of the ratio targets, each pair measured side by side: quick,
+  # full (a quick run of every suite is held to 360 s)
+  @rounds {3, 5}
   # what a child VM may take: one method's figures, one round of ratios
   @method_bound_ms 120_000
   @round_bound_ms 240_000
@@ -58,8 +59,9 @@ defmodule WellBehaved.Lab.EchoLatency do
 
   Options:
 
-    * `quick:` - `true` (default): 10,000 timed round trips per term and
-      500 ms throughput windows; `false`: 100,000 and 2000 ms.
+    * `quick:` - `true` (default): 5,000 timed round trips per term,
+      250 ms throughput windows and 3 rounds of ratios; `false`: 100,000,
+      2000 ms and 5 rounds.
     * `rounds_scale:` - multiplies both (default `1.0`; at least 200 round
       trips and 100 ms).
     * `progress:` - a one-argument function called with a line of text per
@@ -71,22 +73,23 @@ defmodule WellBehaved.Lab.EchoLatency do
   def run(opts) do
     {loaded, opts} = Keyword.pop(opts, :loaded, true)
     {quick, scale, progress} = Suite.options!(opts)
-    iterations = max(200, round(if(quick, do: 10_000, else: 100_000) * scale))
-    window_ms = max(100, round(if(quick, do: 500, else: 2000) * scale))
+    iterations = max(200, round(if(quick, do: 5_000, else: 100_000) * scale))
+    window_ms = max(100, round(if(quick, do: 250, else: 2000) * scale))
+    round_count = if quick, do: elem(@rounds, 0), else: elem(@rounds, 1)
     {rows, floors} = pass(Echo.methods(), iterations, window_ms, progress, "")
-    rounds = ratio_rounds(iterations, progress, "")
+    rounds = ratio_rounds(round_count, iterations, progress, "")
 
     loaded_pass =
       if loaded do
         burners = :erlang.system_info(:schedulers_online)
         methods = Enum.filter(Echo.methods(), &Map.has_key?(Render.floor_of(), &1))
         # each child VM is bounded, so is the load (with a minute for the floors)
-        bound_ms = @method_bound_ms * length(methods) + @round_bound_ms * @rounds + 60_000
+        bound_ms = @method_bound_ms * length(methods) + @round_bound_ms * round_count + 60_000
         load = Load.start(burners, div(bound_ms, 1000))
 
         try do
           {rows, floors} = pass(methods, iterations, window_ms, progress, " (loaded)")
-          rounds = ratio_rounds(iterations, progress, " (loaded)")
+          rounds = ratio_rounds(round_count, iterations, progress, " (loaded)")
           %{burners: burners, rows: rows, floors: floors, rounds: rounds}
         after
           Load.stop(load)
@@ -99,7 +102,7 @@ defmodule WellBehaved.Lab.EchoLatency do
         iterations: iterations,
         window_ms: window_ms,
         schedulers: :erlang.system_info(:schedulers_online),
-        rounds: @rounds
+        rounds: round_count
       },
       rows: rows,
       floors: floors,
@@ -116,10 +119,10 @@ defmodule WellBehaved.Lab.EchoLatency do
   # beside its base (a floor, or another method), the base first in every
   # other round; a tenth of the iterations each. A round that failed is
   # left out.
-  defp ratio_rounds(iterations, progress, label) do
+  defp ratio_rounds(round_count, iterations, progress, label) do
     pairs = Enum.filter(Analysis.ratio_pairs(), fn {method, _} -> Echo.available?(method) end)
 
-    for r <- 1..@rounds,
+    for r <- 1..round_count,
         spec = %{
           pairs: pairs,
           iterations: max(200, div(iterations, 10)),
@@ -132,7 +135,7 @@ defmodule WellBehaved.Lab.EchoLatency do
             start: [:well_behaved_lab]
           )
         ] do
-      progress.("latency ratios, round #{r} of #{@rounds}#{label}")
+      progress.("latency ratios, round #{r} of #{round_count}#{label}")
       round
     end
   end

@@ -5,7 +5,7 @@ defmodule WellBehaved.Lab.FileRead do
 
   File shapes (written to a temporary folder, read from the page cache):
 
-    * `100-byte lines`: 99 bytes and `"\\n"` per line, 30 MB in a quick
+    * `100-byte lines`: 99 bytes and `"\\n"` per line, 20 MB in a quick
       run and 100 MB in `--full` (scaled by `rounds_scale`, at least 1 MB);
     * `growing lines, 1 KB` / `1 MB` / `1 GB` (`--full` only): line *i* is
       *i* bytes and `"\\n"`, until the file has the size: Nifsy's shapes,

@@ -42,14 +42,15 @@ defmodule WellBehaved.Lab.FileRead.Plan do
   def rounds(scale), do: max(1, round(3 * scale))
 
   @doc """
-  The shapes of a run: 100-byte lines (30 MB quick, 100 MB full, scaled by
+  The shapes of a run: 100-byte lines (20 MB quick, 100 MB full, scaled by
   `scale`, at least 1 MB) and growing lines of 1 KB, 1 MB and, in a full
   run only, 1 GB.
   """
   @spec shapes(boolean(), number()) :: [shape()]
   def shapes(quick, scale) do
-    # a quick run reads 300,000 lines, a full one a million
-    lines_mb = max(1, round(if(quick, do: 30, else: 100) * scale))
+    # a quick run reads 200,000 lines, a full one a million (a quick run
+    # of every suite is held to 360 s)
+    lines_mb = max(1, round(if(quick, do: 20, else: 100) * scale))
 
     [
       %{name: "100-byte lines, #{lines_mb} MB", kind: :fixed, bytes: lines_mb * 1_000_000},

@@ -13,9 +13,9 @@ defmodule WellBehaved.Lab.Lateness do
   `WellBehaved.Levenshtein` pair, sized by a calibration in the lab's VM to
   1, 10 or 100 ms per call; 1 s too in `--full`), a number of workers
   (schedulers x 1 or x 10; up to x 10 000 in `--full`) and a mode. For a
-  window (500 ms, 1 s in `--full`) after a short warm-up, the workers call
+  window (400 ms, 1 s in `--full`) after a short warm-up, the workers call
   the workload over and over while `WellBehaved.Probe` records a ticker
-  that wants to run every millisecond: about 500 samples per window, so
+  that wants to run every millisecond: about 400 samples per window, so
   its p99 is not its maximum. Workers still busy at the end are stopped.
 
   The baseline of every cell is the `erlang` cell of the same work, workers

@@ -43,7 +43,10 @@ defmodule WellBehaved.Lab.Search.Plan do
   @queries 100
   @quick_queries 30
   @bound 1.5
-  @window_ms 1000
+  # the lateness windows and repeats: quick, full (a quick run of every
+  # suite is held to 360 s)
+  @window_ms {500, 1000}
+  @repeats {5, 11}
 
   @doc "The methods compared on short candidates, in the order of the tables."
   @spec methods() :: [atom()]
@@ -92,6 +95,7 @@ defmodule WellBehaved.Lab.Search.Plan do
   def new(quick, scale) do
     shrink = min(scale, 1.0)
     size = fn n -> max(2_000, round(n * shrink)) end
+    pick = fn {quick_value, full_value} -> if quick, do: quick_value, else: full_value end
 
     %{
       counts: Enum.map(if(quick, do: [100_000], else: [100_000, 1_000_000]), size),
@@ -99,8 +103,8 @@ defmodule WellBehaved.Lab.Search.Plan do
       queries: if(quick, do: @quick_queries, else: @queries),
       rounds_one: max(3, round(9 * scale)),
       rounds_many: max(3, round(3 * scale)),
-      repeats: max(3, round(if(quick, do: 9, else: 11) * scale)),
-      window_ms: max(100, round(@window_ms * shrink))
+      repeats: max(3, round(pick.(@repeats) * scale)),
+      window_ms: max(100, round(pick.(@window_ms) * shrink))
     }
   end
 end

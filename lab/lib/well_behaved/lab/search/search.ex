@@ -48,7 +48,7 @@ defmodule WellBehaved.Lab.Search do
   while one worker per scheduler searches 100,000 candidates with an index
   in `:auto`, then while the same workers run `WellBehaved.Probe.erlang_work/1`
   sized to take as long per call (pure Erlang that does not allocate): the
-  baseline. Windows of 1 s, 9 repeats (11 in `--full`), in an order
+  baseline. Windows of 500 ms, 5 repeats (1 s and 11 in `--full`), in an order
   shuffled anew for each repeat. The windows and the verdict are the
   lateness suite's: the time a CPU was stalled outside the VM is taken
   out of each tick's lateness (`WellBehaved.Lab.Measure.Window`), and
