@@ -4,8 +4,9 @@ defmodule WellBehaved.Lab.Overhead.Plan do
   rounds, the modes it compares, the targets the figures are held to and
   earlier figures quoted for context.
 
-  The repetitions are tuned for a quick run of about 20 s (full: 40 s) on
-  2 cores. `batch` calls make one timed sample; a round takes one sample
+  A quick run of the suite takes about 50 s on 2 cores (51-64 s on 2 vCPU,
+  2026-11); its seed pair and Spin carry the `:yielding` ratio target, so
+  their rounds are the same in quick and full runs. `batch` calls make one timed sample; a round takes one sample
   per mode.
   """
 
