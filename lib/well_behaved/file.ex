@@ -30,7 +30,7 @@ defmodule WellBehaved.File do
 
   ## Examples
 
-      iex> path = Path.join(System.tmp_dir!(), "well_behaved_file_doctest.txt")
+      iex> path = Path.join(System.tmp_dir!(), "lines_#{System.unique_integer([:positive])}.txt")
       iex> {:ok, out} = WellBehaved.File.open(path, :write, [:create, :truncate])
       iex> WellBehaved.File.write(out, ["one\\n", "two\\n", "three\\n"])
       :ok
@@ -51,6 +51,8 @@ defmodule WellBehaved.File do
       3
       iex> WellBehaved.File.open(path <> ".missing", :read)
       {:error, :enoent}
+      iex> File.rm(path)
+      :ok
   """
 
   alias WellBehaved.{Native, Options}
