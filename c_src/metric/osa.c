@@ -115,25 +115,11 @@ bool wb_fz_osa_step(wb_fz_osa *k, uint64_t budget, uint64_t *used) {
         uint64_t hp_end = 0, hn_end = 0;
         size_t w = k->block, end = w + (size_t)min_size(nblocks - w, budget - spent);
         for (; w < end; w++) {
-            uint64_t pm = row ? row[w] : wb_fz_pattern_get(p, c, w), vp = vps[w], vn = vns[w];
-            uint64_t d0_old = d0s[w];
-            uint64_t tr = (((~d0_old & pm) << 1) | ((~d0_below & pm_below) >> 63)) & pms[w];
-            uint64_t x = pm | hn_carry;
-            uint64_t d0 = (((x & vp) + vp) ^ vp) | x | vn | tr;
-            uint64_t hp = vn | ~(d0 | vp), hn = d0 & vp;
             /* row 63's deltas go into the next block (the last block's
              * bottom row is read from hp_end and hn_end) */
-            uint64_t hp_in = hp_carry, hn_in = hn_carry;
-            hp_end = hp;
-            hn_end = hn;
-            hp_carry = hp >> 63;
-            hn_carry = hn >> 63;
-            hp = (hp << 1) | hp_in;
-            hn = (hn << 1) | hn_in;
-            vps[w] = hn | ~(d0 | hp);
-            vns[w] = hp & d0;
-            d0s[w] = d0;
-            pms[w] = pm;
+            uint64_t pm = row ? row[w] : wb_fz_pattern_get(p, c, w), d0_old = d0s[w];
+            wb_osa_block_column(pm, (~d0_below & pm_below) >> 63, &hp_carry, &hn_carry, &vps[w],
+                                &vns[w], &d0s[w], &pms[w], &hp_end, &hn_end);
             d0_below = d0_old;
             pm_below = pm;
         }
@@ -189,31 +175,12 @@ typedef struct {
  * kernel's carries between them): returns the change of the bottom row
  * (`last` its bit in block 1) as a wrapping uint64_t. */
 static inline uint64_t osa_two_column(osa_two *v, uint64_t pm0, uint64_t pm1, uint64_t last) {
-    /* block 0: row 0's carries in (1 up, 0 down), nothing below */
-    uint64_t tr0 = ((~v->d00 & pm0) << 1) & v->pm0;
-    uint64_t d = (((pm0 & v->vp0) + v->vp0) ^ v->vp0) | pm0 | v->vn0 | tr0;
-    uint64_t hp = v->vn0 | ~(d | v->vp0), hn = d & v->vp0;
-    uint64_t hp_carry = hp >> 63, hn_carry = hn >> 63;
-    hp = (hp << 1) | 1;
-    hn <<= 1;
-    v->vp0 = hn | ~(d | hp);
-    v->vn0 = hp & d;
+    uint64_t hp_c = 1, hn_c = 0, hp, hn, d0_old = v->d00;
+    wb_osa_block_column(pm0, 0, &hp_c, &hn_c, &v->vp0, &v->vn0, &v->d00, &v->pm0, &hp, &hn);
     /* block 1: its transposition's low bit from block 0's row 63 */
-    uint64_t tr1 = (((~v->d01 & pm1) << 1) | ((~v->d00 & pm0) >> 63)) & v->pm1;
-    v->d00 = d;
-    v->pm0 = pm0;
-    uint64_t x = pm1 | hn_carry;
-    d = (((x & v->vp1) + v->vp1) ^ v->vp1) | x | v->vn1 | tr1;
-    hp = v->vn1 | ~(d | v->vp1);
-    hn = d & v->vp1;
-    uint64_t delta = ((hp & last) != 0) - (uint64_t)((hn & last) != 0);
-    hp = (hp << 1) | hp_carry;
-    hn = (hn << 1) | hn_carry;
-    v->vp1 = hn | ~(d | hp);
-    v->vn1 = hp & d;
-    v->d01 = d;
-    v->pm1 = pm1;
-    return delta;
+    wb_osa_block_column(pm1, (~d0_old & pm0) >> 63, &hp_c, &hn_c, &v->vp1, &v->vn1, &v->d01,
+                        &v->pm1, &hp, &hn);
+    return ((hp & last) != 0) - (uint64_t)((hn & last) != 0);
 }
 
 /* Symbol c's matches in the short pattern's two words. */
