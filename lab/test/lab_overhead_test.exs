@@ -71,6 +71,16 @@ defmodule WellBehaved.LabOverheadTest do
             %{default: List.duplicate(2.5e7, @rounds), empty: List.duplicate(1.0e5, @rounds)},
             [default: "Levenshtein.distance(a, b)", empty: "empty loop"],
             100_000
+          ),
+        check_shares:
+          Analysis.check_shares(
+            %{
+              gate: List.duplicate(1.0e5 + 2.0e5, @rounds),
+              empty: List.duplicate(1.0e5, @rounds),
+              default: List.duplicate(2.5e7, @rounds),
+              normal: List.duplicate(3.0e7, @rounds)
+            },
+            [:default, :normal]
           )
       },
       spin: %{
@@ -134,6 +144,12 @@ defmodule WellBehaved.LabOverheadTest do
     assert target(met, "One call on 10-byte strings, default options").met
     # 1e8 cells at 31 Gcell/s: 3.23 ms
     refute target(met, "Seed pair wall time, :normal").met
+
+    # 2 ns of check against 249 and 299 ns of call
+    check = target(met, "Events' check with no handler / a :normal job call, 10 bytes")
+    assert check.measured == "0.67% (95% 0.67-0.67)" and check.met
+    inline = target(met, "Events' check with no handler / distance/2 (were it checked), 10 bytes")
+    assert inline.measured == "0.80% (95% 0.80-0.80)" and inline.met
 
     # figures in Gcell/s, ms and us are information; the ratios pass or fail
     assert Enum.map(met.targets, & &1.absolute) ==

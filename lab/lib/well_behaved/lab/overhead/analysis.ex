@@ -97,6 +97,30 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
   end
 
   @doc """
+  What the events' check costs against a call, round by round: the median
+  over the rounds of (check - empty loop) / (call - empty loop), with its
+  95% bootstrap interval, for each of `calls` (variant keys) whose samples
+  are in `samples` beside `:gate` and `:empty`.
+
+      iex> samples = %{gate: [110, 112], empty: [100, 100], normal: [600, 700]}
+      iex> [e] = WellBehaved.Lab.Overhead.Analysis.check_shares(samples, [:normal])
+      iex> {e.variant, Float.round(e.share, 3)}
+      {:normal, 0.02}
+  """
+  @spec check_shares(%{atom() => [number()]}, [atom()]) :: [map()]
+  def check_shares(samples, calls) do
+    for key <- calls, samples[key] do
+      shares =
+        Enum.zip_with([samples.gate, samples.empty, samples[key]], fn [g, e, c] ->
+          (g - e) / max(c - e, 1)
+        end)
+
+      {low, high} = Stats.bootstrap_interval(shares, &Stats.median/1)
+      %{variant: key, share: Stats.median(shares), share_low: low, share_high: high}
+    end
+  end
+
+  @doc """
   One entry per slice length from the samples of `:normal` and of
   `:yielding` at each length (keyed by the length): its `median_ns` and
   `paired_ratio/2` against `:normal`.
@@ -135,6 +159,7 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
     r100k = case_named(result, "random 100000 B")
     seed = case_named(result, "seed pair")
     default_call = Enum.find(result.calls.variants, &(&1.variant == :default))
+    check_rows = check_rows(Map.get(result.calls, :check_shares, []), t)
 
     yielding_rows =
       for {label, entries} <- [
@@ -184,6 +209,7 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
       )
     ] ++
       yielding_rows ++
+      check_rows ++
       [
         target(
           "One call on 10-byte strings, default options",
@@ -194,6 +220,23 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
           true
         )
       ]
+  end
+
+  # A 10-byte distance/2 with default options is answered before any job
+  # and checks nothing; a job call (schedule: :normal) checks once. Both
+  # shares are held to the target, the first as if it checked too.
+  defp check_rows(shares, t) do
+    for %{variant: v} = e <- shares do
+      call = if v == :default, do: "distance/2 (were it checked)", else: "a :normal job call"
+
+      target(
+        "Events' check with no handler / #{call}, 10 bytes",
+        "<= #{fmt(t.events_share * 100, 0)}%",
+        e.share,
+        "#{fmt(e.share * 100, 2)}% (95% #{fmt(e.share_low * 100, 2)}-#{fmt(e.share_high * 100, 2)})",
+        e.share <= t.events_share
+      )
+    end
   end
 
   defp target(name, wanted, value, shown, met, absolute \\ false) do

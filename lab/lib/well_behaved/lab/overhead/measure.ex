@@ -10,7 +10,7 @@ defmodule WellBehaved.Lab.Overhead.Measure do
   around a whole batch and never around one call.
   """
 
-  alias WellBehaved.{Levenshtein, Native}
+  alias WellBehaved.{Levenshtein, Native, Telemetry}
   alias WellBehaved.Lab.{Spin, Stats, Suite}
   alias WellBehaved.Lab.Overhead.Analysis
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
@@ -65,16 +65,18 @@ defmodule WellBehaved.Lab.Overhead.Measure do
 
   @doc """
   The cost of one call on two `plan.bytes`-byte random strings, split by
-  five variants: the public API with default options and with
+  six variants: the public API with default options and with
   `schedule: :normal`, the NIF without its Elixir wrapper, a one-iteration
-  Spin and an empty loop (the timing loop's own cost).
+  Spin, the events' check (`WellBehaved.Telemetry.enabled?/0`, what a job
+  call pays with no handler attached) and an empty loop (the timing
+  loop's own cost).
   """
   @spec calls(map(), progress()) :: map()
   def calls(plan, progress) do
     %{bytes: bytes, batch: batch, rounds: rounds} = plan
     a = :crypto.strong_rand_bytes(bytes)
     b = :crypto.strong_rand_bytes(bytes)
-    progress.("call cost, #{bytes} bytes: #{rounds} rounds x 5 variants x #{batch} calls ...")
+    progress.("call cost, #{bytes} bytes: #{rounds} rounds x 6 variants x #{batch} calls ...")
 
     variants = [
       {:default, "Levenshtein.distance(a, b)", &loop_default/3},
@@ -82,6 +84,7 @@ defmodule WellBehaved.Lab.Overhead.Measure do
       {:raw_nif, "Native.levenshtein(a, b, :byte, nil, :normal, false, nil) (internal)",
        &loop_raw/3},
       {:spin_1, "Spin.run(1, schedule: :normal)", fn n, _, _ -> loop_spin(n) end},
+      {:gate, "the events' check, no handler attached (internal)", &loop_gate/3},
       {:empty, "empty loop (overhead of the timing loop)", &loop_empty/3}
     ]
 
@@ -104,7 +107,15 @@ defmodule WellBehaved.Lab.Overhead.Measure do
       progress.("call cost, #{bytes} bytes, #{e.label}: #{fmt(e.median_ns, 0)} ns")
     end
 
-    %{bytes: bytes, batch: batch, rounds: rounds, variants: entries}
+    shares = Analysis.check_shares(samples, [:default, :normal])
+
+    for e <- shares do
+      progress.(
+        "call cost, #{bytes} bytes, events' check / #{e.variant}: #{fmt(e.share * 100, 2)}%"
+      )
+    end
+
+    %{bytes: bytes, batch: batch, rounds: rounds, variants: entries, check_shares: shares}
   end
 
   @doc """
@@ -256,6 +267,16 @@ defmodule WellBehaved.Lab.Overhead.Measure do
   defp loop_spin(n) do
     _ = Spin.run(1, schedule: :normal)
     loop_spin(n - 1)
+  end
+
+  # The empty loop plus the check every job call makes before emitting an
+  # event: its time less the empty loop's is what events cost when nothing
+  # listens.
+  defp loop_gate(0, _a, _b), do: :ok
+
+  defp loop_gate(n, a, b) do
+    _ = if Telemetry.enabled?(), do: nothing(b, a), else: nothing(a, b)
+    loop_gate(n - 1, a, b)
   end
 
   defp loop_empty(0, _a, _b), do: :ok

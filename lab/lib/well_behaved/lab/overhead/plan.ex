@@ -38,7 +38,9 @@ defmodule WellBehaved.Lab.Overhead.Plan do
     normal_gcells_10k: 30.0,
     seed_normal_ms: 3.0,
     yielding_ratio: 0.97,
-    call_ns: 300.0
+    call_ns: 300.0,
+    # what events add to a call when no handler is attached, as a share
+    events_share: 0.02
   }
 
   @context %{
