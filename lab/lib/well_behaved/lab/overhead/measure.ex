@@ -107,7 +107,7 @@ defmodule WellBehaved.Lab.Overhead.Measure do
       progress.("call cost, #{bytes} bytes, #{e.label}: #{fmt(e.median_ns, 0)} ns")
     end
 
-    shares = Analysis.check_shares(samples, [:default, :normal])
+    shares = Analysis.check_shares(samples, [:normal, :default])
 
     for e <- shares do
       progress.(
