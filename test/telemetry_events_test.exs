@@ -9,7 +9,7 @@ defmodule WellBehaved.TelemetryEventsTest do
 
   import ExUnit.CaptureLog
 
-  alias WellBehaved.{Job, Levenshtein, Telemetry}
+  alias WellBehaved.{Job, Levenshtein, Runtime, Telemetry}
   alias WellBehaved.Test.SDKJobs
   alias WellBehaved.Testing.ChildVM
 
@@ -257,6 +257,66 @@ defmodule WellBehaved.TelemetryEventsTest do
 
       assert {:ok, {{{:module, :telemetry}, true}, _binding}} =
                ChildVM.run({Code, :eval_string, [scenario]}, bound_ms: 60_000, start: [:elixir])
+    end
+  end
+
+  describe "job spans" do
+    test "every mode: the job, its caller's name, the mode asked, the result" do
+      stand_in()
+
+      for mode <- Runtime.modes() do
+        want = Job.call(&SDKJobs.fold/4, [5000], [schedule: :normal], "want")
+        events()
+        assert Job.call(&SDKJobs.fold/4, [5000], [schedule: mode], "MyApp.fold/1") == want
+        {start, _stop, stop} = one_span(events(), [:well_behaved, :job])
+        assert %{job: :fold, module: SDKJobs, function: "MyApp.fold/1", mode: ^mode} = start
+        assert stop == Map.put(start, :result, :ok)
+      end
+    end
+
+    test "the fast clause, a library function, and :external" do
+      stand_in()
+      assert Job.call(&SDKJobs.fold/4, [10]) == Job.call(&SDKJobs.fold/4, [10], schedule: :normal)
+      [fast, _normal] = events() |> Enum.chunk_every(2)
+      {start, _, _} = one_span(fast, [:well_behaved, :job])
+      assert %{mode: :auto, function: "WellBehaved.Job.call/4", job: :fold} = start
+
+      long = String.duplicate("ab", 200)
+      assert Levenshtein.distance(long, "b" <> long, schedule: :yielding) == 1
+      {start, _, stop} = one_span(events(), [:well_behaved, :job])
+
+      assert %{job: :levenshtein, module: WellBehaved.Native, mode: :yielding} = start
+      assert %{function: "WellBehaved.Levenshtein.distance/3", result: :ok} = stop
+
+      assert Job.call(&SDKJobs.fold/4, [10], schedule: :external) ==
+               Job.call(&SDKJobs.fold/4, [10], schedule: :normal)
+
+      [external, _normal] = events() |> Enum.chunk_every(2)
+      {start, _, stop} = one_span(external, [:well_behaved, :job])
+      assert %{job: :fold, module: SDKJobs, mode: :external, result: :ok} = stop
+      assert Map.delete(stop, :result) == start
+    end
+
+    test "errors: an {:error, _} answer, a threaded timeout, a raising job" do
+      stand_in()
+      assert Job.call(&SDKJobs.fold/4, ["no"], schedule: :normal) == {:error, :badarg}
+      {_, _, stop} = one_span(events(), [:well_behaved, :job])
+      assert %{result: :error, error: :badarg} = stop
+
+      assert Job.call(&SDKJobs.liar/4, [0], schedule: :threaded, timeout: 50) ==
+               {:error, :timeout}
+
+      {_, end_m, stop} = one_span(events(), [:well_behaved, :job])
+      assert %{mode: :threaded, job: :liar, result: :error, error: :timeout} = stop
+      assert end_m.duration >= System.convert_time_unit(50, :millisecond, :native)
+
+      for mode <- [:normal, :threaded] do
+        assert_raise ArgumentError, fn -> Job.call(&SDKJobs.raising/4, [5], schedule: mode) end
+        {start, _, exception} = one_span(events(), [:well_behaved, :job])
+        assert %{job: :raising, mode: ^mode} = start
+        assert %{kind: :error, reason: :badarg, stacktrace: [_ | _]} = exception
+        refute Map.has_key?(exception, :result)
+      end
     end
   end
 end
