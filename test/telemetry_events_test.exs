@@ -9,7 +9,7 @@ defmodule WellBehaved.TelemetryEventsTest do
 
   import ExUnit.CaptureLog
 
-  alias WellBehaved.{Job, Levenshtein, Runtime, Telemetry}
+  alias WellBehaved.{Fuzzy, Job, Levenshtein, Runtime, Telemetry}
   alias WellBehaved.Test.SDKJobs
   alias WellBehaved.Testing.ChildVM
 
@@ -317,6 +317,73 @@ defmodule WellBehaved.TelemetryEventsTest do
         assert %{kind: :error, reason: :badarg, stacktrace: [_ | _]} = exception
         refute Map.has_key?(exception, :result)
       end
+    end
+  end
+
+  describe "search and cdist spans" do
+    @names ["Jonathan", "Johanna", "Jon", "Joanne", "Nathan"]
+
+    test "Levenshtein: one span per call, with its candidates and hits" do
+      stand_in()
+      assert [_, _] = Levenshtein.nearest("Johnathan", @names, limit: 2)
+      {start, m, stop} = one_span(events(), [:well_behaved, :search])
+
+      assert start == %{
+               function: "WellBehaved.Levenshtein.nearest/3",
+               candidates: 5,
+               limit: 2,
+               index: false,
+               nodes: [node()],
+               mode: :auto,
+               telemetry_span_context: start.telemetry_span_context
+             }
+
+      assert m.hits == 2 and stop.result == :ok
+
+      index = Levenshtein.Index.new(@names)
+      events()
+
+      assert Levenshtein.distances("Jon", index, schedule: :threaded, as: :binary) |> byte_size() ==
+               20
+
+      {start, m, _} = one_span(events(), [:well_behaved, :search])
+      assert %{candidates: 5, limit: nil, index: true, mode: :threaded} = start
+      assert m.hits == 5
+    end
+
+    test "Fuzzy: extract and extract_one" do
+      stand_in()
+      hits = Fuzzy.extract("Johnathan", @names, scorer: :ratio, score_cutoff: 0.6, limit: :all)
+      {start, m, _} = one_span(events(), [:well_behaved, :search])
+      assert %{function: "WellBehaved.Fuzzy.extract/3", limit: :all, candidates: 5} = start
+      assert m.hits == length(hits) and hits != []
+
+      assert Fuzzy.extract_one("zzz", %{a: "Jon"}, scorer: :ratio, score_cutoff: 0.99) == nil
+      {start, m, stop} = one_span(events(), [:well_behaved, :search])
+      assert %{function: "WellBehaved.Fuzzy.extract_one/3", limit: 1, candidates: 1} = start
+      assert m.hits == 0 and stop.result == :ok
+    end
+
+    test "cdist: rows, cols and cells, and a job span per row" do
+      stand_in()
+      queries = ["kitten", "mitt"]
+      matrix = Fuzzy.cdist(queries, @names, scorer: :levenshtein, workers: 2)
+      assert length(matrix) == 2
+      all = events()
+      {start, m, stop} = one_span(all, [:well_behaved, :cdist])
+      assert %{rows: 2, cols: 5, workers: 2, scorer: :levenshtein, mode: :auto} = start
+      assert m.cells == 10 and stop.result == :ok
+
+      rows = for {[:well_behaved, :job, :start], _, %{job: :fuzzy_cdist_row}} <- all, do: 1
+      assert length(rows) == 2
+    end
+
+    test "nothing with events off" do
+      stand_in(:never)
+      Levenshtein.nearest("Johnathan", @names)
+      Fuzzy.extract("Johnathan", @names)
+      Fuzzy.cdist(["a"], @names)
+      assert events() == []
     end
   end
 end
