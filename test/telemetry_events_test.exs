@@ -258,6 +258,32 @@ defmodule WellBehaved.TelemetryEventsTest do
       assert {:ok, {{{:module, :telemetry}, true}, _binding}} =
                ChildVM.run({Code, :eval_string, [scenario]}, bound_ms: 60_000, start: [:elixir])
     end
+
+    test "events: :never at compile time takes the checks out" do
+      # the gate's terms say on, but the code compiled with :never never looks
+      scenario = """
+      defmodule Forward do
+        def handle(event, _m, _md, pid), do: send(pid, {:event, event})
+      end
+
+      Code.compiler_options(ignore_module_conflict: true)
+      Application.put_env(:well_behaved, :events, :never)
+      for file <- ["telemetry.ex", "job.ex"], do: Code.compile_file("lib/well_behaved/" <> file)
+      :persistent_term.put({WellBehaved.Telemetry, :backend}, {:handler, Forward, :handle, self()})
+      :persistent_term.put({WellBehaved.Telemetry, :on}, true)
+      WellBehaved.Telemetry.execute([:well_behaved, :count], %{count: 1}, %{})
+
+      answer =
+        WellBehaved.Job.call(&WellBehaved.Native.levenshtein/7, ["kitten", "sitting", :byte, nil],
+          schedule: :normal)
+
+      got = receive do: ({:event, _} = e -> e), after: (100 -> :none)
+      {WellBehaved.Telemetry.enabled?(), answer, got}
+      """
+
+      assert {:ok, {{false, 3, :none}, _binding}} =
+               ChildVM.run({Code, :eval_string, [scenario]}, bound_ms: 60_000)
+    end
   end
 
   describe "job spans" do
