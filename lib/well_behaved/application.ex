@@ -12,6 +12,8 @@ defmodule WellBehaved.Application do
     :ok = WellBehaved.Runtime.calibrate()
 
     children = [
+      # chooses where events go, and turns them on while something listens
+      WellBehaved.Telemetry,
       {DynamicSupervisor, name: WellBehaved.Supervisor, strategy: :one_for_one},
       # measures the Erlang turn again over the first seconds (a machine
       # slowed down when the VM started gave too long a slice)

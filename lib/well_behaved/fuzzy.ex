@@ -68,7 +68,8 @@ defmodule WellBehaved.Fuzzy do
   alias WellBehaved.{External, Job, Native, Options}
   alias WellBehaved.Fuzzy.{Call, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
-  alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
+  alias WellBehaved.Search.{Distributed, Errors, Events, Pack, Shard}
+  require WellBehaved.Telemetry, as: Telemetry
 
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
@@ -215,7 +216,17 @@ defmodule WellBehaved.Fuzzy do
           | {:error, :enomem | {term(), node()}}
   def extract(query, choices, opts \\ []) do
     call = Call.options!(@extract, opts, [:limit, :timeout, :partial | @pair])
-    search(@extract, query, choices, call)
+    spanned(@extract, query, choices, call)
+  end
+
+  # search/4 in a [:well_behaved, :search] span when events are on
+  defp spanned(name, query, choices, call) do
+    if Telemetry.on?(),
+      do:
+        Events.search(name, choices, call.limit, call, fn ->
+          search(name, query, choices, call)
+        end),
+      else: search(name, query, choices, call)
   end
 
   @doc """
@@ -235,7 +246,7 @@ defmodule WellBehaved.Fuzzy do
   def extract_one(query, choices, opts \\ []) do
     call = Call.options!(@extract_one, opts, [:timeout, :partial | @pair])
 
-    case search(@extract_one, query, choices, %{call | limit: 1}) do
+    case spanned(@extract_one, query, choices, %{call | limit: 1}) do
       [hit] -> hit
       [] -> nil
       {:partial, hits, failed} -> {:partial, List.first(hits), failed}
@@ -281,6 +292,13 @@ defmodule WellBehaved.Fuzzy do
   def cdist(queries, candidates, opts \\ []) do
     call = Call.options!(@cdist, opts, [:as, :workers | @pair])
 
+    if Telemetry.on?(),
+      do:
+        Events.cdist(queries, candidates, call, fn -> cdist_call(queries, candidates, call) end),
+      else: cdist_call(queries, candidates, call)
+  end
+
+  defp cdist_call(queries, candidates, call) do
     if not is_list(queries) or not Enum.all?(queries, &is_binary/1),
       do: Options.invalid!(@cdist, "queries", queries, "a list of binaries")
 
@@ -355,7 +373,9 @@ defmodule WellBehaved.Fuzzy do
 
   @doc false
   # a shard's search, on its node (the index first, for Shard.with_value/4)
-  def extract_held(index, query, opts), do: extract(query, index, opts)
+  # (no span: the caller's node has the call's)
+  def extract_held(index, query, opts),
+    do: search(@extract, query, index, Call.options!(@extract, opts, [:limit | @pair]))
 
   @doc false
   # extract/3 on an index for another public function, `name`, which its

@@ -19,9 +19,15 @@ defmodule WellBehaved.Job do
 
   where `MyApp.Native.checksum/4` is the NIF stub of a job type whose
   `argc` is 1.
+
+  While events are on (`WellBehaved.Telemetry`), every call is a
+  `[:well_behaved, :job]` span (the guide "Observability" lists its
+  measurements and metadata); while they are off, a call pays one read
+  of a cached flag for them.
   """
 
   alias WellBehaved.{External, Options, Runtime}
+  require WellBehaved.Telemetry, as: Telemetry
 
   @call "WellBehaved.Job.call/4"
   @known [:schedule, :tiny_slices, :timeout, :pool]
@@ -80,13 +86,24 @@ defmodule WellBehaved.Job do
   @spec call(function(), list(), [option()], String.t()) :: term()
   def call(nif_function, args, opts \\ [], function \\ @call)
 
-  def call(nif_function, args, [], function) when is_list(args),
-    do: run(nif_function, args, :auto, false, nil, function)
+  def call(nif_function, args, [], function) when is_list(args) do
+    if Telemetry.on?(),
+      do:
+        span(nif_function, :auto, function, fn ->
+          run(nif_function, args, :auto, false, nil, function)
+        end),
+      else: run(nif_function, args, :auto, false, nil, function)
+  end
 
   def call(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
     case parse(opts, {:auto, false, :infinity, nil}, opts, function) do
       {:external, tiny, timeout, pool} ->
-        external(nif_function, args, tiny, timeout, pool, function)
+        if Telemetry.on?(),
+          do:
+            span(nif_function, :external, function, fn ->
+              external(nif_function, args, tiny, timeout, pool, function)
+            end),
+          else: external(nif_function, args, tiny, timeout, pool, function)
 
       {mode, tiny, timeout, _pool} ->
         checked(nif_function, args, mode, tiny, timeout, function)
@@ -103,7 +120,16 @@ defmodule WellBehaved.Job do
   # call/4 with its options already checked (by a caller that checks its
   # own options once, such as WellBehaved.Levenshtein)
   @spec checked(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) :: term()
-  def checked(nif_function, args, :threaded, tiny, timeout, function) do
+  def checked(nif_function, args, mode, tiny, timeout, function) do
+    if Telemetry.on?(),
+      do:
+        span(nif_function, mode, function, fn ->
+          unspanned(nif_function, args, mode, tiny, timeout, function)
+        end),
+      else: unspanned(nif_function, args, mode, tiny, timeout, function)
+  end
+
+  defp unspanned(nif_function, args, :threaded, tiny, timeout, function) do
     ref = make_ref()
 
     case run(nif_function, args, :threaded, tiny, ref, function) do
@@ -114,8 +140,28 @@ defmodule WellBehaved.Job do
     end
   end
 
-  def checked(nif_function, args, mode, tiny, _timeout, function),
+  defp unspanned(nif_function, args, mode, tiny, _timeout, function),
     do: run(nif_function, args, mode, tiny, nil, function)
+
+  # The job span, [:well_behaved, :job]: its start metadata names the job
+  # (only now, with events on, is the NIF looked at), its stop metadata
+  # is stop/1's
+  defp span(f, mode, function, fun) do
+    {module, job} =
+      if is_function(f),
+        do: {elem(Function.info(f, :module), 1), elem(Function.info(f, :name), 1)},
+        else: {nil, nil}
+
+    Telemetry.emit_span(
+      [:well_behaved, :job],
+      %{job: job, module: module, function: function, mode: mode},
+      fn -> stop(fun.()) end
+    )
+  end
+
+  # what the stop event adds, from the job's answer
+  defp stop({:error, reason} = answer), do: {answer, %{result: :error, error: reason}}
+  defp stop(answer), do: {answer, %{result: :ok}}
 
   # a direct call for each arity the runtime allows (WB_MAX_JOB_ARGS, 8):
   # no list to build and no apply on the per-call path

@@ -73,7 +73,8 @@ defmodule WellBehaved.Levenshtein do
   alias WellBehaved.{External, Job, Native, Options, Runtime}
   alias WellBehaved.Fuzzy.Index
   alias WellBehaved.Levenshtein.{Call, Search}
-  alias WellBehaved.Search.{Distributed, Errors}
+  alias WellBehaved.Search.{Distributed, Errors, Events}
+  require WellBehaved.Telemetry, as: Telemetry
 
   @distance "WellBehaved.Levenshtein.distance/3"
   @distances "WellBehaved.Levenshtein.distances/3"
@@ -277,9 +278,19 @@ defmodule WellBehaved.Levenshtein do
     search(@nearest, query, candidates, call, call.limit)
   end
 
+  # a [:well_behaved, :search] span around the search when events are on
+  defp search(name, query, candidates, call, limit) do
+    if Telemetry.on?(),
+      do:
+        Events.search(name, candidates, if(limit > 0, do: limit), call, fn ->
+          searched(name, query, candidates, call, limit)
+        end),
+      else: searched(name, query, candidates, call, limit)
+  end
+
   # Here, or over shards: a distributed index's, or a list split over the
   # nodes of `nodes:` for this call.
-  defp search(name, query, candidates, call, limit) do
+  defp searched(name, query, candidates, call, limit) do
     Call.query!(name, query)
     remote = if call.remote == [], do: nil, else: Distributed.options(name, call.remote)
 
