@@ -4,7 +4,7 @@ defmodule WellBehaved.TelemetryEventsTest do
   # of jobs, searches and cdist. Events go to a stand-in for :telemetry
   # (StandIn) or to a handler of `event_handler:` (Recorder), both sending
   # them to this test's process. Global state (application environment,
-  # the gate's persistent terms): async: false, restored after each test.
+  # the backend and the gate): async: false, restored after each test.
   use ExUnit.Case, async: false
 
   import ExUnit.CaptureLog
@@ -207,9 +207,8 @@ defmodule WellBehaved.TelemetryEventsTest do
 
     test "the periodic check leaves the terms alone while its choice holds" do
       assert stand_in(:never) == false
-      # as other tests turn events on: the terms written directly
-      :persistent_term.put({Telemetry, :backend}, {:handler, Recorder, :handle, self()})
-      :persistent_term.put({Telemetry, :on}, true)
+      # as other tests turn events on: the backend and gate set directly
+      Telemetry.set({:handler, Recorder, :handle, self()}, true)
       send(Telemetry, :check)
       :sys.get_state(Telemetry)
       assert Telemetry.enabled?()
@@ -260,7 +259,7 @@ defmodule WellBehaved.TelemetryEventsTest do
     end
 
     test "events: :never at compile time takes the checks out" do
-      # the gate's terms say on, but the code compiled with :never never looks
+      # the gate says on, but the code compiled with :never never looks
       scenario = """
       defmodule Forward do
         def handle(event, _m, _md, pid), do: send(pid, {:event, event})
@@ -270,7 +269,8 @@ defmodule WellBehaved.TelemetryEventsTest do
       Application.put_env(:well_behaved, :events, :never)
       for file <- ["telemetry.ex", "job.ex"], do: Code.compile_file("lib/well_behaved/" <> file)
       :persistent_term.put({WellBehaved.Telemetry, :backend}, {:handler, Forward, :handle, self()})
-      :persistent_term.put({WellBehaved.Telemetry, :on}, true)
+      WellBehaved.Telemetry.GateWriter.set(true)
+      true = WellBehaved.Telemetry.Gate.on?()
       WellBehaved.Telemetry.execute([:well_behaved, :count], %{count: 1}, %{})
 
       answer =

@@ -43,7 +43,8 @@ defmodule WellBehaved.Telemetry do
   use GenServer
   require Logger
 
-  @gate {__MODULE__, :on}
+  alias WellBehaved.Telemetry.{Gate, GateWriter}
+
   @backend {__MODULE__, :backend}
   @poll_ms 5_000
   @compiled_off Application.compile_env(:well_behaved, :events) == :never
@@ -60,7 +61,7 @@ defmodule WellBehaved.Telemetry do
   if @compiled_off do
     def enabled?, do: false
   else
-    def enabled?, do: :persistent_term.get(@gate, false)
+    def enabled?, do: Gate.on?()
   end
 
   @doc false
@@ -69,7 +70,7 @@ defmodule WellBehaved.Telemetry do
   defmacro on? do
     if @compiled_off,
       do: false,
-      else: quote(do: :persistent_term.get(unquote(Macro.escape(@gate)), false))
+      else: quote(do: WellBehaved.Telemetry.Gate.on?())
   end
 
   @doc """
@@ -221,16 +222,22 @@ defmodule WellBehaved.Telemetry do
             "#{inspect(value)}; expected #{accepted}"
   end
 
-  # writes each persistent term only when its value changes: replacing one
-  # is costly for the whole VM. `last` is what the previous check chose
-  # (nil: compare with the terms themselves)
+  # writes the backend and the gate only when they change: replacing a
+  # persistent term is costly for the whole VM, and the gate is a module
+  # to load. `last` is what the previous check chose (nil: compare with
+  # what is in place)
   defp settle(last, {backend, gate} = now) do
-    if last == nil or last != now do
-      put(@backend, backend, nil)
-      put(@gate, gate, false)
-    end
-
+    if last == nil or last != now, do: set(backend, gate)
     {:ok, gate}
+  end
+
+  @doc false
+  # puts `backend` and the gate in place (tests set a recording handler
+  # this way): `{:module, m}`, `{:handler, m, f, config}` or nil
+  @spec set(nil | {:module, module()} | {:handler, module(), atom(), term()}, boolean()) :: :ok
+  def set(backend, gate) when is_boolean(gate) do
+    put(@backend, backend, nil)
+    GateWriter.set(gate and not @compiled_off)
   end
 
   defp put(key, value, default) do
@@ -252,8 +259,7 @@ defmodule WellBehaved.Telemetry do
   catch
     kind, reason ->
       # as :telemetry detaches a failing handler: off until refresh/0
-      put(@gate, false, false)
-      put(@backend, nil, nil)
+      set(nil, false)
 
       Logger.error(
         "WellBehaved.Telemetry: the event handler #{inspect(m)}.#{f}/4 failed on " <>
