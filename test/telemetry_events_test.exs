@@ -287,6 +287,36 @@ defmodule WellBehaved.TelemetryEventsTest do
   end
 
   describe "job spans" do
+    test "a short pair answered inline checks nothing; a job call checks once" do
+      # the mechanism behind the cost target: a worker's calls to the gate,
+      # traced (a process cannot trace itself)
+      gate = {WellBehaved.Telemetry.Gate, :on?, 0}
+      :erlang.trace_pattern(gate, true, [:global])
+
+      checks = fn call ->
+        worker = spawn(fn -> receive do: (:go -> call.()) end)
+        :erlang.trace(worker, true, [:call])
+        ref = Process.monitor(worker)
+        send(worker, :go)
+        receive do: ({:DOWN, ^ref, _, _, _} -> :ok)
+        :erlang.trace_delivered(worker)
+        receive do: ({:trace_delivered, _, _} -> :ok)
+        count_checks(0)
+      end
+
+      try do
+        assert checks.(fn -> Levenshtein.distance("kitten", "sitting") end) == 0
+        assert checks.(fn -> Fuzzy.score("kitten", "sitting") end) == 0
+
+        assert checks.(fn -> Levenshtein.distance("kitten", "sitting", schedule: :normal) end) ==
+                 1
+
+        assert checks.(fn -> Job.call(&SDKJobs.fold/4, [10], schedule: :yielding) end) == 1
+      after
+        :erlang.trace_pattern(gate, false, [:global])
+      end
+    end
+
     test "every mode: the job, its caller's name, the mode asked, the result" do
       stand_in()
 
@@ -410,6 +440,14 @@ defmodule WellBehaved.TelemetryEventsTest do
       Fuzzy.extract("Johnathan", @names)
       Fuzzy.cdist(["a"], @names)
       assert events() == []
+    end
+  end
+
+  defp count_checks(n) do
+    receive do
+      {:trace, _, :call, {WellBehaved.Telemetry.Gate, :on?, []}} -> count_checks(n + 1)
+    after
+      0 -> n
     end
   end
 end
