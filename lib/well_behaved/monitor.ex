@@ -96,11 +96,12 @@ defmodule WellBehaved.Monitor do
     * another holder and `takeover: true`: the monitor takes it with the
       holder's settings merged into its own (each threshold the least
       asked for), forwards to the holder every message it asked for
-      (its types, over its thresholds), and when it stops (`terminate/2`,
-      as a supervisor stops it) gives the system monitor back to the
-      holder it found at start, with that holder's settings, if that one
-      is alive; otherwise it clears it. A monitor killed brutally cannot:
-      the VM then clears the system monitor.
+      (its types, over its thresholds). When it stops (`terminate/2`,
+      as a supervisor stops it) and still holds the system monitor, it
+      gives it back, with its own settings, to the first holder it took
+      it from that is alive (the one found at start, if it is), or
+      clears it. A monitor killed brutally cannot: the VM then clears the
+      system monitor.
 
   Every `:check_ms` (and when a process it watches exits) it checks that
   it is still the holder, with its own settings:
