@@ -72,7 +72,7 @@ defmodule WellBehaved.MonitorTest do
     Process.register(caller, :monitor_test_long_call)
 
     log =
-      capture_log([metadata: [:registered_name, :nif]], fn ->
+      capture_log([metadata: [:process, :registered_as]], fn ->
         send(caller, :go)
         {measurements, metadata} = await_report(caller)
         # the log line follows the event in the same message's handling
@@ -89,7 +89,7 @@ defmodule WellBehaved.MonitorTest do
 
     assert log =~ "[warning]"
     assert log =~ "long schedule: #{inspect(caller)} (:monitor_test_long_call) held a scheduler"
-    assert log =~ "registered_name=monitor_test_long_call"
+    assert log =~ "process=#{:erlang.pid_to_list(caller)} registered_as=monitor_test_long_call"
   end
 
   test "a :yielding call of the same work is not reported" do

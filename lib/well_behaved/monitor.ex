@@ -79,10 +79,11 @@ defmodule WellBehaved.Monitor do
   ## The log line
 
   A `Logger.warning` per report, at most one per `:log_interval_ms`,
-  with metadata `process:` (or `port:`), `registered_name:`,
-  `duration_ms:`, `in:`, `out:` and `nif:`, and `suppressed:` (reports
-  not logged since the previous line). The offending process is not put
-  under `pid:`, which `Logger` gives to the process that logs.
+  with metadata `process:` (or `port:`), `registered_as:` (its
+  registered name), `duration_ms:`, `in:`, `out:` and `nif:`, and
+  `suppressed:` (reports not logged since the previous line). Logger's
+  own `pid:` and `registered_name:` keep describing the process that
+  logs.
 
   ## Sharing
 
@@ -491,7 +492,7 @@ defmodule WellBehaved.Monitor do
 
     who ++
       [
-        registered_name: m.registered_name,
+        registered_as: m.registered_name,
         duration_ms: ms,
         in: m.in,
         out: m.out,
