@@ -92,8 +92,9 @@ defmodule WellBehaved.Monitor do
 
     * no holder: the monitor takes it;
     * another holder and `takeover: false` (the default): the start fails
-      with `{:system_monitor_taken, holder_pid, holder_settings}`, and the
-      holder keeps it;
+      with `{:system_monitor_taken, holder_pid, holder_settings}` (so a
+      supervisor starting it fails to start too), and the holder keeps
+      it;
     * another holder and `takeover: true`: the monitor takes it with the
       holder's settings merged into its own (each threshold the least
       asked for), forwards to the holder every message it asked for
