@@ -16,8 +16,6 @@ defmodule WellBehaved.MonitorTest do
 
   @threshold_ms 100
   @event [:well_behaved, :monitor, :long_schedule]
-  @backend {WellBehaved.Telemetry, :backend}
-  @gate {WellBehaved.Telemetry, :on}
 
   # a bound for a busy machine, not a timing claim (as in
   # long_calls_yield_test.exs)
@@ -31,7 +29,6 @@ defmodule WellBehaved.MonitorTest do
 
   setup do
     previous = :erlang.system_monitor()
-    terms = for key <- [@backend, @gate], do: {key, :persistent_term.get(key, :none)}
 
     on_exit(fn ->
       case previous do
@@ -39,14 +36,11 @@ defmodule WellBehaved.MonitorTest do
         :undefined -> :erlang.system_monitor(:undefined)
       end
 
-      for {key, value} <- terms do
-        if value == :none, do: :persistent_term.erase(key), else: :persistent_term.put(key, value)
-      end
+      WellBehaved.Telemetry.refresh()
     end)
 
     :erlang.system_monitor(:undefined)
-    :persistent_term.put(@backend, {:handler, __MODULE__, :record, self()})
-    :persistent_term.put(@gate, true)
+    WellBehaved.Telemetry.set({:handler, __MODULE__, :record, self()}, true)
     :ok
   end
 
