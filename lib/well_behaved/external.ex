@@ -59,6 +59,37 @@ defmodule WellBehaved.External do
   nobody. Callers of other jobs on the killed server get
   `{:error, :closed}`. `server_stats/1` counts both outcomes.
 
+  ## Logs
+
+  A server's standard output and standard error (one pipe: the pool
+  cannot tell them apart) are read a line at a time (4096 bytes; a
+  longer line comes in pieces) and logged as warnings, with the
+  metadata `pool:` (the pool's name), `server:` (its index) and
+  `os_pid:`, as are the pool's own warnings about a server. Each server
+  may log 100 lines a second; past that its lines are dropped and one
+  line says how many. A server's exit is logged with its status decoded:
+  "killed by SIGSEGV (status 139)" for a death by signal (status 128 +
+  N; signal names by this system's numbering, so a program's own
+  `exit(139)` reads the same, hence the status too), "exited with status
+  1" otherwise.
+
+  ## Events
+
+  With events on (see `WellBehaved.Telemetry`), a pool emits the events
+  below, each naming the pool in its metadata as `pool`; times are in
+  native units (`System.convert_time_unit/3`).
+
+    * `[:well_behaved, :external, :server, :start]` - a server printed
+      "ready". Measurements: `startup_time`. Metadata: `pool`, `server`,
+      `os_pid`.
+    * `[:well_behaved, :external, :server, :exit]` - a server exited.
+      Measurements: `uptime`. Metadata: `pool`, `server`, `os_pid`,
+      `status` (the exit status), `signal` (`:SIGSEGV` and so on, or
+      `nil`), `cause` (`:crashed` by a signal, `:exited` by itself,
+      `:killed_by_pool`, or `:start_timeout`) and `restart_in` (ms).
+
+  ## Errors
+
   Errors (`{:error, reason}`):
 
     * `:closed` - the server died mid-call (or the connection broke);

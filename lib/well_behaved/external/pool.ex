@@ -27,10 +27,12 @@ defmodule WellBehaved.External.Pool do
   #     returns), so its server is killed (SIGKILL) and restarted at once,
   #     and counted as abandoned: no server works for nobody.
   #   * every tick, slots held by dead processes are cancelled.
+  #   * a server's output (stdout and stderr, one pipe) is read a line at
+  #     a time and logged (External.ServerLog); its exit status is decoded
+  #     (External.ExitStatus).
   use GenServer
-  require Logger
 
-  alias WellBehaved.External.Connection
+  alias WellBehaved.External.{Connection, ServerLog, Servers}
   alias WellBehaved.OSProcess
 
   # a slot's value in the atomics (Client uses the same): a caller's token
@@ -39,7 +41,6 @@ defmodule WellBehaved.External.Pool do
   @down -1
   @cancelling -2
   @tick_ms 500
-  @ready_timeout_ms 10_000
   # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
     %{
@@ -116,9 +117,9 @@ defmodule WellBehaved.External.Pool do
         suspects: %{}
       }
 
-      state = Enum.reduce(0..(servers - 1), state, &start_server(&2, &1))
+      state = Enum.reduce(0..(servers - 1), state, &Servers.start_server(&2, &1))
 
-      case await_ready(state, System.monotonic_time(:millisecond) + @ready_timeout_ms) do
+      case await_ready(state, System.monotonic_time(:millisecond) + Servers.ready_timeout_ms()) do
         {:ok, state} ->
           :ets.insert(table, {:meta, name, atomics, slots, self(), state.timeout_ms})
           Process.send_after(self(), :tick, @tick_ms)
@@ -238,83 +239,38 @@ defmodule WellBehaved.External.Pool do
   def handle_info({:cancel_timeout, slot, ref}, state),
     do: {:noreply, cancel_timed_out(state, slot, ref)}
 
-  def handle_info({port, {:data, data}}, state) when is_map_key(state.ports, port) do
-    index = Map.fetch!(state.ports, port)
-    server = state.servers[index]
-    seen = server.output <> data
-
-    if server.status == :starting and String.contains?(seen, "ready\n") do
-      state = put_in(state.servers[index], %{server | status: :up, output: ""})
-      {:noreply, reconnect_server(state, index)}
-    else
-      {:noreply,
-       put_in(state.servers[index].output, binary_part(seen, 0, min(byte_size(seen), 64)))}
-    end
-  end
-
-  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port) do
+  # a server's output, a line at a time: "ready" once it listens, any
+  # other line (or piece of a long one) to the log
+  def handle_info({port, {:data, {eol, line}}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
     server = state.servers[index]
 
-    Logger.warning(
-      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) exited with status #{status}; restarting"
-    )
-
-    state = %{state | ports: Map.delete(state.ports, port)}
-    # idle connections to it are dead; connections in use are discarded by
-    # their callers, who see them closed
-    for slot <- slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: close_slot(state, slot)
-
-    File.rm(server.path)
-    # a server that dies young is restarted after a pause, unless killed
-    # here for a job that would not stop
-    young? = System.monotonic_time(:millisecond) - server.started_at < 1_000
-    killed? = Map.get(server, :killed, false)
-    delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
-    state = put_in(state.servers[index], %{server | status: :down, port: nil, delay: delay})
-
-    # cancels in flight there are over: their jobs died with the server
-    state =
-      Enum.reduce(slots_of(state, index), state, fn slot, state ->
-        if Map.has_key?(state.cancels, slot), do: end_cancel(state, slot, @down), else: state
-      end)
-
-    if delay == 0 do
-      {:noreply, start_server(state, index)}
+    if eol == :eol and line == "ready" and server.status == :starting do
+      {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
     else
-      Process.send_after(self(), {:restart, index}, delay)
-      {:noreply, state}
+      log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
+      {:noreply, put_in(state.servers[index].log, log)}
     end
   end
+
+  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port),
+    do: {:noreply, Servers.server_exited(state, port, status)}
 
   def handle_info({:restart, index}, state) do
-    if state.servers[index].status == :down,
-      do: {:noreply, start_server(state, index)},
-      else: {:noreply, state}
-  end
-
-  def handle_info({:start_timeout, index, port}, state) do
     case state.servers[index] do
-      %{status: :starting, port: ^port, os_pid: os_pid} ->
-        Logger.warning(
-          "WellBehaved.External #{inspect(state.name)}: server #{index} did not start; killing it"
-        )
-
-        OSProcess.kill(os_pid)
-        {:noreply, state}
-
-      _ ->
-        {:noreply, state}
+      %{status: :down, port: nil} -> {:noreply, Servers.start_server(state, index)}
+      _ -> {:noreply, state}
     end
   end
+
+  def handle_info({:start_timeout, index, port}, state),
+    do: {:noreply, Servers.start_timed_out(state, index, port)}
 
   def handle_info(:expire_waiters, state), do: {:noreply, expire_waiters(state)}
 
   def handle_info(:tick, state) do
     Process.send_after(self(), :tick, @tick_ms)
-    state = state |> reclaim_abandoned() |> expire_waiters()
+    state = state |> reclaim_abandoned() |> expire_waiters() |> Servers.flush_logs()
 
     state =
       Enum.reduce(1..state.slots, state, fn slot, state ->
@@ -331,51 +287,19 @@ defmodule WellBehaved.External.Pool do
   @impl true
   def terminate(_reason, state), do: shutdown(state)
 
-  # --- servers ------------------------------------------------------------------------
+  # --- slots ------------------------------------------------------------------------
 
-  defp start_server(state, index) do
-    path = Path.join(state.dir, "s#{index}.sock")
-    # the last server to exit removes the directory (so that none is left
-    # behind when the VM dies): make it again if a restart finds it gone
-    Connection.ensure_private_dir(state.dir)
+  @doc false
+  def server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
 
-    port =
-      Port.open({:spawn_executable, state.exe}, [
-        :binary,
-        :exit_status,
-        :use_stdio,
-        args: [path, "--remove-dir"]
-      ])
-
-    {:os_pid, os_pid} = Port.info(port, :os_pid)
-    Process.send_after(self(), {:start_timeout, index, port}, @ready_timeout_ms)
-    old = Map.get(state.servers, index, %{delay: 0})
-
-    server = %{
-      port: port,
-      os_pid: os_pid,
-      path: path,
-      status: :starting,
-      output: "",
-      started_at: System.monotonic_time(:millisecond),
-      delay: old.delay
-    }
-
-    %{
-      state
-      | servers: Map.put(state.servers, index, server),
-        ports: Map.put(state.ports, port, index)
-    }
-  end
-
-  defp server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
-
-  defp slots_of(state, index) do
+  @doc false
+  def slots_of(state, index) do
     n = map_size(state.servers)
     Enum.filter(1..state.slots, &(rem(&1 - 1, n) == index))
   end
 
-  defp reconnect_server(state, index) do
+  @doc false
+  def reconnect_server(state, index) do
     Enum.reduce(slots_of(state, index), state, fn slot, state ->
       if :atomics.get(state.atomics, slot) == @down, do: reconnect(state, slot), else: state
     end)
@@ -402,7 +326,8 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  defp close_slot(state, slot) do
+  @doc false
+  def close_slot(state, slot) do
     case :ets.lookup(state.name, slot) do
       [{^slot, sock, _}] -> :gen_tcp.close(sock)
       [] -> :ok
@@ -602,24 +527,22 @@ defmodule WellBehaved.External.Pool do
   defp replace(state, index) do
     server = state.servers[index]
 
-    Logger.warning(
-      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) did not abandon a cancelled job within #{state.cancel_timeout_ms} ms; killing it"
+    ServerLog.warning(
+      state.name,
+      index,
+      server.os_pid,
+      "#{ServerLog.prefix(state.name, index, server.os_pid)} did not abandon a cancelled " <>
+        "job within #{state.cancel_timeout_ms} ms; killing it"
     )
 
-    OSProcess.kill(server.os_pid)
-    # no new connection to it, none of its idle ones used; callers on its
-    # other connections get {:error, :closed}
-    for slot <- slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: close_slot(state, slot)
-
-    state = put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+    state = Servers.stop_server(state, index)
     %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
   end
 
   # The cancel on `slot` is over: the slot goes to a waiter or idle
   # (:give), or down (and reconnects when its server is up).
-  defp end_cancel(state, slot, outcome) do
+  @doc false
+  def end_cancel(state, slot, outcome) do
     {cancel, cancels} = Map.pop(state.cancels, slot)
     Process.cancel_timer(cancel.timer)
     state = %{state | cancels: cancels}
