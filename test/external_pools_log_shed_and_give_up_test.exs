@@ -1,15 +1,17 @@
 defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
   # A pool of external servers in production (issue 46): a server's own
   # output reaches Logger with the pool, server and OS pid as metadata;
-  # exits are decoded (signal names). Events go to a recording handler,
-  # so this file turns events on for the whole VM: async: false.
+  # exits are decoded (signal names) and counted; the wait queue sheds
+  # past max_waiting. Events go to a recording handler, so this file
+  # turns events on for the whole VM: async: false.
   use ExUnit.Case, async: false
 
   alias WellBehaved.{External, Job}
-  alias WellBehaved.External.ExitStatus
+  alias WellBehaved.External.{ExitStatus, WaitStats}
   alias WellBehaved.Test.{RuntimeHelpers, SDKJobs}
 
   doctest ExitStatus
+  doctest WaitStats
 
   @server Path.expand("c_src/build/sdk/sdk_jobs_server")
   @gate {WellBehaved.Telemetry, :on}
@@ -208,7 +210,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
                  meta.os_pid == os_pid and meta.server == 0
              end)
 
-      # a new server, announced
+      # a new server, announced; the counts
       new_os_pid =
         RuntimeHelpers.eventually(fn ->
           pid = up_os_pid(pool)
@@ -220,6 +222,8 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
                      10_000
 
       assert is_integer(t)
+
+      assert %{exits: %{139 => 1}, crashes: %{SIGSEGV: 1}, restarts: 1} = External.info(pool)
     end
 
     @tag :capture_log
@@ -229,13 +233,98 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       # a step that never returns: the cancel is never acknowledged
       assert call(pool, &SDKJobs.stuck/4, [100], timeout: 100) == {:error, :timeout}
 
+      assert_receive {:event, [:well_behaved, :external, :timeout], %{count: 1},
+                      %{pool: ^pool, server: 0, slot: slot}}
+
       assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
                       %{pool: ^pool, os_pid: ^os_pid} = meta},
                      10_000
 
       assert %{status: 137, signal: :SIGKILL, cause: :killed_by_pool, restart_in: 0} = meta
 
+      assert_receive {:event, [:well_behaved, :external, :cancel], %{count: 1, duration: d},
+                      %{pool: ^pool, server: 0, slot: ^slot, outcome: :killed}}
+
+      assert d >= 0
       RuntimeHelpers.eventually(fn -> up_os_pid(pool) != os_pid end)
+      # not a crash: the pool did it
+      assert %{exits: %{137 => 1}, crashes: crashes, timeouts: 1, cancels: 1} =
+               External.info(pool)
+
+      assert crashes == %{}
+    end
+  end
+
+  describe "max_waiting" do
+    test "a full queue answers :overloaded at once; the waiters still finish", %{pool: pool} do
+      start_pool(pool, connections: 1, max_waiting: 2)
+      assert %{max_waiting: 2, sheds: 0, queue: 0} = External.info(pool)
+
+      # the one connection held by a job whose steps return but never end
+      holder = spawn(fn -> call(pool, &SDKJobs.liar/4, [0]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).busy != [] end)
+
+      waiters = for n <- [10, 20], do: Task.async(fn -> call(pool, &SDKJobs.fold/4, [n]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).waiting == 2 end)
+
+      assert call(pool, &SDKJobs.fold/4, [30]) == {:error, :overloaded}
+      assert %{sheds: 1, queue: 2, waiting: 2} = External.info(pool)
+
+      assert_receive {:event, [:well_behaved, :external, :overload], %{count: 1, waiting: 2},
+                      %{pool: ^pool, max_waiting: 2}}
+
+      refute_received {:event, [:well_behaved, :external, :overload], _, _}
+
+      # the holder dies, its job is cancelled, the waiters get the connection
+      Process.exit(holder, :kill)
+      assert Task.await_many(waiters, 60_000) == [reference(10), reference(20)]
+
+      # checkouts: the first call's and the holder's found the connection
+      # idle (bucket 0), the waiters' went through the manager (a bucket
+      # above 0); the shed one waited for nothing
+      assert %{wait: %{count: 4, p50: 0, p99: p99}} = External.info(pool)
+      assert p99 > 0
+    end
+
+    test "an error that says what happened" do
+      for reason <- [:overloaded] do
+        message = Exception.message(External.Error.exception(reason: reason))
+        refute message =~ inspect(reason), message
+      end
+    end
+
+    test "bad options raise, naming the function, the option and what it takes" do
+      for {opts, message} <- [
+            {[max_waiting: -1],
+             "invalid :max_waiting -1, expected an integer in 0..4294967295 or :infinity"},
+            {[max_waiting: :lots],
+             "invalid :max_waiting :lots, expected an integer in 0..4294967295 or :infinity"}
+          ] do
+        assert_raise ArgumentError, "WellBehaved.External.start/1: " <> message, fn ->
+          External.start([name: __MODULE__.Bad] ++ opts)
+        end
+      end
+    end
+  end
+
+  describe "a call" do
+    test "is a span naming the pool, the request, the server and the result", %{pool: pool} do
+      start_pool(pool, [])
+
+      assert_receive {:event, [:well_behaved, :external, :call, :start], %{monotonic_time: _},
+                      %{pool: ^pool, request: :fold, telemetry_span_context: ref}}
+
+      assert_receive {:event, [:well_behaved, :external, :call, :stop],
+                      %{duration: d, queue_time: 0},
+                      %{
+                        pool: ^pool,
+                        request: :fold,
+                        server: 0,
+                        result: :ok,
+                        telemetry_span_context: ^ref
+                      }}
+
+      assert d > 0
     end
   end
 end

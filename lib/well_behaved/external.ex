@@ -59,6 +59,14 @@ defmodule WellBehaved.External do
   nobody. Callers of other jobs on the killed server get
   `{:error, :closed}`. `server_stats/1` counts both outcomes.
 
+  ## Overload
+
+  With every connection busy, a caller waits in the pool's queue, at most
+  `max_waiting` of them (default `:infinity`): past that a call answers
+  `{:error, :overloaded}` at once instead of waiting up to its timeout,
+  so that a service under more load than its servers take sheds the
+  excess early (`info/1` counts `sheds`).
+
   ## Logs
 
   A server's standard output and standard error (one pipe: the pool
@@ -77,8 +85,26 @@ defmodule WellBehaved.External do
 
   With events on (see `WellBehaved.Telemetry`), a pool emits the events
   below, each naming the pool in its metadata as `pool`; times are in
-  native units (`System.convert_time_unit/3`).
+  native units (`System.convert_time_unit/3`) and events that count
+  carry `count: 1`.
 
+    * `[:well_behaved, :external, :call, :start | :stop | :exception]` -
+      a span around each call (`Job.call/4` with `schedule: :external`,
+      `echo/1`, `levenshtein/4`). Metadata: `pool`, `request` (the job's
+      name, or `:echo`); the stop event adds `server` (the index that
+      served the call's last attempt, or `nil`) and `result` (`:ok` or
+      `{:error, reason}`), and measures `queue_time`, the time spent
+      waiting for a connection to be handed over (0 when an idle one was
+      free).
+    * `[:well_behaved, :external, :timeout]` - a call's reply did not
+      come within its timeout. Measurements: `count`. Metadata: `pool`,
+      `server`, `slot` (the connection).
+    * `[:well_behaved, :external, :cancel]` - a cancelled request (its
+      caller timed out or died) is over. Measurements: `count`,
+      `duration` (from the cancel to its end). Metadata: `pool`,
+      `server`, `slot`, `outcome`: `:acknowledged` (the server abandoned
+      the job), `:killed` (the pool killed its server: the job did not
+      stop in time) or `:lost` (the connection or the server went first).
     * `[:well_behaved, :external, :server, :start]` - a server printed
       "ready". Measurements: `startup_time`. Metadata: `pool`, `server`,
       `os_pid`.
@@ -86,7 +112,11 @@ defmodule WellBehaved.External do
       Measurements: `uptime`. Metadata: `pool`, `server`, `os_pid`,
       `status` (the exit status), `signal` (`:SIGSEGV` and so on, or
       `nil`), `cause` (`:crashed` by a signal, `:exited` by itself,
-      `:killed_by_pool`, or `:start_timeout`) and `restart_in` (ms).
+      `:killed_by_pool`, or `:start_timeout`) and `restart_in` (ms, or
+      `nil` when it is not restarted).
+    * `[:well_behaved, :external, :overload]` - a call was shed.
+      Measurements: `count`, `waiting` (the callers in the queue).
+      Metadata: `pool`, `max_waiting`.
 
   ## Errors
 
@@ -97,6 +127,8 @@ defmodule WellBehaved.External do
       cancelled, see above; a late reply never reaches the next caller);
     * `:checkout_timeout` - no connection came free within `:timeout_ms`
       (every one busy, or the servers restarting);
+    * `:overloaded` - every connection busy and `max_waiting` callers
+      already waiting: the call was shed at once;
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
     * `:badarg` - invalid arguments.
@@ -111,7 +143,14 @@ defmodule WellBehaved.External do
   @job_errors [:invalid_utf8, :does_not_fit]
 
   @type reason ::
-          :closed | :timeout | :checkout_timeout | :not_running | :too_large | :badarg | term()
+          :closed
+          | :timeout
+          | :checkout_timeout
+          | :overloaded
+          | :not_running
+          | :too_large
+          | :badarg
+          | term()
 
   @type option ::
           {:name, atom()}
@@ -120,6 +159,7 @@ defmodule WellBehaved.External do
           | {:connections, pos_integer()}
           | {:timeout_ms, pos_integer()}
           | {:cancel_timeout_ms, pos_integer()}
+          | {:max_waiting, non_neg_integer() | :infinity}
 
   # the built-in pool
   @builtin WellBehaved.External.Pool
@@ -148,7 +188,15 @@ defmodule WellBehaved.External do
       a free connection, default 60_000;
     * `cancel_timeout_ms:` - milliseconds a server has to abandon the
       request of a caller that gave up (see "Callers that give up" in the
-      module doc) before it is killed and replaced, default 1_000.
+      module doc) before it is killed and replaced, default 1_000;
+    * `max_waiting:` - callers that may wait for a busy pool's next free
+      connection, a non-negative integer or `:infinity` (the default);
+      the next one answers `{:error, :overloaded}` at once (see
+      "Overload" in the module doc); with 0, a call that
+      finds no idle connection is shed, even while the servers restart.
+
+  Options are checked: a bad one raises `ArgumentError` naming this
+  function, the option and what it accepts.
   """
   @spec start([option()]) :: {:ok, pid()} | {:error, term()}
   def start(opts \\ []), do: Pool.ensure_started(checked_options!(@start, opts))
@@ -181,7 +229,7 @@ defmodule WellBehaved.External do
     request = :erlang.term_to_binary({:wb_job, job, tiny, List.to_tuple(args)})
     timeout = if timeout == :infinity, do: nil, else: timeout
 
-    case Client.request(pool, request, timeout, start) do
+    case Client.request(pool, request, timeout, start, job) do
       {:ok, reply} ->
         case :erlang.binary_to_term(reply) do
           {:ok, result} -> result
@@ -284,7 +332,8 @@ defmodule WellBehaved.External do
     end
   end
 
-  defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)
+  defp builtin_request(payload),
+    do: Client.request(@builtin, payload, nil, @builtin_start, :echo)
 
   @doc """
   Stops the pool `name` (default the built-in one) started by `start/1`
@@ -296,11 +345,32 @@ defmodule WellBehaved.External do
   def stop(name \\ @builtin), do: Service.stop(WellBehaved.Supervisor, name)
 
   @doc """
-  The running pool's name, program, servers (index, OS pid, port, socket
-  path, status), its directory, slot count, the slots in use (`busy`:
-  slot, owner pid and server index), the slots whose request is being
-  cancelled (`cancelling`: slot and server index) and the number of
-  callers waiting for a slot; `nil` when not running.
+  What the running pool `name` is and has done; `nil` when not running.
+
+    * `name`, `executable`, `dir` (the sockets' directory), `slots` (the
+      connections);
+    * `servers` - index, OS pid, port, socket path and status (`:starting`,
+      `:up`, `:down`) of each;
+    * `busy` - the slots in use: slot, owner pid and server index;
+      `cancelling` - the slots whose request is being cancelled: slot and
+      server index;
+    * `waiting` and `queue` - the callers waiting for a connection (the
+      shared counter and the manager's queue: equal at rest);
+      `max_waiting`;
+    * counts over the pool's life: `restarts` (servers started again),
+      `exits` (a map from exit status to count), `crashes` (from signal,
+      `:SIGSEGV` and so on, to count: deaths by a signal the pool did
+      not send), `timeouts` (calls whose reply did not come in time),
+      `checkout_timeouts` (calls that got no connection in time),
+      `cancels` (requests cancelled), `sheds` (calls answered
+      `:overloaded`);
+    * `wait` - the checkouts (`count`) and the 50th, 90th and 99th
+      percentiles of their waits in milliseconds (`p50`, `p90`, `p99`;
+      `nil` before any). A checkout that found an idle connection counts
+      as 0 without reading the clock; the others are timed into
+      power-of-two buckets of microseconds, and a percentile is its
+      bucket's upper bound: `p90: 2.048` says 90% of the waits took less
+      than 2.048 ms. Shed calls are not waits.
   """
   @spec info(atom()) :: map() | nil
   def info(name \\ @builtin), do: ask(name, :info, 5_000)

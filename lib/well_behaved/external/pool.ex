@@ -30,10 +30,12 @@ defmodule WellBehaved.External.Pool do
   #   * a server's output (stdout and stderr, one pipe) is read a line at
   #     a time and logged (External.ServerLog); its exit status is decoded
   #     (External.ExitStatus).
+  #   * callers count their waits and timeouts (External.WaitStats) in a
+  #     :counters ref of the ETS meta tuple.
   use GenServer
 
-  alias WellBehaved.External.{Connection, ServerLog, Servers}
-  alias WellBehaved.OSProcess
+  alias WellBehaved.External.{Connection, ServerLog, Servers, WaitStats}
+  alias WellBehaved.{OSProcess, Telemetry}
 
   # a slot's value in the atomics (Client uses the same): a caller's token
   # (positive), idle, down (no connection), cancelling (held here)
@@ -60,7 +62,7 @@ defmodule WellBehaved.External.Pool do
 
   defp defaults do
     [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
-    |> Keyword.put(:cancel_timeout_ms, 1_000)
+    |> Keyword.merge(cancel_timeout_ms: 1_000, max_waiting: :infinity)
   end
 
   @doc """
@@ -107,6 +109,14 @@ defmodule WellBehaved.External.Pool do
         slots: slots,
         timeout_ms: Keyword.fetch!(opts, :timeout_ms),
         cancel_timeout_ms: Keyword.fetch!(opts, :cancel_timeout_ms),
+        max_waiting: Keyword.fetch!(opts, :max_waiting),
+        # callers' counts (External.WaitStats), and the manager's
+        stats: WaitStats.new(),
+        restarts: 0,
+        exits: %{},
+        crashes: %{},
+        sheds: 0,
+        cancel_count: 0,
         # slot => the cancel in flight on it
         cancels: %{},
         # server index => servers killed there for a job that would not stop
@@ -121,7 +131,8 @@ defmodule WellBehaved.External.Pool do
 
       case await_ready(state, System.monotonic_time(:millisecond) + Servers.ready_timeout_ms()) do
         {:ok, state} ->
-          :ets.insert(table, {:meta, name, atomics, slots, self(), state.timeout_ms})
+          meta = {:meta, name, atomics, slots, self(), state.timeout_ms, state.stats}
+          :ets.insert(table, meta)
           Process.send_after(self(), :tick, @tick_ms)
           {:ok, state}
 
@@ -157,10 +168,25 @@ defmodule WellBehaved.External.Pool do
 
   def handle_call({:checkout, timeout}, {pid, _} = from, state) do
     %{atomics: atomics, slots: slots} = state
-    :atomics.add(atomics, slots + 1, 1)
+    # the waiting cell counts the callers in the queue (only this process
+    # changes it): bumped first, so that a release racing this claim goes
+    # through here
+    waiting = :atomics.add_get(atomics, slots + 1, 1) - 1
     token = :erlang.unique_integer([:positive])
 
     case claim(atomics, slots, 0, slots, token) do
+      0 when is_integer(state.max_waiting) and waiting >= state.max_waiting ->
+        :atomics.sub(atomics, slots + 1, 1)
+        meta = %{pool: state.name, max_waiting: state.max_waiting}
+
+        Telemetry.execute(
+          [:well_behaved, :external, :overload],
+          %{count: 1, waiting: waiting},
+          meta
+        )
+
+        {:reply, {:error, :overloaded}, %{state | sheds: state.sheds + 1}}
+
       0 ->
         deadline = System.monotonic_time(:millisecond) + timeout
         Process.send_after(self(), :expire_waiters, timeout)
@@ -198,10 +224,17 @@ defmodule WellBehaved.External.Pool do
       slots: state.slots,
       busy: busy,
       cancelling: cancelling,
-      waiting: :atomics.get(state.atomics, state.slots + 1)
+      waiting: :atomics.get(state.atomics, state.slots + 1),
+      queue: :queue.len(state.waiters),
+      max_waiting: state.max_waiting,
+      restarts: state.restarts,
+      exits: state.exits,
+      crashes: state.crashes,
+      cancels: state.cancel_count,
+      sheds: state.sheds
     }
 
-    {:reply, info, state}
+    {:reply, Map.merge(info, WaitStats.read(state.stats)), state}
   end
 
   # each running server's answer to {wb_stats}, on a connection of its own
@@ -458,6 +491,8 @@ defmodule WellBehaved.External.Pool do
   defp start_cancel(state, slot, reuse) do
     index = server_of(state, slot)
     server = state.servers[index]
+    state = %{state | cancel_count: state.cancel_count + 1}
+    started = System.monotonic_time()
 
     with %{status: :up, os_pid: os_pid} <- server,
          [{^slot, sock, _}] <- :ets.lookup(state.name, slot),
@@ -466,10 +501,12 @@ defmodule WellBehaved.External.Pool do
       ref = make_ref()
       timer = Process.send_after(self(), {:cancel_timeout, slot, ref}, state.cancel_timeout_ms)
       cancel = %{sock: sock, ref: ref, timer: timer, index: index, os_pid: os_pid, reuse: reuse}
-      %{state | cancels: Map.put(state.cancels, slot, cancel)}
+      %{state | cancels: Map.put(state.cancels, slot, Map.put(cancel, :started, started))}
     else
       # no server, or a broken connection: nothing runs there any more
-      _ -> give_down(state, slot)
+      _ ->
+        cancel_event(state, slot, index, started, :lost)
+        give_down(state, slot)
     end
   end
 
@@ -486,13 +523,13 @@ defmodule WellBehaved.External.Pool do
 
       slot when data == <<>> ->
         if state.cancels[slot].reuse and :inet.setopts(sock, active: false) == :ok,
-          do: end_cancel(state, slot, :give),
-          else: end_cancel(state, slot, @down)
+          do: end_cancel(state, slot, :give, :acknowledged),
+          else: end_cancel(state, slot, @down, :acknowledged)
 
       slot ->
         case :inet.setopts(sock, active: :once) do
           :ok -> state
-          {:error, _} -> end_cancel(state, slot, @down)
+          {:error, _} -> end_cancel(state, slot, @down, :lost)
         end
     end
   end
@@ -500,7 +537,7 @@ defmodule WellBehaved.External.Pool do
   defp cancel_broken(state, sock) do
     case cancel_slot(state, sock) do
       nil -> state
-      slot -> end_cancel(state, slot, @down)
+      slot -> end_cancel(state, slot, @down, :lost)
     end
   end
 
@@ -517,7 +554,7 @@ defmodule WellBehaved.External.Pool do
             do: replace(state, index),
             else: state
 
-        end_cancel(state, slot, @down)
+        end_cancel(state, slot, @down, :killed)
 
       _ ->
         state
@@ -539,20 +576,30 @@ defmodule WellBehaved.External.Pool do
     %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
   end
 
-  # The cancel on `slot` is over: the slot goes to a waiter or idle
-  # (:give), or down (and reconnects when its server is up).
+  # The cancel on `slot` is over (`outcome`: :acknowledged, :killed with
+  # its server, :lost with the connection): the slot goes to a waiter or
+  # idle (:give), or down (and reconnects when its server is up).
   @doc false
-  def end_cancel(state, slot, outcome) do
+  def end_cancel(state, slot, next, outcome) do
     {cancel, cancels} = Map.pop(state.cancels, slot)
     Process.cancel_timer(cancel.timer)
     state = %{state | cancels: cancels}
+    cancel_event(state, slot, cancel.index, cancel.started, outcome)
 
-    if outcome == :give do
+    if next == :give do
       give(state, slot, @cancelling)
     else
       _ = :inet.setopts(cancel.sock, active: false)
       give_down(state, slot)
     end
+  end
+
+  defp cancel_event(state, slot, index, started, outcome) do
+    Telemetry.execute(
+      [:well_behaved, :external, :cancel],
+      %{count: 1, duration: System.monotonic_time() - started},
+      %{pool: state.name, server: index, slot: slot, outcome: outcome}
+    )
   end
 
   defp give_down(state, slot) do

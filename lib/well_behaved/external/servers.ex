@@ -2,7 +2,7 @@ defmodule WellBehaved.External.Servers do
   @moduledoc false
   # The server programs of a WellBehaved.External.Pool, as its manager
   # runs them (functions on the manager's state): starting one, its
-  # "ready", its exit (logged, decoded, restarted), and
+  # "ready", its exit (logged, counted, decoded, restarted), and
   # stopping one.
 
   alias WellBehaved.External.{Connection, ExitStatus, Pool, ServerLog}
@@ -55,7 +55,8 @@ defmodule WellBehaved.External.Servers do
     %{
       state
       | servers: Map.put(state.servers, index, server),
-        ports: Map.put(state.ports, port, index)
+        ports: Map.put(state.ports, port, index),
+        restarts: if(old, do: state.restarts + 1, else: state.restarts)
     }
   end
 
@@ -84,7 +85,7 @@ defmodule WellBehaved.External.Servers do
   end
 
   # A server exited: its idle slots go down, its cancels end, the exit is
-  # logged. It restarts (after a pause if it died young).
+  # logged and counted. It restarts (after a pause if it died young).
   @doc false
   def server_exited(state, port, status) do
     index = Map.fetch!(state.ports, port)
@@ -93,7 +94,7 @@ defmodule WellBehaved.External.Servers do
     signal = ExitStatus.signal(status)
     cause = exit_cause(Map.get(server, :killed), signal)
     now = System.monotonic_time(:millisecond)
-    state = %{state | ports: Map.delete(state.ports, port)}
+    state = count_exit(%{state | ports: Map.delete(state.ports, port)}, status, signal, cause)
 
     # idle connections to it are dead; connections in use are discarded by
     # their callers, who see them closed
@@ -111,10 +112,12 @@ defmodule WellBehaved.External.Servers do
     state = put_in(state.servers[index], down)
 
     # cancels in flight there are over: their jobs died with the server
+    outcome = if killed?, do: :killed, else: :lost
+
     state =
       Enum.reduce(Pool.slots_of(state, index), state, fn slot, state ->
         if Map.has_key?(state.cancels, slot),
-          do: Pool.end_cancel(state, slot, @down),
+          do: Pool.end_cancel(state, slot, @down, outcome),
           else: state
       end)
 
@@ -152,6 +155,14 @@ defmodule WellBehaved.External.Servers do
   defp exit_cause(:start_timeout, _signal), do: :start_timeout
   defp exit_cause(nil, nil), do: :exited
   defp exit_cause(nil, _signal), do: :crashed
+
+  defp count_exit(state, status, signal, cause) do
+    state = %{state | exits: Map.update(state.exits, status, 1, &(&1 + 1))}
+
+    if cause == :crashed,
+      do: %{state | crashes: Map.update(state.crashes, signal, 1, &(&1 + 1))},
+      else: state
+  end
 
   # Kills a running server (its exit is seen as any other): no new
   # connection to it, none of its idle ones used; callers on its other
