@@ -2,15 +2,17 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
   # A pool of external servers in production (issue 46): a server's own
   # output reaches Logger with the pool, server and OS pid as metadata;
   # exits are decoded (signal names) and counted; the wait queue sheds
-  # past max_waiting. Events go to a recording handler, so this file
-  # turns events on for the whole VM: async: false.
+  # past max_waiting; past its restart intensity the pool gives up for a
+  # while, then starts again. Events go to a recording handler, so this
+  # file turns events on for the whole VM: async: false.
   use ExUnit.Case, async: false
 
   alias WellBehaved.{External, Job}
-  alias WellBehaved.External.{ExitStatus, WaitStats}
+  alias WellBehaved.External.{ExitStatus, Intensity, WaitStats}
   alias WellBehaved.Test.{RuntimeHelpers, SDKJobs}
 
   doctest ExitStatus
+  doctest Intensity
   doctest WaitStats
 
   @server Path.expand("c_src/build/sdk/sdk_jobs_server")
@@ -223,7 +225,8 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
 
       assert is_integer(t)
 
-      assert %{exits: %{139 => 1}, crashes: %{SIGSEGV: 1}, restarts: 1} = External.info(pool)
+      assert %{exits: %{139 => 1}, crashes: %{SIGSEGV: 1}, restarts: 1, status: :running} =
+               External.info(pool)
     end
 
     @tag :capture_log
@@ -287,7 +290,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
 
     test "an error that says what happened" do
-      for reason <- [:overloaded] do
+      for reason <- [:overloaded, :unavailable] do
         message = Exception.message(External.Error.exception(reason: reason))
         refute message =~ inspect(reason), message
       end
@@ -298,12 +301,103 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
             {[max_waiting: -1],
              "invalid :max_waiting -1, expected an integer in 0..4294967295 or :infinity"},
             {[max_waiting: :lots],
-             "invalid :max_waiting :lots, expected an integer in 0..4294967295 or :infinity"}
+             "invalid :max_waiting :lots, expected an integer in 0..4294967295 or :infinity"},
+            {[max_restarts: -1],
+             "invalid :max_restarts -1, expected an integer in 0..4294967295"},
+            {[max_seconds: 0], "invalid :max_seconds 0, expected an integer in 1..4294967295"},
+            {[retry_ms: 0], "invalid :retry_ms 0, expected an integer in 1..4294967295"}
           ] do
         assert_raise ArgumentError, "WellBehaved.External.start/1: " <> message, fn ->
           External.start([name: __MODULE__.Bad] ++ opts)
         end
       end
+    end
+  end
+
+  describe "restart intensity" do
+    # three crashes, each {:error, :closed}: the third is past max_restarts 2
+    defp crash_three_times(pool) do
+      for _ <- 1..3, do: assert(call(pool, &SDKJobs.crash/4, [13]) == {:error, :closed})
+
+      assert_receive {:event, [:well_behaved, :external, :unavailable], %{count: 1, crashes: 3},
+                      %{pool: ^pool, max_restarts: 2, max_seconds: 60} = meta},
+                     10_000
+
+      # the starts of the servers that crashed: before the pool gave up
+      drain_starts(pool)
+      meta
+    end
+
+    defp drain_starts(pool) do
+      receive do
+        {:event, [:well_behaved, :external, :server, :start], _, %{pool: ^pool}} ->
+          drain_starts(pool)
+      after
+        0 -> :ok
+      end
+    end
+
+    @tag :capture_log
+    test "past it the pool is unavailable and starts no server", %{pool: pool} do
+      start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 600_000)
+      assert %{retry_in: 600_000} = crash_three_times(pool)
+
+      assert [%{level: :error}] =
+               for(
+                 {:error, text, meta} <- logs(pool),
+                 do: %{level: :error, text: text, meta: meta}
+               )
+
+      info = External.info(pool)
+      assert %{status: :unavailable, retry_in: 600_000, crashes: %{SIGSEGV: 3}} = info
+      assert [%{status: :down, os_pid: last}] = info.servers
+      assert call(pool, &SDKJobs.fold/4, [5]) == {:error, :unavailable}
+
+      # still nothing started: the same stopped server, no start event
+      assert [%{status: :down, os_pid: ^last}] = External.info(pool).servers
+      refute_received {:event, [:well_behaved, :external, :server, :start], _, %{pool: ^pool}}
+      refute_received {:event, [:well_behaved, :external, :available], _, _}
+    end
+
+    @tag :capture_log
+    test "callers waiting when the pool gives up are answered at once", %{pool: pool} do
+      start_pool(pool, connections: 1, max_restarts: 0, retry_ms: 600_000)
+      os_pid = up_os_pid(pool)
+      holder = Task.async(fn -> call(pool, &SDKJobs.liar/4, [0]) end)
+      # the server runs the job: its request was read, the kill closes it
+      RuntimeHelpers.eventually(fn ->
+        match?([{0, {:ok, %{live_jobs: 1}}}], External.server_stats(pool))
+      end)
+
+      waiter = Task.async(fn -> call(pool, &SDKJobs.fold/4, [3]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).waiting == 1 end)
+
+      # an exit the pool did not cause: with max_restarts 0, past it
+      WellBehaved.OSProcess.kill(os_pid)
+      assert Task.await(holder, 30_000) == {:error, :closed}
+      assert Task.await(waiter, 30_000) == {:error, :unavailable}
+      assert %{status: :unavailable, waiting: 0, queue: 0} = External.info(pool)
+
+      assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
+                      %{pool: ^pool, signal: :SIGKILL, cause: :crashed, restart_in: nil}}
+    end
+
+    @tag :capture_log
+    test "after retry_ms its servers start again and it is available", %{pool: pool} do
+      start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 100)
+      crash_three_times(pool)
+      [%{os_pid: last}] = External.info(pool).servers
+
+      assert_receive {:event, [:well_behaved, :external, :available], %{count: 1},
+                      %{pool: ^pool, max_restarts: 2, max_seconds: 60}},
+                     10_000
+
+      assert_receive {:event, [:well_behaved, :external, :server, :start], _,
+                      %{pool: ^pool, os_pid: os_pid}}
+
+      assert os_pid != last
+      assert call(pool, &SDKJobs.fold/4, [5]) == reference(5)
+      assert %{status: :running, retry_in: nil, restarts: 3} = External.info(pool)
     end
   end
 

@@ -59,13 +59,30 @@ defmodule WellBehaved.External do
   nobody. Callers of other jobs on the killed server get
   `{:error, :closed}`. `server_stats/1` counts both outcomes.
 
-  ## Overload
+  ## Overload and failure
 
   With every connection busy, a caller waits in the pool's queue, at most
   `max_waiting` of them (default `:infinity`): past that a call answers
   `{:error, :overloaded}` at once instead of waiting up to its timeout,
   so that a service under more load than its servers take sheds the
   excess early (`info/1` counts `sheds`).
+
+  A server that exits is started again, at once or, if it died within a
+  second of starting, after a pause (100 ms, doubling up to 5 s). As a
+  supervisor does, the pool bounds this: more than `max_restarts`
+  failures within `max_seconds` (default 10 in 10 s) and it gives up for
+  a while. Failures are the exits the pool did not cause (a crash, a
+  server that exits by itself, one that did not start in time), not the
+  servers it kills for a cancelled job that would not stop, nor its own
+  shutdown. Past the intensity the pool is `:unavailable`: it logs an
+  error, stops its other servers, answers the callers waiting and every
+  new call `{:error, :unavailable}` at once, and starts its servers
+  again after `retry_ms` (default 1 s; doubling at each failed recovery,
+  up to 30 s, back to `retry_ms` once the pool stayed available for
+  `max_seconds`). A recovery that reaches a running server makes the
+  pool available again. By design, one input that crashes its server,
+  sent over and over, makes the pool unavailable: the retry delay bounds
+  how fast it crashes servers.
 
   ## Logs
 
@@ -79,7 +96,8 @@ defmodule WellBehaved.External do
   "killed by SIGSEGV (status 139)" for a death by signal (status 128 +
   N; signal names by this system's numbering, so a program's own
   `exit(139)` reads the same, hence the status too), "exited with status
-  1" otherwise.
+  1" otherwise. Giving up past the restart intensity is logged as an
+  error (`server: nil`).
 
   ## Events
 
@@ -117,6 +135,13 @@ defmodule WellBehaved.External do
     * `[:well_behaved, :external, :overload]` - a call was shed.
       Measurements: `count`, `waiting` (the callers in the queue).
       Metadata: `pool`, `max_waiting`.
+    * `[:well_behaved, :external, :unavailable]` - the pool gave up past
+      its restart intensity. Measurements: `count`, `crashes` (the
+      failures in the window). Metadata: `pool`, `max_restarts`,
+      `max_seconds`, `retry_in` (ms).
+    * `[:well_behaved, :external, :available]` - a server is up again
+      after the retry. Measurements: `count`. Metadata: `pool`,
+      `max_restarts`, `max_seconds`.
 
   ## Errors
 
@@ -129,6 +154,8 @@ defmodule WellBehaved.External do
       (every one busy, or the servers restarting);
     * `:overloaded` - every connection busy and `max_waiting` callers
       already waiting: the call was shed at once;
+    * `:unavailable` - the pool's servers failed past its restart
+      intensity, and it has not started them again yet;
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
     * `:badarg` - invalid arguments.
@@ -147,6 +174,7 @@ defmodule WellBehaved.External do
           | :timeout
           | :checkout_timeout
           | :overloaded
+          | :unavailable
           | :not_running
           | :too_large
           | :badarg
@@ -160,6 +188,9 @@ defmodule WellBehaved.External do
           | {:timeout_ms, pos_integer()}
           | {:cancel_timeout_ms, pos_integer()}
           | {:max_waiting, non_neg_integer() | :infinity}
+          | {:max_restarts, non_neg_integer()}
+          | {:max_seconds, pos_integer()}
+          | {:retry_ms, pos_integer()}
 
   # the built-in pool
   @builtin WellBehaved.External.Pool
@@ -192,8 +223,14 @@ defmodule WellBehaved.External do
     * `max_waiting:` - callers that may wait for a busy pool's next free
       connection, a non-negative integer or `:infinity` (the default);
       the next one answers `{:error, :overloaded}` at once (see
-      "Overload" in the module doc); with 0, a call that
-      finds no idle connection is shed, even while the servers restart.
+      "Overload and failure" in the module doc); with 0, a call that
+      finds no idle connection is shed, even while the servers restart;
+    * `max_restarts:`, `max_seconds:` - the restart intensity: more than
+      `max_restarts` server failures (a non-negative integer, default 10)
+      within `max_seconds` (default 10) make the pool unavailable;
+    * `retry_ms:` - milliseconds an unavailable pool waits before it
+      starts its servers again, default 1_000, doubling at each failed
+      recovery up to 30_000.
 
   Options are checked: a bad one raises `ArgumentError` naming this
   function, the option and what it accepts.
@@ -349,6 +386,8 @@ defmodule WellBehaved.External do
 
     * `name`, `executable`, `dir` (the sockets' directory), `slots` (the
       connections);
+    * `status` - `:running`; `:unavailable` past its restart intensity,
+      for `retry_in` ms; `:recovering` from then until a server is up;
     * `servers` - index, OS pid, port, socket path and status (`:starting`,
       `:up`, `:down`) of each;
     * `busy` - the slots in use: slot, owner pid and server index;
@@ -364,6 +403,8 @@ defmodule WellBehaved.External do
       `checkout_timeouts` (calls that got no connection in time),
       `cancels` (requests cancelled), `sheds` (calls answered
       `:overloaded`);
+    * `max_restarts`, `max_seconds`, `retry_in` (the delay in ms before
+      an unavailable pool retries; `nil` while running);
     * `wait` - the checkouts (`count`) and the 50th, 90th and 99th
       percentiles of their waits in milliseconds (`p50`, `p90`, `p99`;
       `nil` before any). A checkout that found an idle connection counts

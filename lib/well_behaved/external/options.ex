@@ -8,9 +8,12 @@ defmodule WellBehaved.External.Options do
 
   # servers, connections and milliseconds: a 32-bit count each
   @max_count 0xFFFF_FFFF
-  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms]
+  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms, :max_seconds, :retry_ms]
+  # counts that may be 0
+  @zero_counts [:max_restarts]
   # in the order the docs give them
-  @start_options [:name, :executable | @counts] ++ [:max_waiting]
+  @start_options [:name, :executable, :servers, :connections, :timeout_ms, :cancel_timeout_ms] ++
+                   [:max_waiting, :max_restarts, :max_seconds, :retry_ms]
 
   @doc false
   # :ok, or an ArgumentError naming `function` and the option
@@ -24,6 +27,9 @@ defmodule WellBehaved.External.Options do
     case option do
       {key, value} when key in @counts ->
         Options.integer!(function, key, value, 1..@max_count)
+
+      {key, value} when key in @zero_counts ->
+        Options.integer!(function, key, value, 0..@max_count)
 
       {:max_waiting, :infinity} ->
         :ok

@@ -29,12 +29,14 @@ defmodule WellBehaved.External.Pool do
   #   * every tick, slots held by dead processes are cancelled.
   #   * a server's output (stdout and stderr, one pipe) is read a line at
   #     a time and logged (External.ServerLog); its exit status is decoded
-  #     (External.ExitStatus).
+  #     (External.ExitStatus); failures count against the restart
+  #     intensity (External.Intensity): past it the pool is unavailable
+  #     until a retry timer starts its servers again.
   #   * callers count their waits and timeouts (External.WaitStats) in a
   #     :counters ref of the ETS meta tuple.
   use GenServer
 
-  alias WellBehaved.External.{Connection, ServerLog, Servers, WaitStats}
+  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, WaitStats}
   alias WellBehaved.{OSProcess, Telemetry}
 
   # a slot's value in the atomics (Client uses the same): a caller's token
@@ -63,6 +65,7 @@ defmodule WellBehaved.External.Pool do
   defp defaults do
     [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
     |> Keyword.merge(cancel_timeout_ms: 1_000, max_waiting: :infinity)
+    |> Keyword.merge(max_restarts: 10, max_seconds: 10, retry_ms: 1_000)
   end
 
   @doc """
@@ -110,6 +113,12 @@ defmodule WellBehaved.External.Pool do
         timeout_ms: Keyword.fetch!(opts, :timeout_ms),
         cancel_timeout_ms: Keyword.fetch!(opts, :cancel_timeout_ms),
         max_waiting: Keyword.fetch!(opts, :max_waiting),
+        # :running; :unavailable past the restart intensity (no server
+        # runs, checkouts answer {:error, :unavailable}) until the retry,
+        # then :recovering until a server is up
+        status: :running,
+        intensity: Intensity.new(opts),
+        retry_in: nil,
         # callers' counts (External.WaitStats), and the manager's
         stats: WaitStats.new(),
         restarts: 0,
@@ -166,6 +175,9 @@ defmodule WellBehaved.External.Pool do
   @impl true
   def handle_call(:ready, _from, state), do: {:reply, :ok, state}
 
+  def handle_call({:checkout, _timeout}, _from, %{status: :unavailable} = state),
+    do: {:reply, {:error, :unavailable}, state}
+
   def handle_call({:checkout, timeout}, {pid, _} = from, state) do
     %{atomics: atomics, slots: slots} = state
     # the waiting cell counts the callers in the queue (only this process
@@ -220,6 +232,7 @@ defmodule WellBehaved.External.Pool do
       name: state.name,
       executable: state.exe,
       dir: state.dir,
+      status: state.status,
       servers: servers,
       slots: state.slots,
       busy: busy,
@@ -231,7 +244,10 @@ defmodule WellBehaved.External.Pool do
       exits: state.exits,
       crashes: state.crashes,
       cancels: state.cancel_count,
-      sheds: state.sheds
+      sheds: state.sheds,
+      max_restarts: state.intensity.max_restarts,
+      max_seconds: state.intensity.max_seconds,
+      retry_in: state.retry_in
     }
 
     {:reply, Map.merge(info, WaitStats.read(state.stats)), state}
@@ -290,14 +306,22 @@ defmodule WellBehaved.External.Pool do
     do: {:noreply, Servers.server_exited(state, port, status)}
 
   def handle_info({:restart, index}, state) do
-    case state.servers[index] do
-      %{status: :down, port: nil} -> {:noreply, Servers.start_server(state, index)}
-      _ -> {:noreply, state}
+    case {state.status, state.servers[index]} do
+      {status, %{status: :down, port: nil}} when status != :unavailable ->
+        {:noreply, Servers.start_server(state, index)}
+
+      _ ->
+        {:noreply, state}
     end
   end
 
   def handle_info({:start_timeout, index, port}, state),
     do: {:noreply, Servers.start_timed_out(state, index, port)}
+
+  # the pool was unavailable for its retry delay: its servers start again
+  def handle_info(:retry, %{status: :unavailable} = state), do: {:noreply, Servers.retry(state)}
+
+  def handle_info(:retry, state), do: {:noreply, state}
 
   def handle_info(:expire_waiters, state), do: {:noreply, expire_waiters(state)}
 

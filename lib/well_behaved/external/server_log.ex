@@ -31,6 +31,12 @@ defmodule WellBehaved.External.ServerLog do
     Logger.warning(message, metadata(pool, index, os_pid))
   end
 
+  @doc "An error about `pool` as a whole (server `nil`)."
+  @spec pool_error(atom(), String.t()) :: :ok
+  def pool_error(pool, message) do
+    Logger.error(message, pool: pool, server: nil, os_pid: nil)
+  end
+
   @doc """
   A line (or a piece of a line longer than the port's line length) that
   server `index` printed: logged as a warning unless the server is past

@@ -2,10 +2,13 @@ defmodule WellBehaved.External.Servers do
   @moduledoc false
   # The server programs of a WellBehaved.External.Pool, as its manager
   # runs them (functions on the manager's state): starting one, its
-  # "ready", its exit (logged, counted, decoded, restarted), and
-  # stopping one.
+  # "ready", its exit (logged, counted, decoded, restarted or not), and
+  # the restart intensity: past it the pool gives up for a while
+  # (External.Intensity), stopping its servers.
 
-  alias WellBehaved.External.{Connection, ExitStatus, Pool, ServerLog}
+  require Logger
+
+  alias WellBehaved.External.{Connection, ExitStatus, Intensity, Pool, ServerLog}
   alias WellBehaved.{OSProcess, Telemetry}
 
   # the slot values of Pool's manager
@@ -60,7 +63,8 @@ defmodule WellBehaved.External.Servers do
     }
   end
 
-  # "ready": the server listens (its slots connect next)
+  # "ready": the server listens (its slots connect next); the pool is
+  # available again if it was recovering
   @doc false
   def server_ready(state, index) do
     server = %{state.servers[index] | status: :up}
@@ -73,7 +77,38 @@ defmodule WellBehaved.External.Servers do
       %{pool: state.name, server: index, os_pid: server.os_pid}
     )
 
-    state
+    if state.status == :recovering do
+      Logger.info("WellBehaved.External #{inspect(state.name)}: available again",
+        pool: state.name,
+        server: index,
+        os_pid: server.os_pid
+      )
+
+      now = System.monotonic_time(:millisecond)
+
+      Telemetry.execute(
+        [:well_behaved, :external, :available],
+        %{count: 1},
+        intensity_meta(state)
+      )
+
+      %{
+        state
+        | status: :running,
+          retry_in: nil,
+          intensity: Intensity.available(state.intensity, now)
+      }
+    else
+      state
+    end
+  end
+
+  defp intensity_meta(state) do
+    %{
+      pool: state.name,
+      max_restarts: state.intensity.max_restarts,
+      max_seconds: state.intensity.max_seconds
+    }
   end
 
   @doc false
@@ -85,7 +120,8 @@ defmodule WellBehaved.External.Servers do
   end
 
   # A server exited: its idle slots go down, its cancels end, the exit is
-  # logged and counted. It restarts (after a pause if it died young).
+  # logged and counted. It restarts (after a pause if it died young)
+  # unless the pool is, or by this failure becomes, unavailable.
   @doc false
   def server_exited(state, port, status) do
     index = Map.fetch!(state.ports, port)
@@ -121,10 +157,27 @@ defmodule WellBehaved.External.Servers do
           else: state
       end)
 
+    # the exits the pool did not cause count against its intensity
+    {verdict, state} =
+      cond do
+        state.status == :unavailable ->
+          {:stopped, state}
+
+        killed? ->
+          {:ok, state}
+
+        true ->
+          {verdict, intensity} = Intensity.failure(state.intensity, now)
+          {verdict, %{state | intensity: intensity}}
+      end
+
+    restart_in = if verdict == :ok, do: delay
+
     what =
       "#{ServerLog.prefix(state.name, index, server.os_pid)} #{ExitStatus.describe(status, signal)}"
 
-    case delay do
+    case restart_in do
+      nil -> ServerLog.warning(state.name, index, server.os_pid, "#{what}; not restarted")
       0 -> ServerLog.warning(state.name, index, server.os_pid, "#{what}; restarting")
       ms -> ServerLog.warning(state.name, index, server.os_pid, "#{what}; restarting in #{ms} ms")
     end
@@ -139,15 +192,23 @@ defmodule WellBehaved.External.Servers do
         status: status,
         signal: signal,
         cause: cause,
-        restart_in: delay
+        restart_in: restart_in
       }
     )
 
-    if delay == 0 do
-      start_server(state, index)
-    else
-      Process.send_after(self(), {:restart, index}, delay)
-      state
+    case verdict do
+      :ok when delay == 0 ->
+        start_server(state, index)
+
+      :ok ->
+        Process.send_after(self(), {:restart, index}, delay)
+        state
+
+      :stopped ->
+        state
+
+      :exceeded ->
+        give_up(state, now)
     end
   end
 
@@ -164,9 +225,44 @@ defmodule WellBehaved.External.Servers do
       else: state
   end
 
-  # Kills a running server (its exit is seen as any other): no new
-  # connection to it, none of its idle ones used; callers on its other
-  # connections get {:error, :closed}.
+  # Past the restart intensity: the servers still running are stopped,
+  # the waiters answered {:error, :unavailable}, and a timer retries.
+  defp give_up(state, now) do
+    crashes = Intensity.failures(state.intensity)
+    {delay, intensity} = Intensity.give_up(state.intensity, now)
+
+    ServerLog.pool_error(
+      state.name,
+      "WellBehaved.External #{inspect(state.name)}: #{crashes} server failures within " <>
+        "#{intensity.max_seconds} s, more than max_restarts (#{intensity.max_restarts}): " <>
+        "unavailable, servers start again in #{delay} ms"
+    )
+
+    Telemetry.execute(
+      [:well_behaved, :external, :unavailable],
+      %{count: 1, crashes: crashes},
+      Map.put(intensity_meta(state), :retry_in, delay)
+    )
+
+    Process.send_after(self(), :retry, delay)
+
+    state =
+      Enum.reduce(state.servers, state, fn
+        {index, %{port: port}}, state when port != nil -> stop_server(state, index)
+        _, state -> state
+      end)
+
+    for {caller, _} <- :queue.to_list(state.waiters) do
+      GenServer.reply(caller, {:error, :unavailable})
+      :atomics.sub(state.atomics, state.slots + 1, 1)
+    end
+
+    %{state | status: :unavailable, intensity: intensity, retry_in: delay, waiters: :queue.new()}
+  end
+
+  # Kills a running server (its exit, seen as any other, does not count
+  # against the intensity): no new connection to it, none of its idle
+  # ones used; callers on its other connections get {:error, :closed}.
   @doc false
   def stop_server(state, index) do
     server = state.servers[index]
@@ -180,7 +276,7 @@ defmodule WellBehaved.External.Servers do
   end
 
   @doc false
-  # no "ready" within @ready_timeout_ms: killed
+  # no "ready" within @ready_timeout_ms: killed, and counted as a failure
   def start_timed_out(state, index, port) do
     case state.servers[index] do
       %{status: :starting, port: ^port, os_pid: os_pid} = server ->
@@ -198,5 +294,16 @@ defmodule WellBehaved.External.Servers do
       _ ->
         state
     end
+  end
+
+  @doc false
+  # the retry after give_up/2: a new window, the stopped servers started
+  def retry(state) do
+    state = %{state | status: :recovering, intensity: Intensity.retry(state.intensity)}
+
+    Enum.reduce(state.servers, state, fn
+      {index, %{status: :down, port: nil}}, state -> start_server(state, index)
+      _, state -> state
+    end)
   end
 end
