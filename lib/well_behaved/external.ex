@@ -59,6 +59,92 @@ defmodule WellBehaved.External do
   nobody. Callers of other jobs on the killed server get
   `{:error, :closed}`. `server_stats/1` counts both outcomes.
 
+  ## Overload and failure
+
+  With every connection busy, a caller waits in the pool's queue, at most
+  `max_waiting` of them (default `:infinity`): past that a call answers
+  `{:error, :overloaded}` at once instead of waiting up to its timeout,
+  so that a service under more load than its servers take sheds the
+  excess early (`info/1` counts `sheds`).
+
+  A server that exits is started again, at once or, if it died within a
+  second of starting, after a pause (100 ms, doubling up to 5 s). As a
+  supervisor does, the pool bounds this: more than `max_restarts`
+  failures within `max_seconds` (default 10 in 10 s) and it gives up for
+  a while. Failures are the exits the pool did not cause (a crash, a
+  server that exits by itself, one that did not start in time), not the
+  servers it kills for a cancelled job that would not stop, nor its own
+  shutdown. Past the intensity the pool is `:unavailable`: it logs an
+  error, stops its other servers, answers the callers waiting and every
+  new call `{:error, :unavailable}` at once, and starts its servers
+  again after `retry_ms` (default 1 s; doubling at each failed recovery,
+  up to 30 s, back to `retry_ms` once the pool stayed available for
+  `max_seconds`). A recovery that reaches a running server makes the
+  pool available again. By design, one input that crashes its server,
+  sent over and over, makes the pool unavailable: the retry delay bounds
+  how fast it crashes servers.
+
+  ## Logs
+
+  A server's standard output and standard error (one pipe: the pool
+  cannot tell them apart) are read a line at a time (4096 bytes; a
+  longer line comes in pieces) and logged as warnings, with the
+  metadata `pool:` (the pool's name), `server:` (its index) and
+  `os_pid:`, as are the pool's own warnings about a server. Each server
+  may log 100 lines a second; past that its lines are dropped and one
+  line says how many. A server's exit is logged with its status decoded:
+  "killed by SIGSEGV (status 139)" for a death by signal (status 128 +
+  N; signal names by this system's numbering, so a program's own
+  `exit(139)` reads the same, hence the status too), "exited with status
+  1" otherwise. Giving up past the restart intensity is logged as an
+  error (`server: nil`).
+
+  ## Events
+
+  With events on (see `WellBehaved.Telemetry`), a pool emits the events
+  below, each naming the pool in its metadata as `pool`; times are in
+  native units (`System.convert_time_unit/3`) and events that count
+  carry `count: 1`.
+
+    * `[:well_behaved, :external, :call, :start | :stop | :exception]` -
+      a span around each call (`Job.call/4` with `schedule: :external`,
+      `echo/1`, `levenshtein/4`). Metadata: `pool`, `request` (the job's
+      name, or `:echo`); the stop event adds `server` (the index that
+      served the call's last attempt, or `nil`) and `result` (`:ok` or
+      `{:error, reason}`), and measures `queue_time`, the time spent
+      waiting for a connection to be handed over (0 when an idle one was
+      free).
+    * `[:well_behaved, :external, :timeout]` - a call's reply did not
+      come within its timeout. Measurements: `count`. Metadata: `pool`,
+      `server`, `slot` (the connection).
+    * `[:well_behaved, :external, :cancel]` - a cancelled request (its
+      caller timed out or died) is over. Measurements: `count`,
+      `duration` (from the cancel to its end). Metadata: `pool`,
+      `server`, `slot`, `outcome`: `:acknowledged` (the server abandoned
+      the job), `:killed` (the pool killed its server: the job did not
+      stop in time) or `:lost` (the connection or the server went first).
+    * `[:well_behaved, :external, :server, :start]` - a server printed
+      "ready". Measurements: `startup_time`. Metadata: `pool`, `server`,
+      `os_pid`.
+    * `[:well_behaved, :external, :server, :exit]` - a server exited.
+      Measurements: `uptime`. Metadata: `pool`, `server`, `os_pid`,
+      `status` (the exit status), `signal` (`:SIGSEGV` and so on, or
+      `nil`), `cause` (`:crashed` by a signal, `:exited` by itself,
+      `:killed_by_pool`, or `:start_timeout`) and `restart_in` (ms, or
+      `nil` when it is not restarted).
+    * `[:well_behaved, :external, :overload]` - a call was shed.
+      Measurements: `count`, `waiting` (the callers in the queue).
+      Metadata: `pool`, `max_waiting`.
+    * `[:well_behaved, :external, :unavailable]` - the pool gave up past
+      its restart intensity. Measurements: `count`, `crashes` (the
+      failures in the window). Metadata: `pool`, `max_restarts`,
+      `max_seconds`, `retry_in` (ms).
+    * `[:well_behaved, :external, :available]` - a server is up again
+      after the retry. Measurements: `count`. Metadata: `pool`,
+      `max_restarts`, `max_seconds`.
+
+  ## Errors
+
   Errors (`{:error, reason}`):
 
     * `:closed` - the server died mid-call (or the connection broke);
@@ -66,6 +152,10 @@ defmodule WellBehaved.External do
       cancelled, see above; a late reply never reaches the next caller);
     * `:checkout_timeout` - no connection came free within `:timeout_ms`
       (every one busy, or the servers restarting);
+    * `:overloaded` - every connection busy and `max_waiting` callers
+      already waiting: the call was shed at once;
+    * `:unavailable` - the pool's servers failed past its restart
+      intensity, and it has not started them again yet;
     * `:not_running` - the pool stopped, or could not start;
     * `:too_large` - the request exceeds the 1 GiB frame limit;
     * `:badarg` - invalid arguments.
@@ -80,7 +170,15 @@ defmodule WellBehaved.External do
   @job_errors [:invalid_utf8, :does_not_fit]
 
   @type reason ::
-          :closed | :timeout | :checkout_timeout | :not_running | :too_large | :badarg | term()
+          :closed
+          | :timeout
+          | :checkout_timeout
+          | :overloaded
+          | :unavailable
+          | :not_running
+          | :too_large
+          | :badarg
+          | term()
 
   @type option ::
           {:name, atom()}
@@ -89,6 +187,10 @@ defmodule WellBehaved.External do
           | {:connections, pos_integer()}
           | {:timeout_ms, pos_integer()}
           | {:cancel_timeout_ms, pos_integer()}
+          | {:max_waiting, non_neg_integer() | :infinity}
+          | {:max_restarts, non_neg_integer()}
+          | {:max_seconds, pos_integer()}
+          | {:retry_ms, pos_integer()}
 
   # the built-in pool
   @builtin WellBehaved.External.Pool
@@ -117,7 +219,21 @@ defmodule WellBehaved.External do
       a free connection, default 60_000;
     * `cancel_timeout_ms:` - milliseconds a server has to abandon the
       request of a caller that gave up (see "Callers that give up" in the
-      module doc) before it is killed and replaced, default 1_000.
+      module doc) before it is killed and replaced, default 1_000;
+    * `max_waiting:` - callers that may wait for a busy pool's next free
+      connection, a non-negative integer or `:infinity` (the default);
+      the next one answers `{:error, :overloaded}` at once (see
+      "Overload and failure" in the module doc); with 0, a call that
+      finds no idle connection is shed, even while the servers restart;
+    * `max_restarts:`, `max_seconds:` - the restart intensity: more than
+      `max_restarts` server failures (a non-negative integer, default 10)
+      within `max_seconds` (default 10) make the pool unavailable;
+    * `retry_ms:` - milliseconds an unavailable pool waits before it
+      starts its servers again, default 1_000, doubling at each failed
+      recovery up to 30_000.
+
+  Options are checked: a bad one raises `ArgumentError` naming this
+  function, the option and what it accepts.
   """
   @spec start([option()]) :: {:ok, pid()} | {:error, term()}
   def start(opts \\ []), do: Pool.ensure_started(checked_options!(@start, opts))
@@ -150,7 +266,7 @@ defmodule WellBehaved.External do
     request = :erlang.term_to_binary({:wb_job, job, tiny, List.to_tuple(args)})
     timeout = if timeout == :infinity, do: nil, else: timeout
 
-    case Client.request(pool, request, timeout, start) do
+    case Client.request(pool, request, timeout, start, job) do
       {:ok, reply} ->
         case :erlang.binary_to_term(reply) do
           {:ok, result} -> result
@@ -253,7 +369,8 @@ defmodule WellBehaved.External do
     end
   end
 
-  defp builtin_request(payload), do: Client.request(@builtin, payload, nil, @builtin_start)
+  defp builtin_request(payload),
+    do: Client.request(@builtin, payload, nil, @builtin_start, :echo)
 
   @doc """
   Stops the pool `name` (default the built-in one) started by `start/1`
@@ -265,11 +382,36 @@ defmodule WellBehaved.External do
   def stop(name \\ @builtin), do: Service.stop(WellBehaved.Supervisor, name)
 
   @doc """
-  The running pool's name, program, servers (index, OS pid, port, socket
-  path, status), its directory, slot count, the slots in use (`busy`:
-  slot, owner pid and server index), the slots whose request is being
-  cancelled (`cancelling`: slot and server index) and the number of
-  callers waiting for a slot; `nil` when not running.
+  What the running pool `name` is and has done; `nil` when not running.
+
+    * `name`, `executable`, `dir` (the sockets' directory), `slots` (the
+      connections);
+    * `status` - `:running`; `:unavailable` past its restart intensity,
+      for `retry_in` ms; `:recovering` from then until a server is up;
+    * `servers` - index, OS pid, port, socket path and status (`:starting`,
+      `:up`, `:down`) of each;
+    * `busy` - the slots in use: slot, owner pid and server index;
+      `cancelling` - the slots whose request is being cancelled: slot and
+      server index;
+    * `waiting` and `queue` - the callers waiting for a connection (the
+      shared counter and the manager's queue: equal at rest);
+      `max_waiting`;
+    * counts over the pool's life: `restarts` (servers started again),
+      `exits` (a map from exit status to count), `crashes` (from signal,
+      `:SIGSEGV` and so on, to count: deaths by a signal the pool did
+      not send), `timeouts` (calls whose reply did not come in time),
+      `checkout_timeouts` (calls that got no connection in time),
+      `cancels` (requests cancelled), `sheds` (calls answered
+      `:overloaded`);
+    * `max_restarts`, `max_seconds`, `retry_in` (the delay in ms before
+      an unavailable pool retries; `nil` while running);
+    * `wait` - the checkouts (`count`) and the 50th, 90th and 99th
+      percentiles of their waits in milliseconds (`p50`, `p90`, `p99`;
+      `nil` before any). A checkout that found an idle connection counts
+      as 0 without reading the clock; the others are timed into
+      power-of-two buckets of microseconds, and a percentile is its
+      bucket's upper bound: `p90: 2.048` says 90% of the waits took less
+      than 2.048 ms. Shed calls are not waits.
   """
   @spec info(atom()) :: map() | nil
   def info(name \\ @builtin), do: ask(name, :info, 5_000)

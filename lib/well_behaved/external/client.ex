@@ -12,7 +12,8 @@ defmodule WellBehaved.External.Client do
   # (the manager holds it while the server abandons the request of a
   # caller that gave up).
 
-  alias WellBehaved.External.Pool
+  alias WellBehaved.External.{Pool, WaitStats}
+  alias WellBehaved.Telemetry
 
   # the slot values Pool's manager uses
   @idle 0
@@ -20,29 +21,61 @@ defmodule WellBehaved.External.Client do
   @cancelling -2
   # the server's frame limit (c_src/external/wb_external.h)
   @max_frame 1_073_741_824
+  # with events on: the slot of the call's last checkout and the time it
+  # waited for the manager, for the call span's stop event
+  @trace {__MODULE__, :trace}
 
   @doc """
   Sends one request payload to the pool `name`, returns the reply payload.
   `timeout` (ms) bounds the wait for the reply, and the wait for a
   connection (`nil`: the pool's). A pool not running is started with
   `start` (its options) when given, else the call answers
-  `{:error, :not_running}`.
+  `{:error, :not_running}`. `what` names the request in the call span's
+  events (a job's name, or `:echo`).
   """
-  @spec request(atom(), binary(), timeout() | nil, keyword() | nil) ::
+  @spec request(atom(), binary(), timeout() | nil, keyword() | nil, atom()) ::
           {:ok, binary()} | {:error, term()}
-  def request(_name, payload, _timeout, _start) when byte_size(payload) > @max_frame,
+  def request(name, payload, timeout, start, what \\ :request)
+
+  def request(_name, payload, _timeout, _start, _what) when byte_size(payload) > @max_frame,
     do: {:error, :too_large}
 
-  def request(name, payload, timeout, start) do
+  def request(name, payload, timeout, start, what) do
     case meta(name, start) do
-      {:meta, _name, _atomics, slots, _manager, pool_timeout} = meta ->
+      {:meta, _name, _atomics, slots, _manager, pool_timeout, _stats} = meta ->
         timeout = timeout || pool_timeout
         deadline = System.monotonic_time(:millisecond) + timeout
-        send_request(meta, payload, slots, timeout, deadline)
+
+        # events off: one check of the flag, nothing more
+        if Telemetry.enabled?(),
+          do: traced(meta, payload, slots, timeout, deadline, what),
+          else: send_request(meta, payload, slots, timeout, deadline, false)
 
       error ->
         error
     end
+  end
+
+  # the call span: start metadata pool and request; stop adds the
+  # server, the result, and queue_time (native units waited for the
+  # manager to hand a connection; 0 when an idle one was claimed)
+  defp traced({:meta, name, _, _, _, _, _} = meta, payload, slots, timeout, deadline, what) do
+    Telemetry.span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
+      Process.put(@trace, {nil, 0})
+      answer = send_request(meta, payload, slots, timeout, deadline, true)
+      {slot, queue_time} = Process.delete(@trace)
+      result = if match?({:ok, _}, answer), do: :ok, else: answer
+      stop = %{server: slot_server(name, slot), result: result}
+      {answer, %{queue_time: queue_time}, stop}
+    end)
+  end
+
+  defp slot_server(_name, nil), do: nil
+
+  defp slot_server(name, slot) do
+    :ets.lookup_element(name, slot, 3)
+  rescue
+    ArgumentError -> nil
   end
 
   defp meta(name, start) do
@@ -77,19 +110,21 @@ defmodule WellBehaved.External.Client do
   # then (the retries spent: every connection was stale) on one the
   # manager gives, which waits for a server to be up again, up to
   # `timeout` in all.
-  defp send_request(meta, payload, retries, timeout, deadline) do
-    case checkout(meta, timeout, retries) do
+  defp send_request(meta, payload, retries, timeout, deadline, trace) do
+    case checkout(meta, timeout, retries, trace) do
       {:ok, slot, sock, token} ->
+        if trace, do: Process.put(@trace, {slot, elem(Process.get(@trace), 1)})
+
         case :gen_tcp.send(sock, payload) do
           :ok ->
             case receive_reply(meta, slot, sock, token, timeout) do
-              {:error, :econnreset} -> retry(meta, payload, retries, deadline, :closed)
+              {:error, :econnreset} -> retry(meta, payload, retries, deadline, :closed, trace)
               answer -> answer
             end
 
           {:error, reason} when reason != :timeout ->
             discard(meta, slot, token, sock)
-            retry(meta, payload, retries, deadline, reason)
+            retry(meta, payload, retries, deadline, reason, trace)
 
           {:error, reason} ->
             discard(meta, slot, token, sock)
@@ -101,12 +136,12 @@ defmodule WellBehaved.External.Client do
     end
   end
 
-  defp retry(meta, payload, retries, deadline, reason) do
+  defp retry(meta, payload, retries, deadline, reason, trace) do
     left = deadline - System.monotonic_time(:millisecond)
 
     cond do
       left <= 0 -> {:error, if(reason == :econnreset, do: :closed, else: reason)}
-      true -> send_request(meta, payload, max(retries - 1, 0), left, deadline)
+      true -> send_request(meta, payload, max(retries - 1, 0), left, deadline, trace)
     end
   end
 
@@ -118,6 +153,7 @@ defmodule WellBehaved.External.Client do
 
       # the server is told to abandon the request (the manager sees to it)
       {:error, :timeout} ->
+        timed_out(meta, slot)
         cancel(meta, slot, token)
         {:error, :timeout}
 
@@ -127,16 +163,27 @@ defmodule WellBehaved.External.Client do
     end
   end
 
-  # no retries left: only a connection the manager hands out
-  defp checkout({:meta, _, _, _, manager, _}, timeout, 0), do: wait_checkout(manager, timeout)
+  defp timed_out({:meta, name, _, _, _, _, stats}, slot) do
+    WaitStats.timeout(stats)
+    meta = %{pool: name, server: slot_server(name, slot), slot: slot}
+    Telemetry.execute([:well_behaved, :external, :timeout], %{count: 1}, meta)
+  end
 
-  defp checkout({:meta, name, atomics, slots, manager, _}, timeout, _retries) do
+  # no retries left: only a connection the manager hands out
+  defp checkout({:meta, _, _, _, manager, _, stats}, timeout, 0, trace),
+    do: wait_checkout(manager, stats, timeout, trace)
+
+  defp checkout({:meta, name, atomics, slots, manager, _, stats}, timeout, _retries, trace) do
     token = :erlang.unique_integer([:positive])
     start = rem(:erlang.system_info(:scheduler_id) - 1, slots)
 
     case Pool.claim(atomics, slots, start, slots, token) do
-      0 -> wait_checkout(manager, timeout)
-      slot -> owned(name, slot, token)
+      0 ->
+        wait_checkout(manager, stats, timeout, trace)
+
+      slot ->
+        WaitStats.immediate(stats)
+        owned(name, slot, token)
     end
   end
 
@@ -149,14 +196,36 @@ defmodule WellBehaved.External.Client do
     _ -> {:error, :not_running}
   end
 
-  defp wait_checkout(manager, timeout) do
+  # a wait through the manager, timed for the pool's histogram (and the
+  # call span's queue_time)
+  defp wait_checkout(manager, stats, timeout, trace) do
+    started = System.monotonic_time()
+    answer = ask_checkout(manager, timeout)
+    waited = System.monotonic_time() - started
+
+    # the histogram holds the waits that got a connection
+    case answer do
+      {:ok, _, _, _} -> WaitStats.waited(stats, waited)
+      {:error, :checkout_timeout} -> WaitStats.checkout_timeout(stats)
+      _ -> :ok
+    end
+
+    if trace do
+      {slot, queue_time} = Process.get(@trace)
+      Process.put(@trace, {slot, queue_time + waited})
+    end
+
+    answer
+  end
+
+  defp ask_checkout(manager, timeout) do
     GenServer.call(manager, {:checkout, timeout}, timeout + 5_000)
   catch
     :exit, {:timeout, _} -> {:error, :checkout_timeout}
     :exit, _ -> {:error, :not_running}
   end
 
-  defp checkin({:meta, _name, atomics, slots, manager, _}, slot, token) do
+  defp checkin({:meta, _name, atomics, slots, manager, _, _}, slot, token) do
     if :atomics.get(atomics, slots + 1) > 0 do
       send(manager, {:checkin, slot, token})
     else
@@ -166,7 +235,7 @@ defmodule WellBehaved.External.Client do
     :ok
   end
 
-  defp discard({:meta, _name, atomics, _slots, manager, _}, slot, token, sock) do
+  defp discard({:meta, _name, atomics, _slots, manager, _, _}, slot, token, sock) do
     :gen_tcp.close(sock)
 
     if :atomics.compare_exchange(atomics, slot, token, @down) == :ok do
@@ -176,7 +245,7 @@ defmodule WellBehaved.External.Client do
     :ok
   end
 
-  defp cancel({:meta, _name, atomics, _slots, manager, _}, slot, token) do
+  defp cancel({:meta, _name, atomics, _slots, manager, _, _}, slot, token) do
     if :atomics.compare_exchange(atomics, slot, token, @cancelling) == :ok do
       send(manager, {:cancel, slot})
     end

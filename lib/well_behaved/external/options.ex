@@ -8,8 +8,12 @@ defmodule WellBehaved.External.Options do
 
   # servers, connections and milliseconds: a 32-bit count each
   @max_count 0xFFFF_FFFF
-  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms]
-  @start_options [:name, :executable | @counts]
+  @counts [:servers, :connections, :timeout_ms, :cancel_timeout_ms, :max_seconds, :retry_ms]
+  # counts that may be 0
+  @zero_counts [:max_restarts]
+  # in the order the docs give them
+  @start_options [:name, :executable, :servers, :connections, :timeout_ms, :cancel_timeout_ms] ++
+                   [:max_waiting, :max_restarts, :max_seconds, :retry_ms]
 
   @doc false
   # :ok, or an ArgumentError naming `function` and the option
@@ -23,6 +27,23 @@ defmodule WellBehaved.External.Options do
     case option do
       {key, value} when key in @counts ->
         Options.integer!(function, key, value, 1..@max_count)
+
+      {key, value} when key in @zero_counts ->
+        Options.integer!(function, key, value, 0..@max_count)
+
+      {:max_waiting, :infinity} ->
+        :ok
+
+      {:max_waiting, value} when is_integer(value) and value in 0..@max_count ->
+        :ok
+
+      {:max_waiting, value} ->
+        Options.invalid!(
+          function,
+          :max_waiting,
+          value,
+          "an integer in 0..#{@max_count} or :infinity"
+        )
 
       {:name, name} when is_atom(name) and name not in [nil, true, false] ->
         :ok

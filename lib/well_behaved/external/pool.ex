@@ -27,11 +27,17 @@ defmodule WellBehaved.External.Pool do
   #     returns), so its server is killed (SIGKILL) and restarted at once,
   #     and counted as abandoned: no server works for nobody.
   #   * every tick, slots held by dead processes are cancelled.
+  #   * a server's output (stdout and stderr, one pipe) is read a line at
+  #     a time and logged (External.ServerLog); its exit status is decoded
+  #     (External.ExitStatus); failures count against the restart
+  #     intensity (External.Intensity): past it the pool is unavailable
+  #     until a retry timer starts its servers again.
+  #   * callers count their waits and timeouts (External.WaitStats) in a
+  #     :counters ref of the ETS meta tuple.
   use GenServer
-  require Logger
 
-  alias WellBehaved.External.Connection
-  alias WellBehaved.OSProcess
+  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, WaitStats}
+  alias WellBehaved.{OSProcess, Telemetry}
 
   # a slot's value in the atomics (Client uses the same): a caller's token
   # (positive), idle, down (no connection), cancelling (held here)
@@ -39,7 +45,6 @@ defmodule WellBehaved.External.Pool do
   @down -1
   @cancelling -2
   @tick_ms 500
-  @ready_timeout_ms 10_000
   # `opts` checked by WellBehaved.External, with :name and :executable
   def child_spec(opts) do
     %{
@@ -59,7 +64,8 @@ defmodule WellBehaved.External.Pool do
 
   defp defaults do
     [servers: System.schedulers_online(), connections: 4, timeout_ms: 60_000]
-    |> Keyword.put(:cancel_timeout_ms, 1_000)
+    |> Keyword.merge(cancel_timeout_ms: 1_000, max_waiting: :infinity)
+    |> Keyword.merge(max_restarts: 10, max_seconds: 10, retry_ms: 1_000)
   end
 
   @doc """
@@ -106,6 +112,20 @@ defmodule WellBehaved.External.Pool do
         slots: slots,
         timeout_ms: Keyword.fetch!(opts, :timeout_ms),
         cancel_timeout_ms: Keyword.fetch!(opts, :cancel_timeout_ms),
+        max_waiting: Keyword.fetch!(opts, :max_waiting),
+        # :running; :unavailable past the restart intensity (no server
+        # runs, checkouts answer {:error, :unavailable}) until the retry,
+        # then :recovering until a server is up
+        status: :running,
+        intensity: Intensity.new(opts),
+        retry_in: nil,
+        # callers' counts (External.WaitStats), and the manager's
+        stats: WaitStats.new(),
+        restarts: 0,
+        exits: %{},
+        crashes: %{},
+        sheds: 0,
+        cancel_count: 0,
         # slot => the cancel in flight on it
         cancels: %{},
         # server index => servers killed there for a job that would not stop
@@ -116,11 +136,12 @@ defmodule WellBehaved.External.Pool do
         suspects: %{}
       }
 
-      state = Enum.reduce(0..(servers - 1), state, &start_server(&2, &1))
+      state = Enum.reduce(0..(servers - 1), state, &Servers.start_server(&2, &1))
 
-      case await_ready(state, System.monotonic_time(:millisecond) + @ready_timeout_ms) do
+      case await_ready(state, System.monotonic_time(:millisecond) + Servers.ready_timeout_ms()) do
         {:ok, state} ->
-          :ets.insert(table, {:meta, name, atomics, slots, self(), state.timeout_ms})
+          meta = {:meta, name, atomics, slots, self(), state.timeout_ms, state.stats}
+          :ets.insert(table, meta)
           Process.send_after(self(), :tick, @tick_ms)
           {:ok, state}
 
@@ -154,12 +175,30 @@ defmodule WellBehaved.External.Pool do
   @impl true
   def handle_call(:ready, _from, state), do: {:reply, :ok, state}
 
+  def handle_call({:checkout, _timeout}, _from, %{status: :unavailable} = state),
+    do: {:reply, {:error, :unavailable}, state}
+
   def handle_call({:checkout, timeout}, {pid, _} = from, state) do
     %{atomics: atomics, slots: slots} = state
-    :atomics.add(atomics, slots + 1, 1)
+    # the waiting cell counts the callers in the queue (only this process
+    # changes it): bumped first, so that a release racing this claim goes
+    # through here
+    waiting = :atomics.add_get(atomics, slots + 1, 1) - 1
     token = :erlang.unique_integer([:positive])
 
     case claim(atomics, slots, 0, slots, token) do
+      0 when is_integer(state.max_waiting) and waiting >= state.max_waiting ->
+        :atomics.sub(atomics, slots + 1, 1)
+        meta = %{pool: state.name, max_waiting: state.max_waiting}
+
+        Telemetry.execute(
+          [:well_behaved, :external, :overload],
+          %{count: 1, waiting: waiting},
+          meta
+        )
+
+        {:reply, {:error, :overloaded}, %{state | sheds: state.sheds + 1}}
+
       0 ->
         deadline = System.monotonic_time(:millisecond) + timeout
         Process.send_after(self(), :expire_waiters, timeout)
@@ -193,14 +232,25 @@ defmodule WellBehaved.External.Pool do
       name: state.name,
       executable: state.exe,
       dir: state.dir,
+      status: state.status,
       servers: servers,
       slots: state.slots,
       busy: busy,
       cancelling: cancelling,
-      waiting: :atomics.get(state.atomics, state.slots + 1)
+      waiting: :atomics.get(state.atomics, state.slots + 1),
+      queue: :queue.len(state.waiters),
+      max_waiting: state.max_waiting,
+      restarts: state.restarts,
+      exits: state.exits,
+      crashes: state.crashes,
+      cancels: state.cancel_count,
+      sheds: state.sheds,
+      max_restarts: state.intensity.max_restarts,
+      max_seconds: state.intensity.max_seconds,
+      retry_in: state.retry_in
     }
 
-    {:reply, info, state}
+    {:reply, Map.merge(info, WaitStats.read(state.stats)), state}
   end
 
   # each running server's answer to {wb_stats}, on a connection of its own
@@ -238,83 +288,46 @@ defmodule WellBehaved.External.Pool do
   def handle_info({:cancel_timeout, slot, ref}, state),
     do: {:noreply, cancel_timed_out(state, slot, ref)}
 
-  def handle_info({port, {:data, data}}, state) when is_map_key(state.ports, port) do
-    index = Map.fetch!(state.ports, port)
-    server = state.servers[index]
-    seen = server.output <> data
-
-    if server.status == :starting and String.contains?(seen, "ready\n") do
-      state = put_in(state.servers[index], %{server | status: :up, output: ""})
-      {:noreply, reconnect_server(state, index)}
-    else
-      {:noreply,
-       put_in(state.servers[index].output, binary_part(seen, 0, min(byte_size(seen), 64)))}
-    end
-  end
-
-  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port) do
+  # a server's output, a line at a time: "ready" once it listens, any
+  # other line (or piece of a long one) to the log
+  def handle_info({port, {:data, {eol, line}}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
     server = state.servers[index]
 
-    Logger.warning(
-      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) exited with status #{status}; restarting"
-    )
-
-    state = %{state | ports: Map.delete(state.ports, port)}
-    # idle connections to it are dead; connections in use are discarded by
-    # their callers, who see them closed
-    for slot <- slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: close_slot(state, slot)
-
-    File.rm(server.path)
-    # a server that dies young is restarted after a pause, unless killed
-    # here for a job that would not stop
-    young? = System.monotonic_time(:millisecond) - server.started_at < 1_000
-    killed? = Map.get(server, :killed, false)
-    delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
-    state = put_in(state.servers[index], %{server | status: :down, port: nil, delay: delay})
-
-    # cancels in flight there are over: their jobs died with the server
-    state =
-      Enum.reduce(slots_of(state, index), state, fn slot, state ->
-        if Map.has_key?(state.cancels, slot), do: end_cancel(state, slot, @down), else: state
-      end)
-
-    if delay == 0 do
-      {:noreply, start_server(state, index)}
+    if eol == :eol and line == "ready" and server.status == :starting do
+      {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
     else
-      Process.send_after(self(), {:restart, index}, delay)
-      {:noreply, state}
+      log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
+      {:noreply, put_in(state.servers[index].log, log)}
     end
   end
+
+  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port),
+    do: {:noreply, Servers.server_exited(state, port, status)}
 
   def handle_info({:restart, index}, state) do
-    if state.servers[index].status == :down,
-      do: {:noreply, start_server(state, index)},
-      else: {:noreply, state}
-  end
-
-  def handle_info({:start_timeout, index, port}, state) do
-    case state.servers[index] do
-      %{status: :starting, port: ^port, os_pid: os_pid} ->
-        Logger.warning(
-          "WellBehaved.External #{inspect(state.name)}: server #{index} did not start; killing it"
-        )
-
-        OSProcess.kill(os_pid)
-        {:noreply, state}
+    case {state.status, state.servers[index]} do
+      {status, %{status: :down, port: nil}} when status != :unavailable ->
+        {:noreply, Servers.start_server(state, index)}
 
       _ ->
         {:noreply, state}
     end
   end
 
+  def handle_info({:start_timeout, index, port}, state),
+    do: {:noreply, Servers.start_timed_out(state, index, port)}
+
+  # the pool was unavailable for its retry delay: its servers start again
+  def handle_info(:retry, %{status: :unavailable} = state), do: {:noreply, Servers.retry(state)}
+
+  def handle_info(:retry, state), do: {:noreply, state}
+
   def handle_info(:expire_waiters, state), do: {:noreply, expire_waiters(state)}
 
   def handle_info(:tick, state) do
     Process.send_after(self(), :tick, @tick_ms)
-    state = state |> reclaim_abandoned() |> expire_waiters()
+    state = state |> reclaim_abandoned() |> expire_waiters() |> Servers.flush_logs()
 
     state =
       Enum.reduce(1..state.slots, state, fn slot, state ->
@@ -331,51 +344,19 @@ defmodule WellBehaved.External.Pool do
   @impl true
   def terminate(_reason, state), do: shutdown(state)
 
-  # --- servers ------------------------------------------------------------------------
+  # --- slots ------------------------------------------------------------------------
 
-  defp start_server(state, index) do
-    path = Path.join(state.dir, "s#{index}.sock")
-    # the last server to exit removes the directory (so that none is left
-    # behind when the VM dies): make it again if a restart finds it gone
-    Connection.ensure_private_dir(state.dir)
+  @doc false
+  def server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
 
-    port =
-      Port.open({:spawn_executable, state.exe}, [
-        :binary,
-        :exit_status,
-        :use_stdio,
-        args: [path, "--remove-dir"]
-      ])
-
-    {:os_pid, os_pid} = Port.info(port, :os_pid)
-    Process.send_after(self(), {:start_timeout, index, port}, @ready_timeout_ms)
-    old = Map.get(state.servers, index, %{delay: 0})
-
-    server = %{
-      port: port,
-      os_pid: os_pid,
-      path: path,
-      status: :starting,
-      output: "",
-      started_at: System.monotonic_time(:millisecond),
-      delay: old.delay
-    }
-
-    %{
-      state
-      | servers: Map.put(state.servers, index, server),
-        ports: Map.put(state.ports, port, index)
-    }
-  end
-
-  defp server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
-
-  defp slots_of(state, index) do
+  @doc false
+  def slots_of(state, index) do
     n = map_size(state.servers)
     Enum.filter(1..state.slots, &(rem(&1 - 1, n) == index))
   end
 
-  defp reconnect_server(state, index) do
+  @doc false
+  def reconnect_server(state, index) do
     Enum.reduce(slots_of(state, index), state, fn slot, state ->
       if :atomics.get(state.atomics, slot) == @down, do: reconnect(state, slot), else: state
     end)
@@ -402,7 +383,8 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  defp close_slot(state, slot) do
+  @doc false
+  def close_slot(state, slot) do
     case :ets.lookup(state.name, slot) do
       [{^slot, sock, _}] -> :gen_tcp.close(sock)
       [] -> :ok
@@ -533,6 +515,8 @@ defmodule WellBehaved.External.Pool do
   defp start_cancel(state, slot, reuse) do
     index = server_of(state, slot)
     server = state.servers[index]
+    state = %{state | cancel_count: state.cancel_count + 1}
+    started = System.monotonic_time()
 
     with %{status: :up, os_pid: os_pid} <- server,
          [{^slot, sock, _}] <- :ets.lookup(state.name, slot),
@@ -541,10 +525,12 @@ defmodule WellBehaved.External.Pool do
       ref = make_ref()
       timer = Process.send_after(self(), {:cancel_timeout, slot, ref}, state.cancel_timeout_ms)
       cancel = %{sock: sock, ref: ref, timer: timer, index: index, os_pid: os_pid, reuse: reuse}
-      %{state | cancels: Map.put(state.cancels, slot, cancel)}
+      %{state | cancels: Map.put(state.cancels, slot, Map.put(cancel, :started, started))}
     else
       # no server, or a broken connection: nothing runs there any more
-      _ -> give_down(state, slot)
+      _ ->
+        cancel_event(state, slot, index, started, :lost)
+        give_down(state, slot)
     end
   end
 
@@ -561,13 +547,13 @@ defmodule WellBehaved.External.Pool do
 
       slot when data == <<>> ->
         if state.cancels[slot].reuse and :inet.setopts(sock, active: false) == :ok,
-          do: end_cancel(state, slot, :give),
-          else: end_cancel(state, slot, @down)
+          do: end_cancel(state, slot, :give, :acknowledged),
+          else: end_cancel(state, slot, @down, :acknowledged)
 
       slot ->
         case :inet.setopts(sock, active: :once) do
           :ok -> state
-          {:error, _} -> end_cancel(state, slot, @down)
+          {:error, _} -> end_cancel(state, slot, @down, :lost)
         end
     end
   end
@@ -575,7 +561,7 @@ defmodule WellBehaved.External.Pool do
   defp cancel_broken(state, sock) do
     case cancel_slot(state, sock) do
       nil -> state
-      slot -> end_cancel(state, slot, @down)
+      slot -> end_cancel(state, slot, @down, :lost)
     end
   end
 
@@ -592,7 +578,7 @@ defmodule WellBehaved.External.Pool do
             do: replace(state, index),
             else: state
 
-        end_cancel(state, slot, @down)
+        end_cancel(state, slot, @down, :killed)
 
       _ ->
         state
@@ -602,34 +588,42 @@ defmodule WellBehaved.External.Pool do
   defp replace(state, index) do
     server = state.servers[index]
 
-    Logger.warning(
-      "WellBehaved.External #{inspect(state.name)}: server #{index} (OS pid #{server.os_pid}) did not abandon a cancelled job within #{state.cancel_timeout_ms} ms; killing it"
+    ServerLog.warning(
+      state.name,
+      index,
+      server.os_pid,
+      "#{ServerLog.prefix(state.name, index, server.os_pid)} did not abandon a cancelled " <>
+        "job within #{state.cancel_timeout_ms} ms; killing it"
     )
 
-    OSProcess.kill(server.os_pid)
-    # no new connection to it, none of its idle ones used; callers on its
-    # other connections get {:error, :closed}
-    for slot <- slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: close_slot(state, slot)
-
-    state = put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+    state = Servers.stop_server(state, index)
     %{state | abandoned: Map.update(state.abandoned, index, 1, &(&1 + 1))}
   end
 
-  # The cancel on `slot` is over: the slot goes to a waiter or idle
-  # (:give), or down (and reconnects when its server is up).
-  defp end_cancel(state, slot, outcome) do
+  # The cancel on `slot` is over (`outcome`: :acknowledged, :killed with
+  # its server, :lost with the connection): the slot goes to a waiter or
+  # idle (:give), or down (and reconnects when its server is up).
+  @doc false
+  def end_cancel(state, slot, next, outcome) do
     {cancel, cancels} = Map.pop(state.cancels, slot)
     Process.cancel_timer(cancel.timer)
     state = %{state | cancels: cancels}
+    cancel_event(state, slot, cancel.index, cancel.started, outcome)
 
-    if outcome == :give do
+    if next == :give do
       give(state, slot, @cancelling)
     else
       _ = :inet.setopts(cancel.sock, active: false)
       give_down(state, slot)
     end
+  end
+
+  defp cancel_event(state, slot, index, started, outcome) do
+    Telemetry.execute(
+      [:well_behaved, :external, :cancel],
+      %{count: 1, duration: System.monotonic_time() - started},
+      %{pool: state.name, server: index, slot: slot, outcome: outcome}
+    )
   end
 
   defp give_down(state, slot) do

@@ -1,0 +1,100 @@
+defmodule WellBehaved.External.ServerLog do
+  @moduledoc false
+  # A pool's log lines, each with the metadata `pool:`, `server:` (index)
+  # and `os_pid:`: the servers' own output (stdout and stderr share one
+  # pipe, read a line at a time), and the pool's warnings about them.
+  #
+  # A server's output is rate-limited, per server: up to @lines_per_second
+  # lines in a second, then one line saying how many were dropped, so
+  # that a server printing in a loop cannot flood the log (nor the
+  # manager's mailbox for long: lines are read as they come either way).
+
+  require Logger
+
+  @lines_per_second 100
+  @second_ms 1_000
+
+  @typedoc "A server's rate window: its start (ms), the lines logged and dropped in it."
+  @type t :: %{since: integer(), lines: non_neg_integer(), dropped: non_neg_integer()}
+
+  @doc "A fresh rate window, for a server just started (at `now`, ms)."
+  @spec new(integer()) :: t()
+  def new(now \\ now()), do: %{since: now, lines: 0, dropped: 0}
+
+  @doc "The metadata of a pool's log lines about one server."
+  @spec metadata(atom(), non_neg_integer(), integer() | nil) :: keyword()
+  def metadata(pool, index, os_pid), do: [pool: pool, server: index, os_pid: os_pid]
+
+  @doc "A warning about server `index` of `pool`, with its metadata."
+  @spec warning(atom(), non_neg_integer(), integer() | nil, String.t()) :: :ok
+  def warning(pool, index, os_pid, message) do
+    Logger.warning(message, metadata(pool, index, os_pid))
+  end
+
+  @doc "An error about `pool` as a whole (server `nil`)."
+  @spec pool_error(atom(), String.t()) :: :ok
+  def pool_error(pool, message) do
+    Logger.error(message, pool: pool, server: nil, os_pid: nil)
+  end
+
+  @doc """
+  A line (or a piece of a line longer than the port's line length) that
+  server `index` printed: logged as a warning unless the server is past
+  its rate; returns the window. `now` (ms) is the monotonic clock's.
+  """
+  @spec line(t(), atom(), non_neg_integer(), integer() | nil, binary(), integer()) :: t()
+  def line(window, pool, index, os_pid, text, now \\ now()) do
+    window = flush(window, pool, index, os_pid, false, now)
+
+    if window.lines < @lines_per_second do
+      warning(pool, index, os_pid, "#{prefix(pool, index, os_pid)}: #{printable(text)}")
+      %{window | lines: window.lines + 1}
+    else
+      %{window | dropped: window.dropped + 1}
+    end
+  end
+
+  @doc """
+  Ends the window if its second is over (or at once when `now?`, as when
+  the server exits), logging how many lines it dropped, if any.
+  """
+  @spec flush(t(), atom(), non_neg_integer(), integer() | nil, boolean(), integer()) :: t()
+  def flush(window, pool, index, os_pid, now?, now \\ now()) do
+    if now? or now - window.since >= @second_ms do
+      if window.dropped > 0 do
+        warning(
+          pool,
+          index,
+          os_pid,
+          "#{prefix(pool, index, os_pid)}: #{window.dropped} lines dropped " <>
+            "(more than #{@lines_per_second} in a second)"
+        )
+      end
+
+      %{since: now, lines: 0, dropped: 0}
+    else
+      window
+    end
+  end
+
+  @doc "The start of every line about a server: pool, index and OS pid."
+  @spec prefix(atom(), non_neg_integer(), integer() | nil) :: String.t()
+  def prefix(pool, index, os_pid),
+    do: "WellBehaved.External #{inspect(pool)}: server #{index} (OS pid #{os_pid})"
+
+  # the line as text: invalid UTF-8 shown as U+FFFD, a trailing CR dropped
+  defp printable(text) do
+    text = String.trim_trailing(text, "\r")
+
+    if String.valid?(text) do
+      text
+    else
+      text
+      |> String.chunk(:valid)
+      |> Enum.map(&if(String.valid?(&1), do: &1, else: "\uFFFD"))
+      |> IO.iodata_to_binary()
+    end
+  end
+
+  defp now, do: System.monotonic_time(:millisecond)
+end

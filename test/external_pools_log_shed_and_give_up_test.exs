@@ -1,0 +1,420 @@
+defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
+  # A pool of external servers in production (issue 46): a server's own
+  # output reaches Logger with the pool, server and OS pid as metadata;
+  # exits are decoded (signal names) and counted; the wait queue sheds
+  # past max_waiting; past its restart intensity the pool gives up for a
+  # while, then starts again. Events go to a recording handler, so this
+  # file turns events on for the whole VM: async: false.
+  use ExUnit.Case, async: false
+
+  alias WellBehaved.{External, Job}
+  alias WellBehaved.External.{ExitStatus, Intensity, WaitStats}
+  alias WellBehaved.Test.{RuntimeHelpers, SDKJobs}
+
+  doctest ExitStatus
+  doctest Intensity
+  doctest WaitStats
+
+  @server Path.expand("c_src/build/sdk/sdk_jobs_server")
+
+  defmodule Recorder do
+    @moduledoc false
+    # the events' handler and a :logger handler, both sending to a test
+    def event(event, measurements, metadata, pid),
+      do: send(pid, {:event, event, measurements, metadata})
+
+    def log(%{level: level, msg: msg, meta: meta}, %{config: %{pid: pid}}),
+      do: send(pid, {:log, level, text(msg), meta})
+
+    defp text({:string, chardata}), do: IO.chardata_to_string(chardata)
+    defp text({:report, report}), do: inspect(report)
+    defp text({format, args}), do: IO.chardata_to_string(:io_lib.format(format, args))
+  end
+
+  setup_all do
+    SDKJobs.ensure_loaded!()
+  end
+
+  setup context do
+    WellBehaved.Telemetry.set({:handler, Recorder, :event, self()}, true)
+    handler = :"pool_log_#{System.unique_integer([:positive])}"
+    :ok = :logger.add_handler(handler, Recorder, %{config: %{pid: self()}})
+
+    on_exit(fn ->
+      :logger.remove_handler(handler)
+      WellBehaved.Telemetry.refresh()
+    end)
+
+    # a pool name of the test's own
+    {:ok, pool: Module.concat(__MODULE__, "Pool#{context.line}")}
+  end
+
+  defp start_pool(pool, opts) do
+    start_supervised!({External, [name: pool, executable: @server, servers: 1] ++ opts})
+    assert call(pool, &SDKJobs.fold/4, [1]) == reference(1)
+    pool
+  end
+
+  defp call(pool, f, args, opts \\ []),
+    do: Job.call(f, args, [schedule: :external, pool: pool] ++ opts, "test")
+
+  defp reference(n), do: Job.call(&SDKJobs.fold/4, [n], [schedule: :normal], "test")
+
+  defp up_os_pid(pool) do
+    RuntimeHelpers.eventually(fn ->
+      case External.info(pool) do
+        %{servers: [%{status: :up, os_pid: os_pid}]} -> os_pid
+        _ -> nil
+      end
+    end)
+  end
+
+  # the log lines received so far about `pool`, as {level, text, meta}
+  defp logs(pool, acc \\ []) do
+    receive do
+      {:log, level, text, %{pool: ^pool} = meta} -> logs(pool, [{level, text, meta} | acc])
+    after
+      0 -> Enum.reverse(acc)
+    end
+  end
+
+  describe "a server's output" do
+    @tag :capture_log
+    @tag :tmp_dir
+    test "reaches Logger a line at a time, with pool, server and OS pid", context do
+      %{pool: pool, tmp_dir: dir} = context
+      # one line on stderr, then the real server in the same process
+      wrapper = Path.join(dir, "wrapped_server")
+
+      File.write!(wrapper, """
+      #!/bin/sh
+      echo "wrapper: hello from stderr" >&2
+      printf '%5000s\n' '' | tr ' ' x
+      exec '#{@server}' "$@"
+      """)
+
+      File.chmod!(wrapper, 0o755)
+      start_supervised!({External, name: pool, executable: wrapper, servers: 1})
+      assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
+      os_pid = up_os_pid(pool)
+
+      assert_receive {:log, :warning, text, %{pool: ^pool, server: 0, os_pid: ^os_pid}}, 10_000
+      assert text =~ "wrapper: hello from stderr"
+
+      # the manager logged every line before it saw "ready"
+      lines = logs(pool)
+
+      # a line longer than 4096 bytes comes in two pieces, each logged
+      pieces =
+        for {:warning, text, %{os_pid: ^os_pid}} <- lines,
+            [_, xs] <- [Regex.run(~r/: (x+)$/, text)],
+            do: byte_size(xs)
+
+      assert pieces == [4096, 904]
+      # after the first line, the two pieces and nothing else: "ready" is
+      # the pool's, not the log's
+      assert length(lines) == 2
+    end
+
+    @tag :capture_log
+    @tag :tmp_dir
+    test "is rate-limited: every line is logged or counted as dropped", context do
+      %{pool: pool, tmp_dir: dir} = context
+      wrapper = Path.join(dir, "chatty_server")
+
+      File.write!(wrapper, """
+      #!/bin/sh
+      i=0
+      while [ $i -lt 250 ]; do echo "chatty $i"; i=$((i + 1)); done
+      exec '#{@server}' "$@"
+      """)
+
+      File.chmod!(wrapper, 0o755)
+      start_supervised!({External, name: pool, executable: wrapper, servers: 1})
+
+      # the pool's tick reports the dropped lines once their second is
+      # over; how many seconds the 250 lines span is the machine's affair
+      {logged, dropped} = count_chatty(pool, {0, 0})
+      assert logged + dropped == 250
+      assert logged >= 100
+    end
+
+    @tag :capture_log
+    test "a window logs 100 lines a second, then says how many it dropped" do
+      alias WellBehaved.External.ServerLog
+
+      window =
+        Enum.reduce(1..150, ServerLog.new(0), fn i, window ->
+          ServerLog.line(window, :rate_pool, 3, 42, "line #{i}", 999)
+        end)
+
+      assert %{lines: 100, dropped: 50} = window
+      assert window == ServerLog.flush(window, :rate_pool, 3, 42, false, 999)
+      assert %{lines: 0, dropped: 0} = ServerLog.flush(window, :rate_pool, 3, 42, false, 1_000)
+
+      texts = for {:log, :warning, text, %{pool: :rate_pool}} <- flush_mailbox([]), do: text
+      assert length(texts) == 101
+      assert List.last(texts) =~ ~r/server 3 \(OS pid 42\): 50 lines dropped/
+      assert hd(texts) =~ ~r/server 3 \(OS pid 42\): line 1$/
+    end
+  end
+
+  defp flush_mailbox(acc) do
+    receive do
+      message -> flush_mailbox([message | acc])
+    after
+      0 -> Enum.reverse(acc)
+    end
+  end
+
+  # lines logged and reported dropped, until all 250 are accounted for
+  defp count_chatty(_pool, {logged, dropped} = counts) when logged + dropped >= 250, do: counts
+
+  defp count_chatty(pool, {logged, dropped} = counts) do
+    receive do
+      {:log, :warning, text, %{pool: ^pool, server: 0}} ->
+        cond do
+          text =~ ~r/: chatty \d+$/ ->
+            count_chatty(pool, {logged + 1, dropped})
+
+          match = Regex.run(~r/: (\d+) lines dropped/, text) ->
+            count_chatty(pool, {logged, dropped + String.to_integer(Enum.at(match, 1))})
+
+          true ->
+            count_chatty(pool, counts)
+        end
+    after
+      30_000 -> flunk("lines logged and dropped so far: #{inspect(counts)}")
+    end
+  end
+
+  describe "exits" do
+    @tag :capture_log
+    test "a crash reads as SIGSEGV, status 139, in the event, the log and info", %{pool: pool} do
+      start_pool(pool, [])
+      os_pid = up_os_pid(pool)
+      assert call(pool, &SDKJobs.crash/4, [13]) == {:error, :closed}
+
+      assert_receive {:event, [:well_behaved, :external, :server, :exit], %{uptime: uptime},
+                      %{pool: ^pool, server: 0, os_pid: ^os_pid} = meta},
+                     10_000
+
+      assert is_integer(uptime) and uptime > 0
+      assert %{status: 139, signal: :SIGSEGV, cause: :crashed} = meta
+      assert is_integer(meta.restart_in)
+
+      assert Enum.any?(logs(pool), fn {level, text, meta} ->
+               level == :warning and text =~ "killed by SIGSEGV (status 139)" and
+                 meta.os_pid == os_pid and meta.server == 0
+             end)
+
+      # a new server, announced; the counts
+      new_os_pid =
+        RuntimeHelpers.eventually(fn ->
+          pid = up_os_pid(pool)
+          pid != os_pid and pid
+        end)
+
+      assert_receive {:event, [:well_behaved, :external, :server, :start], %{startup_time: t},
+                      %{pool: ^pool, server: 0, os_pid: ^new_os_pid}},
+                     10_000
+
+      assert is_integer(t)
+
+      assert %{exits: %{139 => 1}, crashes: %{SIGSEGV: 1}, restarts: 1, status: :running} =
+               External.info(pool)
+    end
+
+    @tag :capture_log
+    test "a server the pool kills reads as SIGKILL, caused by the pool", %{pool: pool} do
+      start_pool(pool, cancel_timeout_ms: 200)
+      os_pid = up_os_pid(pool)
+      # a step that never returns: the cancel is never acknowledged
+      assert call(pool, &SDKJobs.stuck/4, [100], timeout: 100) == {:error, :timeout}
+
+      assert_receive {:event, [:well_behaved, :external, :timeout], %{count: 1},
+                      %{pool: ^pool, server: 0, slot: slot}}
+
+      assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
+                      %{pool: ^pool, os_pid: ^os_pid} = meta},
+                     10_000
+
+      assert %{status: 137, signal: :SIGKILL, cause: :killed_by_pool, restart_in: 0} = meta
+
+      assert_receive {:event, [:well_behaved, :external, :cancel], %{count: 1, duration: d},
+                      %{pool: ^pool, server: 0, slot: ^slot, outcome: :killed}}
+
+      assert d >= 0
+      RuntimeHelpers.eventually(fn -> up_os_pid(pool) != os_pid end)
+      # not a crash: the pool did it
+      assert %{exits: %{137 => 1}, crashes: crashes, timeouts: 1, cancels: 1} =
+               External.info(pool)
+
+      assert crashes == %{}
+    end
+  end
+
+  describe "max_waiting" do
+    test "a full queue answers :overloaded at once; the waiters still finish", %{pool: pool} do
+      start_pool(pool, connections: 1, max_waiting: 2)
+      assert %{max_waiting: 2, sheds: 0, queue: 0} = External.info(pool)
+
+      # the one connection held by a job whose steps return but never end
+      holder = spawn(fn -> call(pool, &SDKJobs.liar/4, [0]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).busy != [] end)
+
+      waiters = for n <- [10, 20], do: Task.async(fn -> call(pool, &SDKJobs.fold/4, [n]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).waiting == 2 end)
+
+      assert call(pool, &SDKJobs.fold/4, [30]) == {:error, :overloaded}
+      assert %{sheds: 1, queue: 2, waiting: 2} = External.info(pool)
+
+      assert_receive {:event, [:well_behaved, :external, :overload], %{count: 1, waiting: 2},
+                      %{pool: ^pool, max_waiting: 2}}
+
+      refute_received {:event, [:well_behaved, :external, :overload], _, _}
+
+      # the holder dies, its job is cancelled, the waiters get the connection
+      Process.exit(holder, :kill)
+      assert Task.await_many(waiters, 60_000) == [reference(10), reference(20)]
+
+      # checkouts: the first call's and the holder's found the connection
+      # idle (bucket 0), the waiters' went through the manager (a bucket
+      # above 0); the shed one waited for nothing
+      assert %{wait: %{count: 4, p50: 0, p99: p99}} = External.info(pool)
+      assert p99 > 0
+    end
+
+    test "an error that says what happened" do
+      for reason <- [:overloaded, :unavailable] do
+        message = Exception.message(External.Error.exception(reason: reason))
+        refute message =~ inspect(reason), message
+      end
+    end
+
+    test "bad options raise, naming the function, the option and what it takes" do
+      for {opts, message} <- [
+            {[max_waiting: -1],
+             "invalid :max_waiting -1, expected an integer in 0..4294967295 or :infinity"},
+            {[max_waiting: :lots],
+             "invalid :max_waiting :lots, expected an integer in 0..4294967295 or :infinity"},
+            {[max_restarts: -1],
+             "invalid :max_restarts -1, expected an integer in 0..4294967295"},
+            {[max_seconds: 0], "invalid :max_seconds 0, expected an integer in 1..4294967295"},
+            {[retry_ms: 0], "invalid :retry_ms 0, expected an integer in 1..4294967295"}
+          ] do
+        assert_raise ArgumentError, "WellBehaved.External.start/1: " <> message, fn ->
+          External.start([name: __MODULE__.Bad] ++ opts)
+        end
+      end
+    end
+  end
+
+  describe "restart intensity" do
+    # three crashes, each {:error, :closed}: the third is past max_restarts 2
+    defp crash_three_times(pool) do
+      for _ <- 1..3, do: assert(call(pool, &SDKJobs.crash/4, [13]) == {:error, :closed})
+
+      assert_receive {:event, [:well_behaved, :external, :unavailable], %{count: 1, crashes: 3},
+                      %{pool: ^pool, max_restarts: 2, max_seconds: 60} = meta},
+                     10_000
+
+      # the starts of the servers that crashed: before the pool gave up
+      drain_starts(pool)
+      meta
+    end
+
+    defp drain_starts(pool) do
+      receive do
+        {:event, [:well_behaved, :external, :server, :start], _, %{pool: ^pool}} ->
+          drain_starts(pool)
+      after
+        0 -> :ok
+      end
+    end
+
+    @tag :capture_log
+    test "past it the pool is unavailable and starts no server", %{pool: pool} do
+      start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 600_000)
+      assert %{retry_in: 600_000} = crash_three_times(pool)
+
+      assert [%{level: :error}] =
+               for(
+                 {:error, text, meta} <- logs(pool),
+                 do: %{level: :error, text: text, meta: meta}
+               )
+
+      info = External.info(pool)
+      assert %{status: :unavailable, retry_in: 600_000, crashes: %{SIGSEGV: 3}} = info
+      assert [%{status: :down, os_pid: last}] = info.servers
+      assert call(pool, &SDKJobs.fold/4, [5]) == {:error, :unavailable}
+
+      # still nothing started: the same stopped server, no start event
+      assert [%{status: :down, os_pid: ^last}] = External.info(pool).servers
+      refute_received {:event, [:well_behaved, :external, :server, :start], _, %{pool: ^pool}}
+      refute_received {:event, [:well_behaved, :external, :available], _, _}
+    end
+
+    @tag :capture_log
+    test "callers waiting when the pool gives up are answered at once", %{pool: pool} do
+      start_pool(pool, connections: 1, max_restarts: 0, retry_ms: 600_000)
+      os_pid = up_os_pid(pool)
+      holder = Task.async(fn -> call(pool, &SDKJobs.liar/4, [0]) end)
+      # the server runs the job: its request was read, the kill closes it
+      RuntimeHelpers.eventually(fn ->
+        match?([{0, {:ok, %{live_jobs: 1}}}], External.server_stats(pool))
+      end)
+
+      waiter = Task.async(fn -> call(pool, &SDKJobs.fold/4, [3]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).waiting == 1 end)
+
+      # an exit the pool did not cause: with max_restarts 0, past it
+      WellBehaved.OSProcess.kill(os_pid)
+      assert Task.await(holder, 30_000) == {:error, :closed}
+      assert Task.await(waiter, 30_000) == {:error, :unavailable}
+      assert %{status: :unavailable, waiting: 0, queue: 0} = External.info(pool)
+
+      assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
+                      %{pool: ^pool, signal: :SIGKILL, cause: :crashed, restart_in: nil}}
+    end
+
+    @tag :capture_log
+    test "after retry_ms its servers start again and it is available", %{pool: pool} do
+      start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 100)
+      crash_three_times(pool)
+      [%{os_pid: last}] = External.info(pool).servers
+
+      assert_receive {:event, [:well_behaved, :external, :available], %{count: 1},
+                      %{pool: ^pool, max_restarts: 2, max_seconds: 60}},
+                     10_000
+
+      assert_receive {:event, [:well_behaved, :external, :server, :start], _,
+                      %{pool: ^pool, os_pid: os_pid}}
+
+      assert os_pid != last
+      assert call(pool, &SDKJobs.fold/4, [5]) == reference(5)
+      assert %{status: :running, retry_in: nil, restarts: 3} = External.info(pool)
+    end
+  end
+
+  describe "a call" do
+    test "is a span naming the pool, the request, the server and the result", %{pool: pool} do
+      start_pool(pool, [])
+
+      assert_receive {:event, [:well_behaved, :external, :call, :start], %{monotonic_time: _},
+                      %{pool: ^pool, request: :fold, telemetry_span_context: ref}}
+
+      assert_receive {:event, [:well_behaved, :external, :call, :stop],
+                      %{duration: d, queue_time: 0},
+                      %{
+                        pool: ^pool,
+                        request: :fold,
+                        server: 0,
+                        result: :ok,
+                        telemetry_span_context: ^ref
+                      }}
+
+      assert d > 0
+    end
+  end
+end
