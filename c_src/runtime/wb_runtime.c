@@ -151,5 +151,6 @@ void wb_runtime_unload(void) {
     if (--loaded_instances > 0) return;
     wb_rt_pool_stop();
     wb_rt_releasers_stop();
+    wb_rt_counters_free(); /* no thread of the library counts any more */
     job_type_count = 0;
 }
