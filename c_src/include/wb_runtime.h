@@ -12,10 +12,21 @@
  *
  * A job NIF registered with wb_run takes the job type's arguments followed
  * by three more: the mode atom (normal | dirty_cpu | yielding |
- * yielding_dirty | threaded | auto), `true` to force one unit per slice
- * (a test mode that exercises every resume path), and a reference that tags
- * the reply in threaded mode. It returns the result term, or `{error,
- * Reason}` when decode or init rejects the arguments. In threaded mode it
+ * yielding_dirty | threaded | auto), the flags, and a reference that tags
+ * the reply in threaded mode. The flags are `true` to force one unit per
+ * slice (a test mode that exercises every resume path), `false`, or an
+ * integer: bit 0 that tiny-slices flag, bit 1 the report. It returns the
+ * result term, or `{error, Reason}` when decode or init rejects the
+ * arguments. With the report bit a result (never an error or a raise)
+ * comes back as `{'$wb_report', Result, Info}`, Info #{mode_run, reason
+ * (below_normal_max | below_yielding_max | above_yielding_max, nil for a
+ * mode asked), predicted_units (nil for a mode asked), ps_per_unit,
+ * slices, rerun, answered_in_call, bytes, normal_max_ns, yielding_max_ns
+ * (infinity when none)}. The mode `explain` (the reference unused) runs
+ * nothing: it decodes the arguments and answers what :auto would do,
+ * #{mode, reason, predicted_units, setup_units, ps_per_unit, predicted_ns,
+ * normal_max_ns, yielding_max_ns, cost_measured, setup_on_dirty}, or
+ * `{error, Reason}`. In threaded mode it
  * returns the job (a resource) and the pool sends the caller `{Ref, done}`
  * or `{Ref, {error, Reason}}`; the caller then calls the same NIF with the
  * mode `collect` and the job in the reference's place for the result (made

@@ -113,6 +113,169 @@ static ERL_NIF_TERM counters_map(ErlNifEnv *env, const uint64_t *c) {
     return map;
 }
 
+/* ---- a job's report, and explain ---------------------------------------------- */
+
+enum {
+    R_TAG,
+    R_MODE_RUN,
+    R_REASON,
+    R_PREDICTED_UNITS,
+    R_PS_PER_UNIT,
+    R_SLICES,
+    R_RERUN,
+    R_ANSWERED_IN_CALL,
+    R_BYTES,
+    R_NORMAL_MAX_NS,
+    R_YIELDING_MAX_NS,
+    R_MODE,
+    R_SETUP_UNITS,
+    R_PREDICTED_NS,
+    R_COST_MEASURED,
+    R_SETUP_ON_DIRTY,
+    R_NIL,
+    R_INFINITY,
+    R_BELOW_NORMAL_MAX,
+    R_BELOW_YIELDING_MAX,
+    R_ABOVE_YIELDING_MAX,
+    R_ATOMS
+};
+static const char *const report_names[R_ATOMS] = {"$wb_report",
+                                                  "mode_run",
+                                                  "reason",
+                                                  "predicted_units",
+                                                  "ps_per_unit",
+                                                  "slices",
+                                                  "rerun",
+                                                  "answered_in_call",
+                                                  "bytes",
+                                                  "normal_max_ns",
+                                                  "yielding_max_ns",
+                                                  "mode",
+                                                  "setup_units",
+                                                  "predicted_ns",
+                                                  "cost_measured",
+                                                  "setup_on_dirty",
+                                                  "nil",
+                                                  "infinity",
+                                                  "below_normal_max",
+                                                  "below_yielding_max",
+                                                  "above_yielding_max"};
+/* made at load, as the runtime's other atoms */
+static ERL_NIF_TERM report_atoms[R_ATOMS];
+
+void wb_rt_report_atoms(ErlNifEnv *env) {
+    for (int i = 0; i < R_ATOMS; i++)
+        report_atoms[i] = enif_make_atom(env, report_names[i]);
+}
+
+static ERL_NIF_TERM mode_atom(mode m) {
+    switch (m) {
+    case MODE_NORMAL:
+        return wb_rt_atom_normal;
+    case MODE_DIRTY_CPU:
+        return wb_rt_atom_dirty_cpu;
+    case MODE_YIELDING:
+        return wb_rt_atom_yielding;
+    case MODE_YIELDING_DIRTY:
+        return wb_rt_atom_yielding_dirty;
+    default:
+        return wb_rt_atom_threaded;
+    }
+}
+
+static ERL_NIF_TERM reason_atom(auto_reason reason) {
+    switch (reason) {
+    case BELOW_NORMAL_MAX:
+        return report_atoms[R_BELOW_NORMAL_MAX];
+    case BELOW_YIELDING_MAX:
+        return report_atoms[R_BELOW_YIELDING_MAX];
+    case ABOVE_YIELDING_MAX:
+        return report_atoms[R_ABOVE_YIELDING_MAX];
+    default:
+        return report_atoms[R_NIL];
+    }
+}
+
+static ERL_NIF_TERM bool_atom(bool b) {
+    return b ? wb_rt_atom_true : wb_rt_atom_false;
+}
+
+static ERL_NIF_TERM yielding_max_term(ErlNifEnv *env) {
+    uint64_t max = atomic_load_explicit(&wb_rt_yielding_max_ns, memory_order_relaxed);
+    return max == NO_LIMIT ? report_atoms[R_INFINITY] : enif_make_uint64(env, max);
+}
+
+/* {'$wb_report', Result, Info}, the result of a job whose call asked for
+ * its report; a raise stays a raise. Info: the mode run, :auto's reason
+ * and its predicted units (nil for a mode asked), the cost per unit (the
+ * one :auto chose with, else the one learned now), the slices run, whether
+ * it is a re-run's restart, whether a :threaded answer was taken in the
+ * call, the state's bytes, and the thresholds in force. */
+ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result) {
+    if (result_raised(env, result)) return result;
+    uint64_t ps = job->auto_reason != REASON_NONE
+                      ? job->ps_at_choice
+                      : atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
+    ERL_NIF_TERM keys[] = {
+        report_atoms[R_MODE_RUN],         report_atoms[R_REASON], report_atoms[R_PREDICTED_UNITS],
+        report_atoms[R_PS_PER_UNIT],      report_atoms[R_SLICES], report_atoms[R_RERUN],
+        report_atoms[R_ANSWERED_IN_CALL], report_atoms[R_BYTES],  report_atoms[R_NORMAL_MAX_NS],
+        report_atoms[R_YIELDING_MAX_NS],
+    };
+    ERL_NIF_TERM values[] = {
+        mode_atom(job->mode),
+        reason_atom(job->auto_reason),
+        job->auto_reason != REASON_NONE ? enif_make_uint64(env, job->predicted_units)
+                                        : report_atoms[R_NIL],
+        enif_make_uint64(env, ps),
+        enif_make_uint64(env, job->slices),
+        bool_atom(job->rerun),
+        bool_atom(job->answered_in_call),
+        enif_make_uint64(env, job->state_bytes),
+        enif_make_uint64(env, atomic_load_explicit(&wb_rt_normal_max_ns, memory_order_relaxed)),
+        yielding_max_term(env),
+    };
+    ERL_NIF_TERM info;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &info))
+        return result;
+    return enif_make_tuple3(env, report_atoms[R_TAG], result, info);
+}
+
+/* explain's answer: the mode :auto would choose for a call, and why. */
+ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
+                           uint64_t predicted, uint64_t setup, bool setup_on_dirty) {
+    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
+    double ns = predict_ns(learned, predicted + setup);
+    ERL_NIF_TERM keys[] = {
+        report_atoms[R_MODE],
+        report_atoms[R_REASON],
+        report_atoms[R_PREDICTED_UNITS],
+        report_atoms[R_SETUP_UNITS],
+        report_atoms[R_PS_PER_UNIT],
+        report_atoms[R_PREDICTED_NS],
+        report_atoms[R_NORMAL_MAX_NS],
+        report_atoms[R_YIELDING_MAX_NS],
+        report_atoms[R_COST_MEASURED],
+        report_atoms[R_SETUP_ON_DIRTY],
+    };
+    ERL_NIF_TERM values[] = {
+        mode_atom(m),
+        reason_atom(reason),
+        enif_make_uint64(env, predicted),
+        enif_make_uint64(env, setup),
+        enif_make_uint64(env, ps),
+        enif_make_uint64(env, ns < 1.8e19 ? (uint64_t)ns : UINT64_MAX),
+        enif_make_uint64(env, atomic_load_explicit(&wb_rt_normal_max_ns, memory_order_relaxed)),
+        yielding_max_term(env),
+        bool_atom(atomic_load_explicit(&learned->measured, memory_order_relaxed)),
+        bool_atom(setup_on_dirty),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return enif_make_badarg(env);
+    return map;
+}
+
 static ERL_NIF_TERM slice_source_atom(ErlNifEnv *env) {
     switch (atomic_load(&slice_from)) {
     case SOURCE_ERLANG_TURN:

@@ -136,6 +136,7 @@ static bool run_threaded(wb_job *job) {
     bool answered = false, won; /* the caller took the answer in its call */
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (job_cancelled(job)) goto over;
+    job->slices++; /* a quantum */
     /* the job's env keeps its argument terms alive until it is freed */
     if (!job->initialized) {
         if (!wb_rt_decode_args(env, job->type, job->args, args, &reason) ||
@@ -204,6 +205,7 @@ static ERL_NIF_TERM collect_finished(ErlNifEnv *env, const wb_job_type *type, wb
     }
     ERL_NIF_TERM out = job_result(env, job);
     wb_rt_job_ended(job, result_raised(env, out) ? CTR_FAILED : CTR_COMPLETED);
+    if (job->report) out = wb_rt_report(env, job, out);
     wb_rt_job_release(job);
     return out;
 }
@@ -246,6 +248,7 @@ static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
     int awaited = THREADED_AWAITED;
     if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_RUNNING)) return false;
     wb_rt_count_here(CTR_ANSWERED_IN_CALL);
+    job->answered_in_call = true;
     /* ANSWERED: the pool thread is done with the state and the monitor */
     forget_caller(env, job);
     if (!enif_is_identical(job->answer, wb_rt_atom_done)) {
@@ -265,7 +268,7 @@ static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
  * {error, Reason} (threaded_await_ns). Every threaded job watches its
  * caller: a caller that dies cancels its job wherever it is. */
 ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
-                                  bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
+                                  const job_note *note, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
                                   const void *decoded) {
     /* the reply is tagged with it: without one, nobody could wait for it */
     if (!enif_is_ref(env, ref)) {
@@ -278,7 +281,7 @@ ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, regis
         wb_rt_count_here(CTR_FAILED + MODE_THREADED);
         return wb_error(env, wb_rt_atom_enomem);
     }
-    wb_rt_job_prepare(job, type, learned, MODE_THREADED, tiny);
+    wb_rt_job_prepare(job, type, learned, MODE_THREADED, note);
     ERL_NIF_TERM result;
     if (!(job->env = enif_alloc_env()) || !(job->reply_env = enif_alloc_env())) {
         result = wb_error(env, wb_rt_atom_enomem);

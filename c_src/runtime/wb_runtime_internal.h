@@ -109,6 +109,20 @@ typedef enum {
     THREADED_ANSWERED
 } threaded_phase;
 
+/* Why :auto chose its mode (explain, and a job's report). */
+typedef enum { REASON_NONE, BELOW_NORMAL_MAX, BELOW_YIELDING_MAX, ABOVE_YIELDING_MAX } auto_reason;
+
+/* What a call asked for its job, and what :auto decided. */
+typedef struct {
+    bool tiny;
+    bool report;  /* the result comes back with the job's report */
+    bool by_auto; /* :auto chose the mode */
+    bool rerun;   /* the sliced restart of a :normal run that outran */
+    auto_reason reason;
+    uint64_t units; /* :auto: predicted and set-up units */
+    uint64_t ps;    /* :auto: the cost per unit it chose with */
+} job_note;
+
 typedef struct wb_job {
     uint64_t magic;
     const wb_job_type *type;
@@ -119,7 +133,13 @@ typedef struct wb_job {
     bool first_slice;    /* yielding: the caller may be partway through its reductions */
     bool chosen_by_auto; /* sliced because :auto predicted it long */
     bool on_stack;       /* a normal job living in one call's frame */
-    size_t accounted;    /* bytes added to the live counters, 0 if not counted */
+    /* for the report (wb_rt_report) */
+    bool report, rerun, answered_in_call;
+    auto_reason auto_reason;
+    uint64_t predicted_units, ps_at_choice;
+    uint64_t slices;    /* calls and pool quanta that ran its steps */
+    size_t state_bytes; /* the state and what it owns, after init */
+    size_t accounted;   /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
     int64_t check_ns;      /* aim: a clock read every check_ns of work */
     int64_t slice_ns;      /* yielding: a timeslice; yielding_dirty: reschedule interval */
@@ -252,7 +272,7 @@ extern ERL_NIF_TERM wb_rt_atom_ok, wb_rt_atom_error, wb_rt_atom_true, wb_rt_atom
     wb_rt_atom_badarg, wb_rt_atom_unloaded;
 extern ERL_NIF_TERM wb_rt_atom_normal, wb_rt_atom_dirty_cpu, wb_rt_atom_yielding,
     wb_rt_atom_yielding_dirty, wb_rt_atom_threaded, wb_rt_atom_auto, wb_rt_atom_collect,
-    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled;
+    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled, wb_rt_atom_false, wb_rt_atom_explain;
 registered_type *wb_rt_learned_of(const wb_job_type *type);
 registered_type *wb_rt_registered_types(int *count);
 wb_job *wb_rt_alloc_job(const wb_job_type *type);
@@ -263,12 +283,16 @@ extern _Atomic uint64_t wb_rt_normal_max_ns, wb_rt_yielding_max_ns, wb_rt_slice_
     wb_rt_dirty_slice_ns;
 bool wb_rt_apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info);
 void wb_rt_counters_sum(uint64_t sums[CTR_COUNT]);
+void wb_rt_report_atoms(ErlNifEnv *env);
+ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result);
+ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
+                           uint64_t predicted, uint64_t setup, bool setup_on_dirty);
 void wb_rt_counters_free(void);
 
 /* wb_run.c: a job's life, and the live counters */
 extern _Atomic int64_t wb_rt_live_jobs, wb_rt_live_bytes;
 void wb_rt_job_prepare(wb_job *job, const wb_job_type *type, registered_type *learned, mode m,
-                       bool tiny);
+                       const job_note *note);
 bool wb_rt_decode_args(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[],
                        void *args, ERL_NIF_TERM *reason);
 bool wb_rt_job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM *reason);
@@ -289,7 +313,7 @@ bool wb_rt_timed_step(wb_job *job, int64_t *last);
 
 /* wb_pool.c: :threaded */
 ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
-                                  bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
+                                  const job_note *note, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
                                   const void *decoded);
 ERL_NIF_TERM wb_rt_threaded_collect(ErlNifEnv *env, const wb_job_type *type,
                                     const ERL_NIF_TERM argv[]);

@@ -12,6 +12,13 @@ defmodule WellBehaved.Job do
   `init` refused the arguments (`{:error, :badarg}`, `{:error, :enomem}` or
   the job's own reason).
 
+  `explain/2` tells which mode `schedule: :auto` would choose for a call,
+  and why, without running it. The runtime can also answer a job's result
+  with a report of how it ran (the mode `:auto` chose and its reason, the
+  slices, a re-run after a wrong prediction): the tiny-slices argument is
+  then an integer with the report bit, and this module takes the report
+  off in one place, so that no caller ever sees it.
+
   A public function wrapping a job is usually a line or two:
 
       def checksum(data, opts \\\\ []) when is_binary(data),
@@ -102,7 +109,9 @@ defmodule WellBehaved.Job do
   @doc false
   # call/4 with its options already checked (by a caller that checks its
   # own options once, such as WellBehaved.Levenshtein)
-  @spec checked(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) :: term()
+  # (tiny: a boolean, or the flags integer of call_report/4)
+  @spec checked(function(), list(), Runtime.mode(), boolean() | 0..3, timeout(), String.t()) ::
+          term()
   def checked(nif_function, args, :threaded, tiny, timeout, function) do
     ref = make_ref()
 
@@ -207,6 +216,89 @@ defmodule WellBehaved.Job do
 
   defp answered(f, args, job, :done), do: run(f, args, :collect, false, job, nil)
   defp answered(_f, _args, _job, error), do: error
+
+  @doc false
+  # call/4 that also answers the job's report: `{result, info}`, `info`
+  # the map the runtime made (the mode run, :auto's reason, slices, ...),
+  # or nil when there is none (an error, :external, or a library on an
+  # older runtime, which ignores the report bit). For callers that want
+  # it only when someone listens (events).
+  @spec call_report(function(), list(), [option()], String.t()) :: {term(), map() | nil}
+  def call_report(nif_function, args, opts \\ [], function \\ @call)
+
+  def call_report(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
+    case parse(opts, {:auto, false, :infinity, nil}, opts, function) do
+      {:external, tiny, timeout, pool} ->
+        {external(nif_function, args, tiny, timeout, pool, function), nil}
+
+      {mode, tiny, timeout, _pool} ->
+        unwrap(checked(nif_function, args, mode, report_flags(tiny), timeout, function))
+    end
+  end
+
+  def call_report(nif_function, args, opts, function),
+    do: call(nif_function, args, opts, function)
+
+  # the flags argument with the report bit: bit 0 tiny slices, bit 1 report
+  defp report_flags(true), do: 3
+  defp report_flags(false), do: 2
+
+  # The one place a report is taken off a result: a job called with the
+  # report bit answers {:"$wb_report", result, info}, any other answer is
+  # the result itself.
+  defp unwrap({:"$wb_report", result, info}), do: {result, info}
+  defp unwrap(result), do: {result, nil}
+
+  @doc """
+  Tells which mode `schedule: :auto` would choose for a call of the job
+  NIF `nif_function` with `args`, and why, without running the job: the
+  arguments are decoded and the work predicted as a call does.
+
+  Returns a map:
+
+    * `mode` - `:normal`, `:yielding` or `:yielding_dirty`;
+    * `reason` - `:below_normal_max` (the predicted time is under
+      `normal_max_ns`), `:below_yielding_max` (under `yielding_max_ns`),
+      or `:above_yielding_max`;
+    * `predicted_units`, `setup_units` - the units of work the job type
+      predicts for its steps and its set-up;
+    * `ps_per_unit` - the cost of a unit the runtime has learned, in
+      picoseconds, and `predicted_ns`, the time it predicts from both;
+    * `normal_max_ns`, `yielding_max_ns` - the thresholds in force
+      (`:infinity` when there is none, see `WellBehaved.Runtime.configure/2`);
+    * `cost_measured` - `false` until the cost has been measured on this
+      machine: a `:normal` run is then bounded by the clock, and moves on
+      sliced when it takes longer than predicted;
+    * `setup_on_dirty` - whether the set-up runs on a dirty scheduler
+      before the slices.
+
+  A call can still differ from the answer: another call may change the
+  learned cost in between, and a `:normal` run that needs more than
+  predicted starts again `:yielding`. `{:error, reason}` when the job's
+  `decode` refuses the arguments; `{:error, :unsupported}` for a library
+  built on a runtime older than this function. A wrapper such as
+  `WellBehaved.Levenshtein.distance/3` answers short inputs before any
+  job, so its choice is not this one's.
+
+      iex> explained = WellBehaved.Job.explain(&WellBehaved.Native.levenshtein/7, ["kitten", "sitting", :byte, nil])
+      iex> explained.mode
+      :normal
+      iex> explained.reason
+      :below_normal_max
+  """
+  @spec explain(function(), list()) :: map() | {:error, term()}
+  def explain(nif_function, args) when is_list(args) do
+    run(nif_function, args, :explain, false, nil, "WellBehaved.Job.explain/2")
+  rescue
+    # an older runtime knows no `explain` mode
+    error in ArgumentError ->
+      if is_function(nif_function, length(args) + 3) and length(args) <= 8,
+        do: {:error, :unsupported},
+        else: reraise(error, __STACKTRACE__)
+  end
+
+  def explain(_nif_function, args),
+    do: Options.invalid!("WellBehaved.Job.explain/2", "args", args, "a list")
 
   @doc """
   Waits for the reply of a NIF of your own that answers by message:
