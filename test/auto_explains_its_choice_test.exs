@@ -100,6 +100,12 @@ defmodule WellBehaved.AutoExplainsItsChoiceTest do
         else: assert(info.slices >= 1)
     end
 
+    # as a wrapper calls it, its options checked already
+    assert {result, %{mode_run: :yielding, slices: 10}} =
+             Job.checked_report(&SDKCounted.fold/4, [10], :yielding, true, :infinity, "f/1")
+
+    assert result == reference(10)
+
     # errors and raises are not reports
     assert Job.call_report(&SDKCounted.fold/4, ["10"], schedule: :yielding) ==
              {{:error, :badarg}, nil}

@@ -232,12 +232,19 @@ defmodule WellBehaved.Job do
         {external(nif_function, args, tiny, timeout, pool, function), nil}
 
       {mode, tiny, timeout, _pool} ->
-        unwrap(checked(nif_function, args, mode, report_flags(tiny), timeout, function))
+        checked_report(nif_function, args, mode, tiny, timeout, function)
     end
   end
 
   def call_report(nif_function, args, opts, function),
     do: call(nif_function, args, opts, function)
+
+  @doc false
+  # checked/6 that also answers the job's report, as call_report/4 does
+  @spec checked_report(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) ::
+          {term(), map() | nil}
+  def checked_report(nif_function, args, mode, tiny, timeout, function),
+    do: unwrap(checked(nif_function, args, mode, report_flags(tiny), timeout, function))
 
   # the flags argument with the report bit: bit 0 tiny slices, bit 1 report
   defp report_flags(true), do: 3
