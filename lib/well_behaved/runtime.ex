@@ -104,7 +104,8 @@ defmodule WellBehaved.Runtime do
   this call sums them):
 
     * `calls` - job NIF calls by the mode asked: a map with a key for each
-      mode and `:auto` (calls with `:collect` or `:cancel` are not calls);
+      mode and `:auto` (a `:threaded` job's `:collect` or `:cancel`, and
+      `WellBehaved.Job.explain/2`, are not calls);
     * `auto_chosen` - the mode `:auto` chose, by mode;
     * `completed`, `failed`, `cancelled` - how each job ended, by the mode
       that ran it, exactly one of the three per job: it answered its
