@@ -11,6 +11,8 @@
 #   - the first one again, whose :threaded calls all take their answer in
 #     the call, and once more, whose calls all give up waiting at once
 #     (test/threaded_short_jobs_answer_in_the_call_test.exs);
+#   - the first one again as a library of its own, whose runtime counters
+#     only test/runtime_counters_test.exs moves (SDKCounted);
 #   - a library written against the 0.1 header, and a build of it whose
 #     job types the runtime refuses (test/sdk_versions_test.exs);
 #   - a library declared with WB_NIF_INIT_WITH and its hooks
@@ -23,7 +25,7 @@ SDK_HEADER_SERVER_TEST := $(SDK_TEST_DIR)/sdk_header_server_test.o
 SDK_TEST_NIFS := $(SDK_TEST_DIR)/sdk_jobs_nif.so $(SDK_TEST_DIR)/sdk_refused_nif.so \
 	$(SDK_TEST_DIR)/sdk_awaiting_nif.so $(SDK_TEST_DIR)/sdk_impatient_nif.so \
 	$(SDK_TEST_DIR)/sdk_jobs_server $(SDK_TEST_DIR)/sdk_v0_nif.so $(SDK_TEST_DIR)/sdk_v0_refused_nif.so \
-	$(SDK_TEST_DIR)/sdk_hooks_nif.so
+	$(SDK_TEST_DIR)/sdk_hooks_nif.so $(SDK_TEST_DIR)/sdk_counted_nif.so
 CXX ?= c++
 
 C_TEST_BUILDS += $(SDK_HEADER_TEST) $(SDK_HEADER_SERVER_TEST)
@@ -53,6 +55,10 @@ $(SDK_TEST_DIR)/sdk_jobs_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h 
 $(SDK_TEST_DIR)/sdk_refused_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_OBJ) $(SDK_HDR)
 	@mkdir -p $(SDK_TEST_DIR)
 	$(CC) $(NIF_CFLAGS) -DWB_TEST_REFUSED -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_OBJ)
+
+$(SDK_TEST_DIR)/sdk_counted_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_OBJ) $(SDK_HDR)
+	@mkdir -p $(SDK_TEST_DIR)
+	$(CC) $(NIF_CFLAGS) -DWB_TEST_COUNTED -Ic_src/include -shared -o $@ c_src/test/sdk_jobs_nif.c $(SDK_OBJ)
 
 # every :threaded call waits for its answer in the call (up to 5 s)
 $(SDK_TEST_DIR)/sdk_awaiting_nif.so: c_src/test/sdk_jobs_nif.c c_src/test/rle_job.h $(SDK_OBJ_BUT_POOL) $(SDK_POOL) $(SDK_HDR)

@@ -10,7 +10,7 @@ defmodule WellBehaved.TelemetryEventsTest do
   import ExUnit.CaptureLog
 
   alias WellBehaved.{Fuzzy, Job, Levenshtein, Runtime, Telemetry}
-  alias WellBehaved.Test.SDKJobs
+  alias WellBehaved.Test.{SDKAwaiting, SDKJobs}
   alias WellBehaved.Testing.ChildVM
 
   @moduletag timeout: 180_000
@@ -43,6 +43,7 @@ defmodule WellBehaved.TelemetryEventsTest do
 
   setup_all do
     SDKJobs.ensure_loaded!()
+    SDKAwaiting.ensure_loaded!()
     on_exit(fn -> WellBehaved.External.stop(@pool) end)
   end
 
@@ -317,17 +318,55 @@ defmodule WellBehaved.TelemetryEventsTest do
       end
     end
 
-    test "every mode: the job, its caller's name, the mode asked, the result" do
+    test "every mode: the job, its caller's name, the mode asked and run, the result" do
       stand_in()
 
-      for mode <- Runtime.modes() do
+      for mode <- Runtime.modes(), tiny <- [false, true] do
         want = Job.call(&SDKJobs.fold/4, [5000], [schedule: :normal], "want")
         events()
-        assert Job.call(&SDKJobs.fold/4, [5000], [schedule: mode], "MyApp.fold/1") == want
-        {start, _stop, stop} = one_span(events(), [:well_behaved, :job])
+        opts = [schedule: mode, tiny_slices: tiny]
+        assert Job.call(&SDKJobs.fold/4, [5000], opts, "MyApp.fold/1") == want
+        {start, measured, stop} = one_span(events(), [:well_behaved, :job])
         assert %{job: :fold, module: SDKJobs, function: "MyApp.fold/1", mode: ^mode} = start
-        assert stop == Map.put(start, :result, :ok)
+
+        how = Map.drop(stop, [:mode_run, :auto, :slices, :answered_in_call])
+        assert how == Map.merge(start, %{result: :ok, rerun: false})
+
+        # :auto runs 5000 units of fold in one call; every other mode as asked
+        if mode == :auto do
+          assert %{mode_run: run, auto: %{reason: reason, predicted_units: 5000}} = stop
+          assert {run, reason} in [normal: :below_normal_max, yielding: :below_yielding_max]
+        else
+          assert %{mode_run: ^mode, auto: nil} = stop
+        end
+
+        # one unit a slice: a yielding mode takes a slice per unit
+        if tiny and stop.mode_run in [:yielding, :yielding_dirty],
+          do: assert(measured.slices == 5000),
+          else: assert(measured.slices >= 1)
+
+        assert is_integer(measured.bytes)
       end
+    end
+
+    test "a re-run: the stop event's report and the rerun event" do
+      stand_in()
+      # liar predicts one unit and does 20 million: :normal first, then
+      # again sliced (the one place liar runs on this library)
+      want = Job.call(&SDKJobs.fold/4, [20_000_000], schedule: :normal)
+      events()
+      assert Job.call(&SDKAwaiting.liar/4, [20_000_000], [], "MyApp.liar/1") == want
+      {reruns, span} = Enum.split_with(events(), &(elem(&1, 0) == [:well_behaved, :job, :rerun]))
+      {start, _, stop} = one_span(span, [:well_behaved, :job])
+
+      assert %{mode_run: :yielding, rerun: true, auto: %{reason: :below_normal_max}} = stop
+      assert stop.auto.predicted_units == 1
+
+      assert [{[:well_behaved, :job, :rerun], %{count: 1, predicted_units: 1}, meta}] = reruns
+
+      assert meta ==
+               Map.take(start, [:job, :module, :function])
+               |> Map.put(:ps_per_unit, stop.auto.ps_per_unit)
     end
 
     test "the fast clause, a library function, and :external" do
@@ -354,7 +393,8 @@ defmodule WellBehaved.TelemetryEventsTest do
       [external, _normal] = Enum.chunk_every(jobs, 2)
       {start, _, stop} = one_span(external, [:well_behaved, :job])
       assert %{job: :fold, module: SDKJobs, mode: :external, result: :ok} = stop
-      assert Map.delete(stop, :result) == start
+      assert %{mode_run: :external, auto: nil, rerun: false} = stop
+      assert Map.drop(stop, [:result, :mode_run, :auto, :rerun, :answered_in_call]) == start
       {_, _, stop} = one_span(pool, [:well_behaved, :external, :call])
       assert %{pool: SDKJobs.External, request: :fold, result: :ok} = stop
     end

@@ -12,10 +12,21 @@
  *
  * A job NIF registered with wb_run takes the job type's arguments followed
  * by three more: the mode atom (normal | dirty_cpu | yielding |
- * yielding_dirty | threaded | auto), `true` to force one unit per slice
- * (a test mode that exercises every resume path), and a reference that tags
- * the reply in threaded mode. It returns the result term, or `{error,
- * Reason}` when decode or init rejects the arguments. In threaded mode it
+ * yielding_dirty | threaded | auto), the flags, and a reference that tags
+ * the reply in threaded mode. The flags are `true` to force one unit per
+ * slice (a test mode that exercises every resume path), `false`, or an
+ * integer: bit 0 that tiny-slices flag, bit 1 the report. It returns the
+ * result term, or `{error, Reason}` when decode or init rejects the
+ * arguments. With the report bit a result (never an error or a raise)
+ * comes back as `{'$wb_report', Result, Info}`, Info #{mode_run, reason
+ * (below_normal_max | below_yielding_max | above_yielding_max, nil for a
+ * mode asked), predicted_units (nil for a mode asked), ps_per_unit,
+ * slices, rerun, answered_in_call, bytes, normal_max_ns, yielding_max_ns
+ * (infinity when none)}. The mode `explain` (the reference unused) runs
+ * nothing: it decodes the arguments and answers what :auto would do,
+ * #{mode, reason, predicted_units, setup_units, ps_per_unit, predicted_ns,
+ * normal_max_ns, yielding_max_ns, cost_measured, setup_on_dirty}, or
+ * `{error, Reason}`. In threaded mode it
  * returns the job (a resource) and the pool sends the caller `{Ref, done}`
  * or `{Ref, {error, Reason}}`; the caller then calls the same NIF with the
  * mode `collect` and the job in the reference's place for the result (made
@@ -236,7 +247,41 @@ void wb_external_alias(const char *nif_name, const wb_job_type *type);
  * when load_info had none), calibrated_slice_ns, released_later, limits =>
  * #{modes, max_job_args, slice_us_min, slice_us_max},
  * ps_per_unit => #{JobName => Picoseconds},
- * cost_measured => #{JobName => true | false}} */
+ * cost_measured => #{JobName => true | false}, answered_in_call,
+ * counters => Counters}
+ *
+ * Counters: counts since the library loaded (a new instance of the
+ * library starts at 0), each only ever growing, cheap enough to stay on
+ * (every thread counts in memory of its own; the stats call sums them):
+ *
+ *   #{calls => #{auto, normal, dirty_cpu, yielding, yielding_dirty,
+ *                threaded => N},          job NIF calls, by mode asked
+ *     auto_chosen => #{Mode => N},        :auto's choices (the five modes)
+ *     completed => #{Mode => N},          jobs that answered their result,
+ *     failed => #{auto, Mode... => N},    an error (decode, init, enomem;
+ *                                         auto: refused before choosing)
+ *                                         or a raising result,
+ *     cancelled => #{Mode => N},          or were cancelled (a timeout's
+ *                                         cancel, a dead caller, a job
+ *                                         dropped unfinished), by the mode
+ *                                         that ran them: one of the three
+ *                                         per job
+ *     reruns => N,                        :auto's :normal runs that needed
+ *                                         more than predicted and started
+ *                                         again :yielding
+ *     yields => N,                        slices that rescheduled their job
+ *     dirty_hops => N,                    moves between normal and dirty
+ *                                         schedulers
+ *     requeues => N,                      :threaded quanta that queued
+ *                                         their job again behind others
+ *     caller_deaths => N,                 callers found dead by a running
+ *                                         job (dirty check, monitor)
+ *     answered_in_call => N}              as the key of that name
+ *
+ * At rest (no job running), for each Mode: calls[Mode] +
+ * auto_chosen[Mode] (+ reruns for yielding) = completed[Mode] +
+ * failed[Mode] + cancelled[Mode] (+ reruns for normal); and calls[auto] =
+ * the sum of auto_chosen + failed[auto]. */
 ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* runtime_configure(NormalMaxMicros | slice, YieldingMaxMicros | infinity,
  * SliceMicros | calibrated, DirtySliceMicros) -> ok; each may be `keep`;

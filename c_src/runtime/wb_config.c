@@ -4,6 +4,8 @@
  * the limits the Elixir side is checked against. */
 #include "wb_runtime_internal.h"
 
+#include <stdlib.h>
+
 static _Atomic int64_t resident_bytes;
 /* wb_rt_normal_max_ns follows the slice until it is configured */
 _Atomic uint64_t wb_rt_normal_max_ns = SLICE_NS_DEFAULT;
@@ -26,6 +28,252 @@ int64_t wb_slice_ns(void) {
 
 void wb_runtime_resident_bytes(int64_t delta) {
     atomic_fetch_add_explicit(&resident_bytes, delta, memory_order_relaxed);
+}
+
+/* ---- counters ----------------------------------------------------------------- */
+
+_Atomic unsigned wb_rt_counter_generation;
+/* every thread's block, newest first; only pushed to until the unload */
+static counter_block *_Atomic counter_blocks;
+counter_block *wb_rt_claim_counters(void) {
+    counter_block *b = aligned_alloc(alignof(counter_block), sizeof *b);
+    if (!b) return NULL;
+    for (int i = 0; i < CTR_COUNT; i++)
+        atomic_init(&b->n[i], 0);
+    b->next = atomic_load_explicit(&counter_blocks, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&counter_blocks, &b->next, b,
+                                                  memory_order_release, memory_order_relaxed)) {
+    }
+    return b;
+}
+
+/* Each counter summed over the blocks. Blocks only ever join the list and
+ * counts only grow, so each sum is at least the one read before. */
+void wb_rt_counters_sum(uint64_t sums[CTR_COUNT]) {
+    memset(sums, 0, CTR_COUNT * sizeof *sums);
+    for (counter_block *b = atomic_load_explicit(&counter_blocks, memory_order_acquire); b;
+         b = b->next)
+        for (int i = 0; i < CTR_COUNT; i++)
+            sums[i] += atomic_load_explicit(&b->n[i], memory_order_relaxed);
+}
+
+/* At the unload of the library's last instance: no job of it is left
+ * (the VM unloads a library once its resources are gone) and its threads
+ * have stopped, so no thread counts. The blocks go; a thread whose slot
+ * still names one (the library mapped again without its thread-local
+ * storage being reset) sees an old generation and claims a new block. */
+void wb_rt_counters_free(void) {
+    counter_block *b = atomic_exchange(&counter_blocks, NULL);
+    atomic_fetch_add(&wb_rt_counter_generation, 1);
+    while (b) {
+        counter_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+/* runtime_stats' `counters`: #{calls => #{auto, Mode...}, auto_chosen,
+ * completed, cancelled => #{Mode...}, failed => #{auto, Mode...}, reruns,
+ * yields, dirty_hops, requeues, caller_deaths, answered_in_call}. */
+static ERL_NIF_TERM by_mode(ErlNifEnv *env, const uint64_t *counts, bool with_auto) {
+    ERL_NIF_TERM keys[] = {wb_rt_atom_normal,         wb_rt_atom_dirty_cpu, wb_rt_atom_yielding,
+                           wb_rt_atom_yielding_dirty, wb_rt_atom_threaded,  wb_rt_atom_auto};
+    ERL_NIF_TERM values[COUNT_MODES + 1];
+    int n = with_auto ? COUNT_MODES + 1 : COUNT_MODES;
+    for (int i = 0; i < n; i++)
+        values[i] = enif_make_uint64(env, counts[i]);
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, (size_t)n, &map)) return wb_atom(env, "nil");
+    return map;
+}
+
+static ERL_NIF_TERM counters_map(ErlNifEnv *env, const uint64_t *c) {
+    ERL_NIF_TERM keys[] = {
+        wb_atom(env, "calls"),         wb_atom(env, "auto_chosen"),      wb_atom(env, "completed"),
+        wb_atom(env, "failed"),        wb_atom(env, "cancelled"),        wb_atom(env, "reruns"),
+        wb_atom(env, "yields"),        wb_atom(env, "dirty_hops"),       wb_atom(env, "requeues"),
+        wb_atom(env, "caller_deaths"), wb_atom(env, "answered_in_call"),
+    };
+    ERL_NIF_TERM values[] = {
+        by_mode(env, c + CTR_CALLS, true),
+        by_mode(env, c + CTR_AUTO_CHOSEN, false),
+        by_mode(env, c + CTR_COMPLETED, false),
+        by_mode(env, c + CTR_FAILED, true),
+        by_mode(env, c + CTR_CANCELLED, false),
+        enif_make_uint64(env, c[CTR_RERUNS]),
+        enif_make_uint64(env, c[CTR_YIELDS]),
+        enif_make_uint64(env, c[CTR_DIRTY_HOPS]),
+        enif_make_uint64(env, c[CTR_REQUEUES]),
+        enif_make_uint64(env, c[CTR_CALLER_DEATHS]),
+        enif_make_uint64(env, c[CTR_ANSWERED_IN_CALL]),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return wb_atom(env, "nil");
+    return map;
+}
+
+/* ---- a job's report, and explain ---------------------------------------------- */
+
+enum {
+    R_TAG,
+    R_MODE_RUN,
+    R_REASON,
+    R_PREDICTED_UNITS,
+    R_PS_PER_UNIT,
+    R_SLICES,
+    R_RERUN,
+    R_ANSWERED_IN_CALL,
+    R_BYTES,
+    R_NORMAL_MAX_NS,
+    R_YIELDING_MAX_NS,
+    R_MODE,
+    R_SETUP_UNITS,
+    R_PREDICTED_NS,
+    R_COST_MEASURED,
+    R_SETUP_ON_DIRTY,
+    R_NIL,
+    R_INFINITY,
+    R_BELOW_NORMAL_MAX,
+    R_BELOW_YIELDING_MAX,
+    R_ABOVE_YIELDING_MAX,
+    R_ATOMS
+};
+static const char *const report_names[R_ATOMS] = {"$wb_report",
+                                                  "mode_run",
+                                                  "reason",
+                                                  "predicted_units",
+                                                  "ps_per_unit",
+                                                  "slices",
+                                                  "rerun",
+                                                  "answered_in_call",
+                                                  "bytes",
+                                                  "normal_max_ns",
+                                                  "yielding_max_ns",
+                                                  "mode",
+                                                  "setup_units",
+                                                  "predicted_ns",
+                                                  "cost_measured",
+                                                  "setup_on_dirty",
+                                                  "nil",
+                                                  "infinity",
+                                                  "below_normal_max",
+                                                  "below_yielding_max",
+                                                  "above_yielding_max"};
+/* made at load, as the runtime's other atoms */
+static ERL_NIF_TERM report_atoms[R_ATOMS];
+
+void wb_rt_report_atoms(ErlNifEnv *env) {
+    for (int i = 0; i < R_ATOMS; i++)
+        report_atoms[i] = enif_make_atom(env, report_names[i]);
+}
+
+static ERL_NIF_TERM mode_atom(mode m) {
+    switch (m) {
+    case MODE_NORMAL:
+        return wb_rt_atom_normal;
+    case MODE_DIRTY_CPU:
+        return wb_rt_atom_dirty_cpu;
+    case MODE_YIELDING:
+        return wb_rt_atom_yielding;
+    case MODE_YIELDING_DIRTY:
+        return wb_rt_atom_yielding_dirty;
+    default:
+        return wb_rt_atom_threaded;
+    }
+}
+
+static ERL_NIF_TERM reason_atom(auto_reason reason) {
+    switch (reason) {
+    case BELOW_NORMAL_MAX:
+        return report_atoms[R_BELOW_NORMAL_MAX];
+    case BELOW_YIELDING_MAX:
+        return report_atoms[R_BELOW_YIELDING_MAX];
+    case ABOVE_YIELDING_MAX:
+        return report_atoms[R_ABOVE_YIELDING_MAX];
+    default:
+        return report_atoms[R_NIL];
+    }
+}
+
+static ERL_NIF_TERM bool_atom(bool b) {
+    return b ? wb_rt_atom_true : wb_rt_atom_false;
+}
+
+static ERL_NIF_TERM yielding_max_term(ErlNifEnv *env) {
+    uint64_t max = atomic_load_explicit(&wb_rt_yielding_max_ns, memory_order_relaxed);
+    return max == NO_LIMIT ? report_atoms[R_INFINITY] : enif_make_uint64(env, max);
+}
+
+/* {'$wb_report', Result, Info}, the result of a job whose call asked for
+ * its report; a raise stays a raise. Info: the mode run, :auto's reason
+ * and its predicted units (nil for a mode asked), the cost per unit (the
+ * one :auto chose with, else the one learned now), the slices run, whether
+ * it is a re-run's restart, whether a :threaded answer was taken in the
+ * call, the state's bytes, and the thresholds in force. */
+ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result) {
+    if (result_raised(env, result)) return result;
+    uint64_t ps = job->auto_reason != REASON_NONE
+                      ? job->ps_at_choice
+                      : atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
+    ERL_NIF_TERM keys[] = {
+        report_atoms[R_MODE_RUN],         report_atoms[R_REASON], report_atoms[R_PREDICTED_UNITS],
+        report_atoms[R_PS_PER_UNIT],      report_atoms[R_SLICES], report_atoms[R_RERUN],
+        report_atoms[R_ANSWERED_IN_CALL], report_atoms[R_BYTES],  report_atoms[R_NORMAL_MAX_NS],
+        report_atoms[R_YIELDING_MAX_NS],
+    };
+    ERL_NIF_TERM values[] = {
+        mode_atom(job->mode),
+        reason_atom(job->auto_reason),
+        job->auto_reason != REASON_NONE ? enif_make_uint64(env, job->predicted_units)
+                                        : report_atoms[R_NIL],
+        enif_make_uint64(env, ps),
+        enif_make_uint64(env, job->slices),
+        bool_atom(job->rerun),
+        bool_atom(job->answered_in_call),
+        enif_make_uint64(env, job->state_bytes),
+        enif_make_uint64(env, atomic_load_explicit(&wb_rt_normal_max_ns, memory_order_relaxed)),
+        yielding_max_term(env),
+    };
+    ERL_NIF_TERM info;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &info))
+        return result;
+    return enif_make_tuple3(env, report_atoms[R_TAG], result, info);
+}
+
+/* explain's answer: the mode :auto would choose for a call, and why. */
+ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
+                           uint64_t predicted, uint64_t setup, bool setup_on_dirty) {
+    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
+    double ns = predict_ns(learned, predicted + setup);
+    ERL_NIF_TERM keys[] = {
+        report_atoms[R_MODE],
+        report_atoms[R_REASON],
+        report_atoms[R_PREDICTED_UNITS],
+        report_atoms[R_SETUP_UNITS],
+        report_atoms[R_PS_PER_UNIT],
+        report_atoms[R_PREDICTED_NS],
+        report_atoms[R_NORMAL_MAX_NS],
+        report_atoms[R_YIELDING_MAX_NS],
+        report_atoms[R_COST_MEASURED],
+        report_atoms[R_SETUP_ON_DIRTY],
+    };
+    ERL_NIF_TERM values[] = {
+        mode_atom(m),
+        reason_atom(reason),
+        enif_make_uint64(env, predicted),
+        enif_make_uint64(env, setup),
+        enif_make_uint64(env, ps),
+        enif_make_uint64(env, ns < 1.8e19 ? (uint64_t)ns : UINT64_MAX),
+        enif_make_uint64(env, atomic_load_explicit(&wb_rt_normal_max_ns, memory_order_relaxed)),
+        yielding_max_term(env),
+        bool_atom(atomic_load_explicit(&learned->measured, memory_order_relaxed)),
+        bool_atom(setup_on_dirty),
+    };
+    ERL_NIF_TERM map;
+    if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))
+        return enif_make_badarg(env);
+    return map;
 }
 
 static ERL_NIF_TERM slice_source_atom(ErlNifEnv *env) {
@@ -63,9 +311,10 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     (void)argv;
     size_t queued;
     int threads;
-    uint64_t answered_in_call, released;
+    uint64_t released, counts[CTR_COUNT];
     int64_t release_pending;
-    wb_rt_pool_counts(&queued, &threads, &answered_in_call);
+    wb_rt_pool_counts(&queued, &threads);
+    wb_rt_counters_sum(counts);
     wb_rt_release_counts(&released, &release_pending);
     int type_count;
     registered_type *job_types = wb_rt_registered_types(&type_count);
@@ -90,7 +339,7 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         wb_atom(env, "erlang_turn_ns"),   wb_atom(env, "calibrated_slice_ns"),
         wb_atom(env, "released_later"),   wb_atom(env, "limits"),
         wb_atom(env, "answered_in_call"), wb_atom(env, "release_pending"),
-        wb_atom(env, "cost_measured"),
+        wb_atom(env, "cost_measured"),    wb_atom(env, "counters"),
     };
     ERL_NIF_TERM values[] = {
         enif_make_int64(env, atomic_load(&wb_rt_live_jobs)),
@@ -111,9 +360,10 @@ ERL_NIF_TERM wb_runtime_stats(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
         enif_make_uint64(env, atomic_load(&calibrated_ns)),
         enif_make_uint64(env, released),
         limits_map(env),
-        enif_make_uint64(env, answered_in_call),
+        enif_make_uint64(env, counts[CTR_ANSWERED_IN_CALL]),
         enif_make_int64(env, release_pending),
         measured,
+        counters_map(env, counts),
     };
     ERL_NIF_TERM map;
     if (!enif_make_map_from_arrays(env, keys, values, sizeof keys / sizeof *keys, &map))

@@ -12,7 +12,6 @@ typedef struct {
     _Atomic size_t pending;  /* queued, readable without the lock */
     _Atomic size_t spinning; /* workers looking for work before they sleep */
     atomic_bool stopping;
-    _Atomic uint64_t answered_in_call; /* jobs whose caller waited for them */
     int nthreads;
     ErlNifTid threads[64];
 } job_pool;
@@ -84,8 +83,10 @@ static bool job_cancelled(wb_job *job) {
 
 /* The pool thread's end of a job: the one message to the caller, unless
  * the caller cancelled first, or waits for the answer in the call that
- * queued the job: then true, and the caller also takes the monitor off. */
-static bool threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
+ * queued the job: then true, and the caller also takes the monitor off.
+ * *won: the answer reached the caller (in the call or by message). */
+static bool threaded_reply(wb_job *job, ERL_NIF_TERM answer, bool *won) {
+    *won = false;
     if (atomic_load(&pool.stopping)) return false;
     /* the answer is made before the job is ANSWERED or DONE: from then on
      * the caller may collect the job and free its state and env, but not
@@ -103,10 +104,14 @@ static bool threaded_reply(wb_job *job, ERL_NIF_TERM answer) {
     /* a caller waiting in the call that queued the job takes the answer
      * there: no message */
     int awaited = THREADED_AWAITED;
-    if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_ANSWERED)) return true;
+    if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_ANSWERED)) {
+        *won = true;
+        return true;
+    }
     ERL_NIF_TERM msg = enif_make_tuple2(m, enif_make_copy(m, job->ref), job->answer);
     int running = THREADED_RUNNING;
     if (!atomic_compare_exchange_strong(&job->phase, &running, THREADED_DONE)) return false;
+    *won = true;
     /* a caller that died meanwhile gets nothing; its resource term goes
      * with it and the destructor frees the state */
     (void)enif_send(NULL, &job->caller, m, msg);
@@ -128,9 +133,10 @@ static void forget_caller(ErlNifEnv *env, wb_job *job) {
 static bool run_threaded(wb_job *job) {
     ErlNifEnv *env = job->env;
     ERL_NIF_TERM reason;
-    bool answered = false; /* the caller took the answer in its call */
+    bool answered = false, won; /* the caller took the answer in its call */
     alignas(max_align_t) unsigned char args[WB_MAX_ARGS_SIZE];
     if (job_cancelled(job)) goto over;
+    job->slices++; /* a quantum */
     /* the job's env keeps its argument terms alive until it is freed */
     if (!job->initialized) {
         if (!wb_rt_decode_args(env, job->type, job->args, args, &reason) ||
@@ -144,7 +150,8 @@ static bool run_threaded(wb_job *job) {
     int64_t start = clock_ns(), last = start;
     while (!job_cancelled(job)) {
         if (wb_rt_timed_step(job, &last)) {
-            if (!threaded_reply(job, wb_rt_atom_done)) forget_caller(NULL, job);
+            /* counted when collected, or by the destructor if never */
+            if (!threaded_reply(job, wb_rt_atom_done, &won)) forget_caller(NULL, job);
             return true; /* the state stays for the caller to collect */
         }
         if (last - start >= POOL_QUANTUM_NS &&
@@ -153,7 +160,8 @@ static bool run_threaded(wb_job *job) {
     }
     goto over;
 failed:
-    answered = threaded_reply(job, wb_error(env, reason));
+    answered = threaded_reply(job, wb_error(env, reason), &won);
+    if (won) wb_rt_job_ended(job, CTR_FAILED); /* else a cancel counted it */
 over:
     if (!answered) forget_caller(NULL, job);
     wb_rt_job_release(job); /* free the state now, not when the VM drops the resource */
@@ -166,10 +174,12 @@ static void *pool_worker(void *arg) {
     bool after_job = false;
     while ((job = pool_pop(after_job))) {
         after_job = run_threaded(job);
-        if (after_job)
+        if (after_job) {
             enif_release_resource(job);
-        else
+        } else {
+            wb_rt_count_here(CTR_REQUEUES);
             pool_push(job); /* its quantum is over: behind the others */
+        }
     }
     return NULL;
 }
@@ -187,12 +197,15 @@ static ERL_NIF_TERM collect_finished(ErlNifEnv *env, const wb_job_type *type, wb
     if (!job->initialized) return enif_make_badarg(env); /* it failed: nothing to collect */
     if (type->bind) {
         if (!decoded && !wb_rt_decode_args(env, type, argv, args, &reason)) {
+            wb_rt_job_ended(job, CTR_FAILED);
             wb_rt_job_release(job);
             return wb_error(env, reason);
         }
         type->bind(decoded ? decoded : args, job->state);
     }
     ERL_NIF_TERM out = job_result(env, job);
+    wb_rt_job_ended(job, result_raised(env, out) ? CTR_FAILED : CTR_COMPLETED);
+    if (job->report) out = wb_rt_report(env, job, out);
     wb_rt_job_release(job);
     return out;
 }
@@ -234,7 +247,8 @@ static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
     }
     int awaited = THREADED_AWAITED;
     if (atomic_compare_exchange_strong(&job->phase, &awaited, THREADED_RUNNING)) return false;
-    atomic_fetch_add_explicit(&pool.answered_in_call, 1, memory_order_relaxed);
+    wb_rt_count_here(CTR_ANSWERED_IN_CALL);
+    job->answered_in_call = true;
     /* ANSWERED: the pool thread is done with the state and the monitor */
     forget_caller(env, job);
     if (!enif_is_identical(job->answer, wb_rt_atom_done)) {
@@ -254,14 +268,20 @@ static bool await_threaded(ErlNifEnv *env, const wb_job_type *type, wb_job *job,
  * {error, Reason} (threaded_await_ns). Every threaded job watches its
  * caller: a caller that dies cancels its job wherever it is. */
 ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
-                                  bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
+                                  const job_note *note, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
                                   const void *decoded) {
     /* the reply is tagged with it: without one, nobody could wait for it */
-    if (!enif_is_ref(env, ref)) return enif_make_badarg(env);
+    if (!enif_is_ref(env, ref)) {
+        wb_rt_count_here(CTR_FAILED + MODE_THREADED);
+        return enif_make_badarg(env);
+    }
     int64_t await_ns = threaded_await_ns(type, learned, decoded);
     wb_job *job = wb_rt_alloc_job(type);
-    if (!job) return wb_error(env, wb_rt_atom_enomem);
-    wb_rt_job_prepare(job, type, learned, MODE_THREADED, tiny);
+    if (!job) {
+        wb_rt_count_here(CTR_FAILED + MODE_THREADED);
+        return wb_error(env, wb_rt_atom_enomem);
+    }
+    wb_rt_job_prepare(job, type, learned, MODE_THREADED, note);
     ERL_NIF_TERM result;
     if (!(job->env = enif_alloc_env()) || !(job->reply_env = enif_alloc_env())) {
         result = wb_error(env, wb_rt_atom_enomem);
@@ -291,7 +311,11 @@ ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, regis
     pool_push(job);
     if (!(await_ns > 0 && await_threaded(env, type, job, args, decoded, await_ns, &result)))
         result = enif_make_resource(env, job);
+    enif_release_resource(job);
+    return result;
 out:
+    /* refused before it was queued */
+    wb_rt_job_ended(job, CTR_FAILED);
     enif_release_resource(job);
     return result;
 }
@@ -318,8 +342,10 @@ ERL_NIF_TERM wb_rt_threaded_cancel(ErlNifEnv *env, const wb_job_type *type, ERL_
     wb_job *job = threaded_job(env, type, term);
     if (!job) return enif_make_badarg(env);
     int running = THREADED_RUNNING;
-    if (atomic_compare_exchange_strong(&job->phase, &running, THREADED_CANCELLED))
+    if (atomic_compare_exchange_strong(&job->phase, &running, THREADED_CANCELLED)) {
+        wb_rt_job_ended(job, CTR_CANCELLED);
         return wb_rt_atom_cancelled;
+    }
     return running == THREADED_CANCELLED ? wb_rt_atom_cancelled : wb_rt_atom_done;
 }
 
@@ -357,10 +383,9 @@ bool wb_rt_pool_start(int nthreads) {
     return true;
 }
 
-void wb_rt_pool_counts(size_t *queued, int *threads, uint64_t *answered_in_call) {
+void wb_rt_pool_counts(size_t *queued, int *threads) {
     enif_mutex_lock(pool.lock);
     *queued = pool.queued;
     enif_mutex_unlock(pool.lock);
     *threads = pool.nthreads;
-    *answered_in_call = atomic_load(&pool.answered_in_call);
 }

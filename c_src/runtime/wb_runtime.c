@@ -18,7 +18,7 @@ ERL_NIF_TERM wb_rt_atom_ok, wb_rt_atom_error, wb_rt_atom_true, wb_rt_atom_enomem
     wb_rt_atom_unloaded;
 ERL_NIF_TERM wb_rt_atom_normal, wb_rt_atom_dirty_cpu, wb_rt_atom_yielding,
     wb_rt_atom_yielding_dirty, wb_rt_atom_threaded, wb_rt_atom_auto, wb_rt_atom_collect,
-    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled;
+    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled, wb_rt_atom_false, wb_rt_atom_explain;
 static registered_type job_types[WB_MAX_JOB_TYPES];
 static int job_type_count;
 static int loaded_instances; /* instances of this library loaded in the VM */
@@ -119,6 +119,9 @@ static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM
     wb_rt_atom_cancel = enif_make_atom(env, "cancel");
     wb_rt_atom_done = enif_make_atom(env, "done");
     wb_rt_atom_cancelled = enif_make_atom(env, "cancelled");
+    wb_rt_atom_false = enif_make_atom(env, "false");
+    wb_rt_atom_explain = enif_make_atom(env, "explain");
+    wb_rt_report_atoms(env);
     wb_rt_apply_load_info(env, load_info);
     /* A reload of this library (purge, then load) shares its statics with
      * the instance still alive: one pool serves every loaded instance. The
@@ -151,5 +154,6 @@ void wb_runtime_unload(void) {
     if (--loaded_instances > 0) return;
     wb_rt_pool_stop();
     wb_rt_releasers_stop();
+    wb_rt_counters_free(); /* no thread of the library counts any more */
     job_type_count = 0;
 }

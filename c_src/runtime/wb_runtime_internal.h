@@ -109,6 +109,20 @@ typedef enum {
     THREADED_ANSWERED
 } threaded_phase;
 
+/* Why :auto chose its mode (explain, and a job's report). */
+typedef enum { REASON_NONE, BELOW_NORMAL_MAX, BELOW_YIELDING_MAX, ABOVE_YIELDING_MAX } auto_reason;
+
+/* What a call asked for its job, and what :auto decided. */
+typedef struct {
+    bool tiny;
+    bool report;  /* the result comes back with the job's report */
+    bool by_auto; /* :auto chose the mode */
+    bool rerun;   /* the sliced restart of a :normal run that outran */
+    auto_reason reason;
+    uint64_t units; /* :auto: predicted and set-up units */
+    uint64_t ps;    /* :auto: the cost per unit it chose with */
+} job_note;
+
 typedef struct wb_job {
     uint64_t magic;
     const wb_job_type *type;
@@ -119,7 +133,13 @@ typedef struct wb_job {
     bool first_slice;    /* yielding: the caller may be partway through its reductions */
     bool chosen_by_auto; /* sliced because :auto predicted it long */
     bool on_stack;       /* a normal job living in one call's frame */
-    size_t accounted;    /* bytes added to the live counters, 0 if not counted */
+    /* for the report (wb_rt_report) */
+    bool report, rerun, answered_in_call;
+    auto_reason auto_reason;
+    uint64_t predicted_units, ps_at_choice;
+    uint64_t slices;    /* calls and pool quanta that ran its steps */
+    size_t state_bytes; /* the state and what it owns, after init */
+    size_t accounted;   /* bytes added to the live counters, 0 if not counted */
     uint64_t units_per_check;
     int64_t check_ns;      /* aim: a clock read every check_ns of work */
     int64_t slice_ns;      /* yielding: a timeslice; yielding_dirty: reschedule interval */
@@ -138,12 +158,91 @@ typedef struct wb_job {
     ErlNifMonitor monitor;
     bool monitored;
     _Atomic int phase; /* a threaded_phase */
+    /* the job's one terminal count is made (completed, failed or
+     * cancelled): its destructor counts an unfinished job as cancelled */
+    atomic_bool terminal;
     struct wb_job *next;
     uint64_t state[]; /* job states need 8-byte alignment, as resources give */
 } wb_job;
 
+/* ---- counters ----------------------------------------------------------------- */
+
+/* Monotonic counts since the library loaded (runtime_stats' `counters`).
+ * Each thread that counts owns a block of them, claimed at its first
+ * count: the owner adds with a relaxed load and store (no locked
+ * instruction, no cache line shared with another writer), and
+ * runtime_stats sums the blocks with relaxed loads. By-mode counts are
+ * indexed by `mode`; COUNT_AUTO is :auto's own key (its calls, and its
+ * calls refused by decode before a mode was chosen). */
+#define COUNT_MODES 5
+#define COUNT_AUTO  COUNT_MODES
+enum {
+    CTR_CALLS = 0,                                 /* by mode asked, and auto */
+    CTR_AUTO_CHOSEN = CTR_CALLS + COUNT_MODES + 1, /* by mode */
+    CTR_COMPLETED = CTR_AUTO_CHOSEN + COUNT_MODES, /* by mode run */
+    CTR_FAILED = CTR_COMPLETED + COUNT_MODES,      /* by mode run, and auto */
+    CTR_CANCELLED = CTR_FAILED + COUNT_MODES + 1,  /* by mode run */
+    CTR_RERUNS = CTR_CANCELLED + COUNT_MODES,
+    CTR_YIELDS,
+    CTR_DIRTY_HOPS,
+    CTR_REQUEUES,
+    CTR_CALLER_DEATHS,
+    CTR_ANSWERED_IN_CALL,
+    CTR_COUNT
+};
+
+#if defined(__GNUC__)
+#define WB_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define WB_UNLIKELY(x) (x)
+#endif
+
+/* A thread's counters, on cache lines of their own. */
+typedef struct counter_block {
+    alignas(64) _Atomic uint64_t n[CTR_COUNT];
+    struct counter_block *next; /* the list runtime_stats sums */
+} counter_block;
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+/* wb_run.c: this thread's block, claimed at its first count (a block
+ * nobody sums when none can be had); wb_config.c: a new block on the
+ * list runtime_stats sums, or NULL. */
+counter_block *wb_rt_counters(void);
+counter_block *wb_rt_claim_counters(void);
+extern _Atomic unsigned wb_rt_counter_generation;
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+/* Adds one; only the block's own thread writes it. */
+static inline void wb_rt_count(counter_block *b, int counter) {
+    uint64_t n = atomic_load_explicit(&b->n[counter], memory_order_relaxed);
+    atomic_store_explicit(&b->n[counter], n + 1, memory_order_relaxed);
+}
+
+static inline void wb_rt_count_here(int counter) {
+    wb_rt_count(wb_rt_counters(), counter);
+}
+
+/* The job's terminal count: `counter` (CTR_COMPLETED, CTR_FAILED or
+ * CTR_CANCELLED) for the mode it runs in. */
+static inline void wb_rt_job_ended(wb_job *job, int counter) {
+    atomic_store(&job->terminal, true);
+    wb_rt_count_here(counter + (int)job->mode);
+}
+
 static inline int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
+}
+
+/* True when `result` is what a raise answered (its callback raised, with
+ * enif_make_badarg or enif_raise_exception). The VM's raise answers a
+ * term whose primary tag (low two bits) is 0, which no term a NIF may
+ * return has: only such a term costs the call that asks the VM. */
+static inline bool result_raised(ErlNifEnv *env, ERL_NIF_TERM result) {
+    return WB_UNLIKELY((result & 3) == 0) && enif_has_pending_exception(env, NULL);
 }
 
 /* The finished job's result: take_result may move what the state owns
@@ -173,7 +272,7 @@ extern ERL_NIF_TERM wb_rt_atom_ok, wb_rt_atom_error, wb_rt_atom_true, wb_rt_atom
     wb_rt_atom_badarg, wb_rt_atom_unloaded;
 extern ERL_NIF_TERM wb_rt_atom_normal, wb_rt_atom_dirty_cpu, wb_rt_atom_yielding,
     wb_rt_atom_yielding_dirty, wb_rt_atom_threaded, wb_rt_atom_auto, wb_rt_atom_collect,
-    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled;
+    wb_rt_atom_cancel, wb_rt_atom_done, wb_rt_atom_cancelled, wb_rt_atom_false, wb_rt_atom_explain;
 registered_type *wb_rt_learned_of(const wb_job_type *type);
 registered_type *wb_rt_registered_types(int *count);
 wb_job *wb_rt_alloc_job(const wb_job_type *type);
@@ -183,11 +282,17 @@ wb_job *wb_rt_get_job(ErlNifEnv *env, ERL_NIF_TERM term);
 extern _Atomic uint64_t wb_rt_normal_max_ns, wb_rt_yielding_max_ns, wb_rt_slice_ns,
     wb_rt_dirty_slice_ns;
 bool wb_rt_apply_load_info(ErlNifEnv *env, ERL_NIF_TERM info);
+void wb_rt_counters_sum(uint64_t sums[CTR_COUNT]);
+void wb_rt_report_atoms(ErlNifEnv *env);
+ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result);
+ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
+                           uint64_t predicted, uint64_t setup, bool setup_on_dirty);
+void wb_rt_counters_free(void);
 
 /* wb_run.c: a job's life, and the live counters */
 extern _Atomic int64_t wb_rt_live_jobs, wb_rt_live_bytes;
 void wb_rt_job_prepare(wb_job *job, const wb_job_type *type, registered_type *learned, mode m,
-                       bool tiny);
+                       const job_note *note);
 bool wb_rt_decode_args(ErlNifEnv *env, const wb_job_type *type, const ERL_NIF_TERM argv[],
                        void *args, ERL_NIF_TERM *reason);
 bool wb_rt_job_init(ErlNifEnv *env, wb_job *job, const void *args, ERL_NIF_TERM *reason);
@@ -208,14 +313,14 @@ bool wb_rt_timed_step(wb_job *job, int64_t *last);
 
 /* wb_pool.c: :threaded */
 ERL_NIF_TERM wb_rt_start_threaded(ErlNifEnv *env, const wb_job_type *type, registered_type *learned,
-                                  bool tiny, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
+                                  const job_note *note, const ERL_NIF_TERM args[], ERL_NIF_TERM ref,
                                   const void *decoded);
 ERL_NIF_TERM wb_rt_threaded_collect(ErlNifEnv *env, const wb_job_type *type,
                                     const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_rt_threaded_cancel(ErlNifEnv *env, const wb_job_type *type, ERL_NIF_TERM term);
 bool wb_rt_pool_start(int nthreads);
 void wb_rt_pool_stop(void);
-void wb_rt_pool_counts(size_t *queued, int *threads, uint64_t *answered_in_call);
+void wb_rt_pool_counts(size_t *queued, int *threads);
 
 /* wb_release.c: deferred frees and blocks owned by binaries */
 extern ErlNifResourceType *wb_rt_owned_block_resource;

@@ -50,7 +50,9 @@
  * queues it, as short jobs do when a pool thread is free; with
  * -DWB_TEST_IMPATIENT instead, Elixir.WellBehaved.Test.SDKImpatient, whose
  * calls all start waiting and give up at once (a 1 ns wait), so their jobs
- * answer by message as a short job does when the wait runs out.
+ * answer by message as a short job does when the wait runs out. Built with
+ * -DWB_TEST_COUNTED it is Elixir.WellBehaved.Test.SDKCounted, the same
+ * library for one test file alone, which counts its runtime's calls.
  *
  * Built with -DWB_EXTERNAL_SERVER it is the server program of the same job
  * types (schedule: :external), with two more, which exist only there (in
@@ -671,6 +673,8 @@ ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKRefused, nif_funcs, load, NULL, upgrade,
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKAwaiting, nif_funcs, load, NULL, upgrade, unload)
 #elif defined(WB_TEST_IMPATIENT)
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKImpatient, nif_funcs, load, NULL, upgrade, unload)
+#elif defined(WB_TEST_COUNTED)
+ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKCounted, nif_funcs, load, NULL, upgrade, unload)
 #else
 ERL_NIF_INIT(Elixir.WellBehaved.Test.SDKJobs, nif_funcs, load, NULL, upgrade, unload)
 #endif

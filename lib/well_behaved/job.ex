@@ -12,6 +12,13 @@ defmodule WellBehaved.Job do
   `init` refused the arguments (`{:error, :badarg}`, `{:error, :enomem}` or
   the job's own reason).
 
+  `explain/2` tells which mode `schedule: :auto` would choose for a call,
+  and why, without running it. The runtime can also answer a job's result
+  with a report of how it ran (the mode `:auto` chose and its reason, the
+  slices, a re-run after a wrong prediction): the tiny-slices argument is
+  then an integer with the report bit, and this module takes the report
+  off in one place, so that no caller ever sees it.
+
   A public function wrapping a job is usually a line or two:
 
       def checksum(data, opts \\\\ []) when is_binary(data),
@@ -27,6 +34,7 @@ defmodule WellBehaved.Job do
   """
 
   alias WellBehaved.{External, Options, Runtime}
+  alias WellBehaved.Job.Events
   require WellBehaved.Telemetry, as: Telemetry
 
   @call "WellBehaved.Job.call/4"
@@ -88,10 +96,7 @@ defmodule WellBehaved.Job do
 
   def call(nif_function, args, [], function) when is_list(args) do
     if Telemetry.on?(),
-      do:
-        span(nif_function, :auto, function, fn ->
-          run(nif_function, args, :auto, false, nil, function)
-        end),
+      do: spanned(nif_function, args, :auto, false, :infinity, function),
       else: run(nif_function, args, :auto, false, nil, function)
   end
 
@@ -101,7 +106,7 @@ defmodule WellBehaved.Job do
         if Telemetry.on?(),
           do:
             span(nif_function, :external, function, fn ->
-              external(nif_function, args, tiny, timeout, pool, function)
+              {external(nif_function, args, tiny, timeout, pool, function), nil}
             end),
           else: external(nif_function, args, tiny, timeout, pool, function)
 
@@ -122,13 +127,11 @@ defmodule WellBehaved.Job do
   @spec checked(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) :: term()
   def checked(nif_function, args, mode, tiny, timeout, function) do
     if Telemetry.on?(),
-      do:
-        span(nif_function, mode, function, fn ->
-          unspanned(nif_function, args, mode, tiny, timeout, function)
-        end),
+      do: spanned(nif_function, args, mode, tiny, timeout, function),
       else: unspanned(nif_function, args, mode, tiny, timeout, function)
   end
 
+  # (tiny: a boolean, or the flags integer of report_flags/1)
   defp unspanned(nif_function, args, :threaded, tiny, timeout, function) do
     ref = make_ref()
 
@@ -143,25 +146,31 @@ defmodule WellBehaved.Job do
   defp unspanned(nif_function, args, mode, tiny, _timeout, function),
     do: run(nif_function, args, mode, tiny, nil, function)
 
+  # checked/6 with events on: the job runs with the report bit, and what
+  # the runtime reports goes in the stop event
+  defp spanned(f, args, mode, tiny, timeout, function) do
+    span(f, mode, function, fn ->
+      unwrap(unspanned(f, args, mode, report_flags(tiny), timeout, function))
+    end)
+  end
+
   # The job span, [:well_behaved, :job]: its start metadata names the job
-  # (only now, with events on, is the NIF looked at), its stop metadata
-  # is stop/1's
+  # (only now, with events on, is the NIF looked at); `fun` answers the
+  # result and the runtime's report (nil when there is none)
   defp span(f, mode, function, fun) do
     {module, job} =
       if is_function(f),
         do: {elem(Function.info(f, :module), 1), elem(Function.info(f, :name), 1)},
         else: {nil, nil}
 
-    Telemetry.emit_span(
-      [:well_behaved, :job],
-      %{job: job, module: module, function: function, mode: mode},
-      fn -> stop(fun.()) end
-    )
-  end
+    start = %{job: job, module: module, function: function, mode: mode}
 
-  # what the stop event adds, from the job's answer
-  defp stop({:error, reason} = answer), do: {answer, %{result: :error, error: reason}}
-  defp stop(answer), do: {answer, %{result: :ok}}
+    Telemetry.emit_span([:well_behaved, :job], start, fn ->
+      {answer, info} = fun.()
+      if info && info.rerun, do: Events.rerun(start, info)
+      Events.stop(answer, mode, info)
+    end)
+  end
 
   # a direct call for each arity the runtime allows (WB_MAX_JOB_ARGS, 8):
   # no list to build and no apply on the per-call path
@@ -253,6 +262,97 @@ defmodule WellBehaved.Job do
 
   defp answered(f, args, job, :done), do: run(f, args, :collect, false, job, nil)
   defp answered(_f, _args, _job, error), do: error
+
+  @doc false
+  # call/4 that also answers the job's report: `{result, info}`, `info`
+  # the map the runtime made (the mode run, :auto's reason, slices, ...),
+  # or nil when there is none (an error, :external, or a library on an
+  # older runtime, which ignores the report bit). For callers that want
+  # it only when someone listens (events).
+  @spec call_report(function(), list(), [option()], String.t()) :: {term(), map() | nil}
+  def call_report(nif_function, args, opts \\ [], function \\ @call)
+
+  def call_report(nif_function, args, opts, function) when is_list(args) and is_list(opts) do
+    case parse(opts, {:auto, false, :infinity, nil}, opts, function) do
+      {:external, tiny, timeout, pool} ->
+        {external(nif_function, args, tiny, timeout, pool, function), nil}
+
+      {mode, tiny, timeout, _pool} ->
+        checked_report(nif_function, args, mode, tiny, timeout, function)
+    end
+  end
+
+  def call_report(nif_function, args, opts, function),
+    do: call(nif_function, args, opts, function)
+
+  @doc false
+  # checked/6 that also answers the job's report, as call_report/4 does
+  # (no event: the caller has the report)
+  @spec checked_report(function(), list(), Runtime.mode(), boolean(), timeout(), String.t()) ::
+          {term(), map() | nil}
+  def checked_report(nif_function, args, mode, tiny, timeout, function),
+    do: unwrap(unspanned(nif_function, args, mode, report_flags(tiny), timeout, function))
+
+  # the flags argument with the report bit: bit 0 tiny slices, bit 1 report
+  defp report_flags(true), do: 3
+  defp report_flags(false), do: 2
+
+  # The one place a report is taken off a result: a job called with the
+  # report bit answers {:"$wb_report", result, info}, any other answer is
+  # the result itself.
+  defp unwrap({:"$wb_report", result, info}), do: {result, info}
+  defp unwrap(result), do: {result, nil}
+
+  @doc """
+  Tells which mode `schedule: :auto` would choose for a call of the job
+  NIF `nif_function` with `args`, and why, without running the job: the
+  arguments are decoded and the work predicted as a call does.
+
+  Returns a map:
+
+    * `mode` - `:normal`, `:yielding` or `:yielding_dirty`;
+    * `reason` - `:below_normal_max` (the predicted time is under
+      `normal_max_ns`), `:below_yielding_max` (under `yielding_max_ns`),
+      or `:above_yielding_max`;
+    * `predicted_units`, `setup_units` - the units of work the job type
+      predicts for its steps and its set-up;
+    * `ps_per_unit` - the cost of a unit the runtime has learned, in
+      picoseconds, and `predicted_ns`, the time it predicts from both;
+    * `normal_max_ns`, `yielding_max_ns` - the thresholds in force
+      (`:infinity` when there is none, see `WellBehaved.Runtime.configure/2`);
+    * `cost_measured` - `false` until the cost has been measured on this
+      machine: a `:normal` run is then bounded by the clock, and moves on
+      sliced when it takes longer than predicted;
+    * `setup_on_dirty` - whether the set-up runs on a dirty scheduler
+      before the slices.
+
+  A call can still differ from the answer: another call may change the
+  learned cost in between, and a `:normal` run that needs more than
+  predicted starts again `:yielding`. `{:error, reason}` when the job's
+  `decode` refuses the arguments; `{:error, :unsupported}` for a library
+  built on a runtime older than this function. A wrapper such as
+  `WellBehaved.Levenshtein.distance/3` answers short inputs before any
+  job, so its choice is not this one's.
+
+      iex> explained = WellBehaved.Job.explain(&WellBehaved.Native.levenshtein/7, ["kitten", "sitting", :byte, nil])
+      iex> explained.mode
+      :normal
+      iex> explained.reason
+      :below_normal_max
+  """
+  @spec explain(function(), list()) :: map() | {:error, term()}
+  def explain(nif_function, args) when is_list(args) do
+    run(nif_function, args, :explain, false, nil, "WellBehaved.Job.explain/2")
+  rescue
+    # an older runtime knows no `explain` mode
+    error in ArgumentError ->
+      if is_function(nif_function, length(args) + 3) and length(args) <= 8,
+        do: {:error, :unsupported},
+        else: reraise(error, __STACKTRACE__)
+  end
+
+  def explain(_nif_function, args),
+    do: Options.invalid!("WellBehaved.Job.explain/2", "args", args, "a list")
 
   @doc """
   Waits for the reply of a NIF of your own that answers by message:

@@ -98,6 +98,39 @@ defmodule WellBehaved.Runtime do
   handed to the threads and not given back yet (a benchmark waits for 0 before it
   measures, so that the previous work's memory is not unmapped meanwhile).
 
+  `counters`: counts since the library loaded, each only ever growing
+  (monotonic; a new instance of the library, loaded again, starts at 0),
+  cheap enough to stay on (each thread counts in memory of its own, and
+  this call sums them):
+
+    * `calls` - job NIF calls by the mode asked: a map with a key for each
+      mode and `:auto` (a `:threaded` job's `:collect` or `:cancel`, and
+      `WellBehaved.Job.explain/2`, are not calls);
+    * `auto_chosen` - the mode `:auto` chose, by mode;
+    * `completed`, `failed`, `cancelled` - how each job ended, by the mode
+      that ran it, exactly one of the three per job: it answered its
+      result; it answered an error (arguments refused by `decode`, an
+      `init` that failed, `:enomem`) or its result raised (`failed` has
+      an `:auto` key too: calls refused before `:auto` chose a mode); it
+      was cancelled (a `:threaded` call's timeout, a caller that died, a
+      job dropped unfinished);
+    * `reruns` - `:auto`'s `:normal` runs that needed more work than
+      predicted and started again `:yielding` (counted there neither as a
+      call nor as a choice);
+    * `yields` - slices that gave their scheduler back and rescheduled the
+      job; `dirty_hops` - moves of a job between normal and dirty
+      schedulers; `requeues` - `:threaded` quanta after which a job queued
+      again behind others; `caller_deaths` - callers a running job found
+      dead (a dirty run's check, a `:threaded` job's monitor; a `:yielding`
+      job whose caller died between slices is counted `cancelled` only);
+      `answered_in_call` - as the key of that name.
+
+  So at rest, for each mode: `calls` + `auto_chosen` (+ `reruns` for
+  `:yielding`) = `completed` + `failed` + `cancelled` (+ `reruns` for
+  `:normal`), and `calls.auto` = the sum of `auto_chosen` + `failed.auto`;
+  while jobs run, the difference is what is in flight. A library built
+  on an older runtime has no `counters` key.
+
   The slice: `slice_ns` (`slice_us` rounded), `slice_source` (where it
   comes from: `:erlang_turn`, derived from `erlang_turn_ns`, the time this
   VM's Erlang code runs per turn, measured when the library loaded;
@@ -115,6 +148,8 @@ defmodule WellBehaved.Runtime do
 
       iex> WellBehaved.Runtime.stats().ps_per_unit |> Map.has_key?(:levenshtein)
       true
+      iex> WellBehaved.Runtime.stats().counters.calls |> Map.keys() |> Enum.sort()
+      [:auto, :dirty_cpu, :normal, :threaded, :yielding, :yielding_dirty]
   """
   @spec stats(module()) :: %{atom() => term()}
   def stats(native \\ Native)

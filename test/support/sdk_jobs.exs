@@ -102,3 +102,13 @@ defmodule WellBehaved.Test.SDKImpatient do
 
   def ensure_loaded!, do: load!("sdk_impatient_nif")
 end
+
+defmodule WellBehaved.Test.SDKCounted do
+  @moduledoc false
+  # The same library again, called only by test/runtime_counters_test.exs,
+  # so that its runtime's counters move by exactly that file's calls
+  # (mk/sdk.mk).
+  use WellBehaved.Test.SDKStubs
+
+  def ensure_loaded!, do: load!("sdk_counted_nif")
+end
