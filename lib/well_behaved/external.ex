@@ -110,8 +110,8 @@ defmodule WellBehaved.External do
       a span around each call (`Job.call/4` with `schedule: :external`,
       `echo/1`, `levenshtein/4`). Metadata: `pool`, `request` (the job's
       name, or `:echo`); the stop event adds `server` (the index that
-      served the call's last attempt, or `nil`) and `result` (`:ok` or
-      `{:error, reason}`), and measures `queue_time`, the time spent
+      served the call's last attempt, or `nil`), `result` (`:ok` or
+      `:error`) and, for an error, `error` (the reason), and measures `queue_time`, the time spent
       waiting for a connection to be handed over (0 when an idle one was
       free).
     * `[:well_behaved, :external, :timeout]` - a call's reply did not

@@ -57,18 +57,21 @@ defmodule WellBehaved.External.Client do
   end
 
   # the call span: start metadata pool and request; stop adds the
-  # server, the result, and queue_time (native units waited for the
+  # server, the result (and error), and queue_time (native units waited for the
   # manager to hand a connection; 0 when an idle one was claimed)
   defp traced({:meta, name, _, _, _, _, _} = meta, payload, slots, timeout, deadline, what) do
     Telemetry.span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
       Process.put(@trace, {nil, 0})
       answer = send_request(meta, payload, slots, timeout, deadline, true)
       {slot, queue_time} = Process.delete(@trace)
-      result = if match?({:ok, _}, answer), do: :ok, else: answer
-      stop = %{server: slot_server(name, slot), result: result}
+      stop = Map.put(outcome(answer), :server, slot_server(name, slot))
       {answer, %{queue_time: queue_time}, stop}
     end)
   end
+
+  # result and error as every span of the library gives them
+  defp outcome({:error, reason}), do: %{result: :error, error: reason}
+  defp outcome(_answer), do: %{result: :ok}
 
   defp slot_server(_name, nil), do: nil
 
