@@ -250,8 +250,9 @@ void wb_external_alias(const char *nif_name, const wb_job_type *type);
  * cost_measured => #{JobName => true | false}, answered_in_call,
  * counters => Counters}
  *
- * Counters: counts since the library loaded (a new instance of the
- * library starts at 0), each only ever growing, cheap enough to stay on
+ * Counters: counts since the library's first loaded instance (an upgrade
+ * or reload while an instance lives shares them; a load after the last
+ * unload starts at 0), each only ever growing, cheap enough to stay on
  * (every thread counts in memory of its own; the stats call sums them):
  *
  *   #{calls => #{auto, normal, dirty_cpu, yielding, yielding_dirty,

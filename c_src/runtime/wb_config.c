@@ -60,8 +60,17 @@ void wb_rt_counters_sum(uint64_t sums[CTR_COUNT]) {
 /* At the unload of the library's last instance: no job of it is left
  * (the VM unloads a library once its resources are gone) and its threads
  * have stopped, so no thread counts. The blocks go; a thread whose slot
- * still names one (the library mapped again without its thread-local
- * storage being reset) sees an old generation and claims a new block. */
+ * still names one sees an old generation and claims a new block: the
+ * statics kept (a library the loader does not unmap), the generation
+ * moves on here; mapped again, it starts from a value of its own
+ * (wb_rt_counters_seed). */
+/* At the first load of a mapping: a generation no earlier mapping's
+ * thread-local slot can hold (a fresh mapping's statics are 0 again). */
+void wb_rt_counters_seed(void) {
+    unsigned zero = 0, seed = (unsigned)clock_ns() | 1u;
+    atomic_compare_exchange_strong(&wb_rt_counter_generation, &zero, seed);
+}
+
 void wb_rt_counters_free(void) {
     counter_block *b = atomic_exchange(&counter_blocks, NULL);
     atomic_fetch_add(&wb_rt_counter_generation, 1);
@@ -212,7 +221,7 @@ static ERL_NIF_TERM yielding_max_term(ErlNifEnv *env) {
  * it is a re-run's restart, whether a :threaded answer was taken in the
  * call, the state's bytes, and the thresholds in force. */
 ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result) {
-    if (result_raised(env, result)) return result;
+    if (result_raised(env)) return result;
     uint64_t ps = job->auto_reason != REASON_NONE
                       ? job->ps_at_choice
                       : atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);
@@ -243,9 +252,9 @@ ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result
 
 /* explain's answer: the mode :auto would choose for a call, and why. */
 ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
-                           uint64_t predicted, uint64_t setup, bool setup_on_dirty) {
-    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
-    double ns = predict_ns(learned, predicted + setup);
+                           uint64_t ps, uint64_t predicted, uint64_t setup, bool setup_on_dirty) {
+    /* the cost the choice was made with: learning may move it meanwhile */
+    double ns = (double)(predicted + setup) * (double)ps / 1000.0;
     ERL_NIF_TERM keys[] = {
         report_atoms[R_MODE],
         report_atoms[R_REASON],

@@ -127,6 +127,7 @@ static int runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM
      * the instance still alive: one pool serves every loaded instance. The
      * code server serializes load and unload calls. */
     if (loaded_instances++ > 0) return 0;
+    wb_rt_counters_seed();
     ErlNifSysInfo info;
     enif_system_info(&info, sizeof info);
     int threads = info.scheduler_threads > 1 ? info.scheduler_threads : 2;

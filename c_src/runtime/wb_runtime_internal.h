@@ -237,12 +237,11 @@ static inline int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
 }
 
-/* True when `result` is what a raise answered (its callback raised, with
- * enif_make_badarg or enif_raise_exception). The VM's raise answers a
- * term whose primary tag (low two bits) is 0, which no term a NIF may
- * return has: only such a term costs the call that asks the VM. */
-static inline bool result_raised(ErlNifEnv *env, ERL_NIF_TERM result) {
-    return WB_UNLIKELY((result & 3) == 0) && enif_has_pending_exception(env, NULL);
+/* True when the job's result callback raised (enif_make_badarg or
+ * enif_raise_exception). Asked of the VM once per job: a callback may
+ * raise and then return another term, which the VM discards. */
+static inline bool result_raised(ErlNifEnv *env) {
+    return enif_has_pending_exception(env, NULL);
 }
 
 /* The finished job's result: take_result may move what the state owns
@@ -286,7 +285,8 @@ void wb_rt_counters_sum(uint64_t sums[CTR_COUNT]);
 void wb_rt_report_atoms(ErlNifEnv *env);
 ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result);
 ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
-                           uint64_t predicted, uint64_t setup, bool setup_on_dirty);
+                           uint64_t ps, uint64_t predicted, uint64_t setup, bool setup_on_dirty);
+void wb_rt_counters_seed(void);
 void wb_rt_counters_free(void);
 
 /* wb_run.c: a job's life, and the live counters */
