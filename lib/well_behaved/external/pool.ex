@@ -36,7 +36,8 @@ defmodule WellBehaved.External.Pool do
   #     :counters ref of the ETS meta tuple.
   use GenServer
 
-  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, WaitStats}
+  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, Slots, WaitStats}
+  import Slots, only: [server_of: 2, slots_of: 2, close_slot: 2]
   alias WellBehaved.{OSProcess, Telemetry}
 
   # a slot's value in the atomics (Client uses the same): a caller's token
@@ -302,8 +303,20 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port),
-    do: {:noreply, Servers.server_exited(state, port, status)}
+  # a server exited; cancels in flight there are over: their jobs died
+  # with it (or the pool killed it)
+  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port) do
+    {state, index, outcome} = Servers.server_exited(state, port, status)
+
+    state =
+      Enum.reduce(slots_of(state, index), state, fn slot, state ->
+        if Map.has_key?(state.cancels, slot),
+          do: end_cancel(state, slot, @down, outcome),
+          else: state
+      end)
+
+    {:noreply, state}
+  end
 
   def handle_info({:restart, index}, state) do
     case {state.status, state.servers[index]} do
@@ -347,15 +360,6 @@ defmodule WellBehaved.External.Pool do
   # --- slots ------------------------------------------------------------------------
 
   @doc false
-  def server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
-
-  @doc false
-  def slots_of(state, index) do
-    n = map_size(state.servers)
-    Enum.filter(1..state.slots, &(rem(&1 - 1, n) == index))
-  end
-
-  @doc false
   def reconnect_server(state, index) do
     Enum.reduce(slots_of(state, index), state, fn slot, state ->
       if :atomics.get(state.atomics, slot) == @down, do: reconnect(state, slot), else: state
@@ -380,14 +384,6 @@ defmodule WellBehaved.External.Pool do
       end
     else
       state
-    end
-  end
-
-  @doc false
-  def close_slot(state, slot) do
-    case :ets.lookup(state.name, slot) do
-      [{^slot, sock, _}] -> :gen_tcp.close(sock)
-      [] -> :ok
     end
   end
 
@@ -603,8 +599,7 @@ defmodule WellBehaved.External.Pool do
   # The cancel on `slot` is over (`outcome`: :acknowledged, :killed with
   # its server, :lost with the connection): the slot goes to a waiter or
   # idle (:give), or down (and reconnects when its server is up).
-  @doc false
-  def end_cancel(state, slot, next, outcome) do
+  defp end_cancel(state, slot, next, outcome) do
     {cancel, cancels} = Map.pop(state.cancels, slot)
     Process.cancel_timer(cancel.timer)
     state = %{state | cancels: cancels}

@@ -8,12 +8,9 @@ defmodule WellBehaved.External.Servers do
 
   require Logger
 
-  alias WellBehaved.External.{Connection, ExitStatus, Intensity, Pool, ServerLog}
+  alias WellBehaved.External.{Connection, ExitStatus, Intensity, ServerLog, Slots}
   alias WellBehaved.{OSProcess, Telemetry}
 
-  # the slot values of Pool's manager
-  @idle 0
-  @down -1
   @ready_timeout_ms 10_000
   # a server's output lines, in bytes: a longer line comes in pieces
   @line_bytes 4096
@@ -119,9 +116,11 @@ defmodule WellBehaved.External.Servers do
     end)
   end
 
-  # A server exited: its idle slots go down, its cancels end, the exit is
-  # logged and counted. It restarts (after a pause if it died young)
-  # unless the pool is, or by this failure becomes, unavailable.
+  # A server exited: its idle slots go down, the exit is logged and
+  # counted. It restarts (after a pause if it died young) unless the pool
+  # is, or by this failure becomes, unavailable. Returns the state, the
+  # server's index and how its cancels in flight ended (:killed when the
+  # pool killed it, else :lost): the caller (Pool) ends them.
   @doc false
   def server_exited(state, port, status) do
     index = Map.fetch!(state.ports, port)
@@ -134,9 +133,7 @@ defmodule WellBehaved.External.Servers do
 
     # idle connections to it are dead; connections in use are discarded by
     # their callers, who see them closed
-    for slot <- Pool.slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: Pool.close_slot(state, slot)
+    Slots.down_idle(state, index)
 
     File.rm(server.path)
     # a server that dies young is restarted after a pause, unless killed
@@ -146,16 +143,6 @@ defmodule WellBehaved.External.Servers do
     delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
     down = server |> Map.delete(:killed) |> Map.merge(%{status: :down, port: nil, delay: delay})
     state = put_in(state.servers[index], down)
-
-    # cancels in flight there are over: their jobs died with the server
-    outcome = if killed?, do: :killed, else: :lost
-
-    state =
-      Enum.reduce(Pool.slots_of(state, index), state, fn slot, state ->
-        if Map.has_key?(state.cancels, slot),
-          do: Pool.end_cancel(state, slot, @down, outcome),
-          else: state
-      end)
 
     # the exits the pool did not cause count against its intensity
     {verdict, state} =
@@ -196,20 +183,23 @@ defmodule WellBehaved.External.Servers do
       }
     )
 
-    case verdict do
-      :ok when delay == 0 ->
-        start_server(state, index)
+    state =
+      case verdict do
+        :ok when delay == 0 ->
+          start_server(state, index)
 
-      :ok ->
-        Process.send_after(self(), {:restart, index}, delay)
-        state
+        :ok ->
+          Process.send_after(self(), {:restart, index}, delay)
+          state
 
-      :stopped ->
-        state
+        :stopped ->
+          state
 
-      :exceeded ->
-        give_up(state, now)
-    end
+        :exceeded ->
+          give_up(state, now)
+      end
+
+    {state, index, if(killed?, do: :killed, else: :lost)}
   end
 
   defp exit_cause(true, _signal), do: :killed_by_pool
@@ -267,10 +257,7 @@ defmodule WellBehaved.External.Servers do
   def stop_server(state, index) do
     server = state.servers[index]
     OSProcess.kill(server.os_pid)
-
-    for slot <- Pool.slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: Pool.close_slot(state, slot)
+    Slots.down_idle(state, index)
 
     put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
   end
