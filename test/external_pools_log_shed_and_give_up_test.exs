@@ -285,6 +285,25 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       assert p99 > 0
     end
 
+    test "a waiter is served when a slot goes idle behind the manager's back", %{pool: pool} do
+      start_pool(pool, connections: 1)
+      [{:meta, _, atomics, 1, _, _, _}] = :ets.lookup(pool, :meta)
+      # the one connection held as a caller holds it (the owner alive, so
+      # the tick does not reclaim it)
+      token = System.unique_integer([:positive])
+      assert :atomics.compare_exchange(atomics, 1, 0, token) == :ok
+      :ets.insert(pool, {{:owner, 1}, token, self()})
+
+      waiter = Task.async(fn -> call(pool, &SDKJobs.fold/4, [3]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).queue == 1 end)
+
+      # the slot idle again with no word to the manager: what a release
+      # racing the waiter's checkout leaves; the manager's tick finds it
+      # (the waiter's own timeout is the pool's 60 s)
+      assert :atomics.compare_exchange(atomics, 1, token, 0) == :ok
+      assert Task.await(waiter, 30_000) == reference(3)
+    end
+
     test "an error that says what happened" do
       for reason <- [:overloaded, :unavailable] do
         message = Exception.message(External.Error.exception(reason: reason))

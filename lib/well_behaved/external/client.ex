@@ -228,13 +228,14 @@ defmodule WellBehaved.External.Client do
     :exit, _ -> {:error, :not_running}
   end
 
+  # The slot is set idle first, then the waiting count read: a manager
+  # that queued a waiter bumped the count before it scanned the slots, so
+  # either its scan saw this slot idle, or this read sees the count and
+  # the manager is told to serve its queue (no waiter is left waiting
+  # while a slot is idle).
   defp checkin({:meta, _name, atomics, slots, manager, _, _}, slot, token) do
-    if :atomics.get(atomics, slots + 1) > 0 do
-      send(manager, {:checkin, slot, token})
-    else
-      :atomics.compare_exchange(atomics, slot, token, @idle)
-    end
-
+    :atomics.compare_exchange(atomics, slot, token, @idle)
+    if :atomics.get(atomics, slots + 1) > 0, do: send(manager, :serve_waiters)
     :ok
   end
 

@@ -12,8 +12,9 @@ defmodule WellBehaved.External.Pool do
   # This process (the manager) owns the ports, the sockets and the ETS table,
   # and only acts off the hot path:
   #   * no idle slot: the caller asks it (:checkout) and waits in a queue;
-  #     while anyone waits (a counter in the atomics), releases go through
-  #     the manager, which hands the slot to the first waiter.
+  #     while anyone waits (a counter in the atomics), a caller that sets
+  #     its slot idle tells the manager (:serve_waiters), which hands idle
+  #     slots to the waiters in order (and so does every tick).
   #   * a caller whose call failed closes the socket, marks the slot down and
   #     sends :reconnect; a server that exits has its idle slots marked down
   #     and is restarted; its slots reconnect once it prints "ready".
@@ -270,13 +271,8 @@ defmodule WellBehaved.External.Pool do
   end
 
   @impl true
-  def handle_info({:checkin, slot, token}, state) do
-    if :atomics.get(state.atomics, slot) == token do
-      {:noreply, give(state, slot, token)}
-    else
-      {:noreply, state}
-    end
-  end
+  # a caller set its slot idle while callers were queued
+  def handle_info(:serve_waiters, state), do: {:noreply, serve_waiters(state)}
 
   def handle_info({:reconnect, slot}, state), do: {:noreply, reconnect(state, slot)}
 
@@ -340,7 +336,13 @@ defmodule WellBehaved.External.Pool do
 
   def handle_info(:tick, state) do
     Process.send_after(self(), :tick, @tick_ms)
-    state = state |> reclaim_abandoned() |> expire_waiters() |> Servers.flush_logs()
+
+    state =
+      state
+      |> reclaim_abandoned()
+      |> expire_waiters()
+      |> serve_waiters()
+      |> Servers.flush_logs()
 
     state =
       Enum.reduce(1..state.slots, state, fn slot, state ->
@@ -411,6 +413,32 @@ defmodule WellBehaved.External.Pool do
         else
           # not ours to give after all: the waiter keeps its place
           %{state | waiters: :queue.in_r(waiter, state.waiters)}
+        end
+    end
+  end
+
+  # Idle slots go to the live waiters, first come first served, until
+  # either runs out.
+  defp serve_waiters(state) do
+    %{atomics: atomics, slots: slots} = state
+
+    case next_waiter(state) do
+      {nil, state} ->
+        state
+
+      {{{pid, _} = caller, _deadline} = waiter, state} ->
+        token = :erlang.unique_integer([:positive])
+
+        case claim(atomics, slots, 0, slots, token) do
+          0 ->
+            %{state | waiters: :queue.in_r(waiter, state.waiters)}
+
+          slot ->
+            :atomics.sub(atomics, slots + 1, 1)
+            :ets.insert(state.name, {{:owner, slot}, token, pid})
+            [{^slot, sock, _}] = :ets.lookup(state.name, slot)
+            GenServer.reply(caller, {:ok, slot, sock, token})
+            serve_waiters(state)
         end
     end
   end
