@@ -398,6 +398,41 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
 
     @tag :capture_log
+    @tag :tmp_dir
+    test "a server that keeps failing before it is ready makes it unavailable", context do
+      %{pool: pool, tmp_dir: dir} = context
+      # the first start runs the real server; every later one exits at once
+      marker = Path.join(dir, "started")
+      wrapper = Path.join(dir, "failing_server")
+
+      File.write!(wrapper, """
+      #!/bin/sh
+      if [ -e '#{marker}' ]; then exit 3; fi
+      touch '#{marker}'
+      exec '#{@server}' "$@"
+      """)
+
+      File.chmod!(wrapper, 0o755)
+      # a window of 1 s: the old pauses (100 ms doubling to 5 s) never put
+      # 6 failures in one; 6 failed starts in a row give up whatever
+      # their timing
+      opts = [max_restarts: 5, max_seconds: 1, retry_ms: 600_000]
+      start_supervised!({External, [name: pool, executable: wrapper, servers: 1] ++ opts})
+      assert call(pool, &SDKJobs.fold/4, [2]) == reference(2)
+      WellBehaved.OSProcess.kill(up_os_pid(pool))
+
+      assert_receive {:event, [:well_behaved, :external, :unavailable], %{count: 1},
+                      %{pool: ^pool, max_restarts: 5, max_seconds: 1, retry_in: 600_000}},
+                     30_000
+
+      info = External.info(pool)
+      assert %{status: :unavailable, exits: %{137 => 1, 3 => failed}} = info
+      # at most max_restarts + 1 failed starts
+      assert failed in 1..6
+      assert call(pool, &SDKJobs.fold/4, [2]) == {:error, :unavailable}
+    end
+
+    @tag :capture_log
     test "after retry_ms its servers start again and it is available", %{pool: pool} do
       start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 100)
       crash_three_times(pool)

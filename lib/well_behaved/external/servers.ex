@@ -49,7 +49,9 @@ defmodule WellBehaved.External.Servers do
       log: ServerLog.new(),
       started: System.monotonic_time(),
       started_at: System.monotonic_time(:millisecond),
-      delay: if(old, do: old.delay, else: 0)
+      delay: if(old, do: old.delay, else: 0),
+      # starts in a row that failed before "ready"
+      failed_starts: if(old, do: old.failed_starts, else: 0)
     }
 
     %{
@@ -64,7 +66,7 @@ defmodule WellBehaved.External.Servers do
   # available again if it was recovering
   @doc false
   def server_ready(state, index) do
-    server = %{state.servers[index] | status: :up}
+    server = %{state.servers[index] | status: :up, failed_starts: 0}
     state = put_in(state.servers[index], server)
     startup = System.monotonic_time() - server.started
 
@@ -140,8 +142,14 @@ defmodule WellBehaved.External.Servers do
     # here for a job that would not stop
     young? = now - server.started_at < 1_000
     killed? = cause == :killed_by_pool
-    delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
-    down = server |> Map.delete(:killed) |> Map.merge(%{status: :down, port: nil, delay: delay})
+
+    delay =
+      if young? and not killed?, do: Intensity.backoff(state.intensity, server.delay), else: 0
+
+    failed_start? = server.status == :starting and not killed?
+    failed_starts = if failed_start?, do: server.failed_starts + 1, else: 0
+    down = %{status: :down, port: nil, delay: delay, failed_starts: failed_starts}
+    down = server |> Map.delete(:killed) |> Map.merge(down)
     state = put_in(state.servers[index], down)
 
     # the exits the pool did not cause count against its intensity
@@ -155,7 +163,10 @@ defmodule WellBehaved.External.Servers do
 
         true ->
           {verdict, intensity} = Intensity.failure(state.intensity, now)
-          {verdict, %{state | intensity: intensity}}
+
+          if Intensity.failed_starts_exceeded?(intensity, failed_starts),
+            do: {{:exceeded, {index, failed_starts}}, %{state | intensity: intensity}},
+            else: {verdict, %{state | intensity: intensity}}
       end
 
     restart_in = if verdict == :ok, do: delay
@@ -196,7 +207,10 @@ defmodule WellBehaved.External.Servers do
           state
 
         :exceeded ->
-          give_up(state, now)
+          give_up(state, now, nil)
+
+        {:exceeded, failed_starts} ->
+          give_up(state, now, failed_starts)
       end
 
     {state, index, if(killed?, do: :killed, else: :lost)}
@@ -215,17 +229,24 @@ defmodule WellBehaved.External.Servers do
       else: state
   end
 
-  # Past the restart intensity: the servers still running are stopped,
-  # the waiters answered {:error, :unavailable}, and a timer retries.
-  defp give_up(state, now) do
+  # Past the restart intensity (too many failures in the window, or
+  # `failed_starts`: {index, count} failed starts in a row): the servers
+  # still running are stopped, the waiters answered
+  # {:error, :unavailable}, and a timer retries.
+  defp give_up(state, now, failed_starts) do
     crashes = Intensity.failures(state.intensity)
     {delay, intensity} = Intensity.give_up(state.intensity, now)
 
+    what =
+      case failed_starts do
+        nil -> "#{crashes} server failures within #{intensity.max_seconds} s"
+        {index, count} -> "server #{index} failed #{count} starts in a row"
+      end
+
     ServerLog.pool_error(
       state.name,
-      "WellBehaved.External #{inspect(state.name)}: #{crashes} server failures within " <>
-        "#{intensity.max_seconds} s, more than max_restarts (#{intensity.max_restarts}): " <>
-        "unavailable, servers start again in #{delay} ms"
+      "WellBehaved.External #{inspect(state.name)}: #{what}, more than max_restarts " <>
+        "(#{intensity.max_restarts}): unavailable, servers start again in #{delay} ms"
     )
 
     Telemetry.execute(
@@ -289,8 +310,11 @@ defmodule WellBehaved.External.Servers do
     state = %{state | status: :recovering, intensity: Intensity.retry(state.intensity)}
 
     Enum.reduce(state.servers, state, fn
-      {index, %{status: :down, port: nil}}, state -> start_server(state, index)
-      _, state -> state
+      {index, %{status: :down, port: nil}}, state ->
+        start_server(put_in(state.servers[index].failed_starts, 0), index)
+
+      _, state ->
+        state
     end)
   end
 end
