@@ -31,6 +31,26 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     defp text({format, args}), do: IO.chardata_to_string(:io_lib.format(format, args))
   end
 
+  defmodule Reentrant do
+    @moduledoc false
+    # a handler that makes a call of its own on a timeout event
+    def event([:well_behaved, :external, :timeout] = event, measurements, metadata, pid) do
+      nested =
+        WellBehaved.Job.call(
+          &SDKJobs.fold/4,
+          [4],
+          [schedule: :external, pool: metadata.pool],
+          "test"
+        )
+
+      send(pid, {:nested, nested})
+      send(pid, {:event, event, measurements, metadata})
+    end
+
+    def event(event, measurements, metadata, pid),
+      do: send(pid, {:event, event, measurements, metadata})
+  end
+
   setup_all do
     SDKJobs.ensure_loaded!()
   end
@@ -452,6 +472,18 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
   end
 
   describe "a call" do
+    test "survives an event handler that makes a call of its own", %{pool: pool} do
+      start_pool(pool, connections: 2, cancel_timeout_ms: 60_000)
+      WellBehaved.Telemetry.set({:handler, Reentrant, :event, self()}, true)
+      # the outer call times out; its timeout event's handler calls again
+      assert call(pool, &SDKJobs.liar/4, [0], timeout: 100) == {:error, :timeout}
+      assert_received {:nested, nested}
+      assert nested == reference(4)
+
+      assert_received {:event, [:well_behaved, :external, :call, :stop], %{queue_time: 0},
+                       %{pool: ^pool, request: :liar, result: :error, error: :timeout}}
+    end
+
     test "is a span naming the pool, the request, the server and the result", %{pool: pool} do
       start_pool(pool, [])
 

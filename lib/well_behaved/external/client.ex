@@ -22,7 +22,8 @@ defmodule WellBehaved.External.Client do
   # the server's frame limit (c_src/external/wb_external.h)
   @max_frame 1_073_741_824
   # with events on: the slot of the call's last checkout and the time it
-  # waited for the manager, for the call span's stop event
+  # waited for the manager, for the call span's stop event (saved and put
+  # back around a nested call)
   @trace {__MODULE__, :trace}
 
   @doc """
@@ -59,13 +60,20 @@ defmodule WellBehaved.External.Client do
   # the call span: start metadata pool and request; stop adds the
   # server, the result (and error), and queue_time (native units waited for the
   # manager to hand a connection; 0 when an idle one was claimed)
+  # An event handler may itself make a call (a nested span): the outer
+  # call's trace is put back when the nested one ends.
   defp traced({:meta, name, _, _, _, _, _} = meta, payload, slots, timeout, deadline, what) do
     Telemetry.span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
-      Process.put(@trace, {nil, 0})
-      answer = send_request(meta, payload, slots, timeout, deadline, true)
-      {slot, queue_time} = Process.delete(@trace)
-      stop = Map.put(outcome(answer), :server, slot_server(name, slot))
-      {answer, %{queue_time: queue_time}, stop}
+      outer = Process.put(@trace, {nil, 0})
+
+      try do
+        answer = send_request(meta, payload, slots, timeout, deadline, true)
+        {slot, queue_time} = Process.get(@trace)
+        stop = Map.put(outcome(answer), :server, slot_server(name, slot))
+        {answer, %{queue_time: queue_time}, stop}
+      after
+        if outer, do: Process.put(@trace, outer), else: Process.delete(@trace)
+      end
     end)
   end
 
