@@ -160,6 +160,26 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
 
     @tag :capture_log
+    @tag :tmp_dir
+    test "a partial line just before \"ready\" is logged, and the server starts", context do
+      %{pool: pool, tmp_dir: dir} = context
+      wrapper = Path.join(dir, "partial_server")
+
+      File.write!(wrapper, """
+      #!/bin/sh
+      printf 'no newline here' >&2
+      exec '#{@server}' "$@"
+      """)
+
+      File.chmod!(wrapper, 0o755)
+      start_supervised!({External, name: pool, executable: wrapper, servers: 1})
+      assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
+      os_pid = up_os_pid(pool)
+      assert [{:warning, text, %{os_pid: ^os_pid}}] = logs(pool)
+      assert text =~ ~r/: no newline here$/
+    end
+
+    @tag :capture_log
     test "a window logs 100 lines a second, then says how many it dropped" do
       alias WellBehaved.External.ServerLog
 

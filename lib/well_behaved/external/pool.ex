@@ -286,16 +286,19 @@ defmodule WellBehaved.External.Pool do
     do: {:noreply, cancel_timed_out(state, slot, ref)}
 
   # a server's output, a line at a time: "ready" once it listens, any
-  # other line (or piece of a long one) to the log
+  # other line (or piece of a long one) to the log. While it starts, a
+  # line ending in "ready" is its "ready" after a partial line of stderr
+  # (one pipe): that part is logged.
   def handle_info({port, {:data, {eol, line}}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
-    server = state.servers[index]
 
-    if eol == :eol and line == "ready" and server.status == :starting do
-      {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
-    else
-      log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
-      {:noreply, put_in(state.servers[index].log, log)}
+    case {eol, state.servers[index].status, ready_prefix(line)} do
+      {:eol, :starting, prefix} when is_binary(prefix) ->
+        state = if prefix == "", do: state, else: log_line(state, index, prefix)
+        {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
+
+      _ ->
+        {:noreply, log_line(state, index, line)}
     end
   end
 
@@ -358,6 +361,22 @@ defmodule WellBehaved.External.Pool do
 
   @impl true
   def terminate(_reason, state), do: shutdown(state)
+
+  defp log_line(state, index, line) do
+    server = state.servers[index]
+    log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
+    put_in(state.servers[index].log, log)
+  end
+
+  # what comes before "ready" (and a trailing CR) in `line`, or nil
+  defp ready_prefix(line) do
+    line = String.trim_trailing(line, "\r")
+    size = byte_size(line) - 5
+
+    if size >= 0 and binary_part(line, size, 5) == "ready",
+      do: binary_part(line, 0, size),
+      else: nil
+  end
 
   # --- slots ------------------------------------------------------------------------
 
