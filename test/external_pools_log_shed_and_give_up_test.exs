@@ -192,8 +192,15 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       assert window == ServerLog.flush(window, :rate_pool, 3, 42, false, 999)
       assert %{lines: 0, dropped: 0} = ServerLog.flush(window, :rate_pool, 3, 42, false, 1_000)
 
+      # an exit reports the dropped lines at once, but the window goes on
+      # (the restarted server keeps it): no fresh lines within the second
+      exited = ServerLog.flush(window, :rate_pool, 3, 42, true, 999)
+      assert %{since: 0, lines: 100, dropped: 0} = exited
+      assert %{lines: 100, dropped: 1} = ServerLog.line(exited, :rate_pool, 3, 43, "again", 999)
+
+      # 100 lines, and the 50 dropped reported by each of the two flushes
       texts = for {:log, :warning, text, %{pool: :rate_pool}} <- flush_mailbox([]), do: text
-      assert length(texts) == 101
+      assert length(texts) == 102
       assert List.last(texts) =~ ~r/server 3 \(OS pid 42\): 50 lines dropped/
       assert hd(texts) =~ ~r/server 3 \(OS pid 42\): line 1$/
     end

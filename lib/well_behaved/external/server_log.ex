@@ -8,6 +8,7 @@ defmodule WellBehaved.External.ServerLog do
   # lines in a second, then one line saying how many were dropped, so
   # that a server printing in a loop cannot flood the log (nor the
   # manager's mailbox for long: lines are read as they come either way).
+  # The window outlives the server: a restart at the same index keeps it.
 
   require Logger
 
@@ -55,12 +56,16 @@ defmodule WellBehaved.External.ServerLog do
   end
 
   @doc """
-  Ends the window if its second is over (or at once when `now?`, as when
-  the server exits), logging how many lines it dropped, if any.
+  Ends the window if its second is over, logging how many lines it
+  dropped, if any. When `now?` (the server exited) the dropped lines are
+  reported at once, but the window goes on: the server restarted at the
+  same index keeps it, so that a crash loop gets no fresh lines.
   """
   @spec flush(t(), atom(), non_neg_integer(), integer() | nil, boolean(), integer()) :: t()
   def flush(window, pool, index, os_pid, now?, now \\ now()) do
-    if now? or now - window.since >= @second_ms do
+    over? = now - window.since >= @second_ms
+
+    if now? or over? do
       if window.dropped > 0 do
         warning(
           pool,
@@ -71,7 +76,7 @@ defmodule WellBehaved.External.ServerLog do
         )
       end
 
-      %{since: now, lines: 0, dropped: 0}
+      if over?, do: new(now), else: %{window | dropped: 0}
     else
       window
     end

@@ -46,7 +46,8 @@ defmodule WellBehaved.External.Servers do
       os_pid: os_pid,
       path: path,
       status: :starting,
-      log: ServerLog.new(),
+      # the rate window of the server it replaces, if any
+      log: if(old, do: old.log, else: ServerLog.new()),
       started: System.monotonic_time(),
       started_at: System.monotonic_time(:millisecond),
       delay: if(old, do: old.delay, else: 0),
@@ -127,7 +128,7 @@ defmodule WellBehaved.External.Servers do
   def server_exited(state, port, status) do
     index = Map.fetch!(state.ports, port)
     server = state.servers[index]
-    ServerLog.flush(server.log, state.name, index, server.os_pid, true)
+    server = %{server | log: ServerLog.flush(server.log, state.name, index, server.os_pid, true)}
     signal = ExitStatus.signal(status)
     cause = exit_cause(Map.get(server, :killed), signal)
     now = System.monotonic_time(:millisecond)
