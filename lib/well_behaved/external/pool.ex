@@ -317,9 +317,10 @@ defmodule WellBehaved.External.Pool do
     {:noreply, state}
   end
 
-  def handle_info({:restart, index}, state) do
+  # a restart after a pause: only the one the server's last exit set
+  def handle_info({:restart, index, ref}, state) do
     case {state.status, state.servers[index]} do
-      {status, %{status: :down, port: nil}} when status != :unavailable ->
+      {status, %{status: :down, port: nil, restart: ^ref}} when status != :unavailable ->
         {:noreply, Servers.start_server(state, index)}
 
       _ ->

@@ -201,8 +201,11 @@ defmodule WellBehaved.External.Servers do
           start_server(state, index)
 
         :ok ->
-          Process.send_after(self(), {:restart, index}, delay)
-          state
+          # tagged: a timer left from an earlier exit of this index is
+          # ignored (Pool matches the tag against the server's)
+          ref = make_ref()
+          Process.send_after(self(), {:restart, index, ref}, delay)
+          put_in(state.servers[index][:restart], ref)
 
         :stopped ->
           state
