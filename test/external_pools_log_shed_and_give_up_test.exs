@@ -301,6 +301,23 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
   end
 
+  describe "OSProcess.kill_all/1" do
+    test "kills every pid given, skipping what is not a pid" do
+      ports =
+        for _ <- 1..2 do
+          Port.open({:spawn_executable, System.find_executable("sleep")}, [
+            :exit_status,
+            args: ["60"]
+          ])
+        end
+
+      pids = for port <- ports, do: elem(Port.info(port, :os_pid), 1)
+      assert WellBehaved.OSProcess.kill_all([nil, 0 | pids]) == :ok
+      assert WellBehaved.OSProcess.kill_all([]) == :ok
+      for port <- ports, do: assert_receive({^port, {:exit_status, 137}}, 30_000)
+    end
+  end
+
   describe "max_waiting" do
     test "a full queue answers :overloaded at once; the waiters still finish", %{pool: pool} do
       start_pool(pool, connections: 1, max_waiting: 2)

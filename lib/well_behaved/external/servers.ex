@@ -261,11 +261,10 @@ defmodule WellBehaved.External.Servers do
 
     Process.send_after(self(), :retry, delay)
 
-    state =
-      Enum.reduce(state.servers, state, fn
-        {index, %{port: port}}, state when port != nil -> stop_server(state, index)
-        _, state -> state
-      end)
+    # one kill command for all of them: the manager waits for it
+    running = for {index, %{port: port}} <- state.servers, port != nil, do: index
+    OSProcess.kill_all(for index <- running, do: state.servers[index].os_pid)
+    state = Enum.reduce(running, state, &mark_stopped(&2, &1))
 
     for {caller, _} <- :queue.to_list(state.waiters) do
       GenServer.reply(caller, {:error, :unavailable})
@@ -280,11 +279,14 @@ defmodule WellBehaved.External.Servers do
   # ones used; callers on its other connections get {:error, :closed}.
   @doc false
   def stop_server(state, index) do
-    server = state.servers[index]
-    OSProcess.kill(server.os_pid)
-    Slots.down_idle(state, index)
+    OSProcess.kill(state.servers[index].os_pid)
+    mark_stopped(state, index)
+  end
 
-    put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+  # a server just killed by the pool
+  defp mark_stopped(state, index) do
+    Slots.down_idle(state, index)
+    put_in(state.servers[index], Map.merge(state.servers[index], %{status: :down, killed: true}))
   end
 
   @doc false
