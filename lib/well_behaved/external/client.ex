@@ -47,7 +47,8 @@ defmodule WellBehaved.External.Client do
         timeout = timeout || pool_timeout
         deadline = System.monotonic_time(:millisecond) + timeout
 
-        # events off: one check of the flag, nothing more
+        # events off: one check of the flag, and no span; the call still
+        # counts its checkout in the pool's counters (a :counters.add)
         if Telemetry.enabled?(),
           do: traced(meta, payload, slots, timeout, deadline, what),
           else: send_request(meta, payload, slots, timeout, deadline, false)
@@ -176,8 +177,14 @@ defmodule WellBehaved.External.Client do
 
   defp timed_out({:meta, name, _, _, _, _, stats}, slot) do
     WaitStats.timeout(stats)
-    meta = %{pool: name, server: slot_server(name, slot), slot: slot}
-    Telemetry.execute([:well_behaved, :external, :timeout], %{count: 1}, meta)
+
+    # the metadata (an ETS lookup) only with events on
+    if Telemetry.enabled?() do
+      meta = %{pool: name, server: slot_server(name, slot), slot: slot}
+      Telemetry.execute([:well_behaved, :external, :timeout], %{count: 1}, meta)
+    end
+
+    :ok
   end
 
   # no retries left: only a connection the manager hands out
