@@ -8,12 +8,13 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
   use ExUnit.Case, async: false
 
   alias WellBehaved.{External, Job}
-  alias WellBehaved.External.{ExitStatus, Intensity, WaitStats}
+  alias WellBehaved.External.{ExitStatus, Intensity, ServerLog, WaitStats}
   alias WellBehaved.Test.{RuntimeHelpers, SDKJobs}
 
   doctest ExitStatus
   doctest Intensity
   doctest WaitStats
+  doctest ServerLog
 
   @server Path.expand("c_src/build/sdk/sdk_jobs_server")
 
@@ -158,8 +159,6 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
 
     @tag :capture_log
     test "a window logs 100 lines a second, then says how many it dropped" do
-      alias WellBehaved.External.ServerLog
-
       window =
         Enum.reduce(1..150, ServerLog.new(0), fn i, window ->
           ServerLog.line(window, :rate_pool, 3, 42, "line #{i}", 999)

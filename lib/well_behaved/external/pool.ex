@@ -292,7 +292,7 @@ defmodule WellBehaved.External.Pool do
   def handle_info({port, {:data, {eol, line}}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
 
-    case {eol, state.servers[index].status, ready_prefix(line)} do
+    case {eol, state.servers[index].status, ServerLog.ready_prefix(line)} do
       {:eol, :starting, prefix} when is_binary(prefix) ->
         state = if prefix == "", do: state, else: log_line(state, index, prefix)
         {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
@@ -367,16 +367,6 @@ defmodule WellBehaved.External.Pool do
     server = state.servers[index]
     log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
     put_in(state.servers[index].log, log)
-  end
-
-  # what comes before "ready" (and a trailing CR) in `line`, or nil
-  defp ready_prefix(line) do
-    line = String.trim_trailing(line, "\r")
-    size = byte_size(line) - 5
-
-    if size >= 0 and binary_part(line, size, 5) == "ready",
-      do: binary_part(line, 0, size),
-      else: nil
   end
 
   # --- slots ------------------------------------------------------------------------

@@ -82,6 +82,25 @@ defmodule WellBehaved.External.ServerLog do
     end
   end
 
+  @doc """
+  What comes before "ready" at the end of a server's `line` (a trailing
+  CR dropped), or `nil` if the line does not end so: a partial line of
+  stderr written just before "ready" shares its line.
+
+      iex> alias WellBehaved.External.ServerLog
+      iex> Enum.map(["ready", "oops ready\r", "ready now"], &ServerLog.ready_prefix/1)
+      ["", "oops ", nil]
+  """
+  @spec ready_prefix(binary()) :: binary() | nil
+  def ready_prefix(line) do
+    line = String.trim_trailing(line, "\r")
+    size = byte_size(line) - 5
+
+    if size >= 0 and binary_part(line, size, 5) == "ready",
+      do: binary_part(line, 0, size),
+      else: nil
+  end
+
   @doc "The start of every line about a server: pool, index and OS pid."
   @spec prefix(atom(), non_neg_integer(), integer() | nil) :: String.t()
   def prefix(pool, index, os_pid),
