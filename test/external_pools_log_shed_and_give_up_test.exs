@@ -8,12 +8,13 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
   use ExUnit.Case, async: false
 
   alias WellBehaved.{External, Job}
-  alias WellBehaved.External.{ExitStatus, Intensity, WaitStats}
+  alias WellBehaved.External.{ExitStatus, Intensity, ServerLog, WaitStats}
   alias WellBehaved.Test.{RuntimeHelpers, SDKJobs}
 
   doctest ExitStatus
   doctest Intensity
   doctest WaitStats
+  doctest ServerLog
 
   @server Path.expand("c_src/build/sdk/sdk_jobs_server")
 
@@ -29,6 +30,26 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     defp text({:string, chardata}), do: IO.chardata_to_string(chardata)
     defp text({:report, report}), do: inspect(report)
     defp text({format, args}), do: IO.chardata_to_string(:io_lib.format(format, args))
+  end
+
+  defmodule Reentrant do
+    @moduledoc false
+    # a handler that makes a call of its own on a timeout event
+    def event([:well_behaved, :external, :timeout] = event, measurements, metadata, pid) do
+      nested =
+        WellBehaved.Job.call(
+          &SDKJobs.fold/4,
+          [4],
+          [schedule: :external, pool: metadata.pool],
+          "test"
+        )
+
+      send(pid, {:nested, nested})
+      send(pid, {:event, event, measurements, metadata})
+    end
+
+    def event(event, measurements, metadata, pid),
+      do: send(pid, {:event, event, measurements, metadata})
   end
 
   setup_all do
@@ -118,31 +139,26 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
 
     @tag :capture_log
     @tag :tmp_dir
-    test "is rate-limited: every line is logged or counted as dropped", context do
+    test "a partial line just before \"ready\" is logged, and the server starts", context do
       %{pool: pool, tmp_dir: dir} = context
-      wrapper = Path.join(dir, "chatty_server")
+      wrapper = Path.join(dir, "partial_server")
 
       File.write!(wrapper, """
       #!/bin/sh
-      i=0
-      while [ $i -lt 250 ]; do echo "chatty $i"; i=$((i + 1)); done
+      printf 'no newline here' >&2
       exec '#{@server}' "$@"
       """)
 
       File.chmod!(wrapper, 0o755)
       start_supervised!({External, name: pool, executable: wrapper, servers: 1})
-
-      # the pool's tick reports the dropped lines once their second is
-      # over; how many seconds the 250 lines span is the machine's affair
-      {logged, dropped} = count_chatty(pool, {0, 0})
-      assert logged + dropped == 250
-      assert logged >= 100
+      assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
+      os_pid = up_os_pid(pool)
+      assert [{:warning, text, %{os_pid: ^os_pid}}] = logs(pool)
+      assert text =~ ~r/: no newline here$/
     end
 
     @tag :capture_log
     test "a window logs 100 lines a second, then says how many it dropped" do
-      alias WellBehaved.External.ServerLog
-
       window =
         Enum.reduce(1..150, ServerLog.new(0), fn i, window ->
           ServerLog.line(window, :rate_pool, 3, 42, "line #{i}", 999)
@@ -152,8 +168,15 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       assert window == ServerLog.flush(window, :rate_pool, 3, 42, false, 999)
       assert %{lines: 0, dropped: 0} = ServerLog.flush(window, :rate_pool, 3, 42, false, 1_000)
 
+      # an exit reports the dropped lines at once, but the window goes on
+      # (the restarted server keeps it): no fresh lines within the second
+      exited = ServerLog.flush(window, :rate_pool, 3, 42, true, 999)
+      assert %{since: 0, lines: 100, dropped: 0} = exited
+      assert %{lines: 100, dropped: 1} = ServerLog.line(exited, :rate_pool, 3, 43, "again", 999)
+
+      # 100 lines, and the 50 dropped reported by each of the two flushes
       texts = for {:log, :warning, text, %{pool: :rate_pool}} <- flush_mailbox([]), do: text
-      assert length(texts) == 101
+      assert length(texts) == 102
       assert List.last(texts) =~ ~r/server 3 \(OS pid 42\): 50 lines dropped/
       assert hd(texts) =~ ~r/server 3 \(OS pid 42\): line 1$/
     end
@@ -164,27 +187,6 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       message -> flush_mailbox([message | acc])
     after
       0 -> Enum.reverse(acc)
-    end
-  end
-
-  # lines logged and reported dropped, until all 250 are accounted for
-  defp count_chatty(_pool, {logged, dropped} = counts) when logged + dropped >= 250, do: counts
-
-  defp count_chatty(pool, {logged, dropped} = counts) do
-    receive do
-      {:log, :warning, text, %{pool: ^pool, server: 0}} ->
-        cond do
-          text =~ ~r/: chatty \d+$/ ->
-            count_chatty(pool, {logged + 1, dropped})
-
-          match = Regex.run(~r/: (\d+) lines dropped/, text) ->
-            count_chatty(pool, {logged, dropped + String.to_integer(Enum.at(match, 1))})
-
-          true ->
-            count_chatty(pool, counts)
-        end
-    after
-      30_000 -> flunk("lines logged and dropped so far: #{inspect(counts)}")
     end
   end
 
@@ -254,6 +256,23 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
   end
 
+  describe "OSProcess.kill_all/1" do
+    test "kills every pid given, skipping what is not a pid" do
+      ports =
+        for _ <- 1..2 do
+          Port.open({:spawn_executable, System.find_executable("sleep")}, [
+            :exit_status,
+            args: ["60"]
+          ])
+        end
+
+      pids = for port <- ports, do: elem(Port.info(port, :os_pid), 1)
+      assert WellBehaved.OSProcess.kill_all([nil, 0 | pids]) == :ok
+      assert WellBehaved.OSProcess.kill_all([]) == :ok
+      for port <- ports, do: assert_receive({^port, {:exit_status, 137}}, 30_000)
+    end
+  end
+
   describe "max_waiting" do
     test "a full queue answers :overloaded at once; the waiters still finish", %{pool: pool} do
       start_pool(pool, connections: 1, max_waiting: 2)
@@ -283,6 +302,25 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       # above 0); the shed one waited for nothing
       assert %{wait: %{count: 4, p50: 0, p99: p99}} = External.info(pool)
       assert p99 > 0
+    end
+
+    test "a waiter is served when a slot goes idle behind the manager's back", %{pool: pool} do
+      start_pool(pool, connections: 1)
+      [{:meta, _, atomics, 1, _, _, _}] = :ets.lookup(pool, :meta)
+      # the one connection held as a caller holds it (the owner alive, so
+      # the tick does not reclaim it)
+      token = System.unique_integer([:positive])
+      assert :atomics.compare_exchange(atomics, 1, 0, token) == :ok
+      :ets.insert(pool, {{:owner, 1}, token, self()})
+
+      waiter = Task.async(fn -> call(pool, &SDKJobs.fold/4, [3]) end)
+      RuntimeHelpers.eventually(fn -> External.info(pool).queue == 1 end)
+
+      # the slot idle again with no word to the manager: what a release
+      # racing the waiter's checkout leaves; the manager's tick finds it
+      # (the waiter's own timeout is the pool's 60 s)
+      assert :atomics.compare_exchange(atomics, 1, token, 0) == :ok
+      assert Task.await(waiter, 30_000) == reference(3)
     end
 
     test "an error that says what happened" do
@@ -379,25 +417,90 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     end
 
     @tag :capture_log
+    @tag :tmp_dir
+    test "a server that keeps failing before it is ready makes it unavailable", context do
+      %{pool: pool, tmp_dir: dir} = context
+      # the first start runs the real server; every later one exits at once
+      marker = Path.join(dir, "started")
+      wrapper = Path.join(dir, "failing_server")
+
+      File.write!(wrapper, """
+      #!/bin/sh
+      if [ -e '#{marker}' ]; then exit 3; fi
+      touch '#{marker}'
+      exec '#{@server}' "$@"
+      """)
+
+      File.chmod!(wrapper, 0o755)
+      # a window of 1 s: the old pauses (100 ms doubling to 5 s) never put
+      # 6 failures in one; 6 failed starts in a row give up whatever
+      # their timing
+      opts = [max_restarts: 5, max_seconds: 1, retry_ms: 600_000]
+      start_supervised!({External, [name: pool, executable: wrapper, servers: 1] ++ opts})
+      assert call(pool, &SDKJobs.fold/4, [2]) == reference(2)
+      WellBehaved.OSProcess.kill(up_os_pid(pool))
+
+      assert_receive {:event, [:well_behaved, :external, :unavailable], %{count: 1},
+                      %{pool: ^pool, max_restarts: 5, max_seconds: 1, retry_in: 600_000}},
+                     30_000
+
+      info = External.info(pool)
+      assert %{status: :unavailable, exits: %{137 => 1, 3 => failed}} = info
+      # at most max_restarts + 1 failed starts
+      assert failed in 1..6
+      assert call(pool, &SDKJobs.fold/4, [2]) == {:error, :unavailable}
+    end
+
+    @tag :capture_log
     test "after retry_ms its servers start again and it is available", %{pool: pool} do
       start_pool(pool, max_restarts: 2, max_seconds: 60, retry_ms: 100)
-      crash_three_times(pool)
-      [%{os_pid: last}] = External.info(pool).servers
+      for _ <- 1..3, do: assert(call(pool, &SDKJobs.crash/4, [13]) == {:error, :closed})
+
+      # the servers that crashed, from their exit events (sent before the
+      # pool gave up); the retry may have started the next one already
+      exited =
+        for _ <- 1..3 do
+          assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
+                          %{pool: ^pool, os_pid: os_pid}},
+                         30_000
+
+          os_pid
+        end
 
       assert_receive {:event, [:well_behaved, :external, :available], %{count: 1},
                       %{pool: ^pool, max_restarts: 2, max_seconds: 60}},
-                     10_000
+                     30_000
 
-      assert_receive {:event, [:well_behaved, :external, :server, :start], _,
-                      %{pool: ^pool, os_pid: os_pid}}
-
-      assert os_pid != last
+      os_pid = start_not_of(pool, exited)
+      assert [%{status: :up, os_pid: ^os_pid}] = External.info(pool).servers
       assert call(pool, &SDKJobs.fold/4, [5]) == reference(5)
       assert %{status: :running, retry_in: nil, restarts: 3} = External.info(pool)
     end
   end
 
+  # the OS pid of the first server start event of `pool` for none of `os_pids`
+  defp start_not_of(pool, os_pids) do
+    receive do
+      {:event, [:well_behaved, :external, :server, :start], _, %{pool: ^pool, os_pid: os_pid}} ->
+        if os_pid in os_pids, do: start_not_of(pool, os_pids), else: os_pid
+    after
+      30_000 -> flunk("no server start for a new server")
+    end
+  end
+
   describe "a call" do
+    test "survives an event handler that makes a call of its own", %{pool: pool} do
+      start_pool(pool, connections: 2, cancel_timeout_ms: 60_000)
+      WellBehaved.Telemetry.set({:handler, Reentrant, :event, self()}, true)
+      # the outer call times out; its timeout event's handler calls again
+      assert call(pool, &SDKJobs.liar/4, [0], timeout: 100) == {:error, :timeout}
+      assert_received {:nested, nested}
+      assert nested == reference(4)
+
+      assert_received {:event, [:well_behaved, :external, :call, :stop], %{queue_time: 0},
+                       %{pool: ^pool, request: :liar, result: :error, error: :timeout}}
+    end
+
     test "is a span naming the pool, the request, the server and the result", %{pool: pool} do
       start_pool(pool, [])
 

@@ -68,10 +68,12 @@ defmodule WellBehaved.External do
   excess early (`info/1` counts `sheds`).
 
   A server that exits is started again, at once or, if it died within a
-  second of starting, after a pause (100 ms, doubling up to 5 s). As a
-  supervisor does, the pool bounds this: more than `max_restarts`
-  failures within `max_seconds` (default 10 in 10 s) and it gives up for
-  a while. Failures are the exits the pool did not cause (a crash, a
+  second of starting, after a pause (100 ms, doubling up to 5 s and up
+  to `max_seconds / (max_restarts + 1)`). As a supervisor does, the pool
+  bounds this: more than `max_restarts` failures within `max_seconds`
+  (default 10 in 10 s), or more than `max_restarts` starts in a row of
+  one server that failed before it was ready (however slow), and it
+  gives up for a while. Failures are the exits the pool did not cause (a crash, a
   server that exits by itself, one that did not start in time), not the
   servers it kills for a cancelled job that would not stop, nor its own
   shutdown. Past the intensity the pool is `:unavailable`: it logs an
@@ -91,12 +93,15 @@ defmodule WellBehaved.External do
   longer line comes in pieces) and logged as warnings, with the
   metadata `pool:` (the pool's name), `server:` (its index) and
   `os_pid:`, as are the pool's own warnings about a server. Each server
-  may log 100 lines a second; past that its lines are dropped and one
-  line says how many. A server's exit is logged with its status decoded:
+  may log 100 lines a second (a server restarted in its place goes on
+  in the same second); past that its lines are dropped and one line says
+  how many. A server's exit is logged with its status decoded:
   "killed by SIGSEGV (status 139)" for a death by signal (status 128 +
   N; signal names by this system's numbering, so a program's own
   `exit(139)` reads the same, hence the status too), "exited with status
-  1" otherwise. Giving up past the restart intensity is logged as an
+  1" otherwise. On Linux the names are the generic numbering's (x86,
+  ARM, RISC-V, PowerPC; MIPS, SPARC and Alpha differ), and the real-time
+  signals 32 to 64 read `:SIGRT32` to `:SIGRT64`. Giving up past the restart intensity is logged as an
   error (`server: nil`).
 
   ## Events
@@ -227,7 +232,8 @@ defmodule WellBehaved.External do
       finds no idle connection is shed, even while the servers restart;
     * `max_restarts:`, `max_seconds:` - the restart intensity: more than
       `max_restarts` server failures (a non-negative integer, default 10)
-      within `max_seconds` (default 10) make the pool unavailable;
+      within `max_seconds` (default 10), or more than `max_restarts`
+      failed starts in a row of one server, make the pool unavailable;
     * `retry_ms:` - milliseconds an unavailable pool waits before it
       starts its servers again, default 1_000, doubling at each failed
       recovery up to 30_000.

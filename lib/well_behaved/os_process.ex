@@ -50,6 +50,20 @@ defmodule WellBehaved.OSProcess do
   def kill(_), do: :ok
 
   @doc """
+  Sends SIGKILL to each of `os_pids` in one `kill` command (positive pids
+  only, others skipped, never a process group).
+  """
+  @spec kill_all([integer() | nil]) :: :ok
+  def kill_all(os_pids) do
+    case for(pid <- os_pids, is_integer(pid) and pid > 1, do: Integer.to_string(pid)) do
+      [] -> :ok
+      pids -> System.cmd("kill", ["-s", "KILL", "--" | pids], stderr_to_stdout: true)
+    end
+
+    :ok
+  end
+
+  @doc """
   Waits up to `wait_ms` for `os_pid` to exit (`running?` says whether it
   still runs: `alive?/1` unless given), then kills it and waits up to one
   more second. Returns `:ok` or `:still_running`.

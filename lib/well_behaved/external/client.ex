@@ -22,7 +22,8 @@ defmodule WellBehaved.External.Client do
   # the server's frame limit (c_src/external/wb_external.h)
   @max_frame 1_073_741_824
   # with events on: the slot of the call's last checkout and the time it
-  # waited for the manager, for the call span's stop event
+  # waited for the manager, for the call span's stop event (saved and put
+  # back around a nested call)
   @trace {__MODULE__, :trace}
 
   @doc """
@@ -46,7 +47,8 @@ defmodule WellBehaved.External.Client do
         timeout = timeout || pool_timeout
         deadline = System.monotonic_time(:millisecond) + timeout
 
-        # events off: one check of the flag, nothing more
+        # events off: one check of the flag, and no span; the call still
+        # counts its checkout in the pool's counters (a :counters.add)
         if Telemetry.enabled?(),
           do: traced(meta, payload, slots, timeout, deadline, what),
           else: send_request(meta, payload, slots, timeout, deadline, false)
@@ -59,13 +61,20 @@ defmodule WellBehaved.External.Client do
   # the call span: start metadata pool and request; stop adds the
   # server, the result (and error), and queue_time (native units waited for the
   # manager to hand a connection; 0 when an idle one was claimed)
+  # An event handler may itself make a call (a nested span): the outer
+  # call's trace is put back when the nested one ends.
   defp traced({:meta, name, _, _, _, _, _} = meta, payload, slots, timeout, deadline, what) do
     Telemetry.span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
-      Process.put(@trace, {nil, 0})
-      answer = send_request(meta, payload, slots, timeout, deadline, true)
-      {slot, queue_time} = Process.delete(@trace)
-      stop = Map.put(outcome(answer), :server, slot_server(name, slot))
-      {answer, %{queue_time: queue_time}, stop}
+      outer = Process.put(@trace, {nil, 0})
+
+      try do
+        answer = send_request(meta, payload, slots, timeout, deadline, true)
+        {slot, queue_time} = Process.get(@trace)
+        stop = Map.put(outcome(answer), :server, slot_server(name, slot))
+        {answer, %{queue_time: queue_time}, stop}
+      after
+        if outer, do: Process.put(@trace, outer), else: Process.delete(@trace)
+      end
     end)
   end
 
@@ -168,8 +177,14 @@ defmodule WellBehaved.External.Client do
 
   defp timed_out({:meta, name, _, _, _, _, stats}, slot) do
     WaitStats.timeout(stats)
-    meta = %{pool: name, server: slot_server(name, slot), slot: slot}
-    Telemetry.execute([:well_behaved, :external, :timeout], %{count: 1}, meta)
+
+    # the metadata (an ETS lookup) only with events on
+    if Telemetry.enabled?() do
+      meta = %{pool: name, server: slot_server(name, slot), slot: slot}
+      Telemetry.execute([:well_behaved, :external, :timeout], %{count: 1}, meta)
+    end
+
+    :ok
   end
 
   # no retries left: only a connection the manager hands out
@@ -228,13 +243,14 @@ defmodule WellBehaved.External.Client do
     :exit, _ -> {:error, :not_running}
   end
 
+  # The slot is set idle first, then the waiting count read: a manager
+  # that queued a waiter bumped the count before it scanned the slots, so
+  # either its scan saw this slot idle, or this read sees the count and
+  # the manager is told to serve its queue (no waiter is left waiting
+  # while a slot is idle).
   defp checkin({:meta, _name, atomics, slots, manager, _, _}, slot, token) do
-    if :atomics.get(atomics, slots + 1) > 0 do
-      send(manager, {:checkin, slot, token})
-    else
-      :atomics.compare_exchange(atomics, slot, token, @idle)
-    end
-
+    :atomics.compare_exchange(atomics, slot, token, @idle)
+    if :atomics.get(atomics, slots + 1) > 0, do: send(manager, :serve_waiters)
     :ok
   end
 

@@ -8,6 +8,13 @@ defmodule WellBehaved.External.ExitStatus do
   # among others, on BSD and macOS): the table is chosen by `:os.type()`.
   # Checked on Linux: the SDK test job "crash" (SIGSEGV) exits 139, a
   # server the pool kills (SIGKILL) 137.
+  #
+  # The Linux table is the numbering of x86, ARM, RISC-V and PowerPC
+  # (the generic one); MIPS, SPARC and Alpha number many signals
+  # differently and would read wrong names. Linux's real-time signals,
+  # 32 to 64, read as :SIGRT32 .. :SIGRT64 (the signal's own number, not
+  # an offset from SIGRTMIN, which glibc puts at 34): a crash, not an
+  # exit.
 
   # numbers shared by Linux, the BSDs and macOS
   @common %{
@@ -24,6 +31,8 @@ defmodule WellBehaved.External.ExitStatus do
     14 => :SIGALRM,
     15 => :SIGTERM
   }
+
+  @max_signal 64
 
   @linux Map.merge(@common, %{
            7 => :SIGBUS,
@@ -46,6 +55,7 @@ defmodule WellBehaved.External.ExitStatus do
            30 => :SIGPWR,
            31 => :SIGSYS
          })
+         |> Map.merge(Map.new(32..@max_signal, &{&1, :"SIGRT#{&1}"}))
 
   # FreeBSD, OpenBSD, NetBSD and macOS number these alike
   @bsd Map.merge(@common, %{
@@ -78,13 +88,17 @@ defmodule WellBehaved.External.ExitStatus do
       :SIGKILL
       iex> WellBehaved.External.ExitStatus.signal(1)
       nil
+      iex> WellBehaved.External.ExitStatus.signal(128 + 40, {:unix, :linux})
+      :SIGRT40
+      iex> WellBehaved.External.ExitStatus.signal(128 + 65, {:unix, :linux})
+      nil
   """
   @spec signal(integer()) :: atom() | nil
   def signal(status), do: signal(status, :os.type())
 
   @doc "`signal/1` for the system `os` (a `:os.type()` answer)."
   @spec signal(integer(), {atom(), atom()}) :: atom() | nil
-  def signal(status, os) when status > 128 and status < 160 do
+  def signal(status, os) when status > 128 and status <= 128 + @max_signal do
     Map.get(table(os), status - 128)
   end
 

@@ -6,7 +6,9 @@ defmodule WellBehaved.External.Intensity do
   # `retry_ms` at first, doubling at each failed recovery up to
   # @max_retry_ms (or `retry_ms` if larger), and back to `retry_ms` once
   # the pool stayed available for `max_seconds`. Failures are the exits
-  # the pool did not cause; the pool counts them here.
+  # the pool did not cause; the pool counts them here. A server that
+  # keeps failing before it is ready passes it too: more than
+  # `max_restarts` failed starts in a row, however slow.
 
   @max_retry_ms 30_000
 
@@ -56,6 +58,35 @@ defmodule WellBehaved.External.Intensity do
     window = %{window | failures: failures}
     {if(length(failures) > window.max_restarts, do: :exceeded, else: :ok), window}
   end
+
+  @doc """
+  The pause before restarting a server that died young, after a pause
+  of `previous` ms: doubling from 100 ms, at most 5 s and at most
+  `max_seconds / (max_restarts + 1)`, so that a server failing at once
+  fails often enough to pass the intensity.
+
+      iex> alias WellBehaved.External.Intensity
+      iex> w = Intensity.new(max_restarts: 3, max_seconds: 1, retry_ms: 100)
+      iex> Enum.map([0, 100, 200, 250], &Intensity.backoff(w, &1))
+      [100, 200, 250, 250]
+  """
+  @spec backoff(t(), non_neg_integer()) :: pos_integer()
+  def backoff(window, previous) do
+    cap = min(5_000, div(window.max_seconds * 1_000, window.max_restarts + 1))
+    max(min(max(previous * 2, 100), cap), 1)
+  end
+
+  @doc """
+  Whether `count` starts in a row that never reached "ready" are past
+  the intensity (more than `max_restarts`), whatever their timing.
+
+      iex> alias WellBehaved.External.Intensity
+      iex> w = Intensity.new(max_restarts: 2, max_seconds: 1, retry_ms: 100)
+      iex> {Intensity.failed_starts_exceeded?(w, 2), Intensity.failed_starts_exceeded?(w, 3)}
+      {false, true}
+  """
+  @spec failed_starts_exceeded?(t(), non_neg_integer()) :: boolean()
+  def failed_starts_exceeded?(window, count), do: count > window.max_restarts
 
   @doc "The failures in the current window."
   @spec failures(t()) :: non_neg_integer()

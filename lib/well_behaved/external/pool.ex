@@ -12,8 +12,9 @@ defmodule WellBehaved.External.Pool do
   # This process (the manager) owns the ports, the sockets and the ETS table,
   # and only acts off the hot path:
   #   * no idle slot: the caller asks it (:checkout) and waits in a queue;
-  #     while anyone waits (a counter in the atomics), releases go through
-  #     the manager, which hands the slot to the first waiter.
+  #     while anyone waits (a counter in the atomics), a caller that sets
+  #     its slot idle tells the manager (:serve_waiters), which hands idle
+  #     slots to the waiters in order (and so does every tick).
   #   * a caller whose call failed closes the socket, marks the slot down and
   #     sends :reconnect; a server that exits has its idle slots marked down
   #     and is restarted; its slots reconnect once it prints "ready".
@@ -36,7 +37,8 @@ defmodule WellBehaved.External.Pool do
   #     :counters ref of the ETS meta tuple.
   use GenServer
 
-  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, WaitStats}
+  alias WellBehaved.External.{Connection, Intensity, ServerLog, Servers, Slots, WaitStats}
+  import Slots, only: [server_of: 2, slots_of: 2, close_slot: 2]
   alias WellBehaved.{OSProcess, Telemetry}
 
   # a slot's value in the atomics (Client uses the same): a caller's token
@@ -269,13 +271,8 @@ defmodule WellBehaved.External.Pool do
   end
 
   @impl true
-  def handle_info({:checkin, slot, token}, state) do
-    if :atomics.get(state.atomics, slot) == token do
-      {:noreply, give(state, slot, token)}
-    else
-      {:noreply, state}
-    end
-  end
+  # a caller set its slot idle while callers were queued
+  def handle_info(:serve_waiters, state), do: {:noreply, serve_waiters(state)}
 
   def handle_info({:reconnect, slot}, state), do: {:noreply, reconnect(state, slot)}
 
@@ -289,25 +286,41 @@ defmodule WellBehaved.External.Pool do
     do: {:noreply, cancel_timed_out(state, slot, ref)}
 
   # a server's output, a line at a time: "ready" once it listens, any
-  # other line (or piece of a long one) to the log
+  # other line (or piece of a long one) to the log. While it starts, a
+  # line ending in "ready" is its "ready" after a partial line of stderr
+  # (one pipe): that part is logged.
   def handle_info({port, {:data, {eol, line}}}, state) when is_map_key(state.ports, port) do
     index = Map.fetch!(state.ports, port)
-    server = state.servers[index]
 
-    if eol == :eol and line == "ready" and server.status == :starting do
-      {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
-    else
-      log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
-      {:noreply, put_in(state.servers[index].log, log)}
+    case {eol, state.servers[index].status, ServerLog.ready_prefix(line)} do
+      {:eol, :starting, prefix} when is_binary(prefix) ->
+        state = if prefix == "", do: state, else: log_line(state, index, prefix)
+        {:noreply, state |> Servers.server_ready(index) |> reconnect_server(index)}
+
+      _ ->
+        {:noreply, log_line(state, index, line)}
     end
   end
 
-  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port),
-    do: {:noreply, Servers.server_exited(state, port, status)}
+  # a server exited; cancels in flight there are over: their jobs died
+  # with it (or the pool killed it)
+  def handle_info({port, {:exit_status, status}}, state) when is_map_key(state.ports, port) do
+    {state, index, outcome} = Servers.server_exited(state, port, status)
 
-  def handle_info({:restart, index}, state) do
+    state =
+      Enum.reduce(slots_of(state, index), state, fn slot, state ->
+        if Map.has_key?(state.cancels, slot),
+          do: end_cancel(state, slot, @down, outcome),
+          else: state
+      end)
+
+    {:noreply, state}
+  end
+
+  # a restart after a pause: only the one the server's last exit set
+  def handle_info({:restart, index, ref}, state) do
     case {state.status, state.servers[index]} do
-      {status, %{status: :down, port: nil}} when status != :unavailable ->
+      {status, %{status: :down, port: nil, restart: ^ref}} when status != :unavailable ->
         {:noreply, Servers.start_server(state, index)}
 
       _ ->
@@ -327,7 +340,13 @@ defmodule WellBehaved.External.Pool do
 
   def handle_info(:tick, state) do
     Process.send_after(self(), :tick, @tick_ms)
-    state = state |> reclaim_abandoned() |> expire_waiters() |> Servers.flush_logs()
+
+    state =
+      state
+      |> reclaim_abandoned()
+      |> expire_waiters()
+      |> serve_waiters()
+      |> Servers.flush_logs()
 
     state =
       Enum.reduce(1..state.slots, state, fn slot, state ->
@@ -344,16 +363,13 @@ defmodule WellBehaved.External.Pool do
   @impl true
   def terminate(_reason, state), do: shutdown(state)
 
-  # --- slots ------------------------------------------------------------------------
-
-  @doc false
-  def server_of(state, slot), do: rem(slot - 1, map_size(state.servers))
-
-  @doc false
-  def slots_of(state, index) do
-    n = map_size(state.servers)
-    Enum.filter(1..state.slots, &(rem(&1 - 1, n) == index))
+  defp log_line(state, index, line) do
+    server = state.servers[index]
+    log = ServerLog.line(server.log, state.name, index, server.os_pid, line)
+    put_in(state.servers[index].log, log)
   end
+
+  # --- slots ------------------------------------------------------------------------
 
   @doc false
   def reconnect_server(state, index) do
@@ -383,14 +399,6 @@ defmodule WellBehaved.External.Pool do
     end
   end
 
-  @doc false
-  def close_slot(state, slot) do
-    case :ets.lookup(state.name, slot) do
-      [{^slot, sock, _}] -> :gen_tcp.close(sock)
-      [] -> :ok
-    end
-  end
-
   # --- waiters -------------------------------------------------------------------------
 
   # The slot (held by the manager as value `from`) goes to the first live
@@ -415,6 +423,32 @@ defmodule WellBehaved.External.Pool do
         else
           # not ours to give after all: the waiter keeps its place
           %{state | waiters: :queue.in_r(waiter, state.waiters)}
+        end
+    end
+  end
+
+  # Idle slots go to the live waiters, first come first served, until
+  # either runs out.
+  defp serve_waiters(state) do
+    %{atomics: atomics, slots: slots} = state
+
+    case next_waiter(state) do
+      {nil, state} ->
+        state
+
+      {{{pid, _} = caller, _deadline} = waiter, state} ->
+        token = :erlang.unique_integer([:positive])
+
+        case claim(atomics, slots, 0, slots, token) do
+          0 ->
+            %{state | waiters: :queue.in_r(waiter, state.waiters)}
+
+          slot ->
+            :atomics.sub(atomics, slots + 1, 1)
+            :ets.insert(state.name, {{:owner, slot}, token, pid})
+            [{^slot, sock, _}] = :ets.lookup(state.name, slot)
+            GenServer.reply(caller, {:ok, slot, sock, token})
+            serve_waiters(state)
         end
     end
   end
@@ -603,8 +637,7 @@ defmodule WellBehaved.External.Pool do
   # The cancel on `slot` is over (`outcome`: :acknowledged, :killed with
   # its server, :lost with the connection): the slot goes to a waiter or
   # idle (:give), or down (and reconnects when its server is up).
-  @doc false
-  def end_cancel(state, slot, next, outcome) do
+  defp end_cancel(state, slot, next, outcome) do
     {cancel, cancels} = Map.pop(state.cancels, slot)
     Process.cancel_timer(cancel.timer)
     state = %{state | cancels: cancels}

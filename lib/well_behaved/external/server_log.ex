@@ -8,6 +8,7 @@ defmodule WellBehaved.External.ServerLog do
   # lines in a second, then one line saying how many were dropped, so
   # that a server printing in a loop cannot flood the log (nor the
   # manager's mailbox for long: lines are read as they come either way).
+  # The window outlives the server: a restart at the same index keeps it.
 
   require Logger
 
@@ -55,12 +56,16 @@ defmodule WellBehaved.External.ServerLog do
   end
 
   @doc """
-  Ends the window if its second is over (or at once when `now?`, as when
-  the server exits), logging how many lines it dropped, if any.
+  Ends the window if its second is over, logging how many lines it
+  dropped, if any. When `now?` (the server exited) the dropped lines are
+  reported at once, but the window goes on: the server restarted at the
+  same index keeps it, so that a crash loop gets no fresh lines.
   """
   @spec flush(t(), atom(), non_neg_integer(), integer() | nil, boolean(), integer()) :: t()
   def flush(window, pool, index, os_pid, now?, now \\ now()) do
-    if now? or now - window.since >= @second_ms do
+    over? = now - window.since >= @second_ms
+
+    if now? or over? do
       if window.dropped > 0 do
         warning(
           pool,
@@ -71,10 +76,29 @@ defmodule WellBehaved.External.ServerLog do
         )
       end
 
-      %{since: now, lines: 0, dropped: 0}
+      if over?, do: new(now), else: %{window | dropped: 0}
     else
       window
     end
+  end
+
+  @doc """
+  What comes before "ready" at the end of a server's `line` (a trailing
+  CR dropped), or `nil` if the line does not end so: a partial line of
+  stderr written just before "ready" shares its line.
+
+      iex> alias WellBehaved.External.ServerLog
+      iex> Enum.map(["ready", "oops ready\r", "ready now"], &ServerLog.ready_prefix/1)
+      ["", "oops ", nil]
+  """
+  @spec ready_prefix(binary()) :: binary() | nil
+  def ready_prefix(line) do
+    line = String.trim_trailing(line, "\r")
+    size = byte_size(line) - 5
+
+    if size >= 0 and binary_part(line, size, 5) == "ready",
+      do: binary_part(line, 0, size),
+      else: nil
   end
 
   @doc "The start of every line about a server: pool, index and OS pid."

@@ -8,12 +8,9 @@ defmodule WellBehaved.External.Servers do
 
   require Logger
 
-  alias WellBehaved.External.{Connection, ExitStatus, Intensity, Pool, ServerLog}
+  alias WellBehaved.External.{Connection, ExitStatus, Intensity, ServerLog, Slots}
   alias WellBehaved.{OSProcess, Telemetry}
 
-  # the slot values of Pool's manager
-  @idle 0
-  @down -1
   @ready_timeout_ms 10_000
   # a server's output lines, in bytes: a longer line comes in pieces
   @line_bytes 4096
@@ -49,10 +46,13 @@ defmodule WellBehaved.External.Servers do
       os_pid: os_pid,
       path: path,
       status: :starting,
-      log: ServerLog.new(),
+      # the rate window of the server it replaces, if any
+      log: if(old, do: old.log, else: ServerLog.new()),
       started: System.monotonic_time(),
       started_at: System.monotonic_time(:millisecond),
-      delay: if(old, do: old.delay, else: 0)
+      delay: if(old, do: old.delay, else: 0),
+      # starts in a row that failed before "ready"
+      failed_starts: if(old, do: old.failed_starts, else: 0)
     }
 
     %{
@@ -67,7 +67,7 @@ defmodule WellBehaved.External.Servers do
   # available again if it was recovering
   @doc false
   def server_ready(state, index) do
-    server = %{state.servers[index] | status: :up}
+    server = %{state.servers[index] | status: :up, failed_starts: 0}
     state = put_in(state.servers[index], server)
     startup = System.monotonic_time() - server.started
 
@@ -119,14 +119,16 @@ defmodule WellBehaved.External.Servers do
     end)
   end
 
-  # A server exited: its idle slots go down, its cancels end, the exit is
-  # logged and counted. It restarts (after a pause if it died young)
-  # unless the pool is, or by this failure becomes, unavailable.
+  # A server exited: its idle slots go down, the exit is logged and
+  # counted. It restarts (after a pause if it died young) unless the pool
+  # is, or by this failure becomes, unavailable. Returns the state, the
+  # server's index and how its cancels in flight ended (:killed when the
+  # pool killed it, else :lost): the caller (Pool) ends them.
   @doc false
   def server_exited(state, port, status) do
     index = Map.fetch!(state.ports, port)
     server = state.servers[index]
-    ServerLog.flush(server.log, state.name, index, server.os_pid, true)
+    server = %{server | log: ServerLog.flush(server.log, state.name, index, server.os_pid, true)}
     signal = ExitStatus.signal(status)
     cause = exit_cause(Map.get(server, :killed), signal)
     now = System.monotonic_time(:millisecond)
@@ -134,28 +136,22 @@ defmodule WellBehaved.External.Servers do
 
     # idle connections to it are dead; connections in use are discarded by
     # their callers, who see them closed
-    for slot <- Pool.slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: Pool.close_slot(state, slot)
+    Slots.down_idle(state, index)
 
     File.rm(server.path)
     # a server that dies young is restarted after a pause, unless killed
     # here for a job that would not stop
     young? = now - server.started_at < 1_000
     killed? = cause == :killed_by_pool
-    delay = if young? and not killed?, do: min(max(server.delay * 2, 100), 5_000), else: 0
-    down = server |> Map.delete(:killed) |> Map.merge(%{status: :down, port: nil, delay: delay})
+
+    delay =
+      if young? and not killed?, do: Intensity.backoff(state.intensity, server.delay), else: 0
+
+    failed_start? = server.status == :starting and not killed?
+    failed_starts = if failed_start?, do: server.failed_starts + 1, else: 0
+    down = %{status: :down, port: nil, delay: delay, failed_starts: failed_starts}
+    down = server |> Map.delete(:killed) |> Map.merge(down)
     state = put_in(state.servers[index], down)
-
-    # cancels in flight there are over: their jobs died with the server
-    outcome = if killed?, do: :killed, else: :lost
-
-    state =
-      Enum.reduce(Pool.slots_of(state, index), state, fn slot, state ->
-        if Map.has_key?(state.cancels, slot),
-          do: Pool.end_cancel(state, slot, @down, outcome),
-          else: state
-      end)
 
     # the exits the pool did not cause count against its intensity
     {verdict, state} =
@@ -168,7 +164,10 @@ defmodule WellBehaved.External.Servers do
 
         true ->
           {verdict, intensity} = Intensity.failure(state.intensity, now)
-          {verdict, %{state | intensity: intensity}}
+
+          if Intensity.failed_starts_exceeded?(intensity, failed_starts),
+            do: {{:exceeded, {index, failed_starts}}, %{state | intensity: intensity}},
+            else: {verdict, %{state | intensity: intensity}}
       end
 
     restart_in = if verdict == :ok, do: delay
@@ -196,20 +195,29 @@ defmodule WellBehaved.External.Servers do
       }
     )
 
-    case verdict do
-      :ok when delay == 0 ->
-        start_server(state, index)
+    state =
+      case verdict do
+        :ok when delay == 0 ->
+          start_server(state, index)
 
-      :ok ->
-        Process.send_after(self(), {:restart, index}, delay)
-        state
+        :ok ->
+          # tagged: a timer left from an earlier exit of this index is
+          # ignored (Pool matches the tag against the server's)
+          ref = make_ref()
+          Process.send_after(self(), {:restart, index, ref}, delay)
+          put_in(state.servers[index][:restart], ref)
 
-      :stopped ->
-        state
+        :stopped ->
+          state
 
-      :exceeded ->
-        give_up(state, now)
-    end
+        :exceeded ->
+          give_up(state, now, nil)
+
+        {:exceeded, failed_starts} ->
+          give_up(state, now, failed_starts)
+      end
+
+    {state, index, if(killed?, do: :killed, else: :lost)}
   end
 
   defp exit_cause(true, _signal), do: :killed_by_pool
@@ -225,17 +233,24 @@ defmodule WellBehaved.External.Servers do
       else: state
   end
 
-  # Past the restart intensity: the servers still running are stopped,
-  # the waiters answered {:error, :unavailable}, and a timer retries.
-  defp give_up(state, now) do
+  # Past the restart intensity (too many failures in the window, or
+  # `failed_starts`: {index, count} failed starts in a row): the servers
+  # still running are stopped, the waiters answered
+  # {:error, :unavailable}, and a timer retries.
+  defp give_up(state, now, failed_starts) do
     crashes = Intensity.failures(state.intensity)
     {delay, intensity} = Intensity.give_up(state.intensity, now)
 
+    what =
+      case failed_starts do
+        nil -> "#{crashes} server failures within #{intensity.max_seconds} s"
+        {index, count} -> "server #{index} failed #{count} starts in a row"
+      end
+
     ServerLog.pool_error(
       state.name,
-      "WellBehaved.External #{inspect(state.name)}: #{crashes} server failures within " <>
-        "#{intensity.max_seconds} s, more than max_restarts (#{intensity.max_restarts}): " <>
-        "unavailable, servers start again in #{delay} ms"
+      "WellBehaved.External #{inspect(state.name)}: #{what}, more than max_restarts " <>
+        "(#{intensity.max_restarts}): unavailable, servers start again in #{delay} ms"
     )
 
     Telemetry.execute(
@@ -246,11 +261,10 @@ defmodule WellBehaved.External.Servers do
 
     Process.send_after(self(), :retry, delay)
 
-    state =
-      Enum.reduce(state.servers, state, fn
-        {index, %{port: port}}, state when port != nil -> stop_server(state, index)
-        _, state -> state
-      end)
+    # one kill command for all of them: the manager waits for it
+    running = for {index, %{port: port}} <- state.servers, port != nil, do: index
+    OSProcess.kill_all(for index <- running, do: state.servers[index].os_pid)
+    state = Enum.reduce(running, state, &mark_stopped(&2, &1))
 
     for {caller, _} <- :queue.to_list(state.waiters) do
       GenServer.reply(caller, {:error, :unavailable})
@@ -265,14 +279,14 @@ defmodule WellBehaved.External.Servers do
   # ones used; callers on its other connections get {:error, :closed}.
   @doc false
   def stop_server(state, index) do
-    server = state.servers[index]
-    OSProcess.kill(server.os_pid)
+    OSProcess.kill(state.servers[index].os_pid)
+    mark_stopped(state, index)
+  end
 
-    for slot <- Pool.slots_of(state, index),
-        :atomics.compare_exchange(state.atomics, slot, @idle, @down) == :ok,
-        do: Pool.close_slot(state, slot)
-
-    put_in(state.servers[index], Map.merge(server, %{status: :down, killed: true}))
+  # a server just killed by the pool
+  defp mark_stopped(state, index) do
+    Slots.down_idle(state, index)
+    put_in(state.servers[index], Map.merge(state.servers[index], %{status: :down, killed: true}))
   end
 
   @doc false
@@ -302,8 +316,11 @@ defmodule WellBehaved.External.Servers do
     state = %{state | status: :recovering, intensity: Intensity.retry(state.intensity)}
 
     Enum.reduce(state.servers, state, fn
-      {index, %{status: :down, port: nil}}, state -> start_server(state, index)
-      _, state -> state
+      {index, %{status: :down, port: nil}}, state ->
+        start_server(put_in(state.servers[index].failed_starts, 0), index)
+
+      _, state ->
+        state
     end)
   end
 end
