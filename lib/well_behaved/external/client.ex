@@ -248,9 +248,19 @@ defmodule WellBehaved.External.Client do
   # either its scan saw this slot idle, or this read sees the count and
   # the manager is told to serve its queue (no waiter is left waiting
   # while a slot is idle).
+  # While callers wait, the slot goes through the manager to the first of
+  # them (a caller arriving meanwhile cannot take it ahead of them). Else
+  # it goes idle, and the count is read again: a caller queued between the
+  # two (the manager bumps the count, then looks for an idle slot) is
+  # served by the manager.
   defp checkin({:meta, _name, atomics, slots, manager, _, _}, slot, token) do
-    :atomics.compare_exchange(atomics, slot, token, @idle)
-    if :atomics.get(atomics, slots + 1) > 0, do: send(manager, :serve_waiters)
+    if :atomics.get(atomics, slots + 1) > 0 do
+      send(manager, {:checkin, slot, token})
+    else
+      :atomics.compare_exchange(atomics, slot, token, @idle)
+      if :atomics.get(atomics, slots + 1) > 0, do: send(manager, :serve_waiters)
+    end
+
     :ok
   end
 

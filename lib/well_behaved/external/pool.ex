@@ -12,9 +12,11 @@ defmodule WellBehaved.External.Pool do
   # This process (the manager) owns the ports, the sockets and the ETS table,
   # and only acts off the hot path:
   #   * no idle slot: the caller asks it (:checkout) and waits in a queue;
-  #     while anyone waits (a counter in the atomics), a caller that sets
-  #     its slot idle tells the manager (:serve_waiters), which hands idle
-  #     slots to the waiters in order (and so does every tick).
+  #     while anyone waits (a counter in the atomics), releases go through
+  #     the manager, which hands the slot to the first waiter; a release
+  #     that set its slot idle as a caller was being queued tells the
+  #     manager (:serve_waiters), which hands idle slots to the waiters in
+  #     order (and so does every tick).
   #   * a caller whose call failed closes the socket, marks the slot down and
   #     sends :reconnect; a server that exits has its idle slots marked down
   #     and is restarted; its slots reconnect once it prints "ready".
@@ -271,7 +273,14 @@ defmodule WellBehaved.External.Pool do
   end
 
   @impl true
-  # a caller set its slot idle while callers were queued
+  # a caller hands its slot to the first waiter
+  def handle_info({:checkin, slot, token}, state) do
+    if :atomics.get(state.atomics, slot) == token,
+      do: {:noreply, give(state, slot, token)},
+      else: {:noreply, state}
+  end
+
+  # a caller set its slot idle as callers were being queued
   def handle_info(:serve_waiters, state), do: {:noreply, serve_waiters(state)}
 
   def handle_info({:reconnect, slot}, state), do: {:noreply, reconnect(state, slot)}
