@@ -81,15 +81,6 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
 
   defp reference(n), do: Job.call(&SDKJobs.fold/4, [n], [schedule: :normal], "test")
 
-  defp up_os_pid(pool) do
-    RuntimeHelpers.eventually(fn ->
-      case External.info(pool) do
-        %{servers: [%{status: :up, os_pid: os_pid}]} -> os_pid
-        _ -> nil
-      end
-    end)
-  end
-
   # the log lines received so far about `pool`, as {level, text, meta}
   defp logs(pool, acc \\ []) do
     receive do
@@ -117,7 +108,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       File.chmod!(wrapper, 0o755)
       start_supervised!({External, name: pool, executable: wrapper, servers: 1})
       assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
-      os_pid = up_os_pid(pool)
+      os_pid = RuntimeHelpers.up_os_pid(pool)
 
       assert_receive {:log, :warning, text, %{pool: ^pool, server: 0, os_pid: ^os_pid}}, 10_000
       assert text =~ "wrapper: hello from stderr"
@@ -152,7 +143,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       File.chmod!(wrapper, 0o755)
       start_supervised!({External, name: pool, executable: wrapper, servers: 1})
       assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
-      os_pid = up_os_pid(pool)
+      os_pid = RuntimeHelpers.up_os_pid(pool)
       assert [{:warning, text, %{os_pid: ^os_pid}}] = logs(pool)
       assert text =~ ~r/: no newline here$/
     end
@@ -194,7 +185,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     @tag :capture_log
     test "a crash reads as SIGSEGV, status 139, in the event, the log and info", %{pool: pool} do
       start_pool(pool, [])
-      os_pid = up_os_pid(pool)
+      os_pid = RuntimeHelpers.up_os_pid(pool)
       assert call(pool, &SDKJobs.crash/4, [13]) == {:error, :closed}
 
       assert_receive {:event, [:well_behaved, :external, :server, :exit], %{uptime: uptime},
@@ -213,7 +204,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       # a new server, announced; the counts
       new_os_pid =
         RuntimeHelpers.eventually(fn ->
-          pid = up_os_pid(pool)
+          pid = RuntimeHelpers.up_os_pid(pool)
           pid != os_pid and pid
         end)
 
@@ -230,7 +221,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     @tag :capture_log
     test "a server the pool kills reads as SIGKILL, caused by the pool", %{pool: pool} do
       start_pool(pool, cancel_timeout_ms: 200)
-      os_pid = up_os_pid(pool)
+      os_pid = RuntimeHelpers.up_os_pid(pool)
       # a step that never returns: the cancel is never acknowledged
       assert call(pool, &SDKJobs.stuck/4, [100], timeout: 100) == {:error, :timeout}
 
@@ -247,7 +238,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
                       %{pool: ^pool, server: 0, slot: ^slot, outcome: :killed}}
 
       assert d >= 0
-      RuntimeHelpers.eventually(fn -> up_os_pid(pool) != os_pid end)
+      RuntimeHelpers.eventually(fn -> RuntimeHelpers.up_os_pid(pool) != os_pid end)
       # not a crash: the pool did it
       assert %{exits: %{137 => 1}, crashes: crashes, timeouts: 1, cancels: 1} =
                External.info(pool)
@@ -396,7 +387,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     @tag :capture_log
     test "callers waiting when the pool gives up are answered at once", %{pool: pool} do
       start_pool(pool, connections: 1, max_restarts: 0, retry_ms: 600_000)
-      os_pid = up_os_pid(pool)
+      os_pid = RuntimeHelpers.up_os_pid(pool)
       holder = Task.async(fn -> call(pool, &SDKJobs.liar/4, [0]) end)
       # the server runs the job: its request was read, the kill closes it
       RuntimeHelpers.eventually(fn ->
@@ -438,7 +429,7 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       opts = [max_restarts: 5, max_seconds: 1, retry_ms: 600_000]
       start_supervised!({External, [name: pool, executable: wrapper, servers: 1] ++ opts})
       assert call(pool, &SDKJobs.fold/4, [2]) == reference(2)
-      WellBehaved.OSProcess.kill(up_os_pid(pool))
+      WellBehaved.OSProcess.kill(RuntimeHelpers.up_os_pid(pool))
 
       assert_receive {:event, [:well_behaved, :external, :unavailable], %{count: 1},
                       %{pool: ^pool, max_restarts: 5, max_seconds: 1, retry_in: 600_000}},

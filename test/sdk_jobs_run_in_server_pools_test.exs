@@ -49,15 +49,6 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
     stats
   end
 
-  defp server_os_pid(pool) do
-    RuntimeHelpers.eventually(fn ->
-      case External.info(pool) do
-        %{servers: [%{status: :up, os_pid: os_pid}]} -> os_pid
-        _ -> nil
-      end
-    end)
-  end
-
   describe "answers" do
     test "are those of every in-VM mode, tiny steps or not" do
       calls = [
@@ -99,11 +90,11 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
 
   describe "failures" do
     test "a job that segfaults answers :closed, and the restarted server serves the next call" do
-      os_pid = server_os_pid(@pool)
+      os_pid = RuntimeHelpers.up_os_pid(@pool)
       assert run(&SDKJobs.crash/4, [13], schedule: :external) == {:error, :closed}
 
       want = run(&SDKJobs.fold/4, [12], schedule: :normal)
-      assert RuntimeHelpers.eventually(fn -> server_os_pid(@pool) != os_pid end)
+      assert RuntimeHelpers.eventually(fn -> RuntimeHelpers.up_os_pid(@pool) != os_pid end)
 
       assert RuntimeHelpers.eventually(fn ->
                run(&SDKJobs.crash/4, [12], schedule: :external) == want
@@ -111,13 +102,13 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
     end
 
     test "a server killed mid-call answers its caller :closed" do
-      os_pid = server_os_pid(@pool)
+      os_pid = RuntimeHelpers.up_os_pid(@pool)
       # liar with N = 0 never ends
       task = Task.async(fn -> run(&SDKJobs.liar/4, [0], schedule: :external) end)
       RuntimeHelpers.eventually(fn -> live_jobs(@pool).live_jobs == 1 end)
       OSProcess.kill(os_pid)
       assert Task.await(task, 30_000) == {:error, :closed}
-      RuntimeHelpers.eventually(fn -> server_os_pid(@pool) != os_pid end)
+      RuntimeHelpers.eventually(fn -> RuntimeHelpers.up_os_pid(@pool) != os_pid end)
 
       assert run(&SDKJobs.fold/4, [5], schedule: :external) ==
                run(&SDKJobs.fold/4, [5], schedule: :normal)
@@ -157,7 +148,7 @@ defmodule WellBehaved.SDKJobsRunInServerPoolsTest do
 
         others = for s <- External.info(other).servers, do: s.os_pid
         assert length(others) == 2
-        refute server_os_pid(@pool) in others
+        refute RuntimeHelpers.up_os_pid(@pool) in others
 
         tasks =
           for i <- 1..8 do

@@ -26,6 +26,16 @@ defmodule WellBehaved.Test.RuntimeHelpers do
     |> then(&assert(&1 == [], "echoes that differ ({sent, got}): #{inspect(Enum.take(&1, 3))}"))
   end
 
+  @doc "The OS pid of `pool`'s one server, once it is up."
+  def up_os_pid(pool) do
+    eventually(fn ->
+      case WellBehaved.External.info(pool) do
+        %{servers: [%{status: :up, os_pid: os_pid}]} -> os_pid
+        _ -> nil
+      end
+    end)
+  end
+
   defdelegate assert_no_live_jobs(), to: WellBehaved.Testing
   defdelegate assert_no_live_jobs(native), to: WellBehaved.Testing
 
