@@ -89,7 +89,8 @@ extern "C" {
  * where decode and init get an environment of no process. result always
  * runs in the caller's process (in threaded mode once the pool thread has
  * finished the steps, after decode and bind on the caller's arguments):
- * it may raise (enif_make_badarg), in every mode.
+ * it may raise (enif_make_badarg, enif_raise_exception), in every mode,
+ * returning what the raise returned, as erl_nif asks of a NIF.
  *
  * Required: name, decode, predict, init, step, and result or take_result.
  * Optional (NULL): setup, bind, memory, destroy. wb_runtime_load refuses a

@@ -221,7 +221,7 @@ static ERL_NIF_TERM yielding_max_term(ErlNifEnv *env) {
  * it is a re-run's restart, whether a :threaded answer was taken in the
  * call, the state's bytes, and the thresholds in force. */
 ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result) {
-    if (result_raised(env)) return result;
+    if (result_raised(env, result)) return result;
     uint64_t ps = job->auto_reason != REASON_NONE
                       ? job->ps_at_choice
                       : atomic_load_explicit(&job->learned->ps_per_unit, memory_order_relaxed);

@@ -204,7 +204,7 @@ static ERL_NIF_TERM collect_finished(ErlNifEnv *env, const wb_job_type *type, wb
         type->bind(decoded ? decoded : args, job->state);
     }
     ERL_NIF_TERM out = job_result(env, job);
-    wb_rt_job_ended(job, result_raised(env) ? CTR_FAILED : CTR_COMPLETED);
+    wb_rt_job_ended(job, result_raised(env, out) ? CTR_FAILED : CTR_COMPLETED);
     if (job->report) out = wb_rt_report(env, job, out);
     wb_rt_job_release(job);
     return out;

@@ -303,7 +303,7 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, regist
     ERL_NIF_TERM reason, out;
     if (wb_rt_job_init(env, job, args, &reason)) {
         out = run_to_end(env, job, false, timed, budget, outran);
-        *failed = !*outran && result_raised(env);
+        *failed = !*outran && result_raised(env, out);
         if (job->report && !*outran) out = wb_rt_report(env, job, out);
     } else {
         out = wb_error(env, reason);
@@ -317,7 +317,7 @@ static ERL_NIF_TERM run_on_stack(ErlNifEnv *env, const wb_job_type *type, regist
 static ERL_NIF_TERM finish(ErlNifEnv *env, wb_job *job) {
     wb_rt_learn_small_sliced(job);
     ERL_NIF_TERM out = job_result(env, job);
-    wb_rt_job_ended(job, result_raised(env) ? CTR_FAILED : CTR_COMPLETED);
+    wb_rt_job_ended(job, result_raised(env, out) ? CTR_FAILED : CTR_COMPLETED);
     if (job->report) out = wb_rt_report(env, job, out);
     wb_rt_job_release(job); /* free now rather than when the VM drops the resource */
     return out;
@@ -458,7 +458,9 @@ static ERL_NIF_TERM dirty_first(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     bool died = false;
     ERL_NIF_TERM out = run_to_end(env, job, true, true, UINT64_MAX, &died);
     if (died) wb_rt_count_here(CTR_CALLER_DEATHS);
-    wb_rt_job_ended(job, died ? CTR_CANCELLED : result_raised(env) ? CTR_FAILED : CTR_COMPLETED);
+    wb_rt_job_ended(job, died                      ? CTR_CANCELLED
+                         : result_raised(env, out) ? CTR_FAILED
+                                                   : CTR_COMPLETED);
     if (job->report && !died) out = wb_rt_report(env, job, out);
     wb_rt_job_release(job);
     return out;

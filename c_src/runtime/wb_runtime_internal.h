@@ -237,11 +237,13 @@ static inline int64_t setting_ns(_Atomic uint64_t *setting) {
     return (int64_t)atomic_load_explicit(setting, memory_order_relaxed);
 }
 
-/* True when the job's result callback raised (enif_make_badarg or
- * enif_raise_exception). Asked of the VM once per job: a callback may
- * raise and then return another term, which the VM discards. */
-static inline bool result_raised(ErlNifEnv *env) {
-    return enif_has_pending_exception(env, NULL);
+/* True when `result` is what a raise answered (the result callback raised
+ * with enif_make_badarg or enif_raise_exception, whose return value
+ * erl_nif requires to be the NIF's return value). That value's primary
+ * tag (low two bits) is 0, which no other term has: only such a term
+ * costs the call that asks the VM. */
+static inline bool result_raised(ErlNifEnv *env, ERL_NIF_TERM result) {
+    return WB_UNLIKELY((result & 3) == 0) && enif_has_pending_exception(env, NULL);
 }
 
 /* The finished job's result: take_result may move what the state owns
