@@ -35,9 +35,10 @@ defmodule WellBehaved.Telemetry do
     * `:never`: off. Set at compile time
       (`config/config.exs`), it also takes the checks out of the code.
 
-  Every emission point reads one cached boolean (`enabled?/0`) before it
-  builds anything: with events off a job call pays that read and a
-  branch, and no map, clock read or lookup.
+  Every emission point asks `enabled?/0` before it builds anything: a
+  call of a function that returns a constant (turning events on or off
+  loads the other version of it, a few milliseconds). With events off a
+  job call pays that call and a branch, and no map, clock read or lookup.
   """
 
   use GenServer
