@@ -96,16 +96,14 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     test "reaches Logger a line at a time, with pool, server and OS pid", context do
       %{pool: pool, tmp_dir: dir} = context
       # one line on stderr, then the real server in the same process
-      wrapper = Path.join(dir, "wrapped_server")
+      wrapper =
+        script(dir, "wrapped_server", """
+        #!/bin/sh
+        echo "wrapper: hello from stderr" >&2
+        printf '%5000s\n' '' | tr ' ' x
+        exec '#{@server}' "$@"
+        """)
 
-      File.write!(wrapper, """
-      #!/bin/sh
-      echo "wrapper: hello from stderr" >&2
-      printf '%5000s\n' '' | tr ' ' x
-      exec '#{@server}' "$@"
-      """)
-
-      File.chmod!(wrapper, 0o755)
       start_supervised!({External, name: pool, executable: wrapper, servers: 1})
       assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
       os_pid = RuntimeHelpers.up_os_pid(pool)
@@ -132,15 +130,14 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
     @tag :tmp_dir
     test "a partial line just before \"ready\" is logged, and the server starts", context do
       %{pool: pool, tmp_dir: dir} = context
-      wrapper = Path.join(dir, "partial_server")
 
-      File.write!(wrapper, """
-      #!/bin/sh
-      printf 'no newline here' >&2
-      exec '#{@server}' "$@"
-      """)
+      wrapper =
+        script(dir, "partial_server", """
+        #!/bin/sh
+        printf 'no newline here' >&2
+        exec '#{@server}' "$@"
+        """)
 
-      File.chmod!(wrapper, 0o755)
       start_supervised!({External, name: pool, executable: wrapper, servers: 1})
       assert call(pool, &SDKJobs.fold/4, [7]) == reference(7)
       os_pid = RuntimeHelpers.up_os_pid(pool)
@@ -235,7 +232,8 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       assert %{status: 137, signal: :SIGKILL, cause: :killed_by_pool, restart_in: 0} = meta
 
       assert_receive {:event, [:well_behaved, :external, :cancel], %{count: 1, duration: d},
-                      %{pool: ^pool, server: 0, slot: ^slot, outcome: :killed}}
+                      %{pool: ^pool, server: 0, slot: ^slot, outcome: :killed}},
+                     10_000
 
       assert d >= 0
       RuntimeHelpers.eventually(fn -> RuntimeHelpers.up_os_pid(pool) != os_pid end)
@@ -404,7 +402,8 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       assert %{status: :unavailable, waiting: 0, queue: 0} = External.info(pool)
 
       assert_receive {:event, [:well_behaved, :external, :server, :exit], _,
-                      %{pool: ^pool, signal: :SIGKILL, cause: :crashed, restart_in: nil}}
+                      %{pool: ^pool, signal: :SIGKILL, cause: :crashed, restart_in: nil}},
+                     10_000
     end
 
     @tag :capture_log
@@ -413,16 +412,15 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
       %{pool: pool, tmp_dir: dir} = context
       # the first start runs the real server; every later one exits at once
       marker = Path.join(dir, "started")
-      wrapper = Path.join(dir, "failing_server")
 
-      File.write!(wrapper, """
-      #!/bin/sh
-      if [ -e '#{marker}' ]; then exit 3; fi
-      touch '#{marker}'
-      exec '#{@server}' "$@"
-      """)
+      wrapper =
+        script(dir, "failing_server", """
+        #!/bin/sh
+        if [ -e '#{marker}' ]; then exit 3; fi
+        touch '#{marker}'
+        exec '#{@server}' "$@"
+        """)
 
-      File.chmod!(wrapper, 0o755)
       # a window of 1 s: the old pauses (100 ms doubling to 5 s) never put
       # 6 failures in one; 6 failed starts in a row give up whatever
       # their timing
@@ -510,5 +508,13 @@ defmodule WellBehaved.ExternalPoolsLogShedAndGiveUpTest do
 
       assert d > 0
     end
+  end
+
+  # an executable shell script `name` in `dir` (a server program's wrapper)
+  defp script(dir, name, body) do
+    path = Path.join(dir, name)
+    File.write!(path, body)
+    File.chmod!(path, 0o755)
+    path
   end
 end
