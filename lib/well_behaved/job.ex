@@ -149,9 +149,7 @@ defmodule WellBehaved.Job do
   # checked/6 with events on: the job runs with the report bit, and what
   # the runtime reports goes in the stop event
   defp spanned(f, args, mode, tiny, timeout, function) do
-    span(f, mode, function, fn ->
-      unwrap(unspanned(f, args, mode, report_flags(tiny), timeout, function))
-    end)
+    span(f, mode, function, fn -> checked_report(f, args, mode, tiny, timeout, function) end)
   end
 
   # The job span, [:well_behaved, :job]: its start metadata names the job

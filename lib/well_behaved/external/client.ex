@@ -64,7 +64,7 @@ defmodule WellBehaved.External.Client do
   # An event handler may itself make a call (a nested span): the outer
   # call's trace is put back when the nested one ends.
   defp traced({:meta, name, _, _, _, _, _} = meta, payload, slots, timeout, deadline, what) do
-    Telemetry.span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
+    Telemetry.emit_span([:well_behaved, :external, :call], %{pool: name, request: what}, fn ->
       outer = Process.put(@trace, {nil, 0})
 
       try do
