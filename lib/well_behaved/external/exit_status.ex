@@ -92,6 +92,17 @@ defmodule WellBehaved.External.ExitStatus do
       :SIGRT40
       iex> WellBehaved.External.ExitStatus.signal(128 + 65, {:unix, :linux})
       nil
+
+  The numbers differ between systems:
+
+      iex> WellBehaved.External.ExitStatus.signal(128 + 10, {:unix, :linux})
+      :SIGUSR1
+      iex> WellBehaved.External.ExitStatus.signal(128 + 10, {:unix, :darwin})
+      :SIGBUS
+      iex> WellBehaved.External.ExitStatus.signal(128 + 9, {:unix, :sunos})
+      :SIGKILL
+      iex> WellBehaved.External.ExitStatus.signal(128 + 10, {:unix, :sunos})
+      nil
   """
   @spec signal(integer()) :: atom() | nil
   def signal(status), do: signal(status, :os.type())
