@@ -127,6 +127,24 @@ ERL_NIF_TERM wb_runtime_configure(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
     return enif_make_badarg(env);
 }
 
+/* The load callbacks' calls, for a library's code linked into a server
+ * (a Rust crate of jobs): nothing calls them there either. */
+int wb_runtime_load(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
+    (void)env;
+    (void)types;
+    (void)load_info;
+    return 1;
+}
+
+int wb_runtime_upgrade(ErlNifEnv *env, wb_job_type *const types[], ERL_NIF_TERM load_info) {
+    (void)env;
+    (void)types;
+    (void)load_info;
+    return 1;
+}
+
+void wb_runtime_unload(void) {}
+
 /* --- jobs ------------------------------------------------------------------------------ */
 
 static wb_job_type *const *job_types;
