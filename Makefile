@@ -57,7 +57,7 @@ ifeq ($(AVX512_EMULATED),yes)
 C_TEST_TARGETS += c_src/build/test_search_avx512
 endif
 C_TEST_BUILDS :=
-include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk
+include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
 FUZZ_NAMES += extract
 include mk/fuzz.mk
@@ -67,7 +67,7 @@ CORE_TEST := c_src/build/test_cores
 # the same tests with the SIMD wavefront compiled out (the portable path)
 CORE_TEST_SCALAR := c_src/build/test_cores_scalar
 
-.PHONY: all native lab test test-c test-elixir test-first-build test-lab test-example format-check system-deps clean
+.PHONY: all native lab test test-c test-elixir test-first-build test-lab test-example test-example-rust format-check system-deps clean
 
 all: native
 
@@ -78,6 +78,7 @@ system-deps:
 	$(call need,c++,g++)
 	$(call need,clang-format,clang-format)
 	$(call need,timeout,coreutils)
+	$(call need,$(CARGO),cargo)
 	$(call need_app,crypto,erlang-crypto)
 	@# the test gate's compiler cache (scripts/with_compiler_cache.sh): it
 	@# goes on without one
@@ -206,19 +207,20 @@ clean:
 # a compiler cache of this run alone compiles each once
 # (scripts/with_compiler_cache.sh). The packages come first: without them
 # no part can run.
-TEST_PARTS := format-check test-c fuzz-smoke test-elixir test-first-build test-example test-lab
+TEST_PARTS := format-check test-c test-rust fuzz-smoke test-elixir test-first-build test-example test-example-rust test-lab
 TEST_LANES ?= parallel
 ifeq ($(TEST_LANES),sequential)
 TEST_ARGS := $(TEST_PARTS)
 else
-TEST_ARGS := "format-check test-c fuzz-smoke" "test-elixir test-example" "test-first-build test-lab"
+TEST_ARGS := "format-check test-rust test-c fuzz-smoke" "test-elixir test-example" "test-first-build test-example-rust test-lab"
 endif
 test: system-deps
 	@MAKE="$(MAKE)" scripts/with_compiler_cache.sh scripts/run_parts.sh $(TEST_ARGS)
 
 format-check:
 	mix format --check-formatted
-	clang-format --dry-run --Werror $(C_FILES)
+	clang-format --dry-run --Werror $(C_FILES) rust/well_behaved/c/*.c
+	@$(MAKE) --no-print-directory rust-format-check
 
 # built JOBS at a time (the objects they share once), then run side by side
 # (the longest first)
@@ -240,7 +242,7 @@ test-elixir: $(FUZZY_REFERENCE)
 	@# no dependency cycle between the library's modules (checked on the
 	@# build just made: a check of its own would compile a dev build)
 	MIX_ENV=test mix xref graph --format cycles --fail-above 0
-	@MIX_ENV=test $(MAKE) --no-print-directory sdk-test-nifs
+	@MIX_ENV=test $(MAKE) --no-print-directory sdk-test-nifs rust-test-nifs
 	scripts/run_mix_test_partitions.sh $(TEST_ELIXIR_SECONDS) $(TEST_PARTITIONS)
 
 # mix compile once then mix run, from a copy of the tree and as a git
@@ -250,6 +252,9 @@ test-first-build:
 
 test-example:
 	$(MAKE) --no-print-directory -C examples/checksum test
+
+test-example-rust:
+	$(MAKE) --no-print-directory -C examples/hash_sort test
 
 test-lab:
 	$(MAKE) --no-print-directory -C lab test

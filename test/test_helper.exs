@@ -1,6 +1,7 @@
 Code.require_file("support/reference.exs", __DIR__)
 Code.require_file("support/runtime_helpers.exs", __DIR__)
 Code.require_file("support/sdk_jobs.exs", __DIR__)
+Code.require_file("support/rust_jobs.exs", __DIR__)
 Code.require_file("support/fuzzy_reference.exs", __DIR__)
 Code.require_file("support/holds.exs", __DIR__)
 ExUnit.start()

@@ -1,0 +1,342 @@
+//! Elixir.WellBehaved.Test.RustJobs: jobs and NIFs that exercise the
+//! crate from the VM and from a server program.
+//!
+//! - `spin(n)`: n xorshift64 rounds from a fixed seed (the lab's C spin).
+//! - `panicky(at, n)`: n units of work, with a panic in the callback `at`
+//!   names (decode, predict, setup, init, step, result, drop, memory, or
+//!   none).
+//! - `refusing(at)`: an error where `at` says (decode_badarg,
+//!   decode_reason, init_reason, result_badarg, result_raise, or none).
+//! - `sum_list(list)`: the sum of a list of integers, copied by init and
+//!   added one per unit.
+//! - NIFs of the library's own: `roundtrip(kind, term)`, `map_of(pairs)`,
+//!   `map_get(map, key)` and `boom()`.
+use well_behaved::{ArgTerm, Env, Error, Job, Step, Term};
+
+pub struct Spin {
+    remaining: u64,
+    value: u64,
+}
+
+pub struct SpinArgs {
+    n: u64,
+}
+
+impl Job for Spin {
+    type Args = SpinArgs;
+    const ARGC: usize = 1;
+    const PS_PER_UNIT: u64 = 2700;
+
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error> {
+        Ok(SpinArgs {
+            n: args[0].decode_u64()?,
+        })
+    }
+
+    fn predict(args: &SpinArgs) -> u64 {
+        args.n
+    }
+
+    fn init(_env: Env<'_>, args: &SpinArgs) -> Result<Self, Error> {
+        Ok(Spin {
+            remaining: args.n,
+            value: 0x9E37_79B9_7F4A_7C15,
+        })
+    }
+
+    fn step(&mut self, _args: &SpinArgs, budget: u64) -> Step {
+        let mut n = budget.min(self.remaining);
+        if n == 0 && self.remaining > 0 {
+            n = 1;
+        }
+        let mut x = self.value;
+        for _ in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        self.value = x;
+        self.remaining -= n;
+        if self.remaining == 0 {
+            Step::Done(n)
+        } else {
+            Step::More(n)
+        }
+    }
+
+    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error> {
+        Ok(env.u64(self.value))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    None,
+    Decode,
+    Predict,
+    Setup,
+    Init,
+    Step,
+    Result,
+    Drop,
+    Memory,
+}
+
+pub struct PanickyArgs {
+    at: At,
+    n: u64,
+}
+
+pub struct Panicky {
+    at: At,
+    left: u64,
+    // heap memory the job owns, so that a leak would show
+    _buffer: Vec<u8>,
+}
+
+impl Job for Panicky {
+    type Args = PanickyArgs;
+    const ARGC: usize = 2;
+
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<PanickyArgs, Error> {
+        let at = match args[0].decode_atom()?.as_str() {
+            "none" => At::None,
+            "decode" => panic!("decode panicked"),
+            "predict" => At::Predict,
+            "setup" => At::Setup,
+            "init" => At::Init,
+            "step" => At::Step,
+            "result" => At::Result,
+            "drop" => At::Drop,
+            "memory" => At::Memory,
+            _ => return Err(Error::BadArg),
+        };
+        let _ = At::Decode;
+        Ok(PanickyArgs {
+            at,
+            n: args[1].decode_u64()?,
+        })
+    }
+
+    fn predict(args: &PanickyArgs) -> u64 {
+        assert!(args.at != At::Predict, "predict panicked");
+        args.n
+    }
+
+    fn setup(args: &PanickyArgs) -> u64 {
+        assert!(args.at != At::Setup, "setup panicked");
+        0
+    }
+
+    fn init(_env: Env<'_>, args: &PanickyArgs) -> Result<Self, Error> {
+        assert!(args.at != At::Init, "init panicked");
+        Ok(Panicky {
+            at: args.at,
+            left: args.n,
+            _buffer: vec![1; 4096],
+        })
+    }
+
+    fn step(&mut self, _args: &PanickyArgs, budget: u64) -> Step {
+        let n = budget.min(self.left);
+        self.left -= n;
+        if self.at == At::Step && self.left < 2 {
+            panic!("step panicked with {} left", self.left);
+        }
+        if self.left == 0 {
+            Step::Done(n)
+        } else {
+            Step::More(n)
+        }
+    }
+
+    fn result<'a>(&mut self, env: Env<'a>, args: &PanickyArgs) -> Result<Term<'a>, Error> {
+        assert!(self.at != At::Result, "result panicked");
+        Ok(env.u64(args.n))
+    }
+
+    fn memory(&self) -> usize {
+        assert!(self.at != At::Memory, "memory panicked");
+        4096
+    }
+}
+
+impl Drop for Panicky {
+    fn drop(&mut self) {
+        if self.at == At::Drop {
+            panic!("drop panicked");
+        }
+    }
+}
+
+pub struct RefusingArgs {
+    at: u8,
+}
+
+pub struct Refusing {
+    at: u8,
+}
+
+const AT_NAMES: [&str; 6] = [
+    "none",
+    "decode_badarg",
+    "decode_reason",
+    "init_reason",
+    "result_badarg",
+    "result_raise",
+];
+
+impl Job for Refusing {
+    type Args = RefusingArgs;
+    const ARGC: usize = 1;
+
+    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<RefusingArgs, Error> {
+        let name = args[0].decode_atom()?;
+        let at = AT_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .ok_or(Error::BadArg)? as u8;
+        match at {
+            1 => Err(Error::BadArg),
+            2 => Err(Error::reason(env.tuple(&[env.atom("bad"), env.u64(2)]))),
+            _ => Ok(RefusingArgs { at }),
+        }
+    }
+
+    fn predict(_args: &RefusingArgs) -> u64 {
+        1
+    }
+
+    fn init(env: Env<'_>, args: &RefusingArgs) -> Result<Self, Error> {
+        if args.at == 3 {
+            return Err(Error::reason(env.atom("not_now")));
+        }
+        Ok(Refusing { at: args.at })
+    }
+
+    fn step(&mut self, _args: &RefusingArgs, _budget: u64) -> Step {
+        Step::Done(1)
+    }
+
+    fn result<'a>(&mut self, env: Env<'a>, _args: &RefusingArgs) -> Result<Term<'a>, Error> {
+        match self.at {
+            4 => Err(Error::BadArg),
+            5 => Err(Error::reason(
+                env.tuple(&[env.atom("raised"), env.binary(b"why")]),
+            )),
+            _ => Ok(env.atom("ok")),
+        }
+    }
+}
+
+pub struct SumListArgs {
+    list: ArgTerm,
+    len: usize,
+}
+
+pub struct SumList {
+    items: Vec<u64>,
+    next: usize,
+    sum: u64,
+}
+
+impl Job for SumList {
+    type Args = SumListArgs;
+    const ARGC: usize = 1;
+
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SumListArgs, Error> {
+        let len = args[0].decode_list()?.len();
+        Ok(SumListArgs {
+            list: args[0].as_arg(),
+            len,
+        })
+    }
+
+    fn predict(args: &SumListArgs) -> u64 {
+        args.len as u64
+    }
+
+    fn init(env: Env<'_>, args: &SumListArgs) -> Result<Self, Error> {
+        let items = args.list.term(env).decode_list()?;
+        let items = items
+            .iter()
+            .map(|t| t.decode_u64())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(SumList {
+            items,
+            next: 0,
+            sum: 0,
+        })
+    }
+
+    fn step(&mut self, _args: &SumListArgs, budget: u64) -> Step {
+        let end = self
+            .items
+            .len()
+            .min(self.next.saturating_add(budget as usize));
+        for v in &self.items[self.next..end] {
+            self.sum = self.sum.wrapping_add(*v);
+        }
+        let n = (end - self.next) as u64;
+        self.next = end;
+        if end == self.items.len() {
+            Step::Done(n)
+        } else {
+            Step::More(n)
+        }
+    }
+
+    fn result<'a>(&mut self, env: Env<'a>, _args: &SumListArgs) -> Result<Term<'a>, Error> {
+        Ok(env.u64(self.sum))
+    }
+
+    fn memory(&self) -> usize {
+        self.items.capacity() * 8
+    }
+}
+
+/// Decodes `term` as `kind` says and makes it again.
+fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+    let term = args[1];
+    Ok(match args[0].decode_atom()?.as_str() {
+        "u64" => env.u64(term.decode_u64()?),
+        "i64" => env.i64(term.decode_i64()?),
+        "u32" => env.u64(term.decode_u32()? as u64),
+        "i32" => env.i64(term.decode_i32()? as i64),
+        "f64" => env.f64(term.decode_f64()?)?,
+        "bool" => env.bool(term.decode_bool()?),
+        "atom" => env.atom(&term.decode_atom()?),
+        "bytes" => env.binary(term.decode_bytes()?.as_slice()),
+        "iodata" => env.binary(term.decode_iodata()?.as_slice()),
+        "list" => env.list(&term.decode_list()?),
+        "tuple" => env.tuple(&term.decode_tuple()?),
+        _ => return Err(Error::BadArg),
+    })
+}
+
+/// A map of a list of `{key, value}` pairs.
+fn map_of<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+    let mut pairs = Vec::new();
+    for pair in args[0].decode_list()? {
+        let kv = pair.decode_tuple()?;
+        if kv.len() != 2 {
+            return Err(Error::BadArg);
+        }
+        pairs.push((kv[0], kv[1]));
+    }
+    Ok(env.map(&pairs))
+}
+
+fn map_get<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+    args[0].map_get(args[1])
+}
+
+fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+    panic!("boom")
+}
+
+well_behaved::nif_init! {
+    module: "Elixir.WellBehaved.Test.RustJobs",
+    jobs: { spin: Spin, panicky: Panicky, refusing: Refusing, sum_list: SumList },
+    nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom },
+}

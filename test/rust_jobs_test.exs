@@ -1,0 +1,199 @@
+defmodule WellBehaved.RustJobsTest do
+  # Jobs written in Rust on the SDK's crate (rust/well_behaved), built as a
+  # user's crate is (rust/test_jobs): results equal to an Elixir reference
+  # in every mode and in a server program, the crate's refusals and raises
+  # as the C runtime gives them, a panic in any callback an exception for
+  # the caller (the VM lives, nothing is left live), terms through the
+  # crate's wrappers, killed callers.
+  use ExUnit.Case, async: false
+
+  import Bitwise
+  import WellBehaved.Testing
+  alias WellBehaved.{External, Job, Runtime}
+  alias WellBehaved.Test.RustJobs
+  alias WellBehaved.Testing.ChildVM
+
+  @moduletag timeout: 300_000
+  @mask 0xFFFF_FFFF_FFFF_FFFF
+  @modes Runtime.modes() ++ [:external]
+
+  setup_all do
+    RustJobs.ensure_loaded!()
+    on_exit(fn -> External.stop(RustJobs.External) end)
+  end
+
+  # the spin's xorshift64, in Elixir
+  defp spin(n) do
+    Enum.reduce(1..n//1, 0x9E37_79B9_7F4A_7C15, fn _, x ->
+      x = bxor(x, x <<< 13 &&& @mask)
+      x = bxor(x, x >>> 7)
+      bxor(x, x <<< 17 &&& @mask)
+    end)
+  end
+
+  test "the results of an Elixir reference in every mode and in a server" do
+    assert Runtime.modes(RustJobs) == @modes
+
+    for n <- [0, 1, 2, 1000, 100_000] do
+      modes_agree(fn opts -> Job.call(&RustJobs.spin/4, [n], opts) end, spin(n), RustJobs)
+    end
+
+    for list <- [[], [7], Enum.to_list(1..5000), [@mask, 1]] do
+      want = Enum.reduce(list, 0, &(&1 + &2 &&& @mask))
+      modes_agree(fn opts -> Job.call(&RustJobs.sum_list/4, [list], opts) end, want, RustJobs)
+    end
+
+    assert_no_live_jobs(RustJobs)
+  end
+
+  test "refusals and raises as the runtime gives them, in a server too" do
+    for mode <- @modes do
+      call = fn at -> Job.call(&RustJobs.refusing/4, [at], schedule: mode) end
+      assert call.(:none) == :ok
+      assert call.(:decode_badarg) == {:error, :badarg}
+      assert call.(:decode_reason) == {:error, {:bad, 2}}
+      assert call.(:init_reason) == {:error, :not_now}
+      assert call.(:no_such_thing) == {:error, :badarg}
+      assert_raise ArgumentError, fn -> call.(:result_badarg) end
+      error = assert_raise ErlangError, fn -> call.(:result_raise) end
+      assert error.original == {:raised, "why"}
+      assert Job.call(&RustJobs.spin/4, [-1], schedule: mode) == {:error, :badarg}
+      assert Job.call(&RustJobs.sum_list/4, [[1, :two]], schedule: mode) == {:error, :badarg}
+    end
+
+    assert_no_live_jobs(RustJobs)
+  end
+
+  test "a panic in any callback is the caller's exception, in every mode; the VM lives" do
+    # in a child VM with one normal scheduler: an abort would end it, not
+    # the test run
+    scenario = """
+    modes = WellBehaved.Runtime.modes()
+    call = fn at, mode, tiny ->
+      try do
+        {:ok, Job.call(&RustJobs.panicky/5, [at, 100], schedule: mode, tiny_slices: tiny)}
+      rescue
+        e in ErlangError -> {:raised, e.original}
+      end
+    end
+    answers =
+      for at <- [:decode, :predict, :setup, :init, :step, :result, :drop, :memory, :none],
+          mode <- modes, tiny <- [false, true], do: {at, mode, tiny, call.(at, mode, tiny)}
+    :ok = WellBehaved.Testing.assert_no_live_jobs(RustJobs, 10_000)
+    {answers, Map.take(RustJobs.runtime_stats(), [:live_jobs, :live_bytes, :counters])}
+    """
+
+    assert {:ok, {{answers, stats}, _}} =
+             ChildVM.run({Code, :eval_string, [RustJobs.child_prelude() <> scenario]},
+               bound_ms: 150_000,
+               erl_flags: ["+S", "1:1"]
+             )
+
+    for {at, mode, tiny, answer} <- answers do
+      case at do
+        quiet when quiet in [:drop, :memory, :none] ->
+          assert answer == {:ok, 100}, "#{at} #{mode} #{tiny}: #{inspect(answer)}"
+
+        _ ->
+          assert {:raised, {:wb_panic, "wb_test_jobs::Panicky", message}} = answer,
+                 "#{at} #{mode} #{tiny}: #{inspect(answer)}"
+
+          assert message =~ ~r/^#{at} panicked.* \(at src\/lib.rs:\d+:\d+\)$/
+      end
+    end
+
+    assert stats.live_jobs == 0 and stats.live_bytes == 0
+    # every panicking call failed, in the mode that ran it
+    failed = stats.counters.failed |> Map.values() |> Enum.sum()
+    assert failed == 6 * 6 * 2
+  end
+
+  test "a panic in the server program is the caller's exception too" do
+    for at <- [:decode, :init, :step, :result] do
+      error =
+        assert_raise ErlangError, fn ->
+          Job.call(&RustJobs.panicky/5, [at, 100], schedule: :external)
+        end
+
+      assert {:wb_panic, "wb_test_jobs::Panicky", message} = error.original
+      assert message =~ "#{at} panicked"
+    end
+
+    assert Job.call(&RustJobs.panicky/5, [:drop, 100], schedule: :external) == 100
+    assert_no_live_jobs(RustJobs)
+  end
+
+  test "terms through the crate's wrappers, as they came" do
+    values = [
+      u64: [0, 1, @mask, 1 <<< 32],
+      i64: [-(1 <<< 63), -1, 0, (1 <<< 63) - 1],
+      u32: [0, 0xFFFF_FFFF],
+      i32: [-(1 <<< 31), (1 <<< 31) - 1],
+      f64: [0.0, -1.5, 1.0e300],
+      bool: [true, false],
+      atom: [:a, :"with space", :"Elixir.Mod", :""],
+      bytes: ["", "abc", :crypto.strong_rand_bytes(1000), binary_part("xabcdefgh", 1, 5)],
+      list: [[], [1, :a, "b", {1}], Enum.to_list(1..1000)],
+      tuple: [{}, {1}, {1, :a, "b", [2]}]
+    ]
+
+    for {kind, vs} <- values, v <- vs, do: assert(RustJobs.roundtrip(kind, v) === v)
+
+    refused = [
+      u64: [-1, 1 <<< 64, 1.0, :a],
+      i64: [1 <<< 63, "1"],
+      u32: [1 <<< 32, -1],
+      i32: [1 <<< 31],
+      f64: [1, :a],
+      bool: [nil, 1],
+      atom: ["a", 1],
+      bytes: [[], :a, <<1::3>>],
+      list: [{}, [1 | 2]],
+      tuple: [[], 1]
+    ]
+
+    for {kind, vs} <- refused, v <- vs do
+      assert_raise ArgumentError, fn -> RustJobs.roundtrip(kind, v) end
+    end
+
+    assert RustJobs.roundtrip(:iodata, [?a, ["bc", [?d]], "e"]) == "abcde"
+    assert_raise ArgumentError, fn -> RustJobs.roundtrip(:iodata, [256]) end
+    assert RustJobs.map_of([{:a, 1}, {"b", [2]}, {:a, 3}]) == %{:a => 3, "b" => [2]}
+    assert RustJobs.map_get(%{a: 1, b: 2}, :b) == 2
+    assert_raise ArgumentError, fn -> RustJobs.map_get(%{a: 1}, :b) end
+    assert_raise ArgumentError, fn -> RustJobs.map_get([], :b) end
+
+    error = assert_raise ErlangError, fn -> RustJobs.boom() end
+    assert {:wb_panic, "boom", "boom (at src/lib.rs:" <> _} = error.original
+  end
+
+  test "200 killed callers leave no live job or byte" do
+    for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded] do
+      kill_mid_job(
+        fn -> Job.call(&RustJobs.spin/4, [100_000_000], schedule: mode, tiny_slices: true) end,
+        RustJobs
+      )
+    end
+
+    list = Enum.to_list(1..100_000)
+    modes = [:yielding, :yielding_dirty, :dirty_cpu, :threaded, :auto, :normal, :external]
+
+    pids =
+      for i <- 1..200 do
+        mode = Enum.at(modes, rem(i, length(modes)))
+
+        spawn(fn ->
+          Job.call(&RustJobs.sum_list/4, [list], schedule: mode, tiny_slices: rem(i, 2) == 0)
+        end)
+      end
+
+    for {pid, i} <- Enum.with_index(pids) do
+      if rem(i, 10) == 0, do: Process.sleep(1)
+      ref = Process.monitor(pid)
+      Process.exit(pid, :kill)
+      assert_receive {:DOWN, ^ref, :process, ^pid, _}, 60_000
+    end
+
+    assert_no_live_jobs(RustJobs)
+  end
+end
