@@ -196,4 +196,46 @@ defmodule WellBehaved.RustJobsTest do
 
     assert_no_live_jobs(RustJobs)
   end
+
+  test "an upgrade, an unload and a load again of the Rust library" do
+    # in a child VM: a crash at unload (the library unmapped under a thread
+    # of its own) ends it, not the test run
+    scenario = ~S"""
+    parent = self()
+    spawn(fn -> send(parent, {:done, Job.call(&RustJobs.spin/4, [300_000_000], schedule: :threaded)}) end)
+    Process.sleep(50)
+    # version 2 of the stub module loads the library as it loads: the
+    # upgrade callback, while version 1 still has it
+    stubs =
+      for {name, arity} <- RustJobs.__info__(:functions),
+          name not in [:ensure_loaded!, :child_prelude, :__wb_external__] do
+        args = Enum.map_join(1..arity//1, ", ", &"_a#{&1}")
+        "def #{name}(#{args}), do: :erlang.nif_error(:nif_not_loaded)"
+      end
+    Code.compiler_options(ignore_module_conflict: true)
+    load = ~s|def load, do: :erlang.load_nif(~c"c_src/build/rust/rust_jobs_nif", WellBehaved.SDK.load_info())|
+    source = ["defmodule WellBehaved.Test.RustJobs do", "@on_load :load", load | stubs] ++ ["end"]
+    Code.compile_string(Enum.join(source, "\n"))
+    upgraded = RustJobs.spin(1000, :yielding, false, nil)
+    long = receive do {:done, d} -> d end
+    # the old version purged, then the module deleted and purged: the
+    # library unloads; loading it again starts a fresh runtime
+    :code.purge(RustJobs)
+    true = :code.delete(RustJobs)
+    :code.purge(RustJobs)
+    Code.compile_string(Enum.join(source, "\n"))
+    again = Job.call(&RustJobs.spin/4, [1000], schedule: :threaded)
+    long_again = Job.call(&RustJobs.spin/4, [300_000_000], schedule: :dirty_cpu)
+    {upgraded, long == long_again, again, RustJobs.runtime_stats().live_jobs}
+    """
+
+    assert {:ok, {{upgraded, long, again, 0}, _}} =
+             ChildVM.run({Code, :eval_string, [RustJobs.child_prelude() <> scenario]},
+               bound_ms: 150_000
+             )
+
+    assert upgraded == spin(1000)
+    assert again == spin(1000)
+    assert long
+  end
 end
