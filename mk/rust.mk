@@ -22,10 +22,12 @@ rust-test-nifs: native-deps
 	@cmp -s $(RUST_TEST_DIR)/target/release/rust_jobs_server $(RUST_TEST_DIR)/rust_jobs_server || \
 	  cp $(RUST_TEST_DIR)/target/release/rust_jobs_server $(RUST_TEST_DIR)/rust_jobs_server
 
-# the term wrappers against the server's erl_nif (rust/well_behaved/src/tests.rs)
+# the term wrappers against the server's erl_nif (rust/well_behaved/src/tests.rs),
+# then the crates built by the oldest Rust they promise
 test-rust: native-deps
 	$(CARGO_ENV) CARGO_TARGET_DIR=$(abspath $(RUST_TEST_DIR)/target) timeout --signal=KILL 600 \
 	  $(CARGO) test --offline --quiet --manifest-path rust/well_behaved/Cargo.toml
+	$(CARGO_ENV) timeout --signal=KILL 600 scripts/check_rust_oldest.sh
 
 # rustfmt with the repository's rustfmt.toml; skipped, said so, without it
 rust-format-check:
