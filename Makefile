@@ -76,6 +76,8 @@ system-deps:
 	$(call need,$(ERTS_INCLUDE_DIR)/erl_nif.h,erlang-dev)
 	$(call need,$(CC),gcc)
 	$(call need,c++,g++)
+	@# the :well_behaved_cargo compiler's test builds a small crate
+	$(call need,cargo,cargo)
 	$(call need,clang-format,clang-format)
 	$(call need,timeout,coreutils)
 	$(call need,$(CARGO),cargo)

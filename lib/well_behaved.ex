@@ -13,6 +13,8 @@ defmodule WellBehaved do
       other processes.
     * `WellBehaved.SDK`, `WellBehaved.Job` and the `:well_behaved_make`
       compiler - the runtime for NIF libraries of your own (see the
-      guide guides/sdk.md, "Writing your own well-behaved NIF").
+      guide guides/sdk.md, "Writing your own well-behaved NIF"); the
+      `:well_behaved_cargo` compiler builds one written in Rust
+      (`Mix.Tasks.Compile.WellBehavedCargo`).
   """
 end

@@ -22,7 +22,10 @@ defmodule WellBehaved.SDK do
       	$(CC) $(CFLAGS) -DWB_EXTERNAL_SERVER -I$(EI_INCLUDE_DIR) -o $@ $^ -L$(EI_LIB_DIR) -lei -lpthread
 
   The guide `guides/sdk.md` ("Writing your own well-behaved NIF") describes the job
-  type's callbacks and a complete example.
+  type's callbacks and a complete example. A library written in Rust
+  depends on the crate of `rust_crate_dir/0` and builds with the
+  `:well_behaved_cargo` compiler (`Mix.Tasks.Compile.WellBehavedCargo`),
+  which passes the same variables to cargo.
   """
 
   @doc """
@@ -182,6 +185,20 @@ defmodule WellBehaved.SDK do
         ],
         do: existing!(Path.join([@root, "c_src/external", file]))
       )
+
+  @doc """
+  The directory of the Rust crate `well_behaved`, the runtime for a NIF
+  library written in Rust. A crate built with the `:well_behaved_cargo`
+  Mix compiler (`Mix.Tasks.Compile.WellBehavedCargo`) names it by path in
+  its `Cargo.toml`, and the compiler checks that the path leads here.
+
+      iex> WellBehaved.SDK.rust_crate_dir() |> Path.split() |> Enum.take(-2)
+      ["rust", "well_behaved"]
+      iex> File.dir?(WellBehaved.SDK.rust_crate_dir())
+      true
+  """
+  @spec rust_crate_dir() :: Path.t()
+  def rust_crate_dir, do: existing!(Path.join(@root, "rust/well_behaved"))
 
   @doc """
   The directories of the ei library's header (`ei.h`) and of the library

@@ -39,26 +39,18 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
   """
   use Mix.Task.Compiler
 
+  alias Mix.WellBehaved.BuildEnv
+
+  # the messages' name for what is built
+  @building "the NIF library"
+
   @impl true
   def run(_args) do
     config = Mix.Project.config()
-    make = find!(System.get_env("MAKE", "make"), "make", "make")
-    cc = System.get_env("CC", "cc")
-    cxx = System.get_env("CXX", "c++")
-    find!(cc, "a C compiler", "gcc")
-    erts_include = erts_include_dir!()
-
-    env = [
-      {"CC", cc},
-      {"CXX", cxx},
-      {"MIX_APP_PATH", Mix.Project.app_path(config)},
-      {"MIX_ENV", to_string(Mix.env())},
-      {"ERTS_INCLUDE_DIR", erts_include},
-      {"WB_INCLUDE_DIR", WellBehaved.SDK.include_dir()},
-      {"WB_SOURCES", Enum.join(WellBehaved.SDK.sources(), " ")},
-      {"WB_EXTERNAL_SOURCES", Enum.join(WellBehaved.SDK.external_sources(), " ")}
-      | ei_dirs()
-    ]
+    make = BuildEnv.find!(System.get_env("MAKE", "make"), "make", "make", @building)
+    # the variables :well_behaved_cargo passes too
+    env = BuildEnv.env!(@building)
+    {"CXX", cxx} = List.keyfind(env, "CXX", 0)
 
     args = ["--no-print-directory" | Keyword.get(config, :make_targets, [])]
 
@@ -76,39 +68,10 @@ defmodule Mix.Tasks.Compile.WellBehavedMake do
         Mix.shell().error(output)
 
         if output =~ cxx and !System.find_executable(cxx) do
-          find!(cxx, "a C++ compiler", "g++")
+          BuildEnv.find!(cxx, "a C++ compiler", "g++", @building)
         end
 
         Mix.raise("#{config[:app]}: make failed with exit status #{status}")
-    end
-  end
-
-  defp ei_dirs do
-    {include, lib} = WellBehaved.SDK.ei_dirs()
-    [{"EI_INCLUDE_DIR", include}, {"EI_LIB_DIR", lib}]
-  rescue
-    # a library without a server program builds without ei
-    RuntimeError -> []
-  end
-
-  defp find!(command, what, package) do
-    System.find_executable(command) ||
-      Mix.raise(
-        "building the NIF library needs #{what} (#{command}), which is not installed: " <>
-          "install it (Debian: apt-get install #{package})"
-      )
-  end
-
-  defp erts_include_dir! do
-    dir = Path.join([:code.root_dir(), "erts-#{:erlang.system_info(:version)}", "include"])
-
-    if File.exists?(Path.join(dir, "erl_nif.h")) do
-      dir
-    else
-      Mix.raise(
-        "building the NIF library needs erl_nif.h, which is not in #{dir}: " <>
-          "install the Erlang headers (Debian: apt-get install erlang-dev)"
-      )
     end
   end
 end
