@@ -76,10 +76,9 @@ system-deps:
 	$(call need,$(ERTS_INCLUDE_DIR)/erl_nif.h,erlang-dev)
 	$(call need,$(CC),gcc)
 	$(call need,c++,g++)
-	@# the :well_behaved_cargo compiler's test builds a small crate
-	$(call need,cargo,cargo)
 	$(call need,clang-format,clang-format)
 	$(call need,timeout,coreutils)
+	@# the Rust crates and the :well_behaved_cargo compiler's tests
 	$(call need,$(CARGO),cargo)
 	$(call need_app,crypto,erlang-crypto)
 	@# the test gate's compiler cache (scripts/with_compiler_cache.sh): it
