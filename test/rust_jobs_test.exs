@@ -95,7 +95,7 @@ defmodule WellBehaved.RustJobsTest do
           assert answer == {:ok, 100}, "#{at} #{mode} #{tiny}: #{inspect(answer)}"
 
         _ ->
-          assert {:raised, {:wb_panic, "wb_test_jobs::Panicky", message}} = answer,
+          assert {:raised, {:wb_panic, "panicky", message}} = answer,
                  "#{at} #{mode} #{tiny}: #{inspect(answer)}"
 
           assert message =~ ~r/^#{at} panicked.* \(at src\/lib.rs:\d+:\d+\)$/
@@ -115,7 +115,7 @@ defmodule WellBehaved.RustJobsTest do
           Job.call(&RustJobs.panicky/5, [at, 100], schedule: :external)
         end
 
-      assert {:wb_panic, "wb_test_jobs::Panicky", message} = error.original
+      assert {:wb_panic, "panicky", message} = error.original
       assert message =~ "#{at} panicked"
     end
 
@@ -162,6 +162,15 @@ defmodule WellBehaved.RustJobsTest do
     assert RustJobs.map_get(%{a: 1, b: 2}, :b) == 2
     assert_raise ArgumentError, fn -> RustJobs.map_get(%{a: 1}, :b) end
     assert_raise ArgumentError, fn -> RustJobs.map_get([], :b) end
+
+    assert RustJobs.roundtrip(:atom_of, String.duplicate("a", 255)) ==
+             String.to_atom(String.duplicate("a", 255))
+
+    # no atom has a longer name: a panic, not a bad term
+    error =
+      assert_raise ErlangError, fn -> RustJobs.roundtrip(:atom_of, String.duplicate("a", 256)) end
+
+    assert {:wb_panic, "roundtrip", "an atom's name is at most 255 bytes" <> _} = error.original
 
     error = assert_raise ErlangError, fn -> RustJobs.boom() end
     assert {:wb_panic, "boom", "boom (at src/lib.rs:" <> _} = error.original

@@ -27,7 +27,7 @@ impl Job for Spin {
     const ARGC: usize = 1;
     const PS_PER_UNIT: u64 = 2700;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error> {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error<'a>> {
         Ok(SpinArgs {
             n: args[0].decode_u64()?,
         })
@@ -37,7 +37,7 @@ impl Job for Spin {
         args.n
     }
 
-    fn init(_env: Env<'_>, args: &SpinArgs) -> Result<Self, Error> {
+    fn init<'a>(_env: Env<'a>, args: &SpinArgs) -> Result<Self, Error<'a>> {
         Ok(Spin {
             remaining: args.n,
             value: 0x9E37_79B9_7F4A_7C15,
@@ -64,7 +64,7 @@ impl Job for Spin {
         }
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error<'a>> {
         Ok(env.u64(self.value))
     }
 }
@@ -98,7 +98,7 @@ impl Job for Panicky {
     type Args = PanickyArgs;
     const ARGC: usize = 2;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<PanickyArgs, Error> {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<PanickyArgs, Error<'a>> {
         let at = match args[0].decode_atom()?.as_str() {
             "none" => At::None,
             "decode" => panic!("decode panicked"),
@@ -128,7 +128,7 @@ impl Job for Panicky {
         0
     }
 
-    fn init(_env: Env<'_>, args: &PanickyArgs) -> Result<Self, Error> {
+    fn init<'a>(_env: Env<'a>, args: &PanickyArgs) -> Result<Self, Error<'a>> {
         assert!(args.at != At::Init, "init panicked");
         Ok(Panicky {
             at: args.at,
@@ -150,7 +150,7 @@ impl Job for Panicky {
         }
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, args: &PanickyArgs) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, args: &PanickyArgs) -> Result<Term<'a>, Error<'a>> {
         assert!(self.at != At::Result, "result panicked");
         Ok(env.u64(args.n))
     }
@@ -190,7 +190,7 @@ impl Job for Refusing {
     type Args = RefusingArgs;
     const ARGC: usize = 1;
 
-    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<RefusingArgs, Error> {
+    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<RefusingArgs, Error<'a>> {
         let name = args[0].decode_atom()?;
         let at = AT_NAMES
             .iter()
@@ -207,7 +207,7 @@ impl Job for Refusing {
         1
     }
 
-    fn init(env: Env<'_>, args: &RefusingArgs) -> Result<Self, Error> {
+    fn init<'a>(env: Env<'a>, args: &RefusingArgs) -> Result<Self, Error<'a>> {
         if args.at == 3 {
             return Err(Error::reason(env.atom("not_now")));
         }
@@ -218,7 +218,7 @@ impl Job for Refusing {
         Step::Done(1)
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &RefusingArgs) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &RefusingArgs) -> Result<Term<'a>, Error<'a>> {
         match self.at {
             4 => Err(Error::BadArg),
             5 => Err(Error::reason(
@@ -244,7 +244,7 @@ impl Job for SumList {
     type Args = SumListArgs;
     const ARGC: usize = 1;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SumListArgs, Error> {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SumListArgs, Error<'a>> {
         let len = args[0].decode_list()?.len();
         Ok(SumListArgs {
             list: args[0].as_arg(),
@@ -256,7 +256,7 @@ impl Job for SumList {
         args.len as u64
     }
 
-    fn init(env: Env<'_>, args: &SumListArgs) -> Result<Self, Error> {
+    fn init<'a>(env: Env<'a>, args: &SumListArgs) -> Result<Self, Error<'a>> {
         let items = args.list.term(env).decode_list()?;
         let items = items
             .iter()
@@ -286,7 +286,7 @@ impl Job for SumList {
         }
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &SumListArgs) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &SumListArgs) -> Result<Term<'a>, Error<'a>> {
         Ok(env.u64(self.sum))
     }
 
@@ -296,7 +296,7 @@ impl Job for SumList {
 }
 
 /// Decodes `term` as `kind` says and makes it again.
-fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     let term = args[1];
     Ok(match args[0].decode_atom()?.as_str() {
         "u64" => env.u64(term.decode_u64()?),
@@ -306,6 +306,7 @@ fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
         "f64" => env.f64(term.decode_f64()?)?,
         "bool" => env.bool(term.decode_bool()?),
         "atom" => env.atom(&term.decode_atom()?),
+        "atom_of" => env.atom(&String::from_utf8_lossy(term.decode_bytes()?.as_slice())),
         "bytes" => env.binary(term.decode_bytes()?.as_slice()),
         "iodata" => env.binary(term.decode_iodata()?.as_slice()),
         "list" => env.list(&term.decode_list()?),
@@ -315,7 +316,7 @@ fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
 }
 
 /// A map of a list of `{key, value}` pairs.
-fn map_of<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+fn map_of<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     let mut pairs = Vec::new();
     for pair in args[0].decode_list()? {
         let kv = pair.decode_tuple()?;
@@ -327,11 +328,11 @@ fn map_of<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
     Ok(env.map(&pairs))
 }
 
-fn map_get<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+fn map_get<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     args[0].map_get(args[1])
 }
 
-fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error> {
+fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     panic!("boom")
 }
 

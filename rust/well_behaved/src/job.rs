@@ -53,7 +53,7 @@ pub trait Job: Sized + Send + 'static {
     const PS_PER_UNIT: u64 = 1000;
 
     /// Reads the arguments; `Err` answers `{:error, reason}`.
-    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Self::Args, Error>;
+    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Self::Args, Error<'a>>;
     /// The units of work the job will take (cheap: it runs on a normal
     /// scheduler, before `:auto` picks a mode).
     fn predict(args: &Self::Args) -> u64;
@@ -64,7 +64,7 @@ pub trait Job: Sized + Send + 'static {
     }
     /// Sets the job up; `Err` answers `{:error, reason}`. May run on a
     /// thread of the runtime's pool, with an environment of no process.
-    fn init(env: Env<'_>, args: &Self::Args) -> Result<Self, Error>;
+    fn init<'a>(env: Env<'a>, args: &Self::Args) -> Result<Self, Error<'a>>;
     /// Does about `budget` units of work (`u64::MAX`: all of it). Call
     /// [`crate::slice_spent`] between units whose cost varies, and return
     /// early when it is true.
@@ -72,7 +72,7 @@ pub trait Job: Sized + Send + 'static {
     /// The result, made in `env` in the caller's process, in one go: keep
     /// it to making the term (an [`crate::OwnedBinary`] filled in the steps
     /// costs nothing). `Err` raises its reason.
-    fn result<'a>(&mut self, env: Env<'a>, args: &Self::Args) -> Result<Term<'a>, Error>;
+    fn result<'a>(&mut self, env: Env<'a>, args: &Self::Args) -> Result<Term<'a>, Error<'a>>;
     /// Heap bytes the job owns (for the runtime's `live_bytes`), read once
     /// after `init`.
     fn memory(&self) -> usize {
@@ -87,6 +87,13 @@ pub struct JobType(pub WbJobType);
 
 // Read-only after construction; its pointers name static data and functions.
 unsafe impl Sync for JobType {}
+
+/// A job's name as its NIF has it, nul-terminated (`nif_init!` makes one
+/// per job).
+#[doc(hidden)]
+pub trait JobName {
+    const NAME: &'static str;
+}
 
 /// The decoded arguments in the runtime's buffer, with the units
 /// predicted when they were decoded (so that no callback the runtime calls
@@ -141,11 +148,11 @@ impl<J: Job> Checks<J> {
 impl JobType {
     /// The runtime's view of `J`, named `name` (nul-terminated: the job's
     /// NIF name).
-    pub const fn new<J: Job>(name: &'static str) -> JobType {
+    pub const fn new<J: Job, N: JobName>() -> JobType {
         #[allow(clippy::let_unit_value)]
         let () = Checks::<J>::ARGS;
         JobType(WbJobType {
-            name: name.as_ptr() as *const c_char,
+            name: N::NAME.as_ptr() as *const c_char,
             argc: J::ARGC as c_int,
             args_size: mem::size_of::<ArgsSlot<J::Args>>(),
             state_size: mem::size_of::<State<J>>(),
@@ -159,7 +166,7 @@ impl JobType {
             memory: Some(memory::<J>),
             destroy: Some(destroy::<J>),
             ps_per_unit: J::PS_PER_UNIT,
-            take_result: Some(take_result::<J>),
+            take_result: Some(take_result::<J, N>),
         })
     }
 }
@@ -285,7 +292,7 @@ unsafe extern "C" fn decode<J: Job>(
             true
         }
         Ok(Err(Error::BadArg)) => false,
-        Ok(Err(Error::Reason(reason))) => sys::wb_reject(reason),
+        Ok(Err(Error::Reason(reason))) => sys::wb_reject(reason.as_raw()),
         Err(text) => {
             keep_decode_panic(&text);
             ptr::write(
@@ -388,8 +395,9 @@ unsafe extern "C" fn step<J: Job>(state: *mut c_void, budget: u64, used: *mut u6
 }
 
 /// `{wb_panic, JobName, Message}`, raised.
-unsafe fn raise_panic<J: Job>(env: Env<'_>, text: &str) -> ERL_NIF_TERM {
-    raise_panic_named(env, std::any::type_name::<J>(), text)
+/// `{wb_panic, Job, Message}`, raised: the job by its NIF's name.
+unsafe fn raise_panic<N: JobName>(env: Env<'_>, text: &str) -> ERL_NIF_TERM {
+    raise_panic_named(env, N::NAME.trim_end_matches('\0'), text)
 }
 
 pub(crate) unsafe fn raise_panic_named(env: Env<'_>, name: &str, text: &str) -> ERL_NIF_TERM {
@@ -401,7 +409,10 @@ pub(crate) unsafe fn raise_panic_named(env: Env<'_>, name: &str, text: &str) -> 
     sys::enif_raise_exception(env.as_raw(), reason.as_raw())
 }
 
-unsafe extern "C" fn take_result<J: Job>(env: *mut ErlNifEnv, state: *mut c_void) -> ERL_NIF_TERM {
+unsafe extern "C" fn take_result<J: Job, N: JobName>(
+    env: *mut ErlNifEnv,
+    state: *mut c_void,
+) -> ERL_NIF_TERM {
     let env = Env::from_raw(env);
     let state = state as *mut State<J>;
     match (*state).phase {
@@ -411,10 +422,10 @@ unsafe extern "C" fn take_result<J: Job>(env: *mut ErlNifEnv, state: *mut c_void
             match catch(|| job.result(env, a).map(|t| t.as_raw())) {
                 Ok(Ok(term)) => term,
                 Ok(Err(e)) => e.raise(env),
-                Err(text) => raise_panic::<J>(env, &text),
+                Err(text) => raise_panic::<N>(env, &text),
             }
         }
-        POISONED => raise_panic::<J>(env, &*(*state).panic.as_ptr()),
+        POISONED => raise_panic::<N>(env, &*(*state).panic.as_ptr()),
         _ => sys::enif_make_badarg(env.as_raw()),
     }
 }

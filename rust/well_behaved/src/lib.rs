@@ -69,6 +69,7 @@ pub mod __private {
     use std::ffi::CString;
     use std::os::raw::{c_char, c_int};
 
+    pub use crate::job::JobName;
     pub use crate::sys::{ErlNifEnv, ErlNifFunc, WbJobType, ERL_NIF_TERM};
     use crate::{Env, Error, Term};
 
@@ -131,7 +132,7 @@ pub mod __private {
         argc: c_int,
         argv: *const ERL_NIF_TERM,
         name: &str,
-        f: for<'a> fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error>,
+        f: for<'a> fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>,
     ) -> ERL_NIF_TERM {
         let e = Env::from_raw(env);
         let terms: Vec<Term<'_>> = (0..argc.max(0) as usize)

@@ -11,7 +11,7 @@
 ///     module: "Elixir.HashSort.Native",
 ///     jobs: { sha256: Sha256, sort_u32: SortU32 },
 ///     // optional, in this order:
-///     nifs: { version/0 => version },     // fn(Env, &[Term]) -> Result<Term, Error>
+///     nifs: { version/0 => version },     // fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>
 ///     load: on_load,                      // fn(Env, Term) -> bool: false refuses the load
 ///     unload: on_unload,                  // fn()
 /// }
@@ -41,8 +41,11 @@ macro_rules! nif_init {
                 $(
                     pub mod $job {
                         use super::super::super::*;
-                        pub static TYPE: $crate::JobType =
-                            $crate::JobType::new::<$ty>(concat!(stringify!($job), "\0"));
+                        pub struct Name;
+                        impl $crate::__private::JobName for Name {
+                            const NAME: &'static str = concat!(stringify!($job), "\0");
+                        }
+                        pub static TYPE: $crate::JobType = $crate::JobType::new::<$ty, Name>();
                         pub unsafe extern "C" fn nif(
                             env: *mut $crate::__private::ErlNifEnv,
                             argc: ::std::os::raw::c_int,

@@ -24,28 +24,29 @@ pub struct Term<'a> {
     raw: ERL_NIF_TERM,
 }
 
-/// Why a callback fails: `badarg`, or a reason term. From `decode` and
-/// `init` the caller gets `{:error, reason}` (`{:error, :badarg}`); from
-/// `result` the reason is raised (`ArgumentError` for `badarg`).
+/// Why a callback fails: `badarg`, or a reason term of the callback's
+/// environment (the lifetime keeps it there). From `decode` and `init` the
+/// caller gets `{:error, reason}` (`{:error, :badarg}`); from `result` the
+/// reason is raised (`ArgumentError` for `badarg`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Error {
+pub enum Error<'a> {
     /// The arguments are not what the job takes.
     BadArg,
-    /// A term of the callback's environment.
-    Reason(ERL_NIF_TERM),
+    /// A reason term.
+    Reason(Term<'a>),
 }
 
-impl Error {
+impl<'a> Error<'a> {
     /// A reason term: `{:error, reason}` from `decode` and `init`, raised
     /// from `result`.
-    pub fn reason(term: Term<'_>) -> Error {
-        Error::Reason(term.raw)
+    pub fn reason(term: Term<'a>) -> Error<'a> {
+        Error::Reason(term)
     }
 
     pub(crate) fn term(self, env: Env<'_>) -> ERL_NIF_TERM {
         match self {
             Error::BadArg => env.atom("badarg").raw,
-            Error::Reason(t) => t,
+            Error::Reason(t) => t.raw,
         }
     }
 
@@ -53,11 +54,26 @@ impl Error {
         unsafe {
             match self {
                 Error::BadArg => sys::enif_make_badarg(env.raw),
-                Error::Reason(t) => sys::enif_raise_exception(env.raw, t),
+                Error::Reason(t) => sys::enif_raise_exception(env.raw, t.raw),
             }
         }
     }
 }
+
+impl std::fmt::Debug for Term<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Term({:#x})", self.raw)
+    }
+}
+
+/// The same term (`===`).
+impl PartialEq for Term<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.is_identical(*other)
+    }
+}
+
+impl Eq for Term<'_> {}
 
 impl<'a> Env<'a> {
     /// # Safety
@@ -80,8 +96,14 @@ impl<'a> Env<'a> {
     }
 
     /// An atom. OTP 25's atoms are Latin-1: each byte of `name` is one
-    /// character, so give ASCII names (at most 255 bytes).
+    /// character, so give ASCII names. A name over 255 bytes, which no
+    /// atom can have, panics (the caller gets the panic's exception).
     pub fn atom(self, name: &str) -> Term<'a> {
+        assert!(
+            name.len() <= 255,
+            "an atom's name is at most 255 bytes: {:.40}...",
+            name
+        );
         self.term(unsafe {
             sys::enif_make_atom_len(self.raw, name.as_ptr() as *const c_char, name.len())
         })
@@ -104,7 +126,7 @@ impl<'a> Env<'a> {
 
     /// A float; NaN and the infinities, which the VM has no float for, are
     /// `badarg`.
-    pub fn f64(self, value: f64) -> Result<Term<'a>, Error> {
+    pub fn f64(self, value: f64) -> Result<Term<'a>, Error<'a>> {
         if !value.is_finite() {
             return Err(Error::BadArg);
         }
@@ -185,7 +207,7 @@ impl<'a> Term<'a> {
     }
 
     /// An integer in `0..=u64::MAX`.
-    pub fn decode_u64(self) -> Result<u64, Error> {
+    pub fn decode_u64(self) -> Result<u64, Error<'a>> {
         let mut v = 0;
         ok_if(
             unsafe { sys::enif_get_uint64(self.env.raw, self.raw, &mut v) } != 0,
@@ -194,7 +216,7 @@ impl<'a> Term<'a> {
     }
 
     /// An integer in `i64::MIN..=i64::MAX`.
-    pub fn decode_i64(self) -> Result<i64, Error> {
+    pub fn decode_i64(self) -> Result<i64, Error<'a>> {
         let mut v = 0;
         ok_if(
             unsafe { sys::enif_get_int64(self.env.raw, self.raw, &mut v) } != 0,
@@ -203,25 +225,25 @@ impl<'a> Term<'a> {
     }
 
     /// A non-negative integer that fits a `usize`.
-    pub fn decode_usize(self) -> Result<usize, Error> {
+    pub fn decode_usize(self) -> Result<usize, Error<'a>> {
         self.decode_u64()
             .and_then(|v| usize::try_from(v).map_err(|_| Error::BadArg))
     }
 
     /// An integer that fits a `u32`.
-    pub fn decode_u32(self) -> Result<u32, Error> {
+    pub fn decode_u32(self) -> Result<u32, Error<'a>> {
         self.decode_u64()
             .and_then(|v| u32::try_from(v).map_err(|_| Error::BadArg))
     }
 
     /// An integer that fits an `i32`.
-    pub fn decode_i32(self) -> Result<i32, Error> {
+    pub fn decode_i32(self) -> Result<i32, Error<'a>> {
         self.decode_i64()
             .and_then(|v| i32::try_from(v).map_err(|_| Error::BadArg))
     }
 
     /// A float (an integer is not one, as in erl_nif).
-    pub fn decode_f64(self) -> Result<f64, Error> {
+    pub fn decode_f64(self) -> Result<f64, Error<'a>> {
         let mut v = 0.0;
         ok_if(
             unsafe { sys::enif_get_double(self.env.raw, self.raw, &mut v) } != 0,
@@ -230,7 +252,7 @@ impl<'a> Term<'a> {
     }
 
     /// `true` or `false`.
-    pub fn decode_bool(self) -> Result<bool, Error> {
+    pub fn decode_bool(self) -> Result<bool, Error<'a>> {
         if self.is_atom("true") {
             Ok(true)
         } else if self.is_atom("false") {
@@ -241,7 +263,7 @@ impl<'a> Term<'a> {
     }
 
     /// The atom's name, its Latin-1 characters as a `String`.
-    pub fn decode_atom(self) -> Result<String, Error> {
+    pub fn decode_atom(self) -> Result<String, Error<'a>> {
         let mut len: c_uint = 0;
         unsafe {
             if sys::enif_get_atom_length(self.env.raw, self.raw, &mut len, sys::ERL_NIF_LATIN1) == 0
@@ -274,7 +296,7 @@ impl<'a> Term<'a> {
 
     /// A binary's bytes (a bitstring whose size is not whole bytes is
     /// `badarg`).
-    pub fn decode_bytes(self) -> Result<Bytes, Error> {
+    pub fn decode_bytes(self) -> Result<Bytes, Error<'a>> {
         let mut bin = ErlNifBinary::zeroed();
         ok_if(
             unsafe { sys::enif_inspect_binary(self.env.raw, self.raw, &mut bin) } != 0,
@@ -289,7 +311,7 @@ impl<'a> Term<'a> {
     /// The bytes of iodata (a binary, or a list of bytes, binaries and
     /// such lists), flattened into one binary of this call's when it is
     /// not one already.
-    pub fn decode_iodata(self) -> Result<Bytes, Error> {
+    pub fn decode_iodata(self) -> Result<Bytes, Error<'a>> {
         let mut bin = ErlNifBinary::zeroed();
         ok_if(
             unsafe { sys::enif_inspect_iolist_as_binary(self.env.raw, self.raw, &mut bin) } != 0,
@@ -302,7 +324,7 @@ impl<'a> Term<'a> {
     }
 
     /// A proper list's elements.
-    pub fn decode_list(self) -> Result<Vec<Term<'a>>, Error> {
+    pub fn decode_list(self) -> Result<Vec<Term<'a>>, Error<'a>> {
         let mut len: c_uint = 0;
         unsafe {
             if sys::enif_get_list_length(self.env.raw, self.raw, &mut len) == 0 {
@@ -320,7 +342,7 @@ impl<'a> Term<'a> {
     }
 
     /// A tuple's elements.
-    pub fn decode_tuple(self) -> Result<Vec<Term<'a>>, Error> {
+    pub fn decode_tuple(self) -> Result<Vec<Term<'a>>, Error<'a>> {
         let mut arity = 0;
         let mut elements: *const ERL_NIF_TERM = ptr::null();
         unsafe {
@@ -337,7 +359,7 @@ impl<'a> Term<'a> {
 
     /// The value of `key` in a map; `badarg` when the term is no map or
     /// the key is absent. In the VM only, as [`Env::map`].
-    pub fn map_get(self, key: Term<'a>) -> Result<Term<'a>, Error> {
+    pub fn map_get(self, key: Term<'a>) -> Result<Term<'a>, Error<'a>> {
         let mut value = 0;
         ok_if(
             unsafe { sys::enif_get_map_value(self.env.raw, self.raw, key.raw, &mut value) } != 0,
@@ -374,7 +396,7 @@ impl<'a> Term<'a> {
     }
 }
 
-fn ok_if<T>(ok: bool, value: T) -> Result<T, Error> {
+fn ok_if<'a, T>(ok: bool, value: T) -> Result<T, Error<'a>> {
     if ok {
         Ok(value)
     } else {

@@ -72,7 +72,7 @@ impl Job for Sha256 {
     // a block: 64 rounds, about 0.2 us
     const PS_PER_UNIT: u64 = 200_000;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Args, Error> {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Args, Error<'a>> {
         Ok(Args {
             data: args[0].decode_bytes()?,
         })
@@ -83,7 +83,7 @@ impl Job for Sha256 {
         (args.data.len() as u64 + 9 + 63) / 64
     }
 
-    fn init(_env: Env<'_>, _args: &Args) -> Result<Self, Error> {
+    fn init<'a>(_env: Env<'a>, _args: &Args) -> Result<Self, Error<'a>> {
         Ok(Sha256 {
             h: H0,
             done_bytes: 0,
@@ -116,7 +116,7 @@ impl Job for Sha256 {
         Step::Done(n as u64 + blocks as u64)
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &Args) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &Args) -> Result<Term<'a>, Error<'a>> {
         let mut digest = [0u8; 32];
         for (out, word) in digest.chunks_exact_mut(4).zip(self.h) {
             out.copy_from_slice(&word.to_be_bytes());

@@ -128,7 +128,7 @@ impl Job for SortU32 {
     // an element moved: a compare and a store
     const PS_PER_UNIT: u64 = 2_000;
 
-    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Args, Error> {
+    fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Args, Error<'a>> {
         let data = args[0].decode_bytes()?;
         if data.len() % 4 != 0 {
             return Err(Error::reason(env.atom("not_32_bit_integers")));
@@ -148,7 +148,7 @@ impl Job for SortU32 {
         args.data.len() as u64 / 40
     }
 
-    fn init(env: Env<'_>, args: &Args) -> Result<Self, Error> {
+    fn init<'a>(env: Env<'a>, args: &Args) -> Result<Self, Error<'a>> {
         let n = args.data.len() / 4;
         let enomem = || Error::reason(env.atom("enomem"));
         let from = buffer(n).ok_or_else(enomem)?;
@@ -225,7 +225,7 @@ impl Job for SortU32 {
     }
 
     /// The result's binary, handed over without a copy.
-    fn result<'a>(&mut self, env: Env<'a>, _args: &Args) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &Args) -> Result<Term<'a>, Error<'a>> {
         let out = self.out.take().ok_or(Error::BadArg)?;
         Ok(out.into_term(env))
     }
