@@ -17,11 +17,12 @@
 //! the server's sources into the binary:
 //!
 //! ```text
+//! use std::env::var;
+//!
 //! fn main() {
-//!     for (artifact, var) in [("cdylib", "DEP_WELL_BEHAVED_RUNTIME"), ("bins", "DEP_WELL_BEHAVED_SERVER")] {
-//!         println!("cargo:rustc-link-arg-{}={}", artifact, std::env::var(var).unwrap());
-//!     }
-//!     println!("cargo:rustc-link-arg-bins=-L{}", std::env::var("DEP_WELL_BEHAVED_EI_LIB_DIR").unwrap());
+//!     println!("cargo:rustc-link-arg-cdylib={}", var("DEP_WELL_BEHAVED_RUNTIME").unwrap());
+//!     println!("cargo:rustc-link-arg-bins={}", var("DEP_WELL_BEHAVED_SERVER").unwrap());
+//!     println!("cargo:rustc-link-arg-bins=-L{}", var("DEP_WELL_BEHAVED_EI_LIB_DIR").unwrap());
 //!     println!("cargo:rustc-link-arg-bins=-lei");
 //! }
 //! ```
