@@ -39,8 +39,19 @@ defmodule WellBehaved.LabOverheadTest do
     }
   end
 
-  defp result(yielding_10k) do
+  # Spin's samples with the Rust job's :yielding at `rust_c` (a ratio, or
+  # one per round) times the C job's time
+  defp spin_samples(spin_normal, rust_c) do
+    samples = samples(spin_normal, %{yielding: 0.96})
+    Map.put(samples, :rust_yielding, times(samples.yielding, rust_c))
+  end
+
+  defp times(samples, k) when is_number(k), do: Enum.map(samples, &(&1 * k))
+  defp times(samples, ks), do: Enum.zip_with(samples, ks, &(&1 * &2))
+
+  defp result(yielding_10k, rust_c \\ 1.01) do
     spin_normal = for i <- 1..@rounds, do: 2.7e7 + i * 1.0e4
+    spin_samples = spin_samples(spin_normal, rust_c)
     slice_normal = for i <- 1..@rounds, do: 1.0e7 + i * 1.0e3
 
     slice_samples = %{
@@ -87,7 +98,8 @@ defmodule WellBehaved.LabOverheadTest do
         iterations: 10_000_000,
         rounds: @rounds,
         modes_agree: true,
-        modes: Analysis.spin_entries(samples(spin_normal, %{yielding: 0.96}), @modes, 10_000_000)
+        modes: Analysis.spin_entries(spin_samples, @modes, 10_000_000),
+        rust: Analysis.rust_spin_entry(spin_samples, 10_000_000)
       },
       slices:
         for workload <- [:spin, :levenshtein] do
@@ -167,6 +179,54 @@ defmodule WellBehaved.LabOverheadTest do
     assert t.measured =~ ", not distinguishable from the bound)"
   end
 
+  @rust_row "Rust job / C job, :yielding time, Spin 10M"
+
+  test "the Rust Spin's entry: its time over the C job's, round by round" do
+    # the C job drifts by +-20% from round to round, the Rust job follows
+    # it at 1.02x: the paired ratio is exact
+    c = for i <- 1..@rounds, do: 2.8e7 * (1 + (rem(i, 5) - 2) / 10)
+    normal = Enum.map(c, &(&1 * 0.97))
+    samples = %{normal: normal, yielding: c, rust_yielding: times(c, 1.02)}
+    e = Analysis.rust_spin_entry(samples, 10_000_000)
+
+    assert {e.mode, e.lang, e.samples} == {:yielding, :rust, @rounds}
+    assert_in_delta e.c_ratio, 1.02, 1.0e-12
+    assert_in_delta e.c_ratio_low, 1.02, 1.0e-12
+    assert_in_delta e.c_ratio_high, 1.02, 1.0e-12
+    assert_in_delta e.ratio_to_normal, 0.97 / 1.02, 1.0e-12
+    assert e.median_ns == WellBehaved.Lab.Stats.median(samples.rust_yielding)
+    assert_in_delta e.ns_per_iteration, e.median_ns / 1.0e7, 1.0e-12
+  end
+
+  test "the Rust job / C job target: met, unmet, and straddling the bound" do
+    met = target(result(0.99, 1.01), @rust_row)
+    assert met.target == @rust_row <> " <= 1.03x"
+    assert met.measured == "1.0100x (95% 1.010-1.010)"
+    assert met.met and not met.absolute
+
+    unmet = target(result(0.99, 1.05), @rust_row)
+    assert unmet.measured == "1.0500x (95% 1.050-1.050)"
+    refute unmet.met
+
+    # rounds from 1.00 to 1.05: the median is below the bound (met), the
+    # interval across it
+    ratios = Enum.map(1..@rounds, &Enum.at([1.0, 1.01, 1.02, 1.04, 1.05], rem(&1, 5)))
+    straddle = target(result(0.99, ratios), @rust_row)
+    assert straddle.met
+    assert straddle.measured =~ ~r/^1\.0200x \(95% 1\.0[01]0-1\.0[45]0, not distinguishable/
+
+    # a ratio clearly above the bound in most rounds is not met, with the
+    # same wording when its interval still reaches below the bound
+    ratios = Enum.map(1..@rounds, &if(rem(&1, 3) == 0, do: 1.0, else: 1.06))
+    above = target(result(0.99, ratios), @rust_row)
+    refute above.met
+
+    # a result without the Rust job has no row
+    no_rust = result(0.99)
+    no_rust = put_in(no_rust.spin.rust, nil)
+    refute Enum.any?(Analysis.targets(no_rust), &(&1.name == @rust_row))
+  end
+
   test "a quick result without the 100 kB case has no target for it" do
     result = result(0.99)
     result = %{result | cases: Enum.reject(result.cases, &(&1.bytes == 100_000))}
@@ -193,6 +253,10 @@ defmodule WellBehaved.LabOverheadTest do
              "| One call on 10-byte strings, default options | <= 0.3 us | 0.250 us | within (information) |"
 
     assert md =~ "| :yielding throughput / :normal, Spin 10M | >= 0.97x |"
+    assert md =~ "| #{@rust_row} | <= 1.03x | 1.0100x (95% 1.010-1.010) | yes |"
+    # the Rust job's row in the Spin table, after the C job's modes
+    assert md =~ ~r/\| :auto \| [^\n]+\n\| :yielding \(Rust\) \| [^|]+ \| 2\.85 \|/
+    assert md =~ "its time over the C job's, median over the rounds, **1.0100x**"
 
     assert [ratio, throughput] = Overhead.charts(result)
 
@@ -207,7 +271,10 @@ defmodule WellBehaved.LabOverheadTest do
     assert [medians, spin, calls] = Overhead.tables(result)
     assert Enum.all?(medians.rows, &(length(&1) == length(medians.columns)))
     assert length(medians.rows) == 3 * length(@modes) + 2
-    assert length(spin.rows) == length(@modes)
+    assert length(spin.rows) == length(@modes) + 1
+    assert Enum.all?(spin.rows, &(length(&1) == length(spin.columns)))
+    assert [:c] == spin.rows |> Enum.drop(-1) |> Enum.map(&Enum.at(&1, 3)) |> Enum.uniq()
+    assert [_, _, _, :rust, :yielding | _] = List.last(spin.rows)
     assert [[:default | _], [:empty | _]] = calls.rows
   end
 end

@@ -7,9 +7,10 @@ defmodule WellBehaved.Lab.Application do
 
   @impl true
   def start(_type, _args) do
-    # Spin's runtime gets this VM's slice if its NIF loaded while the lab
-    # compiled, in this VM (as in `mix test`)
+    # Spin's runtimes (C and Rust) get this VM's slice if their NIFs
+    # loaded while the lab compiled, in this VM (as in `mix test`)
     :ok = WellBehaved.Runtime.calibrate(WellBehaved.Lab.Native)
+    :ok = WellBehaved.Runtime.calibrate(WellBehaved.Lab.RustNative)
     children = [{DynamicSupervisor, name: WellBehaved.Lab.Supervisor, strategy: :one_for_one}]
     Supervisor.start_link(children, strategy: :one_for_one, name: WellBehaved.Lab.RootSupervisor)
   end

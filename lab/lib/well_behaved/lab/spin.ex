@@ -8,6 +8,10 @@ defmodule WellBehaved.Lab.Spin do
   be compared by how long the work takes and how much it delays the rest of
   the VM.
 
+  `run_rust/2` is the same work as a job written in Rust (the crate
+  `native/lab_rs`, in a NIF library of its own with its own runtime): the
+  lab holds a Rust job to the C one with it.
+
   `until/2` busy-waits to a wall-clock deadline instead. It is the
   "spinsleep" workload of the 2017 "Well-Behaved NIFs" measurements, kept
   for comparison only: its work depends on when it runs, so calls that wait
@@ -15,7 +19,7 @@ defmodule WellBehaved.Lab.Spin do
   """
 
   alias WellBehaved.{Job, Options}
-  alias WellBehaved.Lab.Native
+  alias WellBehaved.Lab.{Native, RustNative}
 
   @max_uint64 0xFFFF_FFFF_FFFF_FFFF
   @count "a non-negative integer below 2^64"
@@ -40,6 +44,24 @@ defmodule WellBehaved.Lab.Spin do
 
   def run(iterations, _opts),
     do: Options.invalid!("WellBehaved.Lab.Spin.run/2", "iterations", iterations, @count)
+
+  @doc """
+  `run/2` as a job written in Rust: the same rounds from the same seed,
+  sliced the same way, so it returns the same checksum. Same options as
+  `run/2`; it runs in the lab's Rust NIF library, whose runtime is
+  `WellBehaved.Runtime.stats(WellBehaved.Lab.RustNative)`.
+
+      iex> WellBehaved.Lab.Spin.run_rust(1000, schedule: :yielding) == WellBehaved.Lab.Spin.run(1000)
+      true
+  """
+  @spec run_rust(non_neg_integer(), [Job.option()]) :: non_neg_integer()
+  def run_rust(iterations, opts \\ [])
+
+  def run_rust(iterations, opts) when is_integer(iterations) and iterations in 0..@max_uint64,
+    do: call(&RustNative.rust_spin/4, iterations, opts, "WellBehaved.Lab.Spin.run_rust/2")
+
+  def run_rust(iterations, _opts),
+    do: Options.invalid!("WellBehaved.Lab.Spin.run_rust/2", "iterations", iterations, @count)
 
   @doc """
   Busy-waits until `microseconds` have passed since the call started and

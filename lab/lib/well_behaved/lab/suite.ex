@@ -78,6 +78,9 @@ defmodule WellBehaved.Lab.Suite do
 
   @type table :: %{name: String.t(), columns: [String.t()], rows: [[term()]]}
 
+  # the lab's own NIF libraries, each with its copy of the runtime
+  @lab_runtimes [WellBehaved.Lab.Native, WellBehaved.Lab.RustNative]
+
   @doc """
   Validates the options every suite's `c:run/1` takes and returns
   `{quick, rounds_scale, progress}`.
@@ -110,6 +113,9 @@ defmodule WellBehaved.Lab.Suite do
   """
   @spec settle_calibration() :: :ok
   def settle_calibration do
+    # refine/0 gives its slice to the runtimes that are loaded
+    Enum.each(@lab_runtimes, &Code.ensure_loaded!/1)
+
     for _ <- 1..3 do
       WellBehaved.Runtime.Calibration.refine()
       Process.sleep(30)
@@ -119,14 +125,15 @@ defmodule WellBehaved.Lab.Suite do
   end
 
   @doc """
-  Applies runtime settings (`WellBehaved.Runtime.configure/2`) to both
-  runtimes the lab uses: the library's (Levenshtein) and the lab's own NIF
-  library's (Spin, echo).
+  Applies runtime settings (`WellBehaved.Runtime.configure/2`) to every
+  runtime the lab uses, so that they run on equal settings: the
+  library's (Levenshtein), the lab's own NIF library's (Spin, echo) and
+  its Rust NIF library's (`WellBehaved.Lab.Spin.run_rust/2`).
   """
   @spec configure_runtimes(keyword()) :: :ok
   def configure_runtimes(settings) do
     :ok = WellBehaved.Runtime.configure(settings)
-    WellBehaved.Runtime.configure(WellBehaved.Lab.Native, settings)
+    Enum.each(@lab_runtimes, &(:ok = WellBehaved.Runtime.configure(&1, settings)))
   end
 
   @callback run(keyword()) :: map()

@@ -110,6 +110,7 @@ defmodule WellBehaved.Lab.Lateness do
     cells = groups |> Enum.flat_map(& &1.cells) |> Enum.uniq_by(& &1.id)
     {measured, extra} = resolve(groups, cells, measured, plan, progress)
     rows = Analysis.analyse(cells, measured, plan)
+    turn_sizes = Enum.filter(plan.work_ms, &(&1 in [1, 10, 100]))
 
     %{
       config: %{
@@ -134,7 +135,7 @@ defmodule WellBehaved.Lab.Lateness do
         recommend(rows, plan.work_ms, Recommend.auto_picks(plan.work_ms, rt), turns),
       targets:
         Analysis.targets(rows, plan.work_ms) ++
-          Turns.targets(turns, Enum.filter(plan.work_ms, &(&1 in [1, 10, 100])))
+          Turns.targets(turns, turn_sizes) ++ Turns.rust_target(turns, turn_sizes)
     }
   end
 

@@ -12,6 +12,7 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
   alias WellBehaved.Lab.Overhead.Plan
   alias WellBehaved.Lab.Stats
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
+  import WellBehaved.Lab.Overhead.Format, only: [compact: 1]
 
   @doc """
   Per-call statistics of batch samples: `median_ns`, `min_ns` and `max_ns`
@@ -48,9 +49,28 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
           ratio_high: float()
         }
   def paired_ratio(normal, mode) do
-    ratios = Enum.zip_with(normal, mode, fn n, m -> n / m end)
+    %{ratio: ratio, low: low, high: high} = round_ratio(normal, mode)
+    %{ratio_to_normal: ratio, ratio_low: low, ratio_high: high}
+  end
+
+  @doc """
+  The median over the rounds of `a`'s sample over `b`'s in the same
+  round (`ratio`), with its 95% bootstrap interval (`low`, `high`): what
+  `paired_ratio/2` gives against `:normal`, for any two keys timed in the
+  same rounds.
+
+      iex> WellBehaved.Lab.Overhead.Analysis.round_ratio([103, 206, 99], [100, 200, 100])
+      %{ratio: 1.03, low: 0.99, high: 1.03}
+  """
+  @spec round_ratio([number(), ...], [number(), ...]) :: %{
+          ratio: float(),
+          low: float(),
+          high: float()
+        }
+  def round_ratio(a, b) do
+    ratios = Enum.zip_with(a, b, fn x, y -> x / y end)
     {low, high} = Stats.bootstrap_interval(ratios, &Stats.median/1)
-    %{ratio_to_normal: Stats.median(ratios), ratio_low: low, ratio_high: high}
+    %{ratio: Stats.median(ratios), low: low, high: high}
   end
 
   @doc """
@@ -83,6 +103,26 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
       |> Map.merge(%{mode: mode, ns_per_iteration: s.median_ns / iterations})
       |> Map.merge(paired_ratio(samples[:normal], samples[mode]))
     end
+  end
+
+  @doc """
+  The Rust Spin's entry from Spin's samples, where `:rust_yielding` holds
+  the Rust job's in `:yielding`, timed in the same rounds as the C job's
+  (`:yielding`) and `:normal`: as `spin_entries/3` (its `mode` is
+  `:yielding`, its `lang` `:rust`), with `c_ratio`, the median over the
+  rounds of the Rust job's time over the C job's, and its 95% interval
+  (`c_ratio_low`, `c_ratio_high`).
+  """
+  @spec rust_spin_entry(%{atom() => [number()]}, pos_integer()) :: map()
+  def rust_spin_entry(samples, iterations) do
+    rust = samples[:rust_yielding]
+    s = summary(rust, 1)
+    c = round_ratio(rust, samples[:yielding])
+
+    s
+    |> Map.merge(%{mode: :yielding, lang: :rust, ns_per_iteration: s.median_ns / iterations})
+    |> Map.merge(paired_ratio(samples[:normal], rust))
+    |> Map.merge(%{c_ratio: c.ratio, c_ratio_low: c.low, c_ratio_high: c.high})
   end
 
   @doc """
@@ -147,7 +187,8 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
   The targets of a result (as `WellBehaved.Lab.Overhead.run/1` builds it,
   without `targets`): throughput at 10 kB and the seed pair's time in
   `:normal`, `:yielding`'s throughput relative to `:normal` on each input
-  measured and on Spin, and the cost of a call. Each target is a map of
+  measured and on Spin, the Rust Spin's time against the C one's in
+  `:yielding` (when the result has it), and the cost of a call. Each target is a map of
   `target`, `name`, `wanted`, `value`, `measured` (the value as shown) and
   `met`.
   """
@@ -172,17 +213,27 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
           entries != nil do
         e = Enum.find(entries, &(&1.mode == :yielding))
 
-        target(
+        interval_target(
           ":yielding throughput / :normal, #{label}",
-          ">= #{t.yielding_ratio}x",
-          e.ratio_to_normal,
-          "#{fmt(e.ratio_to_normal, 4)}x (95% #{fmt(e.ratio_low, 3)}-#{fmt(e.ratio_high, 3)}" <>
-            if(e.ratio_low < t.yielding_ratio and e.ratio_high >= t.yielding_ratio,
-              do: ", not distinguishable from the bound)",
-              else: ")"
-            ),
-          e.ratio_to_normal >= t.yielding_ratio
+          {:>=, t.yielding_ratio},
+          {e.ratio_to_normal, e.ratio_low, e.ratio_high}
         )
+      end
+
+    # the same job in Rust against C, both in :yielding, paired by round
+    rust_rows =
+      case Map.get(result.spin, :rust) do
+        nil ->
+          []
+
+        e ->
+          [
+            interval_target(
+              "Rust job / C job, :yielding time, Spin #{compact(result.spin.iterations)}",
+              {:<=, t.rust_c_ratio},
+              {e.c_ratio, e.c_ratio_low, e.c_ratio_high}
+            )
+          ]
       end
 
     g10k = mode_entry(r10k, :normal).gcells_per_s
@@ -209,6 +260,7 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
       )
     ] ++
       yielding_rows ++
+      rust_rows ++
       check_rows ++
       [
         target(
@@ -240,6 +292,25 @@ defmodule WellBehaved.Lab.Overhead.Analysis do
         inline
       )
     end
+  end
+
+  # A ratio held to a bound by its median, shown with its 95% interval,
+  # and "not distinguishable" when the interval spans the bound.
+  defp interval_target(name, {op, bound}, {ratio, low, high}) do
+    {met, spans} =
+      case op do
+        :>= -> {ratio >= bound, low < bound and high >= bound}
+        :<= -> {ratio <= bound, low <= bound and high > bound}
+      end
+
+    target(
+      name,
+      "#{op} #{bound}x",
+      ratio,
+      "#{fmt(ratio, 4)}x (95% #{fmt(low, 3)}-#{fmt(high, 3)}" <>
+        if(spans, do: ", not distinguishable from the bound)", else: ")"),
+      met
+    )
   end
 
   defp target(name, wanted, value, shown, met, absolute \\ false) do

@@ -119,23 +119,40 @@ defmodule WellBehaved.Lab.Overhead.Measure do
   end
 
   @doc """
-  Spin, `plan.iterations` per call, in each of `modes`: whether every mode
-  gave the same checksum and one entry per mode
-  (`WellBehaved.Lab.Overhead.Analysis.spin_entries/3`).
+  Spin, `plan.iterations` per call, in each of `modes`, and the same job
+  written in Rust (`WellBehaved.Lab.Spin.run_rust/2`) in `:yielding` when
+  `modes` has it, timed right beside the C job's `:yielding` in the same
+  rounds, first in every other round. Returns whether every run gave the
+  same checksum, one entry per mode
+  (`WellBehaved.Lab.Overhead.Analysis.spin_entries/3`) and the Rust job's
+  (`rust`, `WellBehaved.Lab.Overhead.Analysis.rust_spin_entry/2`).
   """
   @spec spin(map(), [atom()], progress()) :: map()
   def spin(plan, modes, progress) do
     %{iterations: iterations, rounds: rounds} = plan
-    progress.("spin #{iterations} iterations: #{rounds} rounds x #{length(modes)} modes ...")
+    rust = :yielding in modes
+    keys = if rust, do: modes ++ [:rust_yielding], else: modes
+
+    progress.(
+      "spin #{iterations} iterations: #{rounds} rounds x #{length(modes)} modes" <>
+        "#{if rust, do: " and Rust :yielding", else: ""} ..."
+    )
+
     :erlang.garbage_collect()
-    checksums = Enum.map(modes, &Spin.run(iterations, schedule: &1))
+    checksums = Enum.map(keys, &run_spin(&1, iterations))
+    opts = if rust, do: [beside: {:yielding, :rust_yielding}], else: []
 
     samples =
-      interleave(modes, rounds, fn mode ->
-        t0 = :erlang.monotonic_time(:nanosecond)
-        Spin.run(iterations, schedule: mode)
-        :erlang.monotonic_time(:nanosecond) - t0
-      end)
+      interleave(
+        keys,
+        rounds,
+        fn key ->
+          t0 = :erlang.monotonic_time(:nanosecond)
+          run_spin(key, iterations)
+          :erlang.monotonic_time(:nanosecond) - t0
+        end,
+        opts
+      )
 
     entries = Analysis.spin_entries(samples, modes, iterations)
 
@@ -146,13 +163,29 @@ defmodule WellBehaved.Lab.Overhead.Measure do
       )
     end
 
+    rust_entry = if rust, do: Analysis.rust_spin_entry(samples, iterations)
+
+    if rust_entry do
+      e = rust_entry
+
+      progress.(
+        "spin #{iterations} iterations, yielding (Rust): #{fmt_ns(e.median_ns)}, " <>
+          "ratio to normal #{fmt(e.ratio_to_normal, 3)}, Rust/C time #{fmt(e.c_ratio, 4)} " <>
+          "(95% #{fmt(e.c_ratio_low, 3)}-#{fmt(e.c_ratio_high, 3)})"
+      )
+    end
+
     %{
       iterations: iterations,
       rounds: rounds,
       modes_agree: Enum.uniq(checksums) |> length() == 1,
-      modes: entries
+      modes: entries,
+      rust: rust_entry
     }
   end
+
+  defp run_spin(:rust_yielding, n), do: Spin.run_rust(n, schedule: :yielding)
+  defp run_spin(mode, n), do: Spin.run(n, schedule: mode)
 
   @doc """
   `:yielding`'s throughput at each slice length, as a ratio to `:normal`,
@@ -203,27 +236,62 @@ defmodule WellBehaved.Lab.Overhead.Measure do
 
   @doc """
   Takes `rounds` samples of every key: `sample.(key)` returns one. Round
-  *r* times every key once, starting at key *r* (mod the number of keys).
-  Each timed sample follows one untimed run of the same key: switching
-  modes has a cost of its own (a different thread, cold caches), which
-  would otherwise be charged to whichever mode runs next. Returns a map of
-  key to its samples, the same round at the same position for every key.
+  *r* times every key once, in the order `round_order/3` gives. Each timed
+  sample follows one untimed run of the same key: switching modes has a
+  cost of its own (a different thread, cold caches), which would
+  otherwise be charged to whichever mode runs next. Returns a map of key
+  to its samples, the same round at the same position for every key.
+
+  Option `beside: {a, b}`: `b` is timed right beside `a` (see
+  `round_order/3`), for a ratio of the two taken round by round.
 
       iex> WellBehaved.Lab.Overhead.Measure.interleave([:a, :b], 2, fn key -> key end)
       %{a: [:a, :a], b: [:b, :b]}
   """
-  @spec interleave([term()], pos_integer(), (term() -> term())) :: %{term() => [term()]}
-  def interleave(keys, rounds, sample) do
-    n = length(keys)
+  @spec interleave([term()], pos_integer(), (term() -> term()), keyword()) :: %{
+          term() => [term()]
+        }
+  def interleave(keys, rounds, sample, opts \\ []) do
+    beside = Keyword.get(opts, :beside)
 
     Enum.reduce(0..(rounds - 1), Map.new(keys, &{&1, []}), fn r, acc ->
-      {front, back} = Enum.split(keys, rem(r, n))
-
-      Enum.reduce(back ++ front, acc, fn key, acc ->
+      Enum.reduce(round_order(keys, r, beside), acc, fn key, acc ->
         _warm = sample.(key)
         ns = sample.(key)
         Map.update!(acc, key, &[ns | &1])
       end)
+    end)
+  end
+
+  @doc """
+  The order of round `r` (from 0): every key once, starting at key *r*
+  (mod the number of keys). With `beside` `{a, b}`, `b` is left out of
+  that rotation and timed right beside `a`: after it in even rounds,
+  before it in odd ones, so that neither is always first of the two.
+
+      iex> WellBehaved.Lab.Overhead.Measure.round_order([:a, :b, :c], 1, nil)
+      [:b, :c, :a]
+      iex> WellBehaved.Lab.Overhead.Measure.round_order([:a, :b, :c, :r], 0, {:b, :r})
+      [:a, :b, :r, :c]
+      iex> WellBehaved.Lab.Overhead.Measure.round_order([:a, :b, :c, :r], 1, {:b, :r})
+      [:r, :b, :c, :a]
+      iex> WellBehaved.Lab.Overhead.Measure.round_order([:a, :b, :c, :r], 2, {:b, :r})
+      [:c, :a, :b, :r]
+  """
+  @spec round_order([term()], non_neg_integer(), {term(), term()} | nil) :: [term()]
+  def round_order(keys, r, nil) do
+    {front, back} = Enum.split(keys, rem(r, length(keys)))
+    back ++ front
+  end
+
+  def round_order(keys, r, {a, b}) do
+    keys
+    |> List.delete(b)
+    |> round_order(r, nil)
+    |> Enum.flat_map(fn
+      ^a when rem(r, 2) == 0 -> [a, b]
+      ^a -> [b, a]
+      key -> [key]
     end)
   end
 

@@ -18,6 +18,10 @@ defmodule WellBehaved.Lab.Overhead do
       is the median over the rounds of `normal time / mode time` in the
       same round (above 1 is faster), with a 95% bootstrap interval: pairing
       by round takes out the machine's drift.
+    * Spin also times the same job written in Rust
+      (`WellBehaved.Lab.Spin.run_rust/2`) in `:yielding`, right beside the
+      C job's `:yielding` in every round (first in every other round): its
+      time over the C job's is taken round by round as well.
     * Each case is warmed up once per mode before timing.
     * Short calls are timed in batches (`:erlang.monotonic_time/1` around a
       whole batch, never around one call) and reported per call.
@@ -113,7 +117,8 @@ defmodule WellBehaved.Lab.Overhead do
 
   @doc """
   The raw medians, one row per input (or variant) and mode: `medians`
-  (Levenshtein inputs), `spin` and `calls` (cost of one call), times in ns.
+  (Levenshtein inputs), `spin` (with a row for the Rust job, `lang`
+  `rust`) and `calls` (cost of one call), times in ns.
   """
   @impl Suite
   @spec tables(result()) :: [Suite.table()]

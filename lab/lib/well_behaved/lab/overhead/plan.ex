@@ -5,8 +5,9 @@ defmodule WellBehaved.Lab.Overhead.Plan do
   earlier figures quoted for context.
 
   A quick run of the suite takes about 50 s on 2 cores (51-64 s on 2 vCPU,
-  2026-11); its seed pair and Spin carry the `:yielding` ratio target, so
-  their rounds are the same in quick and full runs. `batch` calls make one timed sample; a round takes one sample
+  2026-11); its seed pair and Spin carry the `:yielding` ratio target (and
+  Spin the Rust job's against the C job's), so their rounds are the same
+  in quick and full runs. `batch` calls make one timed sample; a round takes one sample
   per mode.
   """
 
@@ -38,6 +39,8 @@ defmodule WellBehaved.Lab.Overhead.Plan do
     normal_gcells_10k: 30.0,
     seed_normal_ms: 3.0,
     yielding_ratio: 0.97,
+    # a Rust job's time over the same job's in C, both :yielding
+    rust_c_ratio: 1.03,
     call_ns: 300.0,
     # what events add to a call when no handler is attached, as a share
     events_share: 0.02

@@ -56,9 +56,9 @@ defmodule WellBehaved.Lab.Overhead.Render do
       "\n### Spin, #{compact(result.spin.iterations)} iterations (#{result.spin.rounds} rounds)\n\n",
       table(
         ["mode", "median", "ns/iteration", "min", "max", "ratio to :normal"],
-        for e <- result.spin.modes do
+        for e <- spin_entries(result.spin) do
           [
-            ":#{e.mode}",
+            ":#{e.mode}#{if e[:lang] == :rust, do: " (Rust)", else: ""}",
             fmt_ns(e.median_ns),
             fmt(e.ns_per_iteration, 2),
             fmt_ns(e.min_ns),
@@ -67,6 +67,7 @@ defmodule WellBehaved.Lab.Overhead.Render do
           ]
         end
       ),
+      rust_spin_md(result.spin),
       if(result.spin.modes_agree,
         do: "",
         else: "\nWARNING: Spin checksums differ between modes.\n"
@@ -100,6 +101,22 @@ defmodule WellBehaved.Lab.Overhead.Render do
         nil -> "-"
         entry -> cell.(entry)
       end
+    end
+  end
+
+  # the C job's modes, then the Rust job's :yielding if it was timed
+  defp spin_entries(spin), do: spin.modes ++ List.wrap(Map.get(spin, :rust))
+
+  defp rust_spin_md(spin) do
+    case Map.get(spin, :rust) do
+      nil ->
+        ""
+
+      e ->
+        "\nThe same job written in Rust (`Spin.run_rust/2`, `lab/native/lab_rs`), timed " <>
+          "right beside the C job's `:yielding` in each round, first in every other round: " <>
+          "its time over the C job's, median over the rounds, " <>
+          "**#{fmt(e.c_ratio, 4)}x** (95% #{fmt(e.c_ratio_low, 3)}-#{fmt(e.c_ratio_high, 3)}).\n"
     end
   end
 
@@ -208,12 +225,13 @@ defmodule WellBehaved.Lab.Overhead.Render do
       },
       %{
         name: "spin",
-        columns: ~w(iterations rounds modes_agree mode median_ns min_ns max_ns samples
+        columns: ~w(iterations rounds modes_agree lang mode median_ns min_ns max_ns samples
                     ns_per_iteration ratio_to_normal),
         rows:
-          for e <- result.spin.modes do
-            [result.spin.iterations, result.spin.rounds, result.spin.modes_agree, e.mode] ++
-              [e.median_ns, e.min_ns, e.max_ns, e.samples, e.ns_per_iteration, e.ratio_to_normal]
+          for e <- spin_entries(result.spin) do
+            [result.spin.iterations, result.spin.rounds, result.spin.modes_agree] ++
+              [Map.get(e, :lang, :c), e.mode, e.median_ns, e.min_ns, e.max_ns, e.samples] ++
+              [e.ns_per_iteration, e.ratio_to_normal]
           end
       },
       %{
