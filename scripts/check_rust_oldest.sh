@@ -24,9 +24,9 @@ export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIB
 export RUSTC=$root/usr/bin/rustc RUSTDOC=$root/usr/bin/rustdoc CARGO_HOME=$dir/cargo-home
 export CARGO_TARGET_DIR=$dir/target CARGO_NET_OFFLINE=true
 cargo=$root/usr/bin/cargo
-echo "$("$RUSTC" --version): the crates and the example"
+echo "$("$RUSTC" --version): the crates, the example and the lab's crate"
 "$cargo" test --offline --quiet --manifest-path rust/well_behaved/Cargo.toml
-for crate in rust/test_jobs examples/hash_sort/native/hash_sort; do
+for crate in rust/test_jobs examples/hash_sort/native/hash_sort lab/native/lab_rs; do
   "$cargo" build --offline --quiet --release --manifest-path "$crate/Cargo.toml"
 done
 echo "Rust 1.63: the crates build and the crate's tests pass"
