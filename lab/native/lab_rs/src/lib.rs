@@ -26,7 +26,7 @@ impl Job for RustSpin {
     // one xorshift round: a 6-cycle dependency chain, as the C job says
     const PS_PER_UNIT: u64 = 2700;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error> {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error<'a>> {
         Ok(SpinArgs {
             n: args[0].decode_u64()?,
         })
@@ -36,7 +36,7 @@ impl Job for RustSpin {
         args.n
     }
 
-    fn init(_env: Env<'_>, args: &SpinArgs) -> Result<Self, Error> {
+    fn init<'a>(_env: Env<'a>, args: &SpinArgs) -> Result<Self, Error<'a>> {
         Ok(RustSpin {
             remaining: args.n,
             value: SEED,
@@ -63,7 +63,7 @@ impl Job for RustSpin {
         }
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error> {
+    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error<'a>> {
         Ok(env.u64(self.value))
     }
 }
