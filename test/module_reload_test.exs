@@ -34,15 +34,7 @@ defmodule WellBehaved.ModuleReloadTest do
   Process.sleep(50)
   # version 2 of the stub module, which loads the library as it loads
   # (@on_load), as a hot code upgrade of a user's module does
-  stubs =
-    for {name, arity} <- SDKJobs.__info__(:functions), name != :ensure_loaded! do
-      args = Enum.map_join(1..arity//1, ", ", &"_a#{&1}")
-      "def #{name}(#{args}), do: :erlang.nif_error(:nif_not_loaded)"
-    end
-  Code.compiler_options(ignore_module_conflict: true)
-  load = ~s|def load, do: :erlang.load_nif(~c"c_src/build/sdk/sdk_jobs_nif", WellBehaved.SDK.load_info())|
-  source = ["defmodule WellBehaved.Test.SDKJobs do", "@on_load :load", load | stubs] ++ ["end"]
-  Code.compile_string(Enum.join(source, "\n"))
+  Code.compile_string(WellBehaved.Test.SDKStubs.upgrade_source(SDKJobs, "c_src/build/sdk/sdk_jobs_nif"))
   threads = SDKJobs.runtime_stats().pool_threads
   long = receive do {:done, d} -> d end
   again = WellBehaved.Job.call(&SDKJobs.fold/4, [10], schedule: :threaded)

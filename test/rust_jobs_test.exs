@@ -22,20 +22,15 @@ defmodule WellBehaved.RustJobsTest do
     on_exit(fn -> External.stop(RustJobs.External) end)
   end
 
-  # the spin's xorshift64, in Elixir
-  defp spin(n) do
-    Enum.reduce(1..n//1, 0x9E37_79B9_7F4A_7C15, fn _, x ->
-      x = bxor(x, x <<< 13 &&& @mask)
-      x = bxor(x, x >>> 7)
-      bxor(x, x <<< 17 &&& @mask)
-    end)
-  end
+  # the job's fold, in Elixir
+  defp fold(n),
+    do: Enum.reduce(0..(n - 1)//1, 0, &(&2 * 6_364_136_223_846_793_005 + &1 &&& @mask))
 
   test "the results of an Elixir reference in every mode and in a server" do
     assert Runtime.modes(RustJobs) == @modes
 
     for n <- [0, 1, 2, 1000, 100_000] do
-      modes_agree(fn opts -> Job.call(&RustJobs.spin/4, [n], opts) end, spin(n), RustJobs)
+      modes_agree(fn opts -> Job.call(&RustJobs.fold/4, [n], opts) end, fold(n), RustJobs)
     end
 
     for list <- [[], [7], Enum.to_list(1..5000), [@mask, 1]] do
@@ -57,7 +52,7 @@ defmodule WellBehaved.RustJobsTest do
       assert_raise ArgumentError, fn -> call.(:result_badarg) end
       error = assert_raise ErlangError, fn -> call.(:result_raise) end
       assert error.original == {:raised, "why"}
-      assert Job.call(&RustJobs.spin/4, [-1], schedule: mode) == {:error, :badarg}
+      assert Job.call(&RustJobs.fold/4, [-1], schedule: mode) == {:error, :badarg}
       assert Job.call(&RustJobs.sum_list/4, [[1, :two]], schedule: mode) == {:error, :badarg}
     end
 
@@ -179,7 +174,7 @@ defmodule WellBehaved.RustJobsTest do
   test "200 killed callers leave no live job or byte" do
     for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded] do
       kill_mid_job(
-        fn -> Job.call(&RustJobs.spin/4, [100_000_000], schedule: mode, tiny_slices: true) end,
+        fn -> Job.call(&RustJobs.fold/4, [100_000_000], schedule: mode, tiny_slices: true) end,
         RustJobs
       )
     end
@@ -211,30 +206,23 @@ defmodule WellBehaved.RustJobsTest do
     # of its own) ends it, not the test run
     scenario = ~S"""
     parent = self()
-    spawn(fn -> send(parent, {:done, Job.call(&RustJobs.spin/4, [300_000_000], schedule: :threaded)}) end)
+    spawn(fn -> send(parent, {:done, Job.call(&RustJobs.fold/4, [300_000_000], schedule: :threaded)}) end)
     Process.sleep(50)
     # version 2 of the stub module loads the library as it loads: the
     # upgrade callback, while version 1 still has it
-    stubs =
-      for {name, arity} <- RustJobs.__info__(:functions),
-          name not in [:ensure_loaded!, :child_prelude, :__wb_external__] do
-        args = Enum.map_join(1..arity//1, ", ", &"_a#{&1}")
-        "def #{name}(#{args}), do: :erlang.nif_error(:nif_not_loaded)"
-      end
-    Code.compiler_options(ignore_module_conflict: true)
-    load = ~s|def load, do: :erlang.load_nif(~c"c_src/build/rust/rust_jobs_nif", WellBehaved.SDK.load_info())|
-    source = ["defmodule WellBehaved.Test.RustJobs do", "@on_load :load", load | stubs] ++ ["end"]
-    Code.compile_string(Enum.join(source, "\n"))
-    upgraded = RustJobs.spin(1000, :yielding, false, nil)
+    Code.require_file("test/support/sdk_jobs.exs")
+    source = WellBehaved.Test.SDKStubs.upgrade_source(RustJobs, "c_src/build/rust/rust_jobs_nif")
+    Code.compile_string(source)
+    upgraded = RustJobs.fold(1000, :yielding, false, nil)
     long = receive do {:done, d} -> d end
     # the old version purged, then the module deleted and purged: the
     # library unloads; loading it again starts a fresh runtime
     :code.purge(RustJobs)
     true = :code.delete(RustJobs)
     :code.purge(RustJobs)
-    Code.compile_string(Enum.join(source, "\n"))
-    again = Job.call(&RustJobs.spin/4, [1000], schedule: :threaded)
-    long_again = Job.call(&RustJobs.spin/4, [300_000_000], schedule: :dirty_cpu)
+    Code.compile_string(source)
+    again = Job.call(&RustJobs.fold/4, [1000], schedule: :threaded)
+    long_again = Job.call(&RustJobs.fold/4, [300_000_000], schedule: :dirty_cpu)
     {upgraded, long == long_again, again, RustJobs.runtime_stats().live_jobs}
     """
 
@@ -243,8 +231,8 @@ defmodule WellBehaved.RustJobsTest do
                bound_ms: 150_000
              )
 
-    assert upgraded == spin(1000)
-    assert again == spin(1000)
+    assert upgraded == fold(1000)
+    assert again == fold(1000)
     assert long
   end
 end

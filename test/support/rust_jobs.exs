@@ -5,7 +5,7 @@ defmodule WellBehaved.Test.RustJobs do
   # loaded by ensure_loaded!/0, with its server program for :external.
   import ExUnit.Assertions
 
-  def spin(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
+  def fold(_n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def panicky(_at, _n, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def refusing(_at, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)
   def sum_list(_list, _mode, _tiny, _ref), do: :erlang.nif_error(:nif_not_loaded)

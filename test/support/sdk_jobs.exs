@@ -45,6 +45,31 @@ defmodule WellBehaved.Test.SDKStubs do
     end
   end
 
+  @doc """
+  The source of a new version of `module`, a NIF stub module, that loads
+  `library` as it loads (@on_load), as a hot upgrade of a user's module
+  does: a stub for every NIF the old version exports (its functions but
+  the helpers that are no NIF), the old version left in place.
+  """
+  def upgrade_source(module, library) do
+    helpers = [:ensure_loaded!, :child_prelude, :__wb_external__]
+
+    stubs =
+      for {name, arity} <- module.__info__(:functions), name not in helpers do
+        args = Enum.map_join(1..arity//1, ", ", &"_a#{&1}")
+        "def #{name}(#{args}), do: :erlang.nif_error(:nif_not_loaded)"
+      end
+
+    Code.compiler_options(ignore_module_conflict: true)
+
+    load = ~s|def load, do: :erlang.load_nif(~c"#{library}", WellBehaved.SDK.load_info())|
+
+    Enum.join(
+      ["defmodule #{inspect(module)} do", "@on_load :load", load | stubs] ++ ["end"],
+      "\n"
+    )
+  end
+
   def build! do
     {out, status} =
       System.cmd("make", ["--no-print-directory", "sdk-test-nifs"], stderr_to_stdout: true)

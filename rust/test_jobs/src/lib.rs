@@ -1,7 +1,7 @@
 //! Elixir.WellBehaved.Test.RustJobs: jobs and NIFs that exercise the
 //! crate from the VM and from a server program.
 //!
-//! - `spin(n)`: n xorshift64 rounds from a fixed seed (the lab's C spin).
+//! - `fold(n)`: the C test library's fold of 0..n (sdk_jobs_nif.c).
 //! - `panicky(at, n)`: n units of work, with a panic in the callback `at`
 //!   names (decode, predict, setup, init, step, result, drop, memory, or
 //!   none).
@@ -13,59 +13,54 @@
 //!   `map_get(map, key)` and `boom()`.
 use well_behaved::{ArgTerm, Env, Error, Job, Step, Term};
 
-pub struct Spin {
-    remaining: u64,
-    value: u64,
+/// The C test library's fold (c_src/test/sdk_jobs_nif.c): acc * K + i
+/// for i in 0..n, wrapping.
+pub struct Fold {
+    next: u64,
+    acc: u64,
 }
 
-pub struct SpinArgs {
+pub struct FoldArgs {
     n: u64,
 }
 
-impl Job for Spin {
-    type Args = SpinArgs;
+impl Job for Fold {
+    type Args = FoldArgs;
     const ARGC: usize = 1;
-    const PS_PER_UNIT: u64 = 2700;
 
-    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<SpinArgs, Error<'a>> {
-        Ok(SpinArgs {
+    fn decode<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<FoldArgs, Error<'a>> {
+        Ok(FoldArgs {
             n: args[0].decode_u64()?,
         })
     }
 
-    fn predict(args: &SpinArgs) -> u64 {
+    fn predict(args: &FoldArgs) -> u64 {
         args.n
     }
 
-    fn init<'a>(_env: Env<'a>, args: &SpinArgs) -> Result<Self, Error<'a>> {
-        Ok(Spin {
-            remaining: args.n,
-            value: 0x9E37_79B9_7F4A_7C15,
-        })
+    fn init<'a>(_env: Env<'a>, _args: &FoldArgs) -> Result<Self, Error<'a>> {
+        Ok(Fold { next: 0, acc: 0 })
     }
 
-    fn step(&mut self, _args: &SpinArgs, budget: u64) -> Step {
-        let mut n = budget.min(self.remaining);
-        if n == 0 && self.remaining > 0 {
-            n = 1;
+    fn step(&mut self, args: &FoldArgs, budget: u64) -> Step {
+        let end = args.n.min(self.next.saturating_add(budget));
+        let start = self.next;
+        for i in start..end {
+            self.acc = self
+                .acc
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(i);
         }
-        let mut x = self.value;
-        for _ in 0..n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        self.value = x;
-        self.remaining -= n;
-        if self.remaining == 0 {
-            Step::Done(n)
+        self.next = end;
+        if end == args.n {
+            Step::Done(end - start)
         } else {
-            Step::More(n)
+            Step::More(end - start)
         }
     }
 
-    fn result<'a>(&mut self, env: Env<'a>, _args: &SpinArgs) -> Result<Term<'a>, Error<'a>> {
-        Ok(env.u64(self.value))
+    fn result<'a>(&mut self, env: Env<'a>, _args: &FoldArgs) -> Result<Term<'a>, Error<'a>> {
+        Ok(env.u64(self.acc))
     }
 }
 
@@ -338,6 +333,6 @@ fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
 
 well_behaved::nif_init! {
     module: "Elixir.WellBehaved.Test.RustJobs",
-    jobs: { spin: Spin, panicky: Panicky, refusing: Refusing, sum_list: SumList },
+    jobs: { fold: Fold, panicky: Panicky, refusing: Refusing, sum_list: SumList },
     nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom },
 }
