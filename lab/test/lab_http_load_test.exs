@@ -137,9 +137,27 @@ defmodule WellBehaved.LabHttpLoadTest do
     end
   end
 
+  # the matching processes that descend from this VM: another test file,
+  # in a VM of its own beside this one, may run the suite at the same time
   defp pgrep(args) do
     {out, _status} = System.cmd("pgrep", args)
-    String.split(out, "\n", trim: true)
+    me = System.pid()
+    out |> String.split("\n", trim: true) |> Enum.filter(&descends_from?(&1, me))
+  end
+
+  defp descends_from?(pid, ancestor) do
+    case File.read("/proc/#{pid}/status") do
+      {:ok, status} ->
+        case Regex.run(~r/^PPid:\s+(\d+)$/m, status) do
+          [_, ^ancestor] -> true
+          [_, parent] when parent not in ["0", "1"] -> descends_from?(parent, ancestor)
+          _ -> false
+        end
+
+      # gone since pgrep saw it
+      {:error, _} ->
+        false
+    end
   end
 
   # ChildVM folders of this suite's children (other suites may run at the

@@ -14,18 +14,20 @@ defmodule HashSort.KilledCallersFreeJobsTest do
   end
 
   test "killed while the job is surely running (one unit per slice)" do
-    # a million units: the job is live until its caller dies
-    data = :crypto.strong_rand_bytes(4_000_000)
+    # millions of units, one per slice (a :threaded job's quantum runs many
+    # steps): the job is live until its caller dies, however fast the machine
+    blocks = :binary.copy(<<7>>, 256_000_000)
+    ints = :binary.copy(:crypto.strong_rand_bytes(1_000_000), 16)
 
     for mode <- @modes do
       kill_mid_job(
-        fn -> HashSort.sha256(data <> data, schedule: mode, tiny_slices: true) end,
+        fn -> HashSort.sha256(blocks, schedule: mode, tiny_slices: true) end,
         HashSort.Native
       )
 
       # the sort owns 12 bytes an element from init on
       kill_mid_job(
-        fn -> HashSort.sort_u32(data, schedule: mode, tiny_slices: true) end,
+        fn -> HashSort.sort_u32(ints, schedule: mode, tiny_slices: true) end,
         HashSort.Native
       )
     end
