@@ -119,20 +119,30 @@ fn main() {
     let srv_dir = out.join("server");
     let mut server = server;
     server.push(runtime_files.last().unwrap().clone());
-    let mut jobs = compile_all(&runtime_files, &rt_dir, &common);
-    jobs.extend(compile_all(&server, &srv_dir, &server_flags));
-    let mut failed = false;
-    for (file, mut child) in jobs {
-        if !child.wait().map(|s| s.success()).unwrap_or(false) {
-            eprintln!("compiling {} failed", file.display());
-            failed = true;
-        }
+    fs::create_dir_all(&rt_dir).unwrap();
+    fs::create_dir_all(&srv_dir).unwrap();
+    let mut tasks: Vec<(PathBuf, PathBuf, &[String])> = Vec::new();
+    for (i, f) in runtime_files.iter().enumerate() {
+        tasks.push((f.clone(), object(&rt_dir, i, f), &common));
     }
-    if failed {
-        fail("the C runtime did not compile (the compiler's messages are above)");
+    for (i, f) in server.iter().enumerate() {
+        tasks.push((f.clone(), object(&srv_dir, i, f), &server_flags));
     }
-    let rt_lib = archive(&out.join("libwb_runtime.a"), &rt_dir, &runtime_files);
-    let srv_lib = archive(&out.join("libwb_server.a"), &srv_dir, &server);
+    compile_all(&tasks);
+    let objects = |from: usize, count: usize| -> Vec<PathBuf> {
+        tasks[from..from + count]
+            .iter()
+            .map(|t| t.1.clone())
+            .collect()
+    };
+    let rt_lib = archive(
+        &out.join("libwb_runtime.a"),
+        &objects(0, runtime_files.len()),
+    );
+    let srv_lib = archive(
+        &out.join("libwb_server.a"),
+        &objects(runtime_files.len(), server.len()),
+    );
 
     // for a crate of jobs (DEP_WELL_BEHAVED_*)
     println!("cargo:runtime={}", rt_lib.display());
@@ -158,43 +168,61 @@ fn sources(var: &str, dir: &Path, files: &[&str]) -> Vec<PathBuf> {
     .collect()
 }
 
-fn compile_all(files: &[PathBuf], dir: &Path, flags: &[String]) -> Vec<(PathBuf, Child)> {
-    fs::create_dir_all(dir).unwrap();
+/// Runs the compiler on every task, as many at once as cargo allows.
+fn compile_all(tasks: &[(PathBuf, PathBuf, &[String])]) {
     let cc = env::var("CC").unwrap_or_else(|_| "cc".into());
-    files
-        .iter()
-        .map(|file| {
-            let obj = object(dir, file);
-            let child = Command::new(&cc)
-                .args(flags)
-                .arg("-c")
-                .arg(file)
-                .arg("-o")
-                .arg(&obj)
-                .spawn()
-                .unwrap_or_else(|e| {
-                    fail(&format!(
-                        "the C compiler {} did not run ({}): install gcc (Debian: apt-get install gcc)",
-                        cc, e
-                    ))
-                });
-            (file.clone(), child)
-        })
-        .collect()
+    let at_once: usize = env::var("NUM_JOBS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2)
+        .max(1);
+    let mut failed = false;
+    for batch in tasks.chunks(at_once) {
+        let children: Vec<(&PathBuf, Child)> = batch
+            .iter()
+            .map(|(file, obj, flags)| {
+                let child = Command::new(&cc)
+                    .args(flags.iter())
+                    .arg("-c")
+                    .arg(file)
+                    .arg("-o")
+                    .arg(obj)
+                    .spawn()
+                    .unwrap_or_else(|e| {
+                        fail(&format!(
+                            "the C compiler {} did not run ({}): install gcc (Debian: apt-get install gcc)",
+                            cc, e
+                        ))
+                    });
+                (file, child)
+            })
+            .collect();
+        for (file, mut child) in children {
+            if !child.wait().map(|s| s.success()).unwrap_or(false) {
+                eprintln!("compiling {} failed", file.display());
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        fail("the C runtime did not compile (the compiler's messages are above)");
+    }
 }
 
-fn object(dir: &Path, file: &Path) -> PathBuf {
-    dir.join(file.file_stem().unwrap()).with_extension("o")
+/// The object of the `index`th file: numbered, so that two files of one
+/// name in different folders do not meet.
+fn object(dir: &Path, index: usize, file: &Path) -> PathBuf {
+    dir.join(format!(
+        "{}_{}.o",
+        index,
+        file.file_stem().unwrap().to_string_lossy()
+    ))
 }
 
-fn archive(lib: &Path, dir: &Path, files: &[PathBuf]) -> PathBuf {
+fn archive(lib: &Path, objects: &[PathBuf]) -> PathBuf {
     let _ = fs::remove_file(lib);
     let ar = env::var("AR").unwrap_or_else(|_| "ar".into());
-    let status = Command::new(&ar)
-        .arg("crs")
-        .arg(lib)
-        .args(files.iter().map(|f| object(dir, f)))
-        .status();
+    let status = Command::new(&ar).arg("crs").arg(lib).args(objects).status();
     if !status.map(|s| s.success()).unwrap_or(false) {
         fail(&format!(
             "{} could not make {}: install binutils (Debian: apt-get install binutils)",

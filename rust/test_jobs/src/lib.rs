@@ -10,8 +10,10 @@
 //! - `sum_list(list)`: the sum of a list of integers, copied by init and
 //!   added one per unit.
 //! - NIFs of the library's own: `roundtrip(kind, term)`, `map_of(pairs)`,
-//!   `map_get(map, key)` and `boom()`.
-use well_behaved::{ArgTerm, Env, Error, Job, Step, Term};
+//!   `map_get(map, key)`, `boom()` and `stash_bytes(data)`.
+use std::cell::RefCell;
+
+use well_behaved::{ArgTerm, Bytes, Env, Error, Job, Step, Term};
 
 /// The C test library's fold (c_src/test/sdk_jobs_nif.c): acc * K + i
 /// for i in 0..n, wrapping.
@@ -20,6 +22,8 @@ pub struct Fold {
     acc: u64,
 }
 
+// a count, no view: later calls keep the first call's arguments
+#[derive(Clone, Copy)]
 pub struct FoldArgs {
     n: u64,
 }
@@ -75,6 +79,16 @@ enum At {
     Result,
     Drop,
     Memory,
+    // a panic whose payload panics again when dropped
+    Payload,
+}
+
+struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        panic!("the payload's drop panicked");
+    }
 }
 
 pub struct PanickyArgs {
@@ -104,6 +118,7 @@ impl Job for Panicky {
             "result" => At::Result,
             "drop" => At::Drop,
             "memory" => At::Memory,
+            "payload" => At::Payload,
             _ => return Err(Error::BadArg),
         };
         let _ = At::Decode;
@@ -137,6 +152,9 @@ impl Job for Panicky {
         self.left -= n;
         if self.at == At::Step && self.left < 2 {
             panic!("step panicked with {} left", self.left);
+        }
+        if self.at == At::Payload && self.left < 2 {
+            std::panic::panic_any(Bomb);
         }
         if self.left == 0 {
             Step::Done(n)
@@ -290,6 +308,21 @@ impl Job for SumList {
     }
 }
 
+thread_local! {
+    static STASHED: RefCell<Option<Bytes>> = RefCell::new(None);
+}
+
+/// Keeps a view of its binary in a thread-local, and reads the one the
+/// previous call on this thread kept: a view past its call panics.
+fn stash_bytes<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
+    let fresh = args[0].decode_bytes()?;
+    let old = STASHED.with(|s| s.replace(Some(fresh)));
+    Ok(match old {
+        Some(bytes) => env.binary(bytes.as_slice()),
+        None => env.atom("stashed"),
+    })
+}
+
 /// Decodes `term` as `kind` says and makes it again.
 fn roundtrip<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     let term = args[1];
@@ -333,6 +366,11 @@ fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
 
 well_behaved::nif_init! {
     module: "Elixir.WellBehaved.Test.RustJobs",
-    jobs: { fold: Fold, panicky: Panicky, refusing: Refusing, sum_list: SumList },
-    nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom },
+    jobs: {
+        fold: Fold [keep_args],
+        panicky: Panicky,
+        refusing: Refusing,
+        sum_list: SumList,
+    },
+    nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom, stash_bytes/1 => stash_bytes },
 }

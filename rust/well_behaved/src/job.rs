@@ -42,9 +42,9 @@ pub enum Step {
 /// on. A job whose alignment is above 8 bytes does not compile: box the
 /// over-aligned part.
 pub trait Job: Sized + Send + 'static {
-    /// The decoded arguments: views ([`crate::Bytes`]) and small values,
-    /// nothing to drop, at most 232 bytes.
-    type Args: Send + 'static;
+    /// The decoded arguments: views ([`crate::Bytes`], [`crate::ArgTerm`])
+    /// and small values, nothing to drop, at most 240 bytes.
+    type Args: 'static;
     /// How many argument terms the job takes (at most 8); its NIF takes
     /// three more (mode, flags, reference).
     const ARGC: usize;
@@ -55,7 +55,7 @@ pub trait Job: Sized + Send + 'static {
     /// Reads the arguments; `Err` answers `{:error, reason}`.
     fn decode<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Self::Args, Error<'a>>;
     /// The units of work the job will take (cheap: it runs on a normal
-    /// scheduler, before `:auto` picks a mode).
+    /// scheduler, at the first call, before `:auto` picks a mode).
     fn predict(args: &Self::Args) -> u64;
     /// The units of work `init` itself takes (default 0): a large set-up
     /// runs on a dirty scheduler first.
@@ -88,21 +88,20 @@ pub struct JobType(pub WbJobType);
 // Read-only after construction; its pointers name static data and functions.
 unsafe impl Sync for JobType {}
 
-/// A job's name as its NIF has it, nul-terminated (`nif_init!` makes one
-/// per job).
+/// A job's name as its NIF has it (`nif_init!` makes one per job).
+///
+/// # Safety
+/// `NAME` ends with its only nul byte: C reads it as a string.
 #[doc(hidden)]
-pub trait JobName {
+pub unsafe trait JobName {
     const NAME: &'static str;
 }
 
-/// The decoded arguments in the runtime's buffer, with the units
-/// predicted when they were decoded (so that no callback the runtime calls
-/// without a way to fail runs code of the job's).
+/// The decoded arguments in the runtime's buffer, and whether decoding
+/// them (or predicting from them) panicked.
 #[repr(C)]
 struct ArgsSlot<A> {
     args: MaybeUninit<A>,
-    units: u64,
-    setup: u64,
     panicked: bool,
 }
 
@@ -113,6 +112,8 @@ const POISONED: u8 = 2;
 #[repr(C)]
 struct State<J: Job> {
     phase: u8,
+    // the call the arguments were decoded in (see term.rs)
+    call: u64,
     args: MaybeUninit<J::Args>,
     job: MaybeUninit<J>,
     panic: MaybeUninit<String>,
@@ -138,6 +139,12 @@ impl<J: Job> Checks<J> {
             mem::align_of::<J>() <= 8,
             "a Job must be aligned to at most 8 bytes: box the rest"
         );
+        // init returns the job by value, on the stack of whichever thread
+        // runs it (a dirty scheduler's is a few hundred KiB)
+        assert!(
+            mem::size_of::<J>() <= 16 * 1024,
+            "a Job is at most 16 KiB: box the rest"
+        );
         assert!(
             J::ARGC <= sys::WB_MAX_JOB_ARGS,
             "a Job takes at most 8 arguments"
@@ -146,9 +153,23 @@ impl<J: Job> Checks<J> {
 }
 
 impl JobType {
-    /// The runtime's view of `J`, named `name` (nul-terminated: the job's
-    /// NIF name).
+    /// The runtime's view of `J`, named by `N`: every call of the job
+    /// decodes its arguments again, as views need.
     pub const fn new<J: Job, N: JobName>() -> JobType {
+        Self::make::<J, N, true>()
+    }
+
+    /// The same for a job whose arguments are plain values (`Copy`, so no
+    /// view): its later calls skip `decode` and keep the first call's
+    /// arguments (`nif_init!`'s `[keep_args]`).
+    pub const fn new_keeping_args<J: Job, N: JobName>() -> JobType
+    where
+        J::Args: Copy,
+    {
+        Self::make::<J, N, false>()
+    }
+
+    const fn make<J: Job, N: JobName, const RENEW: bool>() -> JobType {
         #[allow(clippy::let_unit_value)]
         let () = Checks::<J>::ARGS;
         JobType(WbJobType {
@@ -160,8 +181,8 @@ impl JobType {
             predict: Some(predict::<J>),
             setup: Some(setup::<J>),
             init: Some(init::<J>),
-            bind: Some(bind::<J>),
-            step: Some(step::<J>),
+            bind: if RENEW { Some(bind::<J>) } else { None },
+            step: Some(step::<J, RENEW>),
             result: None,
             memory: Some(memory::<J>),
             destroy: Some(destroy::<J>),
@@ -200,7 +221,7 @@ fn read_from<const N: usize>(buf: &([u8; N], usize)) -> String {
 /// A panic hook for the library's copy of std: a panic inside a callback
 /// becomes the caller's exception, so it prints nothing and only notes
 /// where it happened; any other panic goes to the hook that was there.
-pub(crate) fn install_panic_hook() {
+pub fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -229,6 +250,10 @@ pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .try_with(|p| read_from(&p.borrow()))
             .unwrap_or_default();
         let text = message(&*payload);
+        // a payload whose drop panics too must not unwind into C
+        if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            mem::forget(again);
+        }
         if at.is_empty() {
             text
         } else {
@@ -266,26 +291,19 @@ unsafe extern "C" fn decode<J: Job>(
     argv: *const ERL_NIF_TERM,
     out: *mut c_void,
 ) -> bool {
+    crate::term::new_call();
     let env = Env::from_raw(env);
     let mut terms = [Term::from_raw(env, 0); sys::WB_MAX_JOB_ARGS];
     for (i, t) in terms.iter_mut().enumerate().take(J::ARGC) {
         *t = Term::from_raw(env, *argv.add(i));
     }
     let slot = out as *mut ArgsSlot<J::Args>;
-    let decoded = catch(|| {
-        J::decode(env, &terms[..J::ARGC]).map(|a| {
-            let (units, setup) = (J::predict(&a), J::setup(&a));
-            (a, units, setup)
-        })
-    });
-    match decoded {
-        Ok(Ok((a, units, setup))) => {
+    match catch(|| J::decode(env, &terms[..J::ARGC])) {
+        Ok(Ok(a)) => {
             ptr::write(
                 slot,
                 ArgsSlot {
                     args: MaybeUninit::new(a),
-                    units,
-                    setup,
                     panicked: false,
                 },
             );
@@ -299,8 +317,6 @@ unsafe extern "C" fn decode<J: Job>(
                 slot,
                 ArgsSlot {
                     args: MaybeUninit::uninit(),
-                    units: 0,
-                    setup: 0,
                     panicked: true,
                 },
             );
@@ -309,12 +325,32 @@ unsafe extern "C" fn decode<J: Job>(
     }
 }
 
+/// `predict` or `setup` of the decoded arguments, which the runtime asks
+/// at a job's first call only; a panic marks the arguments, and the init
+/// that follows makes the job raise it. (The buffer is the runtime's
+/// writable one, passed as const.)
+unsafe fn units_of<J: Job>(args: *const c_void, f: fn(&J::Args) -> u64) -> u64 {
+    let slot = args as *mut ArgsSlot<J::Args>;
+    if (*slot).panicked {
+        return 0;
+    }
+    let a = &*(*slot).args.as_ptr();
+    match catch(|| f(a)) {
+        Ok(units) => units,
+        Err(text) => {
+            keep_decode_panic(&text);
+            (*slot).panicked = true;
+            0
+        }
+    }
+}
+
 unsafe extern "C" fn predict<J: Job>(args: *const c_void) -> u64 {
-    (*args_of::<J>(args)).units
+    units_of::<J>(args, J::predict)
 }
 
 unsafe extern "C" fn setup<J: Job>(args: *const c_void) -> u64 {
-    (*args_of::<J>(args)).setup
+    units_of::<J>(args, J::setup)
 }
 
 unsafe fn poison<J: Job>(state: *mut State<J>, text: String) {
@@ -346,6 +382,7 @@ unsafe extern "C" fn init<J: Job>(
     match catch(|| J::init(env, a)) {
         Ok(Ok(job)) => {
             ptr::copy_nonoverlapping(&(*slot).args, &mut (*state).args, 1);
+            (*state).call = crate::term::this_call();
             (*state).job = MaybeUninit::new(job);
             (*state).phase = RUNNING;
             true
@@ -368,17 +405,32 @@ unsafe extern "C" fn bind<J: Job>(args: *const c_void, state: *mut c_void) {
         poison(state, take_decode_panic());
     } else {
         ptr::copy_nonoverlapping(&(*slot).args, &mut (*state).args, 1);
+        (*state).call = crate::term::this_call();
     }
 }
 
-unsafe extern "C" fn step<J: Job>(state: *mut c_void, budget: u64, used: *mut u64) -> bool {
+unsafe extern "C" fn step<J: Job, const RENEW: bool>(
+    state: *mut c_void,
+    budget: u64,
+    used: *mut u64,
+) -> bool {
     let state = state as *mut State<J>;
     if (*state).phase != RUNNING {
         return true;
     }
     let job = &mut *(*state).job.as_mut_ptr();
     let a = &*(*state).args.as_ptr();
-    match catch(|| job.step(a, budget)) {
+    // the step runs in its arguments' call; kept arguments hold no view,
+    // and a view kept elsewhere is void in a call of its own
+    let call = if RENEW {
+        (*state).call
+    } else {
+        crate::term::new_call()
+    };
+    let outer = crate::term::set_call(call);
+    let stepped = catch(|| job.step(a, budget));
+    crate::term::set_call(outer);
+    match stepped {
         Ok(Step::More(n)) => {
             *used = (*used).saturating_add(n);
             false
@@ -394,7 +446,6 @@ unsafe extern "C" fn step<J: Job>(state: *mut c_void, budget: u64, used: *mut u6
     }
 }
 
-/// `{wb_panic, JobName, Message}`, raised.
 /// `{wb_panic, Job, Message}`, raised: the job by its NIF's name.
 unsafe fn raise_panic<N: JobName>(env: Env<'_>, text: &str) -> ERL_NIF_TERM {
     raise_panic_named(env, N::NAME.trim_end_matches('\0'), text)
@@ -419,7 +470,10 @@ unsafe extern "C" fn take_result<J: Job, N: JobName>(
         RUNNING => {
             let job = &mut *(*state).job.as_mut_ptr();
             let a = &*(*state).args.as_ptr();
-            match catch(|| job.result(env, a).map(|t| t.as_raw())) {
+            let outer = crate::term::set_call((*state).call);
+            let made = catch(|| job.result(env, a).map(|t| t.as_raw()));
+            crate::term::set_call(outer);
+            match made {
                 Ok(Ok(term)) => term,
                 Ok(Err(e)) => e.raise(env),
                 Err(text) => raise_panic::<N>(env, &text),

@@ -70,7 +70,7 @@ pub mod __private {
     use std::ffi::CString;
     use std::os::raw::{c_char, c_int};
 
-    pub use crate::job::JobName;
+    pub use crate::job::{install_panic_hook, JobName};
     pub use crate::sys::{ErlNifEnv, ErlNifFunc, WbJobType, ERL_NIF_TERM};
     use crate::{Env, Error, Term};
 
@@ -105,6 +105,7 @@ pub mod __private {
     ) -> c_int {
         crate::job::install_panic_hook();
         if let Some(hook) = hook {
+            crate::term::new_call();
             let e = Env::from_raw(env);
             if catch(|| hook(e, Term::from_raw(e, info))) != Some(true) {
                 return 1;
@@ -135,6 +136,7 @@ pub mod __private {
         name: &str,
         f: for<'a> fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>,
     ) -> ERL_NIF_TERM {
+        crate::term::new_call();
         let e = Env::from_raw(env);
         let terms: Vec<Term<'_>> = (0..argc.max(0) as usize)
             .map(|i| Term::from_raw(e, *argv.add(i)))
@@ -149,7 +151,10 @@ pub mod __private {
     pub fn server_main(types: *const *const WbJobType) -> i32 {
         crate::job::install_panic_hook();
         let args: Vec<CString> = std::env::args_os()
-            .map(|a| CString::new(a.to_string_lossy().into_owned()).unwrap_or_default())
+            .map(|a| {
+                use std::os::unix::ffi::OsStrExt;
+                CString::new(a.as_bytes()).unwrap_or_default()
+            })
             .collect();
         let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
         argv.push(std::ptr::null_mut());

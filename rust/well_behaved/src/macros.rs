@@ -2,14 +2,16 @@
 //! `WB_NIF_INIT_WITH` and a server's `main`.
 
 /// Makes the crate's NIF library: a job NIF per job (named as its key,
-/// taking the job's `ARGC` arguments and three more), the runtime's
+/// taking the job's `ARGC` arguments and three more; `[keep_args]` after
+/// a job whose `Args` are `Copy`, so hold no view, makes its later calls
+/// skip decoding them again), the runtime's
 /// `runtime_stats/0` and `runtime_configure/4`, optional plain NIFs, and
 /// the load, upgrade and unload callbacks.
 ///
 /// ```text
 /// well_behaved::nif_init! {
 ///     module: "Elixir.HashSort.Native",
-///     jobs: { sha256: Sha256, sort_u32: SortU32 },
+///     jobs: { sha256: Sha256, sort_u32: SortU32, count: Count [keep_args] },
 ///     // optional, in this order:
 ///     nifs: { version/0 => version },     // fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>
 ///     load: on_load,                      // fn(Env, Term) -> bool: false refuses the load
@@ -26,7 +28,7 @@
 macro_rules! nif_init {
     (
         module: $module:literal,
-        jobs: { $($job:ident : $ty:ty),+ $(,)? }
+        jobs: { $($job:ident : $ty:ty $([$keep:ident])?),+ $(,)? }
         $(, nifs: { $($fname:ident / $arity:literal => $f:path),* $(,)? })?
         $(, load: $load:path)?
         $(, unload: $unload:path)?
@@ -42,10 +44,11 @@ macro_rules! nif_init {
                     pub mod $job {
                         use super::super::super::*;
                         pub struct Name;
-                        impl $crate::__private::JobName for Name {
+                        unsafe impl $crate::__private::JobName for Name {
                             const NAME: &'static str = concat!(stringify!($job), "\0");
                         }
-                        pub static TYPE: $crate::JobType = $crate::JobType::new::<$ty, Name>();
+                        pub static TYPE: $crate::JobType =
+                            $crate::__job_type!($ty, Name $(, $keep)?);
                         pub unsafe extern "C" fn nif(
                             env: *mut $crate::__private::ErlNifEnv,
                             argc: ::std::os::raw::c_int,
@@ -137,6 +140,7 @@ macro_rules! nif_init {
                 _old: *mut *mut ::std::os::raw::c_void,
                 info: $crate::__private::ERL_NIF_TERM,
             ) -> ::std::os::raw::c_int {
+                $crate::__private::install_panic_hook();
                 if load_hook().is_some() {
                     return 1;
                 }
@@ -165,6 +169,19 @@ macro_rules! nif_init {
                 $crate::__private::server_main(TYPES.0.as_ptr())
             }
         }
+    };
+}
+
+/// The job type of a `nif_init!` entry: arguments decoded at every call,
+/// or kept from the first (`[keep_args]`, for `Copy` arguments).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __job_type {
+    ($ty:ty, $name:ty) => {
+        $crate::JobType::new::<$ty, $name>()
+    };
+    ($ty:ty, $name:ty, keep_args) => {
+        $crate::JobType::new_keeping_args::<$ty, $name>()
     };
 }
 

@@ -4,6 +4,7 @@
 //! (`decode`, `init` or `result`): the lifetime `'a` keeps them there. A
 //! binary's bytes are read through [`Bytes`], a view the runtime renews at
 //! every call of a job (see [`crate::Job`]).
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint};
 use std::ptr;
@@ -305,6 +306,8 @@ impl<'a> Term<'a> {
         Ok(Bytes {
             data: bin.data,
             len: bin.size,
+            call: this_call(),
+            _not_send: PhantomData,
         })
     }
 
@@ -320,6 +323,8 @@ impl<'a> Term<'a> {
         Ok(Bytes {
             data: bin.data,
             len: bin.size,
+            call: this_call(),
+            _not_send: PhantomData,
         })
     }
 
@@ -374,17 +379,64 @@ impl<'a> Term<'a> {
     }
 }
 
+// The call of the library's code running on this thread, by a number
+// each thread counts up (fixed cells: no destructor to register). A view
+// ([`Bytes`], [`ArgTerm`]) is valid in the call that made it only: a
+// binary's bytes and a term may move between calls. Each decode and each
+// plain NIF starts a call; a step or a result runs in the call of the
+// decode its job's arguments came from.
+thread_local! {
+    static LAST: Cell<u64> = const { Cell::new(0) };
+    static CALL: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Starts a new call on this thread: the views made before it are void.
+pub(crate) fn new_call() -> u64 {
+    let id = LAST
+        .try_with(|c| {
+            let id = c.get().wrapping_add(1);
+            c.set(id);
+            id
+        })
+        .unwrap_or(u64::MAX);
+    set_call(id);
+    id
+}
+
+/// Makes `id` the call in force; returns the one it replaces.
+pub(crate) fn set_call(id: u64) -> u64 {
+    CALL.try_with(|c| c.replace(id)).unwrap_or(u64::MAX)
+}
+
+pub(crate) fn this_call() -> u64 {
+    CALL.try_with(|c| c.get()).unwrap_or(u64::MAX)
+}
+
+/// A view kept past its call panics (the caller gets the panic's
+/// exception) rather than reading memory that may have moved.
+fn check_call(call: u64, what: &str) {
+    assert!(
+        call == this_call(),
+        "{} was kept past the call that made it: keep views in the job's Args only",
+        what
+    );
+}
+
 /// An argument term kept as it is in a job's `Args`, to read in `init`
 /// or `result` with their [`Env`] (say a list whose elements `init`
-/// copies): like [`Bytes`], it is made again at every call, and neither
-/// `Copy` nor `Clone`. A step, which has no environment, cannot read it.
+/// copies): like [`Bytes`], it is made again at every call, and is
+/// neither `Copy`, `Clone` nor `Send`. A step, which has no environment,
+/// cannot read it; one kept past its call panics when read.
 pub struct ArgTerm {
     raw: ERL_NIF_TERM,
+    call: u64,
+    _not_send: PhantomData<*const ()>,
 }
 
 impl ArgTerm {
     /// The term, in the environment of the callback that has it.
     pub fn term<'a>(&self, env: Env<'a>) -> Term<'a> {
+        check_call(self.call, "an ArgTerm");
         env.term(self.raw)
     }
 }
@@ -392,7 +444,11 @@ impl ArgTerm {
 impl<'a> Term<'a> {
     /// The term, to keep in a job's `Args`.
     pub fn as_arg(self) -> ArgTerm {
-        ArgTerm { raw: self.raw }
+        ArgTerm {
+            raw: self.raw,
+            call: this_call(),
+            _not_send: PhantomData,
+        }
     }
 }
 
@@ -406,22 +462,21 @@ fn ok_if<'a, T>(ok: bool, value: T) -> Result<T, Error<'a>> {
 
 /// The bytes of a binary argument: a view that the runtime makes again at
 /// every call of the job, since a binary's bytes may move between calls.
-/// It is neither `Copy` nor `Clone`, so a job reaches it only through the
-/// arguments each callback is given, and a slice of it only lives as long
-/// as that callback.
+/// It is neither `Copy`, `Clone` nor `Send`, so a job (which is `Send`)
+/// cannot own one and reaches it only through the arguments each callback
+/// is given; a slice of it lives as long as that callback, and a `Bytes`
+/// kept past its call (in a thread-local, say) panics when read.
 pub struct Bytes {
     data: *const u8,
     len: usize,
+    call: u64,
+    _not_send: PhantomData<*const u8>,
 }
-
-// A view of a binary the job's arguments keep alive, read by one thread at
-// a time.
-unsafe impl Send for Bytes {}
-unsafe impl Sync for Bytes {}
 
 impl Bytes {
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
+        check_call(self.call, "a Bytes");
         if self.len == 0 {
             &[]
         } else {

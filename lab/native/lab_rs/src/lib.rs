@@ -16,6 +16,9 @@ pub struct RustSpin {
     value: u64,
 }
 
+// a count, no view: like the C job, which has no bind, later calls keep
+// the first call's arguments
+#[derive(Clone, Copy)]
 pub struct SpinArgs {
     n: u64,
 }
@@ -70,5 +73,5 @@ impl Job for RustSpin {
 
 well_behaved::nif_init! {
     module: "Elixir.WellBehaved.Lab.RustNative",
-    jobs: { rust_spin: RustSpin },
+    jobs: { rust_spin: RustSpin [keep_args] },
 }
