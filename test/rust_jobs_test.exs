@@ -185,6 +185,11 @@ defmodule WellBehaved.RustJobsTest do
 
     assert {:wb_panic, "roundtrip", "an atom's name is at most 255 bytes" <> _} = error.original
 
+    # a plain NIF declared [dirty_cpu] runs on a dirty CPU scheduler
+    # (erl_nif's thread types: 1 normal, 2 dirty CPU)
+    assert RustJobs.thread_type() == 2
+    assert RustJobs.normal_thread_type() == 1
+
     error = assert_raise ErlangError, fn -> RustJobs.boom() end
     assert {:wb_panic, "boom", "boom (at src/lib.rs:" <> _} = error.original
   end

@@ -360,6 +360,11 @@ fn map_get<'a>(_env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> 
     args[0].map_get(args[1])
 }
 
+/// The thread it runs on (erl_nif's thread type): declared [dirty_cpu].
+fn thread_type<'a>(env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
+    Ok(env.i64(unsafe { well_behaved::sys::enif_thread_type() } as i64))
+}
+
 fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     panic!("boom")
 }
@@ -372,5 +377,9 @@ well_behaved::nif_init! {
         refusing: Refusing,
         sum_list: SumList,
     },
-    nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom, stash_bytes/1 => stash_bytes },
+    nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom,
+        stash_bytes/1 => stash_bytes,
+        thread_type/0 => thread_type [dirty_cpu],
+        normal_thread_type/0 => thread_type,
+    },
 }

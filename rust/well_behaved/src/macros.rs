@@ -13,7 +13,8 @@
 ///     module: "Elixir.HashSort.Native",
 ///     jobs: { sha256: Sha256, sort_u32: SortU32, count: Count [keep_args] },
 ///     // optional, in this order:
-///     nifs: { version/0 => version },     // fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>
+///     nifs: { version/0 => version,       // fn(Env<'a>, &[Term<'a>]) -> Result<Term<'a>, Error<'a>>
+///             read/1 => read [dirty_io] }, // on a dirty scheduler: [dirty_cpu] or [dirty_io]
 ///     load: on_load,                      // fn(Env, Term) -> bool: false refuses the load
 ///     unload: on_unload,                  // fn()
 /// }
@@ -29,7 +30,7 @@ macro_rules! nif_init {
     (
         module: $module:literal,
         jobs: { $($job:ident : $ty:ty $([$keep:ident])?),+ $(,)? }
-        $(, nifs: { $($fname:ident / $arity:literal => $f:path),* $(,)? })?
+        $(, nifs: { $($fname:ident / $arity:literal => $f:path $([$dirty:ident])?),* $(,)? })?
         $(, load: $load:path)?
         $(, unload: $unload:path)?
         $(,)?
@@ -43,18 +44,18 @@ macro_rules! nif_init {
                 $(
                     pub mod $job {
                         use super::super::super::*;
-                        pub struct Name;
-                        unsafe impl $crate::__private::JobName for Name {
+                        pub struct __WbJobName;
+                        unsafe impl $crate::__private::JobName for __WbJobName {
                             const NAME: &'static str = concat!(stringify!($job), "\0");
                         }
-                        pub static TYPE: $crate::JobType =
-                            $crate::__job_type!($ty, Name $(, $keep)?);
-                        pub unsafe extern "C" fn nif(
+                        pub static __WB_TYPE: $crate::JobType =
+                            $crate::__job_type!($ty, __WbJobName $(, $keep)?);
+                        pub unsafe extern "C" fn __wb_nif(
                             env: *mut $crate::__private::ErlNifEnv,
                             argc: ::std::os::raw::c_int,
                             argv: *const $crate::__private::ERL_NIF_TERM,
                         ) -> $crate::__private::ERL_NIF_TERM {
-                            $crate::sys::wb_run(env, &TYPE.0, argc, argv)
+                            $crate::sys::wb_run(env, &__WB_TYPE.0, argc, argv)
                         }
                     }
                 )+
@@ -64,7 +65,7 @@ macro_rules! nif_init {
                 $($(
                     pub mod $fname {
                         use super::super::super::*;
-                        pub unsafe extern "C" fn nif(
+                        pub unsafe extern "C" fn __wb_nif(
                             env: *mut $crate::__private::ErlNifEnv,
                             argc: ::std::os::raw::c_int,
                             argv: *const $crate::__private::ERL_NIF_TERM,
@@ -78,7 +79,7 @@ macro_rules! nif_init {
             const COUNT: usize = 0 $(+ $crate::__private::one(stringify!($job)))+;
 
             pub static TYPES: $crate::__private::TypeList<{ COUNT + 1 }> =
-                $crate::__private::TypeList([$(&jobs::$job::TYPE.0 as *const _,)+ ::std::ptr::null()]);
+                $crate::__private::TypeList([$(&jobs::$job::__WB_TYPE.0 as *const _,)+ ::std::ptr::null()]);
 
             const FUNC_COUNT: usize =
                 COUNT + 2 $($(+ $crate::__private::one(stringify!($fname)))*)?;
@@ -88,7 +89,7 @@ macro_rules! nif_init {
                     $crate::__private::ErlNifFunc {
                         name: concat!(stringify!($job), "\0").as_ptr() as *const ::std::os::raw::c_char,
                         arity: (<$ty as $crate::Job>::ARGC + 3) as ::std::os::raw::c_uint,
-                        fptr: jobs::$job::nif,
+                        fptr: jobs::$job::__wb_nif,
                         flags: 0,
                     },
                 )+
@@ -96,8 +97,8 @@ macro_rules! nif_init {
                     $crate::__private::ErlNifFunc {
                         name: concat!(stringify!($fname), "\0").as_ptr() as *const ::std::os::raw::c_char,
                         arity: $arity,
-                        fptr: nifs::$fname::nif,
-                        flags: 0,
+                        fptr: nifs::$fname::__wb_nif,
+                        flags: $crate::__nif_flags!($($dirty)?),
                     },
                 )*)?
                 $crate::__private::ErlNifFunc {
@@ -169,6 +170,21 @@ macro_rules! nif_init {
                 $crate::__private::server_main(TYPES.0.as_ptr())
             }
         }
+    };
+}
+
+/// The flags of a plain NIF: none, or `[dirty_cpu]` / `[dirty_io]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __nif_flags {
+    () => {
+        0
+    };
+    (dirty_cpu) => {
+        1
+    };
+    (dirty_io) => {
+        2
     };
 }
 

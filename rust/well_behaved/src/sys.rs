@@ -255,6 +255,10 @@ extern "C" {
     ) -> c_int;
     pub fn enif_get_map_size(env: *mut ErlNifEnv, map: ERL_NIF_TERM, size: *mut usize) -> c_int;
 
+    // which thread runs this (ERL_NIF_THR_*: 1 normal, 2 dirty CPU, 3
+    // dirty I/O scheduler)
+    pub fn enif_thread_type() -> c_int;
+
     // memory and environments
     pub fn enif_alloc_env() -> *mut ErlNifEnv;
     pub fn enif_free_env(env: *mut ErlNifEnv);
