@@ -5,7 +5,9 @@ defmodule Mix.Tasks.WellBehaved.NewTest do
   # The generated NIF library builds with its Makefile (the variables the
   # :well_behaved_make compiler passes), its generated tests pass in a VM
   # of their own, and its function loaded here agrees with a reference in
-  # every mode.
+  # every mode. With --rust, the same Elixir files and a crate in place of
+  # the C ones, whose path to the SDK's crate follows the dependency; the
+  # project's own `mix test` builds it with cargo and passes.
   use ExUnit.Case, async: false
 
   alias Mix.Tasks.WellBehaved.New
@@ -41,6 +43,13 @@ defmodule Mix.Tasks.WellBehaved.NewTest do
 
     {value, _} = Code.eval_string(dep)
     value
+  end
+
+  # the path of the well_behaved crate in the project's Cargo.toml
+  defp crate_dep(project, app) do
+    toml = File.read!(Path.join([project, "native", app, "Cargo.toml"]))
+    [_, path] = Regex.run(~r/^well_behaved = \{ path = "([^"]*)" \}$/m, toml)
+    path
   end
 
   test "the project's files, named after the path", %{dir: dir} do
@@ -131,6 +140,137 @@ defmodule Mix.Tasks.WellBehaved.NewTest do
     project = Path.join(dir, "by_git")
     New.run([project, "--git", "https://example.com/well_behaved.git"])
     assert dep(project) == {:well_behaved, git: "https://example.com/well_behaved.git"}
+  end
+
+  test "--rust: a crate in place of the C files, the same Elixir files and tests", %{dir: dir} do
+    project = Path.join(dir, "my_job")
+    New.run([project, "--rust"])
+
+    assert files(project) ==
+             Enum.sort(~w(.formatter.exs .gitignore README.md mix.exs native/my_job/Cargo.toml
+                 native/my_job/build.rs native/my_job/src/lib.rs lib/my_job.ex
+                 lib/my_job/native.ex test/my_job_test.exs test/test_helper.exs))
+
+    assert_received {:mix_shell, :info, ["* creating " <> _]}
+    assert_received {:mix_shell, :info, ["\nYour project is ready" <> _ = ready]}
+    assert ready =~ "the job count_byte in native/my_job/src/lib.rs"
+    assert ready =~ "Rust 1.63"
+
+    # the Mix dependency as without --rust; the crate's, this checkout's crate
+    assert {:well_behaved, path: path} = dep(project)
+    assert Path.expand(path, project) == @root
+    crate = Path.join(project, "native/my_job")
+    assert Path.expand(crate_dep(project, "my_job"), crate) == SDK.rust_crate_dir()
+
+    mix = File.read!(Path.join(project, "mix.exs"))
+    assert mix =~ "defmodule MyJob.MixProject do"
+    assert mix =~ "compilers: [:well_behaved_cargo] ++ Mix.compilers()"
+    [_, crates] = Regex.run(~r/^\s*well_behaved_crates: (.*),$/m, mix)
+
+    assert Code.eval_string(crates) ==
+             {[my_job: [path: "native/my_job", library: "my_job_nif"]], []}
+
+    toml = File.read!(Path.join(crate, "Cargo.toml"))
+
+    for line <- [
+          ~s(name = "my_job"),
+          ~s(edition = "2021"),
+          ~s(rust-version = "1.63"),
+          ~s(crate-type = ["cdylib"]),
+          ~s(panic = "unwind")
+        ],
+        do: assert(toml =~ ~r/^#{Regex.escape(line)}$/m, line)
+
+    assert toml =~ ~r/\[lib\]\n(#.*\n)*crate-type/
+    assert toml =~ ~r/\[profile\.release\]\n(#.*\n)*panic/
+
+    build = File.read!(Path.join(crate, "build.rs"))
+    assert build =~ ~s("cargo:rustc-link-arg-cdylib={}")
+    assert build =~ ~s[std::env::var("DEP_WELL_BEHAVED_RUNTIME")]
+    refute build =~ "link-arg-bins"
+
+    lib = File.read!(Path.join(crate, "src/lib.rs"))
+    assert lib =~ "impl Job for CountByte {"
+    assert lib =~ "const ARGC: usize = 2;"
+    assert lib =~ ~s[env.atom("byte_out_of_range")]
+    assert lib =~ ~s(module: "Elixir.MyJob.Native",)
+    assert lib =~ "jobs: { count_byte: CountByte },"
+
+    gitignore = String.split(File.read!(Path.join(project, ".gitignore")), "\n")
+
+    for line <- ~w(/_build/ /deps/ native/*/target/ native/*/Cargo.lock),
+        do: assert(line in gitignore, line)
+
+    readme = File.read!(Path.join(project, "README.md"))
+    assert readme =~ "cargo, Rust 1.63 or later"
+    assert readme =~ "native/my_job/src/lib.rs"
+
+    # the Elixir side and its tests are the C project's
+    c_project = Path.join(dir, "c/my_job")
+    New.run([c_project])
+
+    for file <- ~w(test/my_job_test.exs test/test_helper.exs .formatter.exs),
+        do: assert(File.read!(Path.join(project, file)) == File.read!(Path.join(c_project, file)))
+
+    # but for where their comments say the job is
+    for file <- ~w(lib/my_job.ex lib/my_job/native.ex) do
+      c = File.read!(Path.join(c_project, file))
+      assert c =~ "c_src/my_job_nif.c"
+      rust = File.read!(Path.join(project, file))
+      refute rust =~ "c_src"
+
+      assert rust ==
+               c
+               |> String.replace("c_src/my_job_nif.c", "native/my_job/src/lib.rs")
+               |> String.replace("C SDK", "Rust crate"),
+             file
+    end
+
+    for file <- files(project), Path.extname(file) in [".ex", ".exs"] do
+      source = File.read!(Path.join(project, file))
+      assert IO.iodata_to_binary([Code.format_string!(source), "\n"]) == source, file
+    end
+  end
+
+  test "--rust: the crate's path follows --path and --git; --app names the crate",
+       %{dir: dir} do
+    checkout = Path.join(dir, "checkout")
+    File.mkdir_p!(Path.join(checkout, "rust/well_behaved"))
+    File.write!(Path.join(checkout, "mix.exs"), "")
+    File.write!(Path.join(checkout, "rust/well_behaved/Cargo.toml"), "")
+
+    project = Path.join([dir, "projects", "by_path"])
+    New.run([project, "--rust", "--path", checkout])
+    assert dep(project) == {:well_behaved, path: "../../checkout"}
+    assert crate_dep(project, "by_path") == "../../../../checkout/rust/well_behaved"
+
+    project = Path.join(dir, "by_git")
+    New.run([project, "--git", "https://example.com/well_behaved.git", "--rust"])
+    assert dep(project) == {:well_behaved, git: "https://example.com/well_behaved.git"}
+    # fetched into deps/well_behaved
+    assert crate_dep(project, "by_git") == "../../deps/well_behaved/rust/well_behaved"
+
+    project = Path.join(dir, "Renamed")
+    New.run([project, "--rust", "--app", "count_it", "--module", "Count.It", "--git", "u"])
+    assert File.read!(Path.join(project, "native/count_it/Cargo.toml")) =~ ~s(name = "count_it")
+
+    assert File.read!(Path.join(project, "native/count_it/src/lib.rs")) =~
+             ~s(module: "Elixir.Count.It.Native",)
+
+    assert File.read!(Path.join(project, "mix.exs")) =~
+             ~s(well_behaved_crates: [count_it: [path: "native/count_it", library: "count_it_nif"]])
+
+    # a source tree without the crate: refused, nothing written
+    File.rm_rf!(Path.join(checkout, "rust"))
+    refused = Path.join(dir, "refused")
+
+    assert_raise Mix.Error,
+                 ~r/--rust needs the Rust crate of WellBehaved.*no rust\/well_behaved/,
+                 fn ->
+                   New.run([refused, "--rust", "--path", checkout])
+                 end
+
+    refute File.exists?(refused)
   end
 
   test "relative paths: through the common directory, absolute when only / is shared" do
@@ -253,6 +393,43 @@ defmodule Mix.Tasks.WellBehaved.NewTest do
 
       Code.delete_path(ebin)
     end
+  end
+
+  test "--rust: the project's own mix test builds its crate and passes", %{dir: dir} do
+    n = System.unique_integer([:positive])
+    app = "wb_new_rs_probe_#{n}"
+    project = Path.join(dir, app)
+    crate = Path.join(project, "native/#{app}")
+    New.run([project, "--rust", "--path", @root])
+
+    # the crate as `cargo fmt` leaves it with the repository's settings
+    if rustfmt = System.find_executable("rustfmt") do
+      config = Path.join(@root, "rustfmt.toml")
+      sources = [Path.join(crate, "src/lib.rs"), Path.join(crate, "build.rs")]
+      {out, status} = System.cmd(rustfmt, ["--check", "--config-path", config | sources])
+      assert status == 0, "not as rustfmt writes it:\n" <> out
+    end
+
+    # the dependency, built: this test's own build of the library, linked
+    # into the project's _build, which `--no-deps-check` has Mix load as it
+    # is (the :well_behaved_cargo compiler's test does the same)
+    lib = Path.join(project, "_build/test/lib")
+    File.mkdir_p!(lib)
+    File.ln_s!(to_string(:code.lib_dir(:well_behaved)), Path.join(lib, "well_behaved"))
+    mix = System.find_executable("mix")
+
+    {out, status} =
+      System.cmd("timeout", ["--signal=KILL", "300", mix, "test", "--no-deps-check"],
+        cd: project,
+        env: [{"MIX_ENV", "test"}],
+        stderr_to_stdout: true
+      )
+
+    assert status == 0, out
+    # cargo built the crate, and the compiler put the library where the stubs load it
+    assert out =~ ~r/^Compiling #{app} v0\.1\.0 \(/m, out
+    assert File.regular?(Path.join([lib, app, "priv", "#{app}_nif.so"]))
+    assert out =~ ~r/\b1 doctest, 5 tests, 0 failures/, out
   end
 
   # the project's own test files, in a VM of its own with WellBehaved's and

@@ -2,12 +2,13 @@ defmodule Mix.Tasks.WellBehaved.New do
   @shortdoc "Creates a project with a NIF job of its own on the WellBehaved SDK"
 
   @moduledoc """
-  Creates a Mix project whose NIF library is built on WellBehaved's C SDK:
-  one small job in C, its Elixir function, and tests in every scheduling
-  mode, ready for `mix deps.get && mix test`.
+  Creates a Mix project whose NIF library is built on WellBehaved's C SDK,
+  or with `--rust` on its Rust crate: one small job, its Elixir function,
+  and tests in every scheduling mode, ready for
+  `mix deps.get && mix test`.
 
       mix well_behaved.new PATH [--app NAME] [--module MODULE]
-        [--path WELL_BEHAVED_DIR | --git URL]
+        [--path WELL_BEHAVED_DIR | --git URL] [--rust]
 
   The task is there wherever the library is compiled: in a project that
   depends on `well_behaved`, and in a checkout of WellBehaved itself.
@@ -39,15 +40,34 @@ defmodule Mix.Tasks.WellBehaved.New do
       mode, with and without one byte per slice, and its refusals;
     * `README.md`, `.formatter.exs`, `.gitignore`, `.clang-format`.
 
+  With `--rust`, the same job, function and tests, the job written in Rust
+  on the SDK's crate `well_behaved` (`guides/rust.md`); building it needs
+  cargo, Rust 1.63 or later. In place of the Makefile, the C file and
+  `.clang-format`:
+
+    * `mix.exs` - `compilers: [:well_behaved_cargo] ++ Mix.compilers()`,
+      `well_behaved_crates: [my_job: [path: "native/my_job", library:
+      "my_job_nif"]]` and the dependency;
+    * `native/my_job/Cargo.toml` - the crate `my_job`, a `cdylib`,
+      depending on the `well_behaved` crate by path: the dependency's
+      `rust/well_behaved` (`../../deps/well_behaved/rust/well_behaved`
+      with `--git`);
+    * `native/my_job/build.rs` - links the runtime the `well_behaved`
+      crate compiles into the library;
+    * `native/my_job/src/lib.rs` - the job `count_byte` (the `Job` trait)
+      and `well_behaved::nif_init!`;
+    * `.gitignore` also ignores the crate's `target/` and `Cargo.lock`.
+
   `examples/checksum/` in WellBehaved is the fuller reference: a C++ job,
-  a server program for `schedule: :external` and a release.
+  a server program for `schedule: :external` and a release;
+  `examples/hash_sort/` is its counterpart in Rust.
   """
 
   use Mix.Task
 
   alias Mix.Tasks.WellBehaved.New.Templates
 
-  @switches [app: :string, module: :string, path: :string, git: :string]
+  @switches [app: :string, module: :string, path: :string, git: :string, rust: :boolean]
 
   # this file's source tree: WellBehaved's root (a checkout, or deps/well_behaved)
   @root Path.expand("../../..", __DIR__)
@@ -74,7 +94,7 @@ defmodule Mix.Tasks.WellBehaved.New do
 
   defp usage do
     "Usage: mix well_behaved.new PATH [--app NAME] [--module MODULE] " <>
-      "[--path WELL_BEHAVED_DIR | --git URL]"
+      "[--path WELL_BEHAVED_DIR | --git URL] [--rust]"
   end
 
   defp generate(path, opts) do
@@ -84,24 +104,35 @@ defmodule Mix.Tasks.WellBehaved.New do
     module = opts[:module] || Macro.camelize(app)
     check_module!(module)
     check_target!(target)
-    dep = dependency(opts, target)
-
+    {dep, tree} = dependency(opts, target)
     assigns = [app: app, module: module, dep: dep]
+
+    # the crate's path to the SDK's crate: checked before anything is written
+    assigns =
+      if opts[:rust],
+        do: assigns ++ [rust: true, crate_dep: crate!(tree, target, app)],
+        else: assigns ++ [rust: false]
 
     for {file, content} <- Templates.render(assigns) do
       Mix.Generator.create_file(Path.join(target, file), content, force: true)
     end
 
+    {job_file, language, needs} =
+      if opts[:rust],
+        do:
+          {"native/#{app}/src/lib.rs", "Rust", " (cargo, Rust 1.63 or later, builds the crate)"},
+        else: {"c_src/#{app}_nif.c", "C", ""}
+
     Mix.shell().info("""
 
-    Your project is ready: the job count_byte in c_src/#{app}_nif.c, called by
-    #{module}.count_byte/3. Build and test it with:
+    Your project is ready: the job count_byte in #{job_file}, called by
+    #{module}.count_byte/3. Build and test it with#{needs}:
 
         cd #{Path.relative_to_cwd(target)}
         mix deps.get
         mix test
 
-    Then put your own work in its place (the C file's comments say where).
+    Then put your own work in its place (the #{language} file's comments say where).
     """)
   end
 
@@ -168,7 +199,8 @@ defmodule Mix.Tasks.WellBehaved.New do
     end
   end
 
-  # the dependency's tuple, as written in mix.exs
+  # the dependency's tuple, as written in mix.exs, and where its source tree
+  # is: {:path, expanded dir}, or :deps (git: fetched into the project's deps/)
   defp dependency(opts, target) do
     case {opts[:path], opts[:git]} do
       {nil, nil} ->
@@ -194,14 +226,34 @@ defmodule Mix.Tasks.WellBehaved.New do
         path_dep(dir, target)
 
       {nil, url} ->
-        "{:well_behaved, git: #{inspect(url)}}"
+        {"{:well_behaved, git: #{inspect(url)}}", :deps}
 
       {_path, _url} ->
         Mix.raise("mix well_behaved.new: give --path or --git, not both")
     end
   end
 
-  defp path_dep(dir, target), do: "{:well_behaved, path: #{inspect(relative(dir, target))}}"
+  defp path_dep(dir, target),
+    do: {"{:well_behaved, path: #{inspect(relative(dir, target))}}", {:path, dir}}
+
+  # the path of the `well_behaved` crate as the project's Cargo.toml writes
+  # it, from the crate's directory native/<app>: the source tree's
+  # rust/well_behaved, in deps/ for a git dependency
+  defp crate!(:deps, _target, _app), do: "../../deps/well_behaved/rust/well_behaved"
+
+  defp crate!({:path, dir}, target, app) do
+    crate = Path.join(dir, "rust/well_behaved")
+
+    if not File.regular?(Path.join(crate, "Cargo.toml")) do
+      Mix.raise(
+        "mix well_behaved.new: --rust needs the Rust crate of WellBehaved, and the source " <>
+          "tree #{dir} has none (no rust/well_behaved/Cargo.toml): give --path a newer " <>
+          "WellBehaved, or --git URL"
+      )
+    end
+
+    relative(crate, Path.join([target, "native", app]))
+  end
 
   @doc false
   # `dir` as written in the project `target`'s mix.exs: relative when the

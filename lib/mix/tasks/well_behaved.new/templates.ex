@@ -2,12 +2,17 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   @moduledoc false
   # The files `mix well_behaved.new` writes, as EEx templates with the
   # assigns app (the application's name), module (its main module, as
-  # written in code) and dep (the well_behaved dependency's tuple, as
-  # written in mix.exs). The Elixir files are formatted after rendering,
-  # so that a long name or path still gives `mix format`'s layout. The
-  # Makefile's recipe lines start with a tab.
+  # written in code), dep (the well_behaved dependency's tuple, as written
+  # in mix.exs) and rust (whether the job is in Rust: the crate's files,
+  # in RustTemplates, then replace the C ones, and crate_dep is the path
+  # of the well_behaved crate from the crate's directory). The Elixir
+  # files are formatted after rendering, so that a long name or path still
+  # gives `mix format`'s layout. The Makefile's recipe lines start with a
+  # tab.
 
   require EEx
+
+  alias Mix.Tasks.WellBehaved.New.RustTemplates
 
   @mix_exs ~S"""
   defmodule <%= @module %>.MixProject do
@@ -197,13 +202,15 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   WB_NIF_INIT(Elixir.<%= @module %>.Native, nif_funcs, types)
   """
 
+  # lib_ex and native_ex also take job_file (the job's source) and sdk
+  # (what it is built on)
   @lib_ex ~S'''
   defmodule <%= @module %> do
     @moduledoc """
-    Counts a byte in a binary with a native job built on WellBehaved's C
-    SDK (`c_src/<%= @app %>_nif.c`). However long the binary, the call keeps
-    the VM's schedulers responsive, in whichever `WellBehaved.Runtime` mode
-    the caller picks.
+    Counts a byte in a binary with a native job built on WellBehaved's
+    <%= @sdk %> (`<%= @job_file %>`). However long the binary, the
+    call keeps the VM's schedulers responsive, in whichever
+    `WellBehaved.Runtime` mode the caller picks.
 
     The NIF library has a runtime of its own, read and tuned with
     `WellBehaved.Runtime.stats(<%= @module %>.Native)` and
@@ -257,12 +264,12 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   @native_ex ~S"""
   defmodule <%= @module %>.Native do
     @moduledoc false
-    # The stubs of priv/<%= @app %>_nif.so (c_src/<%= @app %>_nif.c), its @on_load
-    # and the runtime's runtime_stats/0 and runtime_configure/4, written by
-    # WellBehaved.NIF: the job NIF count_byte takes the job's 2 arguments,
-    # then the mode, tiny slices and reference that WellBehaved.Job.call/4
-    # adds. Call <%= @module %>, which checks the arguments. A job NIF of your own:
-    # name: argc in jobs:.
+    # The stubs of priv/<%= @app %>_nif.so, built from <%= @job_file %>:
+    # its @on_load and the runtime's runtime_stats/0 and runtime_configure/4,
+    # written by WellBehaved.NIF. The job NIF count_byte takes the job's 2
+    # arguments, then the mode, tiny slices and reference that
+    # WellBehaved.Job.call/4 adds. Call <%= @module %>, which checks the
+    # arguments. A job NIF of your own: name: argc in jobs:.
     use WellBehaved.NIF, otp_app: :<%= @app %>, library: "<%= @app %>_nif", jobs: [count_byte: 2]
   end
   """
@@ -365,6 +372,12 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   *.ez
   """
 
+  # the crate's build, should cargo be run by hand in it, and its lock file
+  @gitignore_rust ~S"""
+  native/*/target/
+  native/*/Cargo.lock
+  """
+
   # the C style of WellBehaved's own sources (clang-format -i c_src/*.c)
   @clang_format ~S"""
   BasedOnStyle: LLVM
@@ -420,23 +433,54 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   EEx.function_from_string(:defp, :readme_md, @readme_md, [:assigns])
 
   @doc false
-  # [{path in the project, content}] for assigns app, module and dep
+  # [{path in the project, content}] for assigns app, module, dep and rust
+  # (with crate_dep)
   @spec render(keyword()) :: [{Path.t(), String.t()}]
   def render(assigns) do
     app = Keyword.fetch!(assigns, :app)
 
+    if Keyword.get(assigns, :rust, false) do
+      crate = "native/#{app}"
+      assigns = assigns ++ [job_file: "#{crate}/src/lib.rs", sdk: "Rust crate"]
+
+      [
+        {"mix.exs", elixir(RustTemplates.mix_exs(assigns))},
+        {"#{crate}/Cargo.toml", RustTemplates.cargo_toml(assigns)},
+        {"#{crate}/build.rs", RustTemplates.build_rs()},
+        {"#{crate}/src/lib.rs", RustTemplates.lib_rs(assigns)}
+      ] ++
+        elixir_files(assigns) ++
+        [
+          {".gitignore", @gitignore <> @gitignore_rust},
+          {"README.md", RustTemplates.readme_md(assigns)}
+        ]
+    else
+      assigns = assigns ++ [job_file: "c_src/#{app}_nif.c", sdk: "C SDK"]
+
+      [
+        {"mix.exs", elixir(mix_exs(assigns))},
+        {"Makefile", makefile(assigns)},
+        {"c_src/#{app}_nif.c", nif_c(assigns)}
+      ] ++
+        elixir_files(assigns) ++
+        [
+          {".gitignore", @gitignore},
+          {".clang-format", @clang_format},
+          {"README.md", readme_md(assigns)}
+        ]
+    end
+  end
+
+  # the files both languages share
+  defp elixir_files(assigns) do
+    app = Keyword.fetch!(assigns, :app)
+
     [
-      {"mix.exs", elixir(mix_exs(assigns))},
-      {"Makefile", makefile(assigns)},
-      {"c_src/#{app}_nif.c", nif_c(assigns)},
       {"lib/#{app}.ex", elixir(lib_ex(assigns))},
       {"lib/#{app}/native.ex", elixir(native_ex(assigns))},
       {"test/#{app}_test.exs", elixir(test_exs(assigns))},
       {"test/test_helper.exs", @test_helper_exs},
-      {".formatter.exs", @formatter_exs},
-      {".gitignore", @gitignore},
-      {".clang-format", @clang_format},
-      {"README.md", readme_md(assigns)}
+      {".formatter.exs", @formatter_exs}
     ]
   end
 
