@@ -6,7 +6,7 @@
 //! every call of a job (see [`crate::Job`]).
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::os::raw::{c_char, c_uint};
+use std::os::raw::{c_char, c_int, c_uint};
 use std::ptr;
 
 use crate::sys::{self, ErlNifBinary, ErlNifEnv, ERL_NIF_TERM};
@@ -298,28 +298,23 @@ impl<'a> Term<'a> {
     /// A binary's bytes (a bitstring whose size is not whole bytes is
     /// `badarg`).
     pub fn decode_bytes(self) -> Result<Bytes, Error<'a>> {
-        let mut bin = ErlNifBinary::zeroed();
-        ok_if(
-            unsafe { sys::enif_inspect_binary(self.env.raw, self.raw, &mut bin) } != 0,
-            (),
-        )?;
-        Ok(Bytes {
-            data: bin.data,
-            len: bin.size,
-            call: this_call(),
-            _not_send: PhantomData,
-        })
+        self.inspect(sys::enif_inspect_binary)
     }
 
     /// The bytes of iodata (a binary, or a list of bytes, binaries and
     /// such lists), flattened into one binary of this call's when it is
     /// not one already.
     pub fn decode_iodata(self) -> Result<Bytes, Error<'a>> {
+        self.inspect(sys::enif_inspect_iolist_as_binary)
+    }
+
+    /// A view of the bytes an erl_nif inspect call finds.
+    fn inspect(
+        self,
+        how: unsafe extern "C" fn(*mut ErlNifEnv, ERL_NIF_TERM, *mut ErlNifBinary) -> c_int,
+    ) -> Result<Bytes, Error<'a>> {
         let mut bin = ErlNifBinary::zeroed();
-        ok_if(
-            unsafe { sys::enif_inspect_iolist_as_binary(self.env.raw, self.raw, &mut bin) } != 0,
-            (),
-        )?;
+        ok_if(unsafe { how(self.env.raw, self.raw, &mut bin) } != 0, ())?;
         Ok(Bytes {
             data: bin.data,
             len: bin.size,

@@ -1,43 +1,13 @@
 defmodule Mix.Tasks.WellBehaved.New.RustTemplates do
   @moduledoc false
   # The files of `mix well_behaved.new --rust` that differ from the C
-  # project's (Mix.Tasks.WellBehaved.New.Templates has the others): EEx
+  # project's (Mix.Tasks.WellBehaved.New.Templates has the others, and
+  # mix.exs with mix_assigns/1 of this module): EEx
   # templates with the assigns app, module, dep and crate_dep (the path of
   # the SDK's crate `well_behaved` from native/<app>). The crate's files
   # are as `cargo fmt` leaves them with WellBehaved's rustfmt.toml.
 
   require EEx
-
-  @mix_exs ~S"""
-  defmodule <%= @module %>.MixProject do
-    use Mix.Project
-
-    # The :well_behaved_cargo compiler builds the crate native/<%= @app %> (the
-    # NIF library, on WellBehaved's Rust crate) with cargo before Elixir
-    # compiles, and copies the library to priv/<%= @app %>_nif.so.
-    def project do
-      [
-        app: :<%= @app %>,
-        version: "0.1.0",
-        elixir: "~> 1.14",
-        compilers: [:well_behaved_cargo] ++ Mix.compilers(),
-        well_behaved_crates: [<%= @app %>: [path: "native/<%= @app %>", library: "<%= @app %>_nif"]],
-        start_permanent: Mix.env() == :prod,
-        deps: deps()
-      ]
-    end
-
-    def application do
-      [extra_applications: [:logger]]
-    end
-
-    defp deps do
-      [
-        <%= @dep %>
-      ]
-    end
-  end
-  """
 
   @cargo_toml ~S"""
   [package]
@@ -210,7 +180,22 @@ defmodule Mix.Tasks.WellBehaved.New.RustTemplates do
   `schedule: :external`, a release).
   """
 
-  EEx.function_from_string(:def, :mix_exs, @mix_exs, [:assigns])
+  @doc "The assigns of the shared mix.exs template for a crate."
+  def mix_assigns(assigns) do
+    app = Keyword.fetch!(assigns, :app)
+
+    [
+      compiler: ":well_behaved_cargo",
+      crates:
+        ~s(\n      well_behaved_crates: [#{app}: [path: "native/#{app}", library: "#{app}_nif"]],),
+      compiler_comment: [
+        "The :well_behaved_cargo compiler builds the crate native/#{app} (the",
+        "NIF library, on WellBehaved's Rust crate) with cargo before Elixir",
+        "compiles, and copies the library to priv/#{app}_nif.so."
+      ]
+    ]
+  end
+
   EEx.function_from_string(:def, :cargo_toml, @cargo_toml, [:assigns])
   EEx.function_from_string(:def, :lib_rs, @lib_rs, [:assigns])
   EEx.function_from_string(:def, :readme_md, @readme_md, [:assigns])

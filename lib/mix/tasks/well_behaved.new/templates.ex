@@ -18,14 +18,13 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
   defmodule <%= @module %>.MixProject do
     use Mix.Project
 
-    # The :well_behaved_make compiler runs the Makefile, which builds the
-    # NIF library of c_src/ on WellBehaved's C SDK, before Elixir compiles.
-    def project do
+  <%= for line <- @compiler_comment do %>  # <%= line %>
+  <% end %>  def project do
       [
         app: :<%= @app %>,
         version: "0.1.0",
         elixir: "~> 1.14",
-        compilers: [:well_behaved_make] ++ Mix.compilers(),
+        compilers: [<%= @compiler %>] ++ Mix.compilers(),<%= @crates %>
         start_permanent: Mix.env() == :prod,
         deps: deps()
       ]
@@ -444,7 +443,7 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
       assigns = assigns ++ [job_file: "#{crate}/src/lib.rs", sdk: "Rust crate"]
 
       [
-        {"mix.exs", elixir(RustTemplates.mix_exs(assigns))},
+        {"mix.exs", elixir(mix_exs(assigns ++ RustTemplates.mix_assigns(assigns)))},
         {"#{crate}/Cargo.toml", RustTemplates.cargo_toml(assigns)},
         {"#{crate}/build.rs", RustTemplates.build_rs()},
         {"#{crate}/src/lib.rs", RustTemplates.lib_rs(assigns)}
@@ -457,8 +456,17 @@ defmodule Mix.Tasks.WellBehaved.New.Templates do
     else
       assigns = assigns ++ [job_file: "c_src/#{app}_nif.c", sdk: "C SDK"]
 
+      make = [
+        compiler: ":well_behaved_make",
+        crates: "",
+        compiler_comment: [
+          "The :well_behaved_make compiler runs the Makefile, which builds the",
+          "NIF library of c_src/ on WellBehaved's C SDK, before Elixir compiles."
+        ]
+      ]
+
       [
-        {"mix.exs", elixir(mix_exs(assigns))},
+        {"mix.exs", elixir(mix_exs(assigns ++ make))},
         {"Makefile", makefile(assigns)},
         {"c_src/#{app}_nif.c", nif_c(assigns)}
       ] ++
