@@ -251,23 +251,33 @@ defmodule WellBehaved.LabMeasureTest do
       {:watch, port, _} = sampler = Noise.start_sampler()
       {:os_pid, os_pid} = Port.info(port, :os_pid)
       Process.sleep(50)
-      # a stall made on purpose: the watcher's threads cannot run for 30 ms
-      t0 = :erlang.monotonic_time(:microsecond)
-      {_, 0} = System.cmd("kill", ["-s", "STOP", "#{os_pid}"])
-      Process.sleep(30)
-      {_, 0} = System.cmd("kill", ["-s", "CONT", "#{os_pid}"])
-      t1 = :erlang.monotonic_time(:microsecond)
-      Process.sleep(20)
+
+      # stalls made on purpose: the watcher's threads cannot run for 30 ms;
+      # three of them, since a busy machine may blur one (the CPU and the
+      # kill commands' own start-up shared with other work)
+      windows =
+        for _ <- 1..3 do
+          t0 = :erlang.monotonic_time(:microsecond)
+          {_, 0} = System.cmd("kill", ["-s", "STOP", "#{os_pid}"])
+          Process.sleep(30)
+          {_, 0} = System.cmd("kill", ["-s", "CONT", "#{os_pid}"])
+          t1 = :erlang.monotonic_time(:microsecond)
+          Process.sleep(20)
+          {t0, t1}
+        end
+
       usage = Noise.stop_sampler(sampler)
 
       # within 50 ms of the stop and the resume: the watchers run at
       # real-time priority where they may, and otherwise wait for a CPU
       # like any thread (milliseconds at a load of 14 on 2 cores); a stall
       # told in another time base would be off by far more
-      assert Enum.any?(usage.stalls, fn {from, to} ->
-               to - from >= 20_000 and from >= t0 - 50_000 and to <= t1 + 50_000
+      assert Enum.any?(windows, fn {t0, t1} ->
+               Enum.any?(usage.stalls, fn {from, to} ->
+                 to - from >= 20_000 and from >= t0 - 50_000 and to <= t1 + 50_000
+               end)
              end),
-             "no 30 ms stall between #{t0} and #{t1}: #{inspect(usage.stalls)}"
+             "no 30 ms stall in #{inspect(windows)}: #{inspect(usage.stalls)}"
     end
 
     test "a late wake-up outside the VM marks a window noisy" do
