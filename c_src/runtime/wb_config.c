@@ -254,7 +254,7 @@ ERL_NIF_TERM wb_rt_report(ErlNifEnv *env, const wb_job *job, ERL_NIF_TERM result
 ERL_NIF_TERM wb_rt_explain(ErlNifEnv *env, registered_type *learned, mode m, auto_reason reason,
                            uint64_t ps, uint64_t predicted, uint64_t setup, bool setup_on_dirty) {
     /* the cost the choice was made with: learning may move it meanwhile */
-    double ns = (double)(predicted + setup) * (double)ps / 1000.0;
+    double ns = units_ns(predicted + setup, ps);
     ERL_NIF_TERM keys[] = {
         report_atoms[R_MODE],
         report_atoms[R_REASON],

@@ -77,7 +77,7 @@ void wb_rt_learn(wb_job *job, uint64_t units, int64_t ns) {
     registered_type *t = job->learned;
     uint64_t old = atomic_load_explicit(&t->ps_per_unit, memory_order_relaxed);
     bool measured = atomic_load_explicit(&t->measured, memory_order_relaxed);
-    if (measured ? (double)job->learn_units * (double)old / 1000.0 < MEASURE_MIN_NS
+    if (measured ? units_ns(job->learn_units, old) < MEASURE_MIN_NS
                  : job->learn_ns < MEASURE_MIN_NS)
         return;
     uint64_t ps = (uint64_t)((double)job->learn_ns * 1000.0 / (double)job->learn_units);

@@ -519,7 +519,7 @@ static bool parse_mode(ErlNifEnv *env, ERL_NIF_TERM term, bool *is_auto, mode *m
  * predicted with. */
 static mode pick_mode(registered_type *learned, uint64_t units, auto_reason *reason, uint64_t *ps) {
     *ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
-    double ns = (double)units * (double)*ps / 1000.0;
+    double ns = units_ns(units, *ps);
     *reason = BELOW_NORMAL_MAX;
     if (ns < (double)atomic_load_explicit(&wb_rt_normal_max_ns, memory_order_relaxed))
         return MODE_NORMAL;

@@ -257,9 +257,13 @@ static inline uint64_t setup_units(const wb_job_type *type, const void *args) {
     return type->setup ? type->setup(args) : 0;
 }
 
-static inline double predict_ns(registered_type *learned, uint64_t units) {
-    uint64_t ps = atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed);
+/* The time of `units` at `ps` picoseconds each, in ns. */
+static inline double units_ns(uint64_t units, uint64_t ps) {
     return (double)units * (double)ps / 1000.0;
+}
+
+static inline double predict_ns(registered_type *learned, uint64_t units) {
+    return units_ns(units, atomic_load_explicit(&learned->ps_per_unit, memory_order_relaxed));
 }
 
 /* ---- shared between the files ------------------------------------------------ */
