@@ -194,6 +194,20 @@ defmodule WellBehaved.RustJobsTest do
     assert {:wb_panic, "boom", "boom (at src/lib.rs:" <> _} = error.original
   end
 
+  test "the runtime's calls outside a job, from Rust" do
+    stats = Runtime.stats(RustJobs)
+    assert RustJobs.runtime_call(:slice_ns, nil) == stats.slice_ns
+
+    assert RustJobs.runtime_call(:hold, 12_345) == :ok
+    assert Runtime.stats(RustJobs).resident_bytes == stats.resident_bytes + 12_345
+    assert RustJobs.runtime_call(:hold, -12_345) == :ok
+    assert Runtime.stats(RustJobs).resident_bytes == stats.resident_bytes
+
+    # a MiB freed on the runtime's own thread, counted once done
+    assert RustJobs.runtime_call(:drop_later, 1 <<< 20) == :ok
+    eventually(fn -> Runtime.stats(RustJobs).released_later > stats.released_later end)
+  end
+
   test "200 killed callers leave no live job or byte" do
     for mode <- [:yielding, :yielding_dirty, :dirty_cpu, :threaded] do
       kill_mid_job(

@@ -14,6 +14,7 @@ defmodule WellBehaved.Test.RustJobs do
   def map_get(_map, _key), do: :erlang.nif_error(:nif_not_loaded)
   def boom, do: :erlang.nif_error(:nif_not_loaded)
   def stash_bytes(_data), do: :erlang.nif_error(:nif_not_loaded)
+  def runtime_call(_what, _arg), do: :erlang.nif_error(:nif_not_loaded)
   def thread_type, do: :erlang.nif_error(:nif_not_loaded)
   def normal_thread_type, do: :erlang.nif_error(:nif_not_loaded)
   def runtime_stats, do: :erlang.nif_error(:nif_not_loaded)

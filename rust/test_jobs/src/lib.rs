@@ -282,16 +282,25 @@ impl Job for SumList {
         })
     }
 
+    /// Adds up to `budget` items, asking the clock every 1024 whether the
+    /// step's time is up (as a job with uneven units would).
     fn step(&mut self, _args: &SumListArgs, budget: u64) -> Step {
         let end = self
             .items
             .len()
             .min(self.next.saturating_add(budget as usize));
-        for v in &self.items[self.next..end] {
-            self.sum = self.sum.wrapping_add(*v);
+        let start = self.next;
+        while self.next < end {
+            let stop = end.min(self.next + 1024);
+            for v in &self.items[self.next..stop] {
+                self.sum = self.sum.wrapping_add(*v);
+            }
+            self.next = stop;
+            if well_behaved::slice_spent() {
+                break;
+            }
         }
-        let n = (end - self.next) as u64;
-        self.next = end;
+        let (n, end) = ((self.next - start) as u64, self.next);
         if end == self.items.len() {
             Step::Done(n)
         } else {
@@ -365,6 +374,24 @@ fn thread_type<'a>(env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'
     Ok(env.i64(unsafe { well_behaved::sys::enif_thread_type() } as i64))
 }
 
+/// The runtime's calls outside a job: its slice in force; memory held
+/// outside jobs, added (`hold`, a signed delta); a block handed to the
+/// runtime's thread to free (`drop_later`, its size).
+fn runtime_call<'a>(env: Env<'a>, args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
+    Ok(match args[0].decode_atom()?.as_str() {
+        "slice_ns" => env.i64(well_behaved::slice_ns()),
+        "hold" => {
+            well_behaved::resident_bytes(args[1].decode_i64()?);
+            env.atom("ok")
+        }
+        "drop_later" => {
+            well_behaved::drop_later(Box::new(vec![1u8; args[1].decode_usize()?]));
+            env.atom("ok")
+        }
+        _ => return Err(Error::BadArg),
+    })
+}
+
 fn boom<'a>(_env: Env<'a>, _args: &[Term<'a>]) -> Result<Term<'a>, Error<'a>> {
     panic!("boom")
 }
@@ -379,6 +406,7 @@ well_behaved::nif_init! {
     },
     nifs: { roundtrip/2 => roundtrip, map_of/1 => map_of, map_get/2 => map_get, boom/0 => boom,
         stash_bytes/1 => stash_bytes,
+        runtime_call/2 => runtime_call,
         thread_type/0 => thread_type [dirty_cpu],
         normal_thread_type/0 => thread_type,
     },

@@ -243,9 +243,7 @@ pub fn install_panic_hook() {
 pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let outer = IN_CALLBACK.try_with(|c| c.replace(true)).unwrap_or(false);
     let _ = PANIC_AT.try_with(|p| p.borrow_mut().1 = 0);
-    let result = catch_unwind(AssertUnwindSafe(f));
-    let _ = IN_CALLBACK.try_with(|c| c.set(outer));
-    result.map_err(|payload| {
+    let result = catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
         let at = PANIC_AT
             .try_with(|p| read_from(&p.borrow()))
             .unwrap_or_default();
@@ -259,7 +257,10 @@ pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
         } else {
             format!("{} (at {})", text, at)
         }
-    })
+    });
+    // quiet until the payload is gone: its drop may panic too
+    let _ = IN_CALLBACK.try_with(|c| c.set(outer));
+    result
 }
 
 fn message(payload: &(dyn Any + Send)) -> String {
