@@ -1,0 +1,163 @@
+defmodule WellBehaved.Fuzzy.Cdist do
+  @moduledoc false
+  # WellBehaved.Fuzzy.cdist/3: the candidates packed once, a row a job,
+  # the rows spread over `workers:` processes into one native matrix.
+
+  alias WellBehaved.{Job, Native, Options}
+  alias WellBehaved.Fuzzy.{Call, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.Index.Segment
+  alias WellBehaved.Search.{Errors, Pack}
+
+  @cdist "WellBehaved.Fuzzy.cdist/3"
+
+  @doc "Fuzzy.cdist/3 with its options checked."
+  @spec run(term(), term(), Call.t()) :: [[number()]] | binary() | {:error, term()}
+  def run(queries, candidates, call) do
+    if not is_list(queries) or not Enum.all?(queries, &is_binary/1),
+      do: Options.invalid!(@cdist, "queries", queries, "a list of binaries")
+
+    case cdist_set!(candidates, call) do
+      {:error, _} = error ->
+        error
+
+      {:segment, segment, fun} ->
+        cdist_rows(queries, {segment.ref, segment}, segment.count, fun, false, call)
+
+      {packed, count, fun, release} ->
+        cdist_rows(queries, {packed, nil}, count, fun, release, call)
+    end
+  end
+
+  defp cdist_rows(queries, {packed, segment}, count, fun, release, call) do
+    queries = if fun, do: Enum.map(queries, fun), else: queries
+    workers = call.workers || System.schedulers_online()
+    rows = length(queries)
+    width = width(call)
+
+    case Native.fuzzy_matrix_new(rows, count, width) do
+      {:error, _} = error ->
+        error
+
+      matrix ->
+        row = fn {query, at} ->
+          # an index's sorted tokens: the token sort rows as searches score them
+          {query, ref, call} =
+            if segment,
+              do: Search.sorted_search(query, segment, call),
+              else: {query, packed, call}
+
+          native_row(query, ref, count, matrix, at, call)
+        end
+
+        # one worker: the rows in this process, one after the other
+        queries
+        |> Enum.with_index()
+        |> then(fn indexed ->
+          if workers == 1,
+            do: Stream.map(indexed, &{:ok, row.(&1)}),
+            else:
+              Task.async_stream(indexed, row,
+                max_concurrency: workers,
+                ordered: false,
+                timeout: :infinity
+              )
+        end)
+        |> Enum.find_value(:ok, fn
+          {:ok, :ok} -> nil
+          {:ok, {:error, _} = error} -> error
+        end)
+        |> case do
+          :ok ->
+            # every row done: the packed list is read by no job now
+            if release, do: Native.pack_release(packed)
+            matrix(Native.fuzzy_matrix_binary(matrix), rows, count * width, call)
+
+          # a row refused (the other rows' jobs may still be queued: the
+          # packed list goes with the last of them, not here)
+          {:error, _} = error ->
+            Errors.failed(@cdist, error)
+        end
+    end
+  end
+
+  # the matrix as one binary, or as lists of rows
+  defp matrix(binary, _rows, _row_bytes, %{as: :binary}), do: binary
+
+  defp matrix(binary, rows, row_bytes, call) do
+    for r <- 0..(rows - 1)//1, do: row_list(binary_part(binary, r * row_bytes, row_bytes), call)
+  end
+
+  # the candidates packed natively (a list, packed for this call; an
+  # index's one segment, with the segment for its sorted tokens; the
+  # shards' candidates, gathered here), the processor of the queries, and
+  # whether to give the packed list back afterwards (never a segment's)
+  defp cdist_set!(%Index{shards: [_ | _]} = index, call) do
+    Search.no_processor!(@cdist, call)
+
+    # as scored: the processor ran where each shard is
+    case Index.ask_held(index, {Index, :scored_texts, []}) do
+      {:error, _} = error -> error
+      parts -> packed(Enum.concat(parts), index.processor)
+    end
+  end
+
+  defp cdist_set!(%Index{} = index, call) do
+    Search.no_processor!(@cdist, call)
+
+    case index.segments do
+      [one] when one.count == index.size ->
+        {:segment, one, Processor.function(index.processor)}
+
+      many ->
+        packed(Segment.scored(many), index.processor)
+    end
+  end
+
+  defp cdist_set!(list, call) when is_list(list) do
+    if not Enum.all?(list, &is_binary/1) do
+      at = Enum.find_index(list, &(not is_binary(&1)))
+      Errors.raise!(@cdist, {:not_a_binary, at})
+    end
+
+    fun = Processor.function(call.processor)
+    packed(if(fun, do: Enum.map(list, fun), else: list), call.processor)
+  end
+
+  defp cdist_set!(other, _call),
+    do: Options.invalid!(@cdist, "candidates", other, "a list of binaries or an index")
+
+  # a list packed for this call, to give back afterwards
+  defp packed(list, processor) do
+    count = length(list)
+
+    case Pack.pack(list, count) do
+      {:ok, ref, ^count} -> {ref, count, Processor.function(processor), true}
+      {:error, _} = error -> Errors.failed(@cdist, error)
+    end
+  end
+
+  defp native_row(query, packed, count, matrix, row, call) do
+    case Job.checked(
+           &Native.fuzzy_cdist_row/10,
+           [query, packed, count, call.unit, Call.native(call), matrix, row],
+           call.schedule,
+           call.tiny_slices,
+           :infinity,
+           @cdist
+         ) do
+      # the caller raises or returns it, once the rows stop
+      {:error, _} = error -> error
+      :ok -> :ok
+    end
+  end
+
+  # the cells of a row: 32 bits in a binary, 64 (exact) for lists
+  defp width(%{as: :binary}), do: 4
+  defp width(_call), do: 8
+
+  defp row_list(row, call) do
+    if Call.integers?(call),
+      do: for(<<d::64-native <- row>>, do: d),
+      else: for(<<s::float-64-native <- row>>, do: s)
+  end
+end
