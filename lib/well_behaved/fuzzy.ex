@@ -24,7 +24,14 @@ defmodule WellBehaved.Fuzzy do
       `:token_sort_ratio` (words sorted), `:token_set_ratio` (words as
       sets), `:token_ratio`, `:partial_token_sort_ratio`,
       `:partial_token_set_ratio`, `:partial_token_ratio`, `:wratio` (a
-      weighted choice among them by the strings' lengths) and `:qratio`.
+      weighted choice among them by the strings' lengths) and `:qratio`;
+    * a function of two binaries returning a number, for a measure of
+      your own: the slow path, run in Elixir in the calling process (in
+      the workers of `extract_many/3` and `cdist/3`) whatever `schedule:`
+      says. Its `score:` kind only says which way is better (the distance
+      kinds: lower), and `score_cutoff:` (any number) keeps a search's
+      hits at least (at most) that good; `score/3` and `cdist/3` give its
+      values as they are.
 
   ## Scores
 
@@ -66,13 +73,14 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, Cdist, FunScorer, Index, Many, Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
   @score "WellBehaved.Fuzzy.score/3"
   @extract "WellBehaved.Fuzzy.extract/3"
   @extract_one "WellBehaved.Fuzzy.extract_one/3"
+  @extract_many "WellBehaved.Fuzzy.extract_many/3"
   @cdist "WellBehaved.Fuzzy.cdist/3"
   @pair [
     :scorer,
@@ -129,6 +137,18 @@ defmodule WellBehaved.Fuzzy do
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
     call = Call.options!(@score, opts, @pair, [:external])
     {a, b} = processed(call, a, b)
+
+    if is_function(call.scorer),
+      do: FunScorer.score(@score, call.scorer, a, b),
+      else: native_score(a, b, call)
+  end
+
+  def score(a, b, _opts) do
+    {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
+    Options.invalid!(@score, which, value, "a binary")
+  end
+
+  defp native_score(a, b, call) do
     options = Call.native(call)
 
     result =
@@ -162,11 +182,6 @@ defmodule WellBehaved.Fuzzy do
     end
   end
 
-  def score(a, b, _opts) do
-    {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
-    Options.invalid!(@score, which, value, "a binary")
-  end
-
   # a short pair under :auto is scored in the NIF call itself (no job: its
   # work is less than a slice); any other pair, or :long, runs as a job
   defp short_score(a, b, %{schedule: :auto, tiny_slices: false} = call, options),
@@ -184,7 +199,12 @@ defmodule WellBehaved.Fuzzy do
   processor, and no `processor:` of the call's own).
 
   Options as `score/3`, and `limit:` (default 5): how many, or `:all`
-  (every candidate within `score_cutoff:`). The candidates are scored in
+  (every candidate within `score_cutoff:`; `nil` too, as rapidfuzz's
+  `limit=None`). A `nil` among the choices (a list's element, a pair's
+  or a map's value) is skipped, as rapidfuzz skips `None`: the others
+  keep their positions. A map's candidates are taken in the order of
+  their keys (Erlang's term order), so equal scores rank by key whatever
+  the map's size. The candidates are scored in
   one native job, a slice of the runtime at a time in the modes that
   slice. Returns `{:error, :enomem}` when native memory runs out.
 
@@ -254,9 +274,42 @@ defmodule WellBehaved.Fuzzy do
   end
 
   @doc """
+  The best matches of each of many `queries` among the same `choices`, as
+  `extract/3` gives them for one: a stream of `{query, hits}`, in the
+  order of the queries (`ordered: false`: as each is done).
+
+  The candidates are checked, processed and packed once, when the stream
+  starts (an index is searched as it is); then each query is a search job
+  of its own, `workers:` of them at a time (default: the VM's online
+  schedulers), each in the `schedule:` mode, so that the queries spread
+  over every scheduler while each job stays a slice at a time in the
+  modes that slice. The stream holds at most `workers:` queries' hits
+  that the caller has not read: the memory it takes does not grow with
+  the number of queries (which may be a stream themselves). Stopping
+  early (`Enum.take/2`) stops the searches under way. Everything is
+  checked as the stream runs: a query that is not a binary raises then.
+
+  Options as `extract/3` (`limit:`, `score_cutoff:` ...), and `workers:`
+  and `ordered:`. A search that fails gives `{query, {:error, reason}}`.
+
+      iex> queries = ["appel", "banan"]
+      iex> WellBehaved.Fuzzy.extract_many(queries, ["apple", "banana", "cherry"],
+      ...>   scorer: :indel, score: :distance, limit: 1) |> Enum.to_list()
+      [{"appel", [{"apple", 2, 0}]}, {"banan", [{"banana", 1, 1}]}]
+  """
+  @spec extract_many(Enumerable.t(), candidates(), keyword()) :: Enumerable.t()
+  def extract_many(queries, choices, opts \\ []) do
+    call =
+      Call.options!(@extract_many, opts, [:limit, :workers, :ordered, :timeout, :partial | @pair])
+
+    Many.stream(@extract_many, queries, choices, call)
+  end
+
+  @doc """
   The score of every query against every candidate: a matrix with a row
   per query (in order) and a column per candidate (in order), as rapidfuzz's
-  `process.cdist` gives it. `candidates`: binaries, or a
+  `process.cdist` gives it, and like it scored by `:ratio` unless
+  `scorer:` says otherwise (the other functions' default is `:wratio`). `candidates`: binaries, or a
   `WellBehaved.Fuzzy.Index` (its entries' order, its processor). An index
   split over nodes gives its candidates (as processed) to this node,
   every shard in parallel within the index's `timeout:`, in its order
@@ -289,6 +342,8 @@ defmodule WellBehaved.Fuzzy do
   @spec cdist([binary()], [binary()] | Index.t(), keyword()) ::
           [[number()]] | binary() | {:error, :enomem | {term(), node()}}
   def cdist(queries, candidates, opts \\ []) do
+    # rapidfuzz's process.cdist scores with fuzz.ratio unless told
+    opts = if is_list(opts), do: [{:scorer, :ratio} | opts], else: opts
     call = Call.options!(@cdist, opts, [:as, :workers | @pair])
 
     if Telemetry.on?(),

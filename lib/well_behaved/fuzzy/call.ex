@@ -44,6 +44,7 @@ defmodule WellBehaved.Fuzzy.Call do
             tiny_slices: false,
             as: :list,
             workers: nil,
+            ordered: true,
             remote: []
 
   @type t :: %__MODULE__{}
@@ -87,8 +88,20 @@ defmodule WellBehaved.Fuzzy.Call do
 
   def options!(name, opts, _known, _modes), do: Options.not_keyword!(name, opts)
 
-  defp put(call, :scorer, scorer, name),
+  # a function of two binaries: run in Elixir (WellBehaved.Fuzzy.FunScorer)
+  defp put(call, :scorer, fun, _name) when is_function(fun, 2), do: %{call | scorer: fun}
+
+  defp put(call, :scorer, scorer, name) when is_atom(scorer),
     do: %{call | scorer: Options.one_of!(name, :scorer, scorer, @scorers)}
+
+  defp put(_call, :scorer, scorer, name) do
+    Options.invalid!(
+      name,
+      :scorer,
+      scorer,
+      "one of #{Enum.map_join(@scorers, ", ", &inspect/1)}, or a function of two binaries"
+    )
+  end
 
   defp put(call, :score, kind, name),
     do: %{call | score: Options.one_of!(name, :score, kind, @kinds)}
@@ -131,16 +144,23 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(_call, :unit, unit, name),
     do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
 
-  defp put(call, :limit, :all, _name), do: %{call | limit: :all}
+  # nil: every candidate, as rapidfuzz's limit=None
+  defp put(call, :limit, all, _name) when all in [:all, nil], do: %{call | limit: :all}
 
   defp put(call, :limit, limit, _name) when is_integer(limit) and limit >= 0,
     do: %{call | limit: limit}
 
   defp put(_call, :limit, limit, name),
-    do: Options.invalid!(name, :limit, limit, "a non-negative integer or :all")
+    do: Options.invalid!(name, :limit, limit, "a non-negative integer, :all or nil")
 
   defp put(call, :as, as, _name) when as in [:list, :binary], do: %{call | as: as}
   defp put(_call, :as, as, name), do: Options.invalid!(name, :as, as, ":list or :binary")
+
+  defp put(call, :ordered, ordered, _name) when is_boolean(ordered),
+    do: %{call | ordered: ordered}
+
+  defp put(_call, :ordered, ordered, name),
+    do: Options.invalid!(name, :ordered, ordered, "true or false")
 
   defp put(call, :workers, n, name),
     do: %{call | workers: Options.integer!(name, :workers, n, 1..1024)}
@@ -172,7 +192,14 @@ defmodule WellBehaved.Fuzzy.Call do
     end
   end
 
-  # a cutoff in the terms of the kind of score asked for
+  # a cutoff in the terms of the kind of score asked for (a function
+  # scorer's own: any number)
+  defp cutoff!(%{scorer: fun}, cutoff, name) when is_function(fun) do
+    if is_number(cutoff),
+      do: cutoff,
+      else: Options.invalid!(name, :score_cutoff, cutoff, "a number or nil")
+  end
+
   defp cutoff!(call, cutoff, name) do
     case {integers?(call), range(call)} do
       {true, _} when is_integer(cutoff) and cutoff >= 0 and cutoff <= @u64_most ->
@@ -205,7 +232,7 @@ defmodule WellBehaved.Fuzzy.Call do
   @doc "Whether the scores are integers: an edit distance's distance or similarity."
   @spec integers?(t()) :: boolean()
   def integers?(%{scorer: scorer, score: kind}),
-    do: scorer in @edit and kind in [:distance, :similarity]
+    do: is_atom(scorer) and scorer in @edit and kind in [:distance, :similarity]
 
   @doc "Whether a lower score is better."
   @spec distance?(t()) :: boolean()

@@ -4,7 +4,7 @@ defmodule WellBehaved.Fuzzy.Cdist do
   # the rows spread over `workers:` processes into one native matrix.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, FunScorer, Index, Processor, Search}
   alias WellBehaved.Fuzzy.Index.Segment
   alias WellBehaved.Search.{Errors, Pack}
 
@@ -16,6 +16,12 @@ defmodule WellBehaved.Fuzzy.Cdist do
     if not is_list(queries) or not Enum.all?(queries, &is_binary/1),
       do: Options.invalid!(@cdist, "queries", queries, "a list of binaries")
 
+    if is_function(call.scorer),
+      do: fun_rows(queries, candidates, call),
+      else: native_rows(queries, candidates, call)
+  end
+
+  defp native_rows(queries, candidates, call) do
     case cdist_set!(candidates, call) do
       {:error, _} = error ->
         error
@@ -78,6 +84,36 @@ defmodule WellBehaved.Fuzzy.Cdist do
             Errors.failed(@cdist, error)
         end
     end
+  end
+
+  # a function scorer: the rows in Elixir, `workers:` at a time (its
+  # raise raised here, in the caller)
+  defp fun_rows(queries, candidates, call) do
+    {scored, proc} = FunScorer.candidates(candidates, call)
+    queries = if proc, do: Enum.map(queries, proc), else: queries
+
+    row = fn query ->
+      try do
+        {:ok, Enum.map(scored, &FunScorer.score(@cdist, call.scorer, query, &1))}
+      rescue
+        e -> {:raise, e, __STACKTRACE__}
+      end
+    end
+
+    rows =
+      queries
+      |> Task.async_stream(row,
+        max_concurrency: call.workers || System.schedulers_online(),
+        timeout: :infinity
+      )
+      |> Enum.map(fn
+        {:ok, {:ok, row}} -> row
+        {:ok, {:raise, e, stack}} -> reraise e, stack
+      end)
+
+    if call.as == :binary,
+      do: for(row <- rows, s <- row, into: <<>>, do: <<s::float-32-native>>),
+      else: rows
   end
 
   # the matrix as one binary, or as lists of rows

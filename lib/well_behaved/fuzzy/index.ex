@@ -532,8 +532,10 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # the texts and keys of choices (for binaries, positions from `next`, or
   # from above the integer keys given beside them)
+  # (a nil skipped; a map's entries in the order of their keys, as a
+  # search's, so that equal scores rank the same whatever the map's size)
   defp entries!(name, choices, _next) when is_map(choices) do
-    pairs = Map.to_list(choices)
+    pairs = choices |> Map.to_list() |> Enum.reject(&(elem(&1, 1) == nil)) |> Enum.sort()
 
     Enum.each(pairs, fn
       {_k, text} when is_binary(text) -> :ok
@@ -568,9 +570,11 @@ defmodule WellBehaved.Fuzzy.Index do
   defp keyed_entries!(name, choices, first) do
     choices
     |> Enum.with_index()
-    |> Enum.map(fn
-      {text, at} when is_binary(text) -> {text, Dump.position!(name, first + at)}
-      {{key, text}, _at} when is_binary(text) -> {text, key}
+    |> Enum.flat_map(fn
+      {text, at} when is_binary(text) -> [{text, Dump.position!(name, first + at)}]
+      {nil, _at} -> []
+      {{_key, nil}, _at} -> []
+      {{key, text}, _at} when is_binary(text) -> [{text, key}]
       {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
     end)
     |> Enum.unzip()

@@ -5,7 +5,7 @@ defmodule WellBehaved.Fuzzy.Search do
   # nodes (each shard searched where it is); options already checked.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Index, Processor}
+  alias WellBehaved.Fuzzy.{Call, FunScorer, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -33,6 +33,12 @@ defmodule WellBehaved.Fuzzy.Search do
   def no_processor!(name, call) do
     Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
     were processed when they came in, by the processor given to Index.new/2")
+  end
+
+  # a function scorer: the index's entries scored in this process
+  def run(name, query, %Index{} = index, %{scorer: fun} = call) when is_function(fun) do
+    if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+    search_in(name, query, prepare(name, index, call), call)
   end
 
   # an index split over nodes: each shard searched where it is, in
@@ -102,14 +108,129 @@ defmodule WellBehaved.Fuzzy.Search do
 
   def run(name, query, choices, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
+    set = prepare(name, choices, call)
+
+    try do
+      search_in(name, query, set, call)
+    after
+      release(set)
+    end
+  end
+
+  @typedoc """
+  Candidates made ready for many searches: a list's or a map's packed
+  natively once, an index as it is, or entries a function scorer reads.
+  """
+  @type set ::
+          {:packed, reference(), non_neg_integer(), tuple(), tuple() | nil}
+          | {:index, Index.t()}
+          | {:entries, [{binary(), binary(), term()}], (binary() -> binary()) | nil}
+          | :none
+          | {:error, term()}
+
+  @doc """
+  The candidates of a search made ready once (`release/1` gives back
+  their native memory): checked (a `nil` among them skipped), processed,
+  packed. Raises as the searches do.
+  """
+  @spec prepare(String.t(), term(), Call.t()) :: set()
+  def prepare(_name, _choices, %{limit: 0}), do: :none
+
+  def prepare(name, %Index{} = index, %{scorer: fun} = call) when is_function(fun) do
+    no_processor!(name, call)
+    proc = Processor.function(index.processor)
+    scored = if proc, do: proc, else: &Function.identity/1
+    {:entries, Enum.map(index, fn {key, text} -> {text, scored.(text), key} end), proc}
+  end
+
+  def prepare(_name, %Index{} = index, _call), do: {:index, index}
+
+  def prepare(name, choices, call) do
+    {texts, scored, keys} = listed(name, choices, call)
+
+    if is_function(call.scorer) do
+      keys = if keys, do: Tuple.to_list(keys), else: Enum.to_list(0..(length(texts) - 1)//1)
+      {:entries, Enum.zip([texts, scored, keys]), Processor.function(call.processor)}
+    else
+      count = length(texts)
+
+      case Pack.pack(scored, count) do
+        {:ok, packed, ^count} -> {:packed, packed, count, List.to_tuple(texts), keys}
+        {:error, _} = error -> Errors.failed(name, error)
+      end
+    end
+  end
+
+  # a list's or a map's texts, as processed, and keys (a tuple, nil: positions)
+  defp listed(name, choices, call) do
     {texts, keys} = choices!(name, choices)
     fun = Processor.function(call.processor)
-    query = if fun, do: fun.(query), else: query
-    scored = if fun, do: Enum.map(texts, fun), else: texts
+    {texts, if(fun, do: Enum.map(texts, fun), else: texts), keys}
+  end
 
-    case call.limit do
-      0 -> []
-      _ -> search_list(name, query, texts, scored, keys, call)
+  @doc """
+  The candidates of many searches made ready once: as `prepare/3`, but a
+  list's or a map's made into an index of one segment (packed with the
+  search core's batches, and the tokens sorted for the token sort
+  scorers), which each query then searches without laying them out
+  again; the call's processor becomes the index's.
+  """
+  @spec prepare_many(String.t(), term(), Call.t()) :: {set(), Call.t()}
+  def prepare_many(name, choices, call) do
+    if is_function(call.scorer) or call.limit == 0 or match?(%Index{}, choices),
+      do: {prepare(name, choices, call), call},
+      else: {many_index(name, listed(name, choices, call), call), %{call | processor: nil}}
+  end
+
+  defp many_index(name, {texts, scored, keys}, call) do
+    tokens = call.scorer in [:token_sort_ratio, :partial_token_sort_ratio]
+    build = %{Segment.build(tokens) | schedule: call.schedule, tiny_slices: call.tiny_slices}
+    keys = if keys, do: Tuple.to_list(keys), else: {:positions, 0}
+    count = length(texts)
+
+    case Segment.new(texts, scored, keys, %{build | name: name}) do
+      {:ok, segment} ->
+        {:index,
+         %Index{
+           segments: List.wrap(segment),
+           size: count,
+           next: count,
+           processor: call.processor,
+           sorted_tokens: tokens
+         }}
+
+      {:error, _} = error ->
+        error
+    end
+  end
+
+  @doc "Gives back the native memory of a prepared set (once no search reads it)."
+  @spec release(set()) :: :ok
+  def release({:packed, packed, _count, _texts, _keys}) do
+    Native.pack_release(packed)
+    :ok
+  end
+
+  def release(_set), do: :ok
+
+  @doc "The hits of one query in a prepared set (the query checked to be a binary)."
+  @spec search_in(String.t(), binary(), set(), Call.t()) :: [tuple()] | tuple()
+  def search_in(_name, _query, :none, _call), do: []
+  def search_in(_name, _query, {:error, _} = error, _call), do: error
+  def search_in(name, query, {:index, index}, call), do: run(name, query, index, call)
+
+  def search_in(name, query, {:entries, entries, fun}, call) do
+    query = if fun, do: fun.(query), else: query
+    FunScorer.extract(name, query, entries, call)
+  end
+
+  def search_in(name, query, {:packed, packed, count, texts, keys}, call) do
+    fun = Processor.function(call.processor)
+    query = if fun, do: fun.(query), else: query
+
+    case native_search(name, query, packed, count, call) do
+      {:error, _} = error -> error
+      hits -> hits(hits, texts, keys, call)
     end
   end
 
@@ -126,25 +247,6 @@ defmodule WellBehaved.Fuzzy.Search do
     if sorted != nil and segment.sorted != false and same_tokens,
       do: {Tokens.sorted(query), segment.sorted || segment.ref, %{call | scorer: sorted}},
       else: {query, segment.ref, call}
-  end
-
-  defp search_list(name, query, texts, scored, keys, call) do
-    count = length(texts)
-
-    case Pack.pack(scored, count) do
-      {:ok, packed, ^count} ->
-        try do
-          case native_search(name, query, packed, count, call) do
-            {:error, _} = error -> error
-            hits -> hits(hits, List.to_tuple(texts), keys, call)
-          end
-        after
-          Native.pack_release(packed)
-        end
-
-      {:error, _} = error ->
-        Errors.failed(name, error)
-    end
   end
 
   # the best `call.limit` of `count` packed candidates: a binary of
@@ -215,10 +317,13 @@ defmodule WellBehaved.Fuzzy.Search do
     |> Enum.map(&elem(&1, 0))
   end
 
-  # the candidates' texts, and their keys as a tuple (nil: positions)
+  # the candidates' texts, and their keys as a tuple (nil: positions); a
+  # nil among them is skipped (its position or key is in no hit); a map's
+  # entries in the order of their keys (Erlang's term order), so equal
+  # scores rank the same whatever the map's size
   defp choices!(name, choices) when is_map(choices) do
-    pairs = Map.to_list(choices)
-    texts = for {_key, text} <- pairs, do: text!(name, text, pairs)
+    pairs = choices |> Map.to_list() |> Enum.reject(&(elem(&1, 1) == nil)) |> Enum.sort()
+    texts = for {_key, text} <- pairs, do: text!(name, text)
     {texts, pairs |> Enum.map(&elem(&1, 0)) |> List.to_tuple()}
   end
 
@@ -229,9 +334,11 @@ defmodule WellBehaved.Fuzzy.Search do
       {texts, keys} =
         choices
         |> Enum.with_index()
-        |> Enum.map(fn
-          {text, at} when is_binary(text) -> {text, at}
-          {{key, text}, _at} when is_binary(text) -> {text, key}
+        |> Enum.flat_map(fn
+          {text, at} when is_binary(text) -> [{text, at}]
+          {nil, _at} -> []
+          {{_key, nil}, _at} -> []
+          {{key, text}, _at} when is_binary(text) -> [{text, key}]
           {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
         end)
         |> Enum.unzip()
@@ -243,10 +350,10 @@ defmodule WellBehaved.Fuzzy.Search do
   defp choices!(name, other),
     do: Options.invalid!(name, "choices", other, "a list of binaries or {key, binary}, or a map")
 
-  defp text!(_name, text, _pairs) when is_binary(text), do: text
+  defp text!(_name, text) when is_binary(text), do: text
 
-  defp text!(name, text, _pairs),
-    do: Options.invalid!(name, "choices", text, "binaries as the map's values")
+  defp text!(name, text),
+    do: Options.invalid!(name, "choices", text, "binaries (or nil) as the map's values")
 
   # a hit's score: an integer kind's exact 64 bits, or a float's
   defp number(call, <<score::64-native>>) do

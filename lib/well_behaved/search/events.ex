@@ -70,6 +70,8 @@ defmodule WellBehaved.Search.Events do
   # how many: walked, not length/1, which raises on an improper list
   # (the search itself says what is wrong with it)
   defp count(%Index{size: size}), do: size
+  # a count its caller knows (a search of many queries on prepared candidates)
+  defp count(n) when is_integer(n), do: n
   defp count(map) when is_map(map), do: map_size(map)
   defp count(list) when is_list(list), do: count(list, 0)
   defp count(_other), do: nil
