@@ -338,8 +338,14 @@ static bool extract_ready(wb_fz_extract *job) {
         !(job->jaro_top = wb_fz_jaro_tops(o, query_len)))
         return false;
     /* the value bars: a search with a limit, Jaro's with its table */
-    job->value_bars = job->lanes_on && !job->cells && limit != SIZE_MAX &&
+    job->value_bars = job->lanes_on && !job->cells &&
+                      (limit != SIZE_MAX || (o->has_cutoff && job->lanes_op != WB_SEARCH_JARO)) &&
                       (job->lanes_op != WB_SEARCH_JARO || job->jaro_top);
+    /* and a cutoff bars values before the limit is reached (Jaro's bars
+     * need a worst kept) */
+    job->cutoff_bars = job->value_bars && o->has_cutoff && job->lanes_op != WB_SEARCH_JARO;
+    /* bar_seen 0 is "never found": the first generation is 1 */
+    job->kept_generation = 1;
     job->more_is_better = job->lanes_op == WB_SEARCH_LCS || job->lanes_op == WB_SEARCH_HAMMING ||
                           job->lanes_op == WB_SEARCH_JARO;
     bool normalized =

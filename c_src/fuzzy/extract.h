@@ -177,6 +177,8 @@ typedef struct {
     uint32_t bar_seen[WB_FZ_VALUE_BAR_MOST + 1];
     uint32_t kept_generation;
     bool value_bars, more_is_better;
+    /* the cutoff alone bars values while fewer than the limit are kept */
+    bool cutoff_bars;
     /* skip_below's look past the candidate it stops at: those from
      * ahead_from up to ahead_to are passed over, and ahead_to (when
      * ahead_hit) is the next that may rank, its bytes asked into the

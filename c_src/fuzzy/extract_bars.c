@@ -84,7 +84,9 @@ static bool may_rank(wb_fz_extract *job, size_t m, size_t n, size_t v) {
         wb_fz_verdict(&job->lanes_o, m, n, distance_of(job->lanes_op, m, n, v), NULL, &score,
                       &passed, &badness);
     }
-    return passed && wb_fz_better(job->o.kind, score, job->heap[0].score);
+    /* fewer than the limit kept: the cutoff is the only bar */
+    return passed &&
+           (job->heap_len < job->limit || wb_fz_better(job->o.kind, score, job->heap[0].score));
 }
 
 /* value_bar[n] for the worst kept now, from where it was, one way: where
@@ -467,7 +469,7 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
     if (job->cells && !job->partial && !damerau && op != WB_SEARCH_JARO && !count_symbols)
         return wb_fz_extract_cells_step(job, budget, start, used); /* cdist: extract_cells.c */
     for (; i < count; i++) {
-        if (skipping && (job->heap_len == job->limit || job->seed_on)) {
+        if (skipping && (job->heap_len == job->limit || job->seed_on || job->cutoff_bars)) {
             i = skip_below(job, i, skip_units, budget, start, *used, &units);
             if (i == count) break;
         }
