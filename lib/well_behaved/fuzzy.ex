@@ -73,7 +73,7 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, FunScorer, Index, Many, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, FunScorer, Index, Many, Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -81,6 +81,7 @@ defmodule WellBehaved.Fuzzy do
   @extract "WellBehaved.Fuzzy.extract/3"
   @extract_one "WellBehaved.Fuzzy.extract_one/3"
   @extract_many "WellBehaved.Fuzzy.extract_many/3"
+  @dedupe "WellBehaved.Fuzzy.dedupe/2"
   @cdist "WellBehaved.Fuzzy.cdist/3"
   @pair [
     :scorer,
@@ -303,6 +304,62 @@ defmodule WellBehaved.Fuzzy do
       Call.options!(@extract_many, opts, [:limit, :workers, :ordered, :timeout, :partial | @pair])
 
     Many.stream(@extract_many, queries, choices, call)
+  end
+
+  @doc """
+  Groups of near-duplicates among `choices`: every candidate in exactly
+  one group, `{text, key}` (keys as `extract/3` gives them), each group
+  in the order of the choices and the groups in the order of their first
+  member. Two candidates whose score passes `score_cutoff:` are in the
+  same group, and so are their groups (single linkage: a chain of close
+  pairs makes one group).
+
+  Candidates are compared through searches of the candidates against
+  themselves, never a whole matrix: memory grows with the number of
+  candidates and of close pairs. For `:ratio`, `:qratio` and
+  `:token_sort_ratio`, whose score bounds how much two lengths may
+  differ, a candidate is compared only with those whose lengths it can
+  reach; the searches run `workers:` at a time (default: the online
+  schedulers), each a job in the `schedule:` mode.
+
+  Options: `scorer:` (default `:token_sort_ratio`), `score:`,
+  `score_cutoff:` (default 0.9 for the default kind; required for
+  another kind or a scorer function), `processor:` (default `:default`:
+  case and punctuation do not tell candidates apart; `nil` for none),
+  `unit:`, `weights:`, `prefix_weight:`, `schedule:`, `tiny_slices:`,
+  `workers:`, and `numbers:`: `:exact` (default) compares only candidates
+  whose words holding a digit are the same ("iPhone 14" and "iPhone 15",
+  "M2" and "M3", "500 ml" and "750 ml" stay apart), `:ignore` lets the
+  score alone decide. A `nil` candidate is skipped. Returns `{:error,
+  :enomem}` when native memory runs out.
+
+      iex> WellBehaved.Fuzzy.dedupe(["Apple iPhone 14", "iphone 14 apple", "Apple iPhone 15", "Pixel 8"])
+      [[{"Apple iPhone 14", 0}, {"iphone 14 apple", 1}], [{"Apple iPhone 15", 2}], [{"Pixel 8", 3}]]
+  """
+  @spec dedupe(choices(), keyword()) :: [[{binary(), key()}]] | {:error, :enomem}
+  def dedupe(choices, opts \\ []) do
+    if not is_list(opts), do: Options.not_keyword!(@dedupe, opts)
+    {numbers, opts} = Keyword.pop(opts, :numbers, :exact)
+
+    if numbers not in [:exact, :ignore],
+      do: Options.invalid!(@dedupe, :numbers, numbers, ":exact or :ignore")
+
+    defaults = [scorer: :token_sort_ratio, processor: :default]
+    call = Call.options!(@dedupe, defaults ++ opts, [:workers | @pair])
+
+    call =
+      case call do
+        %{score_cutoff: nil, score: :normalized_similarity} = call when is_atom(call.scorer) ->
+          %{call | score_cutoff: 0.9}
+
+        %{score_cutoff: nil} ->
+          Options.invalid!(@dedupe, :score_cutoff, nil, "a cutoff for this scorer and kind")
+
+        call ->
+          call
+      end
+
+    Dedupe.groups(@dedupe, choices, call, numbers)
   end
 
   @doc """

@@ -161,8 +161,12 @@ defmodule WellBehaved.Fuzzy.Search do
     end
   end
 
-  # a list's or a map's texts, as processed, and keys (a tuple, nil: positions)
-  defp listed(name, choices, call) do
+  @doc """
+  A list's or a map's texts (a `nil` skipped), as processed, and their
+  keys (a tuple; nil: positions).
+  """
+  @spec listed(String.t(), term(), Call.t()) :: {[binary()], [binary()], tuple() | nil}
+  def listed(name, choices, call) do
     {texts, keys} = choices!(name, choices)
     fun = Processor.function(call.processor)
     {texts, if(fun, do: Enum.map(texts, fun), else: texts), keys}
