@@ -60,6 +60,19 @@ defmodule WellBehaved.FuzzyPortingOptionsTest do
     end
   end
 
+  test "score_hint: is taken and changes nothing" do
+    assert Fuzzy.score("abc", "abd", score_hint: 0.5) == Fuzzy.score("abc", "abd")
+
+    assert Fuzzy.extract("abc", ["abd", "x"], score_hint: 90) ==
+             Fuzzy.extract("abc", ["abd", "x"])
+
+    assert Fuzzy.cdist(["abc"], ["abd"], score_hint: nil) == Fuzzy.cdist(["abc"], ["abd"])
+
+    assert_raise ArgumentError, ~r/:score_hint.*a number or nil/, fn ->
+      Fuzzy.score("a", "b", score_hint: :high)
+    end
+  end
+
   test "a map's candidates of equal score rank in the order of their keys" do
     # 40 keys: past 32, a map's own order is its hash order
     map = Map.new(1..40, fn k -> {(k * 7919) |> rem(1000), "same"} end)

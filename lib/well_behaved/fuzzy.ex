@@ -92,7 +92,8 @@ defmodule WellBehaved.Fuzzy do
     :processor,
     :unit,
     :schedule,
-    :tiny_slices
+    :tiny_slices,
+    :score_hint
   ]
 
   @typedoc "A candidate's key: its position in a list, or the key it was given."
@@ -116,7 +117,8 @@ defmodule WellBehaved.Fuzzy do
   same score job run by a server of the built-in `WellBehaved.External`
   pool (the library's job types built as a server, as `Job.call/4` runs
   a job of yours there): the same answers and errors, the options
-  checked (and the processor run) here before any call.
+  checked (and the processor run) here before any call. `score_hint:`
+  (a number) is taken, for code ported from rapidfuzz, and changes nothing.
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with

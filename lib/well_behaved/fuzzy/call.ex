@@ -165,6 +165,14 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(call, :workers, n, name),
     do: %{call | workers: Options.integer!(name, :workers, n, 1..1024)}
 
+  # rapidfuzz's hint of the score expected, which picks a faster kernel
+  # there: taken for code ported as it is, and not needed (a search bars
+  # candidates by its cutoff and its worst kept hit)
+  defp put(call, :score_hint, hint, _name) when is_number(hint) or is_nil(hint), do: call
+
+  defp put(_call, :score_hint, hint, name),
+    do: Options.invalid!(name, :score_hint, hint, "a number or nil (it is not needed)")
+
   # an index split over nodes: checked by WellBehaved.Search.Distributed
   defp put(call, key, value, _name) when key in [:timeout, :partial],
     do: %{call | remote: [{key, value} | call.remote]}
