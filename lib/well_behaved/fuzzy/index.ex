@@ -47,8 +47,8 @@ defmodule WellBehaved.Fuzzy.Index do
 
   alias WellBehaved.{Options, Runtime}
   alias WellBehaved.Fuzzy.Index.{Dump, Segment}
-  alias WellBehaved.Fuzzy.Processor
-  alias WellBehaved.Search.{Distributed, Errors, Shard}
+  alias WellBehaved.Fuzzy.{Choices, Processor}
+  alias WellBehaved.Search.{Distributed, Shard}
 
   @new "WellBehaved.Fuzzy.Index.new/2"
   @add "WellBehaved.Fuzzy.Index.add/2"
@@ -532,18 +532,9 @@ defmodule WellBehaved.Fuzzy.Index do
 
   # the texts and keys of choices (for binaries, positions from `next`, or
   # from above the integer keys given beside them)
-  # (a nil skipped; a map's entries in the order of their keys, as a
-  # search's, so that equal scores rank the same whatever the map's size)
-  defp entries!(name, choices, _next) when is_map(choices) do
-    pairs = choices |> Map.to_list() |> Enum.reject(&(elem(&1, 1) == nil)) |> Enum.sort()
-
-    Enum.each(pairs, fn
-      {_k, text} when is_binary(text) -> :ok
-      {_k, text} -> Options.invalid!(name, "choices", text, "binaries as the map's values")
-    end)
-
-    {Enum.map(pairs, &elem(&1, 1)), Enum.map(pairs, &elem(&1, 0))}
-  end
+  # (WellBehaved.Fuzzy.Choices: a nil skipped, a map's entries in the
+  # order of their keys)
+  defp entries!(name, choices, _next) when is_map(choices), do: Choices.of_map(name, choices)
 
   defp entries!(name, choices, next) when is_list(choices) do
     first = Dump.first_position(next, choices)
@@ -567,18 +558,8 @@ defmodule WellBehaved.Fuzzy.Index do
   defp binaries([], count), do: count
   defp binaries(_other, _count), do: :mixed
 
-  defp keyed_entries!(name, choices, first) do
-    choices
-    |> Enum.with_index()
-    |> Enum.flat_map(fn
-      {text, at} when is_binary(text) -> [{text, Dump.position!(name, first + at)}]
-      {nil, _at} -> []
-      {{_key, nil}, _at} -> []
-      {{key, text}, _at} when is_binary(text) -> [{text, key}]
-      {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
-    end)
-    |> Enum.unzip()
-  end
+  defp keyed_entries!(name, choices, first),
+    do: Choices.of_list(name, choices, &Dump.position!(name, first + &1))
 
   defp check_processor!(_name, p) when p in [nil, :default] or is_function(p, 1), do: p
 

@@ -5,7 +5,7 @@ defmodule WellBehaved.Fuzzy.Search do
   # nodes (each shard searched where it is); options already checked.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, FunScorer, Index, Processor}
+  alias WellBehaved.Fuzzy.{Call, Choices, FunScorer, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -326,38 +326,21 @@ defmodule WellBehaved.Fuzzy.Search do
   # entries in the order of their keys (Erlang's term order), so equal
   # scores rank the same whatever the map's size
   defp choices!(name, choices) when is_map(choices) do
-    pairs = choices |> Map.to_list() |> Enum.reject(&(elem(&1, 1) == nil)) |> Enum.sort()
-    texts = for {_key, text} <- pairs, do: text!(name, text)
-    {texts, pairs |> Enum.map(&elem(&1, 0)) |> List.to_tuple()}
+    {texts, keys} = Choices.of_map(name, choices)
+    {texts, List.to_tuple(keys)}
   end
 
   defp choices!(name, choices) when is_list(choices) do
     if Enum.all?(choices, &is_binary/1) do
       {choices, nil}
     else
-      {texts, keys} =
-        choices
-        |> Enum.with_index()
-        |> Enum.flat_map(fn
-          {text, at} when is_binary(text) -> [{text, at}]
-          {nil, _at} -> []
-          {{_key, nil}, _at} -> []
-          {{key, text}, _at} when is_binary(text) -> [{text, key}]
-          {_other, at} -> Errors.raise!(name, {:not_a_binary, at})
-        end)
-        |> Enum.unzip()
-
+      {texts, keys} = Choices.of_list(name, choices, & &1)
       {texts, List.to_tuple(keys)}
     end
   end
 
   defp choices!(name, other),
     do: Options.invalid!(name, "choices", other, "a list of binaries or {key, binary}, or a map")
-
-  defp text!(_name, text) when is_binary(text), do: text
-
-  defp text!(name, text),
-    do: Options.invalid!(name, "choices", text, "binaries (or nil) as the map's values")
 
   # a hit's score: an integer kind's exact 64 bits, or a float's
   defp number(call, <<score::64-native>>) do
