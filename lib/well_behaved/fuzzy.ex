@@ -83,18 +83,7 @@ defmodule WellBehaved.Fuzzy do
   @extract_many "WellBehaved.Fuzzy.extract_many/3"
   @dedupe "WellBehaved.Fuzzy.dedupe/2"
   @cdist "WellBehaved.Fuzzy.cdist/3"
-  @pair [
-    :scorer,
-    :score,
-    :score_cutoff,
-    :weights,
-    :prefix_weight,
-    :processor,
-    :unit,
-    :schedule,
-    :tiny_slices,
-    :score_hint
-  ]
+  @pair Call.pair()
 
   @typedoc "A candidate's key: its position in a list, or the key it was given."
   @type key :: term()
@@ -409,12 +398,6 @@ defmodule WellBehaved.Fuzzy do
       do: Events.cdist(queries, candidates, call, fn -> Cdist.run(queries, candidates, call) end),
       else: Cdist.run(queries, candidates, call)
   end
-
-  @doc false
-  # a shard's search, on its node (the index first, for Shard.with_value/4)
-  # (no span: the caller's node has the call's)
-  def extract_held(index, query, opts),
-    do: Search.run(@extract, query, index, Call.options!(@extract, opts, [:limit | @pair]))
 
   @doc false
   # extract/3 on an index for another public function, `name`, which its

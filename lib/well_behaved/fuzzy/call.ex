@@ -49,6 +49,33 @@ defmodule WellBehaved.Fuzzy.Call do
 
   @type t :: %__MODULE__{}
 
+  @doc "The options of a pair's score, which every function takes."
+  def pair,
+    do: [
+      :scorer,
+      :score,
+      :score_cutoff,
+      :weights,
+      :prefix_weight,
+      :processor,
+      :unit,
+      :schedule,
+      :tiny_slices,
+      :score_hint
+    ]
+
+  @doc """
+  Checks that a call on an index has no processor of its own: the
+  index's candidates were processed as they came in.
+  """
+  @spec no_processor!(String.t(), t()) :: :ok
+  def no_processor!(_name, %{processor: nil}), do: :ok
+
+  def no_processor!(name, call) do
+    Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
+    were processed when they came in, by the processor given to Index.new/2")
+  end
+
   @doc "The scorers, in the native order."
   def scorers, do: @scorers
 

@@ -128,7 +128,7 @@ defmodule WellBehaved.Fuzzy.Cdist do
   # shards' candidates, gathered here), the processor of the queries, and
   # whether to give the packed list back afterwards (never a segment's)
   defp cdist_set!(%Index{shards: [_ | _]} = index, call) do
-    Search.no_processor!(@cdist, call)
+    Call.no_processor!(@cdist, call)
 
     # as scored: the processor ran where each shard is
     case Index.ask_held(index, {Index, :scored_texts, []}) do
@@ -138,7 +138,7 @@ defmodule WellBehaved.Fuzzy.Cdist do
   end
 
   defp cdist_set!(%Index{} = index, call) do
-    Search.no_processor!(@cdist, call)
+    Call.no_processor!(@cdist, call)
 
     case index.segments do
       [one] when one.count == index.size ->

@@ -7,7 +7,7 @@ defmodule WellBehaved.Fuzzy.FunScorer do
   # most) that good.
 
   alias WellBehaved.Options
-  alias WellBehaved.Fuzzy.{Call, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, Index, Processor}
   alias WellBehaved.Search.Errors
 
   @cdist "WellBehaved.Fuzzy.cdist/3"
@@ -51,7 +51,7 @@ defmodule WellBehaved.Fuzzy.FunScorer do
   """
   @spec candidates(term(), Call.t()) :: {[binary()], (binary() -> binary()) | nil}
   def candidates(%Index{} = index, call) do
-    Search.no_processor!(@cdist, call)
+    Call.no_processor!(@cdist, call)
     proc = Processor.function(index.processor)
     {Enum.map(index, fn {_key, text} -> if proc, do: proc.(text), else: text end), proc}
   end

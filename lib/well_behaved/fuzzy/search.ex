@@ -26,13 +26,15 @@ defmodule WellBehaved.Fuzzy.Search do
       if call.scorer == :jaro_winkler, do: [prefix_weight: call.prefix_weight], else: []
   end
 
-  # an index's candidates were processed as they came in: a call's own
-  # processor would be a second one
-  def no_processor!(_name, %{processor: nil}), do: :ok
-
-  def no_processor!(name, call) do
-    Options.invalid!(name, :processor, call.processor, "none with an index: its candidates \
-    were processed when they came in, by the processor given to Index.new/2")
+  @doc """
+  A shard's search, on its node (the index first, for
+  `WellBehaved.Search.Shard.with_value/4`); no span: the caller's node
+  has the call's.
+  """
+  @spec extract_held(Index.t(), binary(), keyword()) :: term()
+  def extract_held(index, query, opts) do
+    name = "WellBehaved.Fuzzy.extract/3"
+    run(name, query, index, Call.options!(name, opts, [:limit | Call.pair()]))
   end
 
   # a function scorer: the index's entries scored in this process
@@ -45,16 +47,14 @@ defmodule WellBehaved.Fuzzy.Search do
   # parallel, the hits merged by score (stable: shards in input order)
   def run(name, query, %Index{shards: [_ | _] = shards} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
-    no_processor!(name, call)
+    Call.no_processor!(name, call)
     remote = Keyword.merge([timeout: index.timeout], Enum.reverse(call.remote))
     settings = Distributed.options(name, remote)
     opts = shard_options(call)
 
     calls =
       for {node, pid, size} <- shards,
-          do:
-            {node, {Shard, :with_value, [pid, WellBehaved.Fuzzy, :extract_held, [query, opts]]},
-             size}
+          do: {node, {Shard, :with_value, [pid, __MODULE__, :extract_held, [query, opts]]}, size}
 
     order = if Call.distance?(call), do: :asc, else: :desc
 
@@ -72,7 +72,7 @@ defmodule WellBehaved.Fuzzy.Search do
   def run(name, query, %Index{} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
-    no_processor!(name, call)
+    Call.no_processor!(name, call)
     fun = Processor.function(index.processor)
     query = if fun, do: fun.(query), else: query
 
@@ -137,7 +137,7 @@ defmodule WellBehaved.Fuzzy.Search do
   def prepare(_name, _choices, %{limit: 0}), do: :none
 
   def prepare(name, %Index{} = index, %{scorer: fun} = call) when is_function(fun) do
-    no_processor!(name, call)
+    Call.no_processor!(name, call)
     proc = Processor.function(index.processor)
     scored = if proc, do: proc, else: &Function.identity/1
     {:entries, Enum.map(index, fn {key, text} -> {text, scored.(text), key} end), proc}
