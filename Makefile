@@ -57,7 +57,7 @@ ifeq ($(AVX512_EMULATED),yes)
 C_TEST_TARGETS += c_src/build/test_search_avx512
 endif
 C_TEST_BUILDS :=
-include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk
+include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk mk/text.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
 FUZZ_NAMES += extract
 include mk/fuzz.mk
