@@ -145,5 +145,9 @@ defmodule WellBehaved.FuzzyFoldTest do
     loaded = index |> Index.dump() |> Index.load()
     assert loaded.processor == :fold
     assert [{"Ørsted", 1.0, 2}] = Fuzzy.extract("ORSTED", loaded, scorer: :ratio, limit: 1)
+
+    # folded, then graphemes
+    assert Fuzzy.score("e\u0301te", "ETE", processor: :fold, unit: :grapheme, scorer: :ratio) ==
+             1.0
   end
 end

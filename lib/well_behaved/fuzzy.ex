@@ -66,7 +66,7 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, Cdist, Graphemes, Index, Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -129,6 +129,7 @@ defmodule WellBehaved.Fuzzy do
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
     call = Call.options!(@score, opts, @pair, [:external])
     {a, b} = processed(call, a, b)
+    {a, b, call} = in_units(a, b, call)
     options = Call.native(call)
 
     result =
@@ -166,6 +167,16 @@ defmodule WellBehaved.Fuzzy do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@score, which, value, "a binary")
   end
+
+  # graphemes: the pair as codepoints, one a cluster (Graphemes)
+  defp in_units(a, b, %{unit: :grapheme} = call) do
+    case Graphemes.prepare(@score, [a, b], call.scorer) do
+      {:ok, [a, b]} -> {a, b, %{call | unit: :codepoint}}
+      {:invalid_utf8, at} -> Errors.raise!(@score, {:invalid_utf8, {:argument, at + 1}})
+    end
+  end
+
+  defp in_units(a, b, call), do: {a, b, call}
 
   # a short pair under :auto is scored in the NIF call itself (no job: its
   # work is less than a slice); any other pair, or :long, runs as a job

@@ -127,10 +127,11 @@ defmodule WellBehaved.Fuzzy.Call do
     do:
       Options.invalid!(name, :processor, p, "nil, :default, :fold or a function of one argument")
 
-  defp put(call, :unit, unit, _name) when unit in [:byte, :codepoint], do: %{call | unit: unit}
+  defp put(call, :unit, unit, _name) when unit in [:byte, :codepoint, :grapheme],
+    do: %{call | unit: unit}
 
   defp put(_call, :unit, unit, name),
-    do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
+    do: Options.invalid!(name, :unit, unit, ":byte, :codepoint or :grapheme")
 
   defp put(call, :limit, :all, _name), do: %{call | limit: :all}
 

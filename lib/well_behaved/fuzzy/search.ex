@@ -5,7 +5,7 @@ defmodule WellBehaved.Fuzzy.Search do
   # nodes (each shard searched where it is); options already checked.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Index, Processor}
+  alias WellBehaved.Fuzzy.{Call, Graphemes, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -40,6 +40,7 @@ defmodule WellBehaved.Fuzzy.Search do
   def run(name, query, %Index{shards: [_ | _] = shards} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
     no_processor!(name, call)
+    Graphemes.no_index!(name, call)
     remote = Keyword.merge([timeout: index.timeout], Enum.reverse(call.remote))
     settings = Distributed.options(name, remote)
     opts = shard_options(call)
@@ -67,6 +68,7 @@ defmodule WellBehaved.Fuzzy.Search do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
     no_processor!(name, call)
+    Graphemes.no_index!(name, call)
     fun = Processor.function(index.processor)
     query = if fun, do: fun.(query), else: query
 
@@ -113,6 +115,18 @@ defmodule WellBehaved.Fuzzy.Search do
     end
   end
 
+  # graphemes: the query and the candidates as codepoints, one a cluster
+  # (Graphemes), the same table for all
+  defp in_units(name, query, scored, %{unit: :grapheme} = call) do
+    case Graphemes.prepare(name, [query | scored], call.scorer) do
+      {:ok, [query | scored]} -> {query, scored, %{call | unit: :codepoint}}
+      {:invalid_utf8, 0} -> Errors.raise!(name, {:invalid_utf8, :query})
+      {:invalid_utf8, at} -> Errors.raise!(name, {:invalid_utf8, at - 1})
+    end
+  end
+
+  defp in_units(_name, query, scored, call), do: {query, scored, call}
+
   # The token sort scores of an index's segment: the ratio (partial ratio)
   # of the query's tokens sorted against the candidates' tokens sorted,
   # kept by the segment (exactly the token sort score: the core's tokens
@@ -129,6 +143,7 @@ defmodule WellBehaved.Fuzzy.Search do
   end
 
   defp search_list(name, query, texts, scored, keys, call) do
+    {query, scored, call} = in_units(name, query, scored, call)
     count = length(texts)
 
     case Pack.pack(scored, count) do
