@@ -215,7 +215,9 @@ defmodule WellBehaved.Levenshtein do
 
   Options as `distance/3`'s (`unit:`, `max_distance:`, `schedule:`,
   `tiny_slices:`), but not `schedule: :external`, and the distributed
-  ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`). With
+  ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`); `unit:
+  :grapheme` on a list only (an index refuses it, as
+  `WellBehaved.Fuzzy.extract/3` does). With
   `as: :binary` the distances come as one binary of native-endian 32-bit
   integers, `<<d::32-native, ...>>`, instead of a list: no list of a
   million elements to make (about 15 ns an element, more than the search

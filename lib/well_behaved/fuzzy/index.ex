@@ -91,6 +91,10 @@ defmodule WellBehaved.Fuzzy.Index do
 
   `processor:` (`nil`, `:default`, `:fold`, or a function of one binary) is applied
   to every candidate now, and to the query of every search on the index.
+  A search on an index compares bytes or codepoints: `unit: :grapheme`
+  needs a numbering of the clusters shared by the query and every
+  candidate, which an index does not keep, and raises `ArgumentError`
+  (search a list for graphemes).
   Raises `ArgumentError` on a candidate that is not a binary; returns
   `{:error, :enomem}` when native memory runs out.
 
