@@ -222,6 +222,14 @@ defmodule WellBehaved.FuzzyGraphemesTest do
       assert {score, key} == best, "#{scorer} #{mode}"
     end
 
+    # Levenshtein's pair on a server of the external pool
+    d = reference(:levenshtein, a, b, :distance)
+    assert Levenshtein.distance(a, b, unit: :grapheme, schedule: :external) == d
+    assert WellBehaved.External.levenshtein(a, b, :grapheme, nil) == {:ok, d}
+
+    assert WellBehaved.External.levenshtein(a, "x\xFF", :grapheme, nil) ==
+             {:error, {:invalid_utf8, 2}}
+
     for mode <- @modes do
       want = for t <- texts, do: reference(:levenshtein, a, t, :distance)
 
