@@ -16,3 +16,9 @@ SAN_TEXT := $(call objs,san,c_src/text/utf8.c $(TEXT_SRC))
 $(TEXT_TEST): c_src/test/test_text.c c_src/test/check.h $(TEXT_HDR) $(SAN_TEXT)
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) -o $@ c_src/test/test_text.c $(SAN_TEXT)
+
+# the fuzz target (FUZZ_NAMES, Makefile): the walks in steps against a
+# plain walk
+c_src/build/fuzz_text: c_src/fuzz/fuzz_text.c c_src/fuzz/fuzz.h $(TEXT_HDR) $(call objs,fuzz,c_src/text/utf8.c $(TEXT_SRC)) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_text.c $(call objs,fuzz,c_src/text/utf8.c $(TEXT_SRC))

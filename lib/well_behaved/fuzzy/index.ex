@@ -71,7 +71,7 @@ defmodule WellBehaved.Fuzzy.Index do
   @typedoc """
   An index: its segments (oldest first), its number of entries, the key
   the next candidate without one gets, the processor its candidates
-  went through (`nil`, `:default`, or a function), its shards across
+  went through (`nil`, `:default`, `:fold`, or a function), its shards across
   nodes and their `timeout`, and whether it keeps its candidates' tokens
   sorted (`sorted_tokens:` of `new/2`).
   """
