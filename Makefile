@@ -57,9 +57,9 @@ ifeq ($(AVX512_EMULATED),yes)
 C_TEST_TARGETS += c_src/build/test_search_avx512
 endif
 C_TEST_BUILDS :=
-include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk
+include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk mk/text.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
-FUZZ_NAMES += extract
+FUZZ_NAMES += extract text
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all

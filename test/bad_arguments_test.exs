@@ -40,8 +40,8 @@ defmodule WellBehaved.BadArgumentsTest do
       Levenshtein.distance("a", "b", foo: 1)
     end
 
-    assert_raise ArgumentError, ~r/invalid :unit :grapheme/, fn ->
-      Levenshtein.distance("a", "b", unit: :grapheme)
+    assert_raise ArgumentError, ~r/invalid :unit :cluster/, fn ->
+      Levenshtein.distance("a", "b", unit: :cluster)
     end
 
     for k <- [-1, 1.5, :infinity] do

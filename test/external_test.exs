@@ -217,7 +217,8 @@ defmodule WellBehaved.ExternalTest do
             {[1, "a", :byte, nil],
              ~r/levenshtein\/4: invalid first argument 1, expected a binary/},
             {["a", :b, :byte, nil], ~r/invalid second argument :b, expected a binary/},
-            {["a", "a", :word, nil], ~r/invalid unit :word, expected :byte or :codepoint/},
+            {["a", "a", :word, nil],
+             ~r/invalid unit :word, expected :byte, :codepoint or :grapheme/},
             {["a", "a", :byte, -1], ~r/invalid max_distance -1, expected a non-negative integer/}
           ] do
         assert_raise ArgumentError, pattern, fn -> apply(External, :levenshtein, args) end

@@ -91,6 +91,24 @@ defmodule WellBehaved.FuzzyExtractManyTest do
     )
   end
 
+  test "graphemes: each query's clusters numbered with its candidates" do
+    # a flag, a letter with two marks, a family emoji: one unit each
+    choices = ["🇫🇷e\u0301\u0302x", "🇩🇪ex", "👨‍👩‍👧abc", nil, "e\u0301x"]
+    queries = ["🇫🇷e\u0301\u0302x", "👨‍👩‍👧ab", "ex"]
+    opts = [unit: :grapheme, scorer: :levenshtein, score: :distance, limit: 2]
+    got = Enum.to_list(Fuzzy.extract_many(queries, choices, opts))
+    assert got == each_extract(queries, choices, opts)
+    assert [{_, [{"🇫🇷e\u0301\u0302x", 0, 0}, _]}, {_, [{"👨‍👩‍👧abc", 1, 2}, _]}, _] = got
+
+    assert Fuzzy.dedupe(["🇫🇷ab", "🇫🇷ab", "🇩🇪ab"],
+             unit: :grapheme,
+             scorer: :ratio,
+             numbers: :ignore,
+             processor: nil
+           ) ==
+             [[{"🇫🇷ab", 0}, {"🇫🇷ab", 1}], [{"🇩🇪ab", 2}]]
+  end
+
   test "a function scorer ranks as its kind says" do
     fun = fn a, b -> String.jaro_distance(a, b) end
     queries = ["martha", "dixon"]

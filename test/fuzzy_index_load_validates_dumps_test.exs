@@ -116,7 +116,7 @@ defmodule WellBehaved.FuzzyIndexLoadValidatesDumpsTest do
           {{Index, 2, nil, 1, :rows}, "its segments are not a proper list"},
           {{Index, 2, nil, 1, %{}}, "its segments are not a proper list"},
           {{Index, 2, :upcase, 1, [ok_row]},
-           "its processor is :upcase, expected nil or :default"},
+           "its processor is :upcase, expected nil, :default or :fold"},
           {{Index, 3, nil, 1, [ok_row]}, "it is of version 3, expected 1 or 2"},
           {{Index, 2, nil, 1}, "it holds {WellBehaved.Fuzzy.Index, 2, nil, 1}, expected"},
           {{:other, 2, nil, 1, [ok_row]}, "it holds {:other, 2, nil, 1"},

@@ -44,7 +44,7 @@ static void matrix_dtor(ErlNifEnv *env, void *obj) {
     wb_block_free(x->data, x->bytes);
 }
 
-static ERL_NIF_TERM atom_all, atom_other, atom_invalid_utf8, atom_query;
+static ERL_NIF_TERM atom_all, atom_invalid_utf8, atom_query;
 static ERL_NIF_TERM atom_does_not_fit, atom_u32, atom_u64;
 
 static ERL_NIF_TERM past_u64(ErlNifEnv *env) {
@@ -318,30 +318,13 @@ ERL_NIF_TERM wb_fuzzy_matrix_binary(ErlNifEnv *env, int argc, const ERL_NIF_TERM
     return enif_make_resource_binary(env, x, x->data, x->rows * x->cols * x->width);
 }
 
-/* ---- in the call: the default processor ------------------------------------- */
-
-#define PROCESS_IN_CALL_MOST 65536
-
-ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-    (void)argc;
-    ErlNifBinary in;
-    if (!enif_inspect_binary(env, argv[0], &in)) return enif_make_badarg(env);
-    if (in.size > PROCESS_IN_CALL_MOST || !wb_text_ascii(in.data, in.size)) return atom_other;
-    ERL_NIF_TERM out;
-    unsigned char *bytes = enif_make_new_binary(env, in.size, &out);
-    size_t len = 0;
-    if (!bytes) return atom_other;
-    wb_fz_default_process_ascii(in.data, in.size, bytes, &len);
-    return len == in.size ? out : enif_make_sub_binary(env, out, 0, len);
-}
-
 int wb_fuzzy_load(ErlNifEnv *env) {
     matrix_type = enif_open_resource_type(env, NULL, "wb_fuzzy_matrix", matrix_dtor,
                                           ERL_NIF_RT_CREATE | ERL_NIF_RT_TAKEOVER, NULL);
     if (!matrix_type) return 1;
     wb_fuzzy_score_load(env);
+    wb_fuzzy_text_load(env);
     atom_all = enif_make_atom(env, "all");
-    atom_other = enif_make_atom(env, "other");
     atom_invalid_utf8 = enif_make_atom(env, "invalid_utf8");
     atom_query = enif_make_atom(env, "query");
     atom_does_not_fit = enif_make_atom(env, "does_not_fit");

@@ -94,9 +94,15 @@ ERL_NIF_TERM wb_fuzzy_score_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
  * matrix cdist's row jobs write into, and its cells as one binary */
 ERL_NIF_TERM wb_fuzzy_matrix_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM wb_fuzzy_matrix_binary(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
-/* fuzzy_default_process(Binary): the default processor done natively for
- * ASCII text of up to 64 KiB; `other` for any other text */
+/* fuzzy_text.c: fuzzy_default_process(Binary), the default processor done
+ * natively for ASCII text of up to 64 KiB (`other` for any other text);
+ * fuzzy_fold(Binary, From), the folding processor a chunk a call;
+ * fuzzy_graphemes_scan(Binary, From), whether text needs grapheme
+ * clusters, a chunk a call */
 ERL_NIF_TERM wb_fuzzy_default_process(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_fuzzy_fold(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM wb_fuzzy_graphemes_scan(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+void wb_fuzzy_text_load(ErlNifEnv *env);
 /* fuzzy_names(): {Scorers, Kinds}, the atoms the C side knows, in order */
 ERL_NIF_TERM wb_fuzzy_names(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 /* hits_more(Hits, List): a long result of nearest made a slice at a time */

@@ -37,6 +37,8 @@ static ErlNifFunc nif_funcs[] = {
     {"fuzzy_search", 9, fuzzy_search, 0},
     {"fuzzy_cdist_row", 10, fuzzy_cdist_row, 0},
     {"fuzzy_default_process", 1, wb_fuzzy_default_process, 0},
+    {"fuzzy_fold", 2, wb_fuzzy_fold, 0},
+    {"fuzzy_graphemes_scan", 2, wb_fuzzy_graphemes_scan, 0},
     {"fuzzy_names", 0, wb_fuzzy_names, 0},
     {"fuzzy_matrix_new", 3, wb_fuzzy_matrix_new, 0},
     {"fuzzy_matrix_binary", 1, wb_fuzzy_matrix_binary, 0},

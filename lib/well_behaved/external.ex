@@ -204,6 +204,7 @@ defmodule WellBehaved.External do
 
   @start "WellBehaved.External.start/1"
   @child_spec "WellBehaved.External.child_spec/1"
+  @levenshtein "WellBehaved.External.levenshtein/4"
 
   @doc """
   Starts a pool (if not yet running) under `WellBehaved.Supervisor` and
@@ -308,7 +309,9 @@ defmodule WellBehaved.External do
   :distance`) run there as `WellBehaved.Job.call/4` with
   `schedule: :external` runs any job.
 
-  `unit` is `:byte` or `:codepoint` (which requires valid UTF-8);
+  `unit` is `:byte`, `:codepoint` or `:grapheme` (both of which require
+  valid UTF-8; graphemes as `WellBehaved.Fuzzy` counts them, the pair
+  made codepoints, one a cluster, before it goes to the server);
   `max_distance` is `nil` or a cutoff `k`: distances above `k` come back
   as `k + 1`. Invalid UTF-8 gives `{:error, {:invalid_utf8, 1 | 2}}` (the
   argument at fault); an argument of the wrong type or range raises
@@ -319,8 +322,17 @@ defmodule WellBehaved.External do
       iex> WellBehaved.External.levenshtein("abcdef", "uvwxyz", :byte, 2)
       {:ok, 3}
   """
-  @spec levenshtein(binary(), binary(), :byte | :codepoint, non_neg_integer() | nil) ::
+  @spec levenshtein(binary(), binary(), :byte | :codepoint | :grapheme, non_neg_integer() | nil) ::
           {:ok, non_neg_integer()} | {:error, reason()}
+  def levenshtein(a, b, :grapheme, max_distance)
+      when is_binary(a) and is_binary(b) and
+             (is_nil(max_distance) or (is_integer(max_distance) and max_distance >= 0)) do
+    case WellBehaved.Fuzzy.Graphemes.prepare(@levenshtein, [a, b], :levenshtein) do
+      {:ok, [a, b]} -> levenshtein(a, b, :codepoint, max_distance)
+      {:invalid_utf8, at} -> {:error, {:invalid_utf8, at + 1}}
+    end
+  end
+
   def levenshtein(a, b, unit, max_distance)
       when is_binary(a) and is_binary(b) and unit in [:byte, :codepoint] and
              (is_nil(max_distance) or (is_integer(max_distance) and max_distance >= 0)) do
@@ -341,13 +353,20 @@ defmodule WellBehaved.External do
   def levenshtein(a, b, unit, max_distance) do
     {what, value, accepted} =
       cond do
-        not is_binary(a) -> {"first argument", a, "a binary"}
-        not is_binary(b) -> {"second argument", b, "a binary"}
-        unit not in [:byte, :codepoint] -> {"unit", unit, ":byte or :codepoint"}
-        true -> {"max_distance", max_distance, "a non-negative integer or nil"}
+        not is_binary(a) ->
+          {"first argument", a, "a binary"}
+
+        not is_binary(b) ->
+          {"second argument", b, "a binary"}
+
+        unit not in [:byte, :codepoint, :grapheme] ->
+          {"unit", unit, ":byte, :codepoint or :grapheme"}
+
+        true ->
+          {"max_distance", max_distance, "a non-negative integer or nil"}
       end
 
-    Options.invalid!("WellBehaved.External.levenshtein/4", what, value, accepted)
+    Options.invalid!(@levenshtein, what, value, accepted)
   end
 
   @doc false

@@ -58,11 +58,43 @@ defmodule WellBehaved.Fuzzy do
 
   ## Text
 
-  `unit:` `:byte` (default) compares bytes, `:codepoint` Unicode
-  codepoints (valid UTF-8 required; words are then split at Unicode white
-  space as well). `processor:` prepares every string before it is scored:
-  `:default` (`WellBehaved.Fuzzy.Processor.default/1`) or a function; a
+  `unit:` says what a character is:
+
+    * `:byte` (default): bytes;
+    * `:codepoint`: Unicode codepoints (valid UTF-8 required; words are
+      then split at Unicode white space as well);
+    * `:grapheme`: extended grapheme clusters, the characters people
+      read, as `String.graphemes/1` splits them (and Elixir's own
+      `String.jaro_distance/2` compares them): a letter and its combining
+      marks, a flag, an emoji sequence joined by ZWJ, a Hangul syllable
+      of jamo, CR LF each count once. Valid UTF-8 required. Lengths,
+      scores, cutoffs and ranks are in clusters. Text whose every cluster
+      is one codepoint (checked natively; Latin, Greek, Cyrillic, CJK,
+      kana, Hangul syllables and emoji without modifiers are) scores as
+      with `:codepoint`, at its speed; other text is split in Elixir
+      first, each call numbering the clusters of several codepoints it
+      meets (one numbering for the query and all the candidates), which
+      costs about what `String.graphemes/1` does. Words are split at
+      white space clusters (CR LF too) and sorted cluster by cluster: a
+      cluster of one codepoint (below U+40000) by its codepoint and
+      before every other cluster, the others by their codepoints. Not on
+      a `WellBehaved.Fuzzy.Index` (it packs its candidates without the
+      clusters' numbering: `ArgumentError`); search a list.
+
+  `processor:` prepares every string before it is scored (and before it
+  is split into clusters): `:default` (lowercase, non-alphanumerics to
+  spaces, trimmed: `WellBehaved.Fuzzy.Processor.default/1`), `:fold`
+  (the same, and accents and compatibility forms folded, so that
+  "Łępicki" is "lepicki": `WellBehaved.Fuzzy.Processor.fold/1`, where
+  its relation to `String.normalize/2` is told), or a function; a
   search returns the candidates as they were given.
+
+      iex> WellBehaved.Fuzzy.score("🇫🇷🇩🇪", "🇫🇷", scorer: :levenshtein, score: :distance, unit: :grapheme)
+      1
+      iex> WellBehaved.Fuzzy.score("🇫🇷🇩🇪", "🇫🇷", scorer: :levenshtein, score: :distance, unit: :codepoint)
+      2
+      iex> WellBehaved.Fuzzy.score("Łępicki", "LEPICKI", scorer: :ratio, processor: :fold)
+      1.0
 
       iex> WellBehaved.Fuzzy.score("kitten", "sitting", scorer: :levenshtein, score: :distance)
       3
@@ -73,7 +105,8 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, FunScorer, Index, Many, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, FunScorer, Graphemes, Index, Many, Processor}
+  alias WellBehaved.Fuzzy.Search
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -111,7 +144,8 @@ defmodule WellBehaved.Fuzzy do
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with
-  `unit: :codepoint`, and on an integer score past 2^64-1. With
+  `unit: :codepoint` or `:grapheme`, and on an integer score past
+  2^64-1. With
   `schedule: :external`, raises `WellBehaved.External.Error` when the
   server gives no answer (it died mid-call, timed out, or the pool is
   down).
@@ -141,6 +175,7 @@ defmodule WellBehaved.Fuzzy do
   end
 
   defp native_score(a, b, call) do
+    {a, b, call} = in_units(a, b, call)
     options = Call.native(call)
 
     result =
@@ -174,6 +209,16 @@ defmodule WellBehaved.Fuzzy do
     end
   end
 
+  # graphemes: the pair as codepoints, one a cluster (Graphemes)
+  defp in_units(a, b, %{unit: :grapheme} = call) do
+    case Graphemes.prepare(@score, [a, b], call.scorer) do
+      {:ok, [a, b]} -> {a, b, %{call | unit: :codepoint}}
+      {:invalid_utf8, at} -> Errors.raise!(@score, {:invalid_utf8, {:argument, at + 1}})
+    end
+  end
+
+  defp in_units(a, b, call), do: {a, b, call}
+
   # a short pair under :auto is scored in the NIF call itself (no job: its
   # work is less than a slice); any other pair, or :long, runs as a job
   defp short_score(a, b, %{schedule: :auto, tiny_slices: false} = call, options),
@@ -188,7 +233,7 @@ defmodule WellBehaved.Fuzzy do
   key being the candidate's position in a list (from 0), or the key it
   came with (a `{key, candidate}` element, or a map). `choices` may be a
   `WellBehaved.Fuzzy.Index` (its entries, in the order they came in; its
-  processor, and no `processor:` of the call's own).
+  processor, and no `processor:` of the call's own; no `unit: :grapheme`).
 
   Options as `score/3`, and `limit:` (default 5): how many, or `:all`
   (every candidate within `score_cutoff:`; `nil` too, as rapidfuzz's
@@ -357,8 +402,9 @@ defmodule WellBehaved.Fuzzy do
   The score of every query against every candidate: a matrix with a row
   per query (in order) and a column per candidate (in order), as rapidfuzz's
   `process.cdist` gives it, and like it scored by `:ratio` unless
-  `scorer:` says otherwise (the other functions' default is `:wratio`). `candidates`: binaries, or a
-  `WellBehaved.Fuzzy.Index` (its entries' order, its processor). An index
+  `scorer:` says otherwise (the other functions' default is `:wratio`).
+  `candidates`: binaries, or a `WellBehaved.Fuzzy.Index` (its entries'
+  order, its processor; not with `unit: :grapheme`). An index
   split over nodes gives its candidates (as processed) to this node,
   every shard in parallel within the index's `timeout:`, in its order
   (`Enum.to_list/1`'s); when a shard does not answer, the call returns

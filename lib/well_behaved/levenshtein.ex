@@ -71,7 +71,7 @@ defmodule WellBehaved.Levenshtein do
   """
 
   alias WellBehaved.{External, Job, Native, Options, Runtime}
-  alias WellBehaved.Fuzzy.Index
+  alias WellBehaved.Fuzzy.{Graphemes, Index}
   alias WellBehaved.Levenshtein.{Call, Search}
   alias WellBehaved.Search.{Distributed, Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
@@ -83,7 +83,7 @@ defmodule WellBehaved.Levenshtein do
   @search_known [:unit, :max_distance, :schedule, :tiny_slices, :nodes, :timeout, :partial]
 
   @type option ::
-          {:unit, :byte | :codepoint}
+          {:unit, :byte | :codepoint | :grapheme}
           | {:max_distance, non_neg_integer() | nil}
           | {:schedule, Runtime.mode() | :external}
           | {:tiny_slices, boolean()}
@@ -94,7 +94,9 @@ defmodule WellBehaved.Levenshtein do
   Options:
 
     * `unit:` - `:byte` (default) compares bytes; `:codepoint` compares
-      Unicode codepoints and requires valid UTF-8.
+      Unicode codepoints and requires valid UTF-8; `:grapheme` compares
+      extended grapheme clusters as `String.graphemes/1` splits them
+      (valid UTF-8 too; see "Text" in `WellBehaved.Fuzzy`).
     * `max_distance:` - a cutoff `k`: when the distance is above `k` the
       result is `k + 1`, and the work is only O(k·n/64). `nil` (default)
       means no cutoff.
@@ -105,7 +107,7 @@ defmodule WellBehaved.Levenshtein do
       resume path runs. Slow.
 
   Raises `ArgumentError` on a non-binary, on invalid UTF-8 with
-  `unit: :codepoint`, and on an unknown option or value. With
+  `unit: :codepoint` or `:grapheme`, and on an unknown option or value. With
   `schedule: :external`, raises `WellBehaved.External.Error` when the
   server gives no answer (it died mid-call, timed out, or the pool is down).
 
@@ -117,6 +119,8 @@ defmodule WellBehaved.Levenshtein do
       1
       iex> WellBehaved.Levenshtein.distance("héllo", "hello")
       2
+      iex> WellBehaved.Levenshtein.distance("🇫🇷🇩🇪", "🇫🇷", unit: :grapheme)
+      1
       iex> WellBehaved.Levenshtein.distance("abcdef", "uvwxyz", max_distance: 2)
       3
   """
@@ -135,6 +139,7 @@ defmodule WellBehaved.Levenshtein do
 
   def distance(a, b, opts) when is_binary(a) and is_binary(b) and is_list(opts) do
     call = Call.options!(@distance, opts, @known, [:external])
+    {a, b, call} = in_units(a, b, call)
     max = Call.cutoff(call.max_distance, max(byte_size(a), byte_size(b)))
 
     case call do
@@ -160,6 +165,16 @@ defmodule WellBehaved.Levenshtein do
     {which, value} = if is_binary(a), do: {"second argument", b}, else: {"first argument", a}
     Options.invalid!(@distance, which, value, "a binary")
   end
+
+  # graphemes: the pair as codepoints, one a cluster (Fuzzy.Graphemes)
+  defp in_units(a, b, %{unit: :grapheme} = call) do
+    case Graphemes.prepare(@distance, [a, b], :levenshtein) do
+      {:ok, [a, b]} -> {a, b, %{call | unit: :codepoint}}
+      {:invalid_utf8, at} -> Errors.raise!(@distance, {:invalid_utf8, {:argument, at + 1}})
+    end
+  end
+
+  defp in_units(a, b, call), do: {a, b, call}
 
   defp job_distance(a, b, call, max) do
     args = [a, b, call.unit, max]
@@ -200,7 +215,9 @@ defmodule WellBehaved.Levenshtein do
 
   Options as `distance/3`'s (`unit:`, `max_distance:`, `schedule:`,
   `tiny_slices:`), but not `schedule: :external`, and the distributed
-  ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`). With
+  ones of `nearest/3` (`nodes:`, `timeout:`, `partial:`); `unit:
+  :grapheme` on a list only (an index refuses it, as
+  `WellBehaved.Fuzzy.extract/3` does). With
   `as: :binary` the distances come as one binary of native-endian 32-bit
   integers, `<<d::32-native, ...>>`, instead of a list: no list of a
   million elements to make (about 15 ns an element, more than the search
@@ -290,6 +307,35 @@ defmodule WellBehaved.Levenshtein do
 
   # Here, or over shards: a distributed index's, or a list split over the
   # nodes of `nodes:` for this call.
+  defp searched(name, query, candidates, %{unit: :grapheme} = call, limit) do
+    Call.query!(name, query)
+
+    case candidates do
+      %Index{} ->
+        Graphemes.no_index!(name, call)
+
+      list when is_list(list) ->
+        Call.count!(name, list)
+        Call.binaries!(name, list)
+
+        case Graphemes.prepare(name, [query | list], :levenshtein) do
+          {:ok, [mapped | texts]} ->
+            name
+            |> searched(mapped, texts, %{call | unit: :codepoint}, limit)
+            |> as_given(list, texts, limit)
+
+          {:invalid_utf8, 0} ->
+            Errors.raise!(name, {:invalid_utf8, :query})
+
+          {:invalid_utf8, at} ->
+            Errors.raise!(name, {:invalid_utf8, at - 1})
+        end
+
+      other ->
+        Options.invalid!(name, "candidates", other, "a list of binaries or an index")
+    end
+  end
+
   defp searched(name, query, candidates, call, limit) do
     Call.query!(name, query)
     remote = if call.remote == [], do: nil, else: Distributed.options(name, call.remote)
@@ -318,6 +364,21 @@ defmodule WellBehaved.Levenshtein do
 
       {other, _} ->
         Options.invalid!(name, "candidates", other, "a list of binaries or an index")
+    end
+  end
+
+  # the hits of a search on texts made graphemes: the candidates as given
+  # (a text of the call's maps to one given text: the mapping is one to one)
+  defp as_given(result, _given, _texts, 0), do: result
+
+  defp as_given(result, given, texts, _limit) do
+    back = for {g, t} <- Enum.zip(given, texts), g != t, into: %{}, do: {t, g}
+    restore = fn hits -> for {t, d} <- hits, do: {Map.get(back, t, t), d} end
+
+    case result do
+      {:partial, hits, failed} -> {:partial, restore.(hits), failed}
+      {:error, _} = error -> error
+      hits -> restore.(hits)
     end
   end
 

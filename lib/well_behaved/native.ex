@@ -62,6 +62,12 @@ defmodule WellBehaved.Native do
   #     write into, and its cells as one binary (no copy)
   #   fuzzy_default_process(binary): the default processor natively for
   #     ASCII of up to 64 KiB; :other for any other binary
+  #   fuzzy_fold(binary, from): the folding processor natively, about 64
+  #     KiB from `from` a call: {folded, next} (trimmed when whole), or
+  #     :other for text the native table lacks (then Elixir's)
+  #   fuzzy_graphemes_scan(binary, from): whether the text is one
+  #     codepoint a grapheme cluster, about 64 KiB from `from` a call:
+  #     :single, :clusters, :invalid (UTF-8) or {:more, next}
   #   fuzzy_names(): {scorers, kinds, most prefix weight}, the atoms the
   #     native side knows, in its order, and the largest prefix_weight
   #   file_*: WellBehaved.File's NIFs; the normal ones answer :refill
@@ -99,6 +105,8 @@ defmodule WellBehaved.Native do
       fuzzy_matrix_new: 3,
       fuzzy_matrix_binary: 1,
       fuzzy_default_process: 1,
+      fuzzy_fold: 2,
+      fuzzy_graphemes_scan: 2,
       fuzzy_names: 0,
       file_open: 5,
       file_read_line: 1,

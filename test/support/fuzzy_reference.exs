@@ -39,6 +39,15 @@ defmodule WellBehaved.Test.FuzzyReference do
   def reference(scorer, a, b, unit, opts \\ []),
     do: raw(scorer, symbols(a, unit), symbols(b, unit), unit, opts)
 
+  @doc """
+  `reference/5` on lists of symbols (integers in 0..2^32-1) in place of
+  binaries: `unit` says which white space splits tokens (`:codepoint`:
+  Unicode's too).
+  """
+  @spec reference_symbols(atom(), [non_neg_integer()], [non_neg_integer()], atom(), keyword()) ::
+          tuple()
+  def reference_symbols(scorer, a, b, unit, opts \\ []), do: raw(scorer, a, b, unit, opts)
+
   @doc "A score of `reference/5` as the kind of score asked for."
   @spec kind_of(tuple(), atom()) :: number()
   def kind_of(score, kind) do

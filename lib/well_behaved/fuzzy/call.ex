@@ -160,16 +160,18 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(_call, :prefix_weight, w, name),
     do: Options.invalid!(name, :prefix_weight, w, "a number in 0.0..#{@prefix_weight_most}")
 
-  defp put(call, :processor, p, _name) when p in [nil, :default] or is_function(p, 1),
+  defp put(call, :processor, p, _name) when p in [nil, :default, :fold] or is_function(p, 1),
     do: %{call | processor: p}
 
   defp put(_call, :processor, p, name),
-    do: Options.invalid!(name, :processor, p, "nil, :default or a function of one argument")
+    do:
+      Options.invalid!(name, :processor, p, "nil, :default, :fold or a function of one argument")
 
-  defp put(call, :unit, unit, _name) when unit in [:byte, :codepoint], do: %{call | unit: unit}
+  defp put(call, :unit, unit, _name) when unit in [:byte, :codepoint, :grapheme],
+    do: %{call | unit: unit}
 
   defp put(_call, :unit, unit, name),
-    do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
+    do: Options.invalid!(name, :unit, unit, ":byte, :codepoint or :grapheme")
 
   # nil: every candidate, as rapidfuzz's limit=None
   defp put(call, :limit, all, _name) when all in [:all, nil], do: %{call | limit: :all}

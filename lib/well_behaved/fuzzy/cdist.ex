@@ -4,7 +4,7 @@ defmodule WellBehaved.Fuzzy.Cdist do
   # the rows spread over `workers:` processes into one native matrix.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, FunScorer, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Call, FunScorer, Graphemes, Index, Processor, Search}
   alias WellBehaved.Fuzzy.Index.Segment
   alias WellBehaved.Search.{Errors, Pack}
 
@@ -22,6 +22,8 @@ defmodule WellBehaved.Fuzzy.Cdist do
   end
 
   defp native_rows(queries, candidates, call) do
+    {queries, candidates, call} = in_units(queries, candidates, call)
+
     case cdist_set!(candidates, call) do
       {:error, _} = error ->
         error
@@ -150,11 +152,7 @@ defmodule WellBehaved.Fuzzy.Cdist do
   end
 
   defp cdist_set!(list, call) when is_list(list) do
-    if not Enum.all?(list, &is_binary/1) do
-      at = Enum.find_index(list, &(not is_binary(&1)))
-      Errors.raise!(@cdist, {:not_a_binary, at})
-    end
-
+    binaries!(list)
     fun = Processor.function(call.processor)
     packed(if(fun, do: Enum.map(list, fun), else: list), call.processor)
   end
@@ -184,6 +182,40 @@ defmodule WellBehaved.Fuzzy.Cdist do
       # the caller raises or returns it, once the rows stop
       {:error, _} = error -> error
       :ok -> :ok
+    end
+  end
+
+  # graphemes: the queries and the candidates (processed) as codepoints,
+  # one a cluster (Graphemes), the same table for all
+  defp in_units(queries, %Index{} = index, call) do
+    Graphemes.no_index!(@cdist, call)
+    {queries, index, call}
+  end
+
+  defp in_units(queries, candidates, %{unit: :grapheme} = call) when is_list(candidates) do
+    binaries!(candidates)
+    fun = Processor.function(call.processor) || (&Function.identity/1)
+    count = length(queries)
+
+    case Graphemes.prepare(@cdist, Enum.map(queries ++ candidates, fun), call.scorer) do
+      {:ok, texts} ->
+        {queries, candidates} = Enum.split(texts, count)
+        {queries, candidates, %{call | unit: :codepoint, processor: nil}}
+
+      {:invalid_utf8, at} when at < count ->
+        Errors.raise!(@cdist, {:invalid_utf8, :query})
+
+      {:invalid_utf8, at} ->
+        Errors.raise!(@cdist, {:invalid_utf8, at - count})
+    end
+  end
+
+  defp in_units(queries, candidates, call), do: {queries, candidates, call}
+
+  defp binaries!(list) do
+    if not Enum.all?(list, &is_binary/1) do
+      at = Enum.find_index(list, &(not is_binary(&1)))
+      Errors.raise!(@cdist, {:not_a_binary, at})
     end
   end
 

@@ -71,7 +71,7 @@ defmodule WellBehaved.Fuzzy.Index do
   @typedoc """
   An index: its segments (oldest first), its number of entries, the key
   the next candidate without one gets, the processor its candidates
-  went through (`nil`, `:default`, or a function), its shards across
+  went through (`nil`, `:default`, `:fold`, or a function), its shards across
   nodes and their `timeout`, and whether it keeps its candidates' tokens
   sorted (`sorted_tokens:` of `new/2`).
   """
@@ -79,7 +79,7 @@ defmodule WellBehaved.Fuzzy.Index do
           segments: [Segment.t()],
           size: non_neg_integer(),
           next: non_neg_integer(),
-          processor: nil | :default | (binary() -> binary()),
+          processor: nil | :default | :fold | (binary() -> binary()),
           shards: [{node(), pid(), non_neg_integer()}] | nil,
           timeout: pos_integer(),
           sorted_tokens: boolean()
@@ -89,8 +89,12 @@ defmodule WellBehaved.Fuzzy.Index do
   An index of `choices` (binaries, `{key, binary}` pairs, or a map, as
   `WellBehaved.Fuzzy.extract/3` takes them).
 
-  `processor:` (`nil`, `:default`, or a function of one binary) is applied
+  `processor:` (`nil`, `:default`, `:fold`, or a function of one binary) is applied
   to every candidate now, and to the query of every search on the index.
+  A search on an index compares bytes or codepoints: `unit: :grapheme`
+  needs a numbering of the clusters shared by the query and every
+  candidate, which an index does not keep, and raises `ArgumentError`
+  (search a list for graphemes).
   Raises `ArgumentError` on a candidate that is not a binary; returns
   `{:error, :enomem}` when native memory runs out.
 
@@ -327,7 +331,7 @@ defmodule WellBehaved.Fuzzy.Index do
   The index as a binary (its entries, as given and as processed), for
   `load/1` here or on another node. A processor that is a function is not
   kept: the loaded index searches with no processor for its queries
-  (process them yourself), `:default` is kept.
+  (process them yourself), `:default` and `:fold` are kept.
   """
   @spec dump(t()) :: binary()
   def dump(%__MODULE__{shards: [_ | _]} = index) do
@@ -561,10 +565,11 @@ defmodule WellBehaved.Fuzzy.Index do
   defp keyed_entries!(name, choices, first),
     do: Choices.of_list(name, choices, &Dump.position!(name, first + &1))
 
-  defp check_processor!(_name, p) when p in [nil, :default] or is_function(p, 1), do: p
+  defp check_processor!(_name, p) when p in [nil, :default, :fold] or is_function(p, 1), do: p
 
   defp check_processor!(name, p),
-    do: Options.invalid!(name, :processor, p, "nil, :default or a function of one argument")
+    do:
+      Options.invalid!(name, :processor, p, "nil, :default, :fold or a function of one argument")
 
   defimpl Enumerable do
     def count(index), do: {:ok, index.size}

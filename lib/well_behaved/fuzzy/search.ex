@@ -5,7 +5,7 @@ defmodule WellBehaved.Fuzzy.Search do
   # nodes (each shard searched where it is); options already checked.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Choices, FunScorer, Index, Processor}
+  alias WellBehaved.Fuzzy.{Call, Choices, FunScorer, Graphemes, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -48,6 +48,7 @@ defmodule WellBehaved.Fuzzy.Search do
   def run(name, query, %Index{shards: [_ | _] = shards} = index, call) do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
     Call.no_processor!(name, call)
+    Graphemes.no_index!(name, call)
     remote = Keyword.merge([timeout: index.timeout], Enum.reverse(call.remote))
     settings = Distributed.options(name, remote)
     opts = shard_options(call)
@@ -73,6 +74,7 @@ defmodule WellBehaved.Fuzzy.Search do
     if not is_binary(query), do: Options.invalid!(name, "query", query, "a binary")
 
     Call.no_processor!(name, call)
+    Graphemes.no_index!(name, call)
     fun = Processor.function(index.processor)
     query = if fun, do: fun.(query), else: query
 
@@ -125,6 +127,7 @@ defmodule WellBehaved.Fuzzy.Search do
           {:packed, reference(), non_neg_integer(), tuple(), tuple() | nil}
           | {:index, Index.t()}
           | {:entries, [{binary(), binary(), term()}], (binary() -> binary()) | nil}
+          | {:graphemes, tuple(), [binary()], tuple() | nil}
           | :none
           | {:error, term()}
 
@@ -148,16 +151,22 @@ defmodule WellBehaved.Fuzzy.Search do
   def prepare(name, choices, call) do
     {texts, scored, keys} = listed(name, choices, call)
 
-    if is_function(call.scorer) do
-      keys = if keys, do: Tuple.to_list(keys), else: Enum.to_list(0..(length(texts) - 1)//1)
-      {:entries, Enum.zip([texts, scored, keys]), Processor.function(call.processor)}
-    else
-      count = length(texts)
+    cond do
+      is_function(call.scorer) ->
+        keys = if keys, do: Tuple.to_list(keys), else: Enum.to_list(0..(length(texts) - 1)//1)
+        {:entries, Enum.zip([texts, scored, keys]), Processor.function(call.processor)}
 
-      case Pack.pack(scored, count) do
-        {:ok, packed, ^count} -> {:packed, packed, count, List.to_tuple(texts), keys}
-        {:error, _} = error -> Errors.failed(name, error)
-      end
+      # graphemes are numbered for each query with its candidates
+      call.unit == :grapheme ->
+        {:graphemes, List.to_tuple(texts), scored, keys}
+
+      true ->
+        count = length(texts)
+
+        case Pack.pack(scored, count) do
+          {:ok, packed, ^count} -> {:packed, packed, count, List.to_tuple(texts), keys}
+          {:error, _} = error -> Errors.failed(name, error)
+        end
     end
   end
 
@@ -181,9 +190,10 @@ defmodule WellBehaved.Fuzzy.Search do
   """
   @spec prepare_many(String.t(), term(), Call.t()) :: {set(), Call.t()}
   def prepare_many(name, choices, call) do
-    if is_function(call.scorer) or call.limit == 0 or match?(%Index{}, choices),
-      do: {prepare(name, choices, call), call},
-      else: {many_index(name, listed(name, choices, call), call), %{call | processor: nil}}
+    if is_function(call.scorer) or call.limit == 0 or call.unit == :grapheme or
+         match?(%Index{}, choices),
+       do: {prepare(name, choices, call), call},
+       else: {many_index(name, listed(name, choices, call), call), %{call | processor: nil}}
   end
 
   defp many_index(name, {texts, scored, keys}, call) do
@@ -228,6 +238,25 @@ defmodule WellBehaved.Fuzzy.Search do
     FunScorer.extract(name, query, entries, call)
   end
 
+  def search_in(name, query, {:graphemes, texts, scored, keys}, call) do
+    fun = Processor.function(call.processor)
+    query = if fun, do: fun.(query), else: query
+    {query, scored, call} = in_units(name, query, scored, call)
+    count = length(scored)
+
+    case Pack.pack(scored, count) do
+      {:ok, packed, ^count} ->
+        try do
+          search_in(name, query, {:packed, packed, count, texts, keys}, %{call | processor: nil})
+        after
+          Native.pack_release(packed)
+        end
+
+      {:error, _} = error ->
+        Errors.failed(name, error)
+    end
+  end
+
   def search_in(name, query, {:packed, packed, count, texts, keys}, call) do
     fun = Processor.function(call.processor)
     query = if fun, do: fun.(query), else: query
@@ -237,6 +266,18 @@ defmodule WellBehaved.Fuzzy.Search do
       hits -> hits(hits, texts, keys, call)
     end
   end
+
+  # graphemes: the query and the candidates as codepoints, one a cluster
+  # (Graphemes), the same table for all
+  defp in_units(name, query, scored, %{unit: :grapheme} = call) do
+    case Graphemes.prepare(name, [query | scored], call.scorer) do
+      {:ok, [query | scored]} -> {query, scored, %{call | unit: :codepoint}}
+      {:invalid_utf8, 0} -> Errors.raise!(name, {:invalid_utf8, :query})
+      {:invalid_utf8, at} -> Errors.raise!(name, {:invalid_utf8, at - 1})
+    end
+  end
+
+  defp in_units(_name, query, scored, call), do: {query, scored, call}
 
   # The token sort scores of an index's segment: the ratio (partial ratio)
   # of the query's tokens sorted against the candidates' tokens sorted,

@@ -18,7 +18,7 @@ defmodule WellBehaved.Levenshtein.Call do
             remote: []
 
   @type t :: %__MODULE__{
-          unit: :byte | :codepoint,
+          unit: :byte | :codepoint | :grapheme,
           max_distance: non_neg_integer() | nil,
           limit: pos_integer(),
           schedule: Runtime.mode() | :external,
@@ -67,10 +67,11 @@ defmodule WellBehaved.Levenshtein.Call do
   defp parse([{key, value} | rest], call, remote, context),
     do: parse(rest, put(call, key, value, context), remote_put(remote, key, value), context)
 
-  defp put(call, :unit, unit, _context) when unit in [:byte, :codepoint], do: %{call | unit: unit}
+  defp put(call, :unit, unit, _context) when unit in [:byte, :codepoint, :grapheme],
+    do: %{call | unit: unit}
 
   defp put(_call, :unit, unit, {name, _, _, _}),
-    do: Options.invalid!(name, :unit, unit, ":byte or :codepoint")
+    do: Options.invalid!(name, :unit, unit, ":byte, :codepoint or :grapheme")
 
   defp put(call, :max_distance, k, _context) when (is_integer(k) and k >= 0) or is_nil(k),
     do: %{call | max_distance: k}

@@ -64,5 +64,5 @@ defmodule WellBehaved.Search.Errors do
   def raise!(name, reason),
     do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
 
-  defp not_utf8, do: "not valid UTF-8 (required by unit: :codepoint)"
+  defp not_utf8, do: "not valid UTF-8 (required by unit: :codepoint and :grapheme)"
 end

@@ -11,8 +11,8 @@ defmodule WellBehaved.Fuzzy.Index.Dump do
   #     compressed dump the header says that size, and the runtime inflates
   #     no more than it says);
   #   - the term, decoded with [:safe] (no new atoms), with no byte after it;
-  #   - its shape {Index, version, processor, next, segments}: processor nil
-  #     or :default, next an integer in 0..2^63, segments a proper list of
+  #   - its shape {Index, version, processor, next, segments}: processor nil,
+  #     :default or :fold, next an integer in 0..2^63, segments a proper list of
   #     {keys, texts, scored | nil}, three proper lists of one length, texts
   #     and scored texts binaries;
   #   - `next` above every key the index could give (integers in
@@ -46,9 +46,9 @@ defmodule WellBehaved.Fuzzy.Index.Dump do
   def key_limit, do: @key_limit
 
   @doc "The dump of an index's processor, next key and segments."
-  @spec encode(nil | :default | function(), non_neg_integer(), [row()]) :: binary()
+  @spec encode(nil | :default | :fold | function(), non_neg_integer(), [row()]) :: binary()
   def encode(processor, next, rows) do
-    processor = if processor == :default, do: :default, else: nil
+    processor = if processor in [:default, :fold], do: processor, else: nil
     # the term encoded, then compressed, in two steps that each yield to
     # other processes (term_to_binary/2 with :compressed deflated it in
     # one go: 80 ms held for 16 MB of text); the result is what
@@ -95,14 +95,14 @@ defmodule WellBehaved.Fuzzy.Index.Dump do
   module's comment), or raises ArgumentError.
   """
   @spec decode!(binary(), pos_integer() | :infinity) ::
-          {nil | :default, non_neg_integer(), [row()]}
+          {nil | :default | :fold, non_neg_integer(), [row()]}
   def decode!(binary, max_bytes) when is_binary(binary) do
     size!(binary, max_bytes)
 
     case term!(binary) do
       {@index, version, processor, next, rows} when version in [1, @version] ->
-        if processor not in [nil, :default],
-          do: bad!("its processor is #{short(processor)}, expected nil or :default")
+        if processor not in [nil, :default, :fold],
+          do: bad!("its processor is #{short(processor)}, expected nil, :default or :fold")
 
         if not (is_integer(next) and next >= 0 and next <= @key_limit),
           do: bad!("its next key is #{short(next)}, expected an integer in 0..2^63")
