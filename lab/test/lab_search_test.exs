@@ -316,6 +316,206 @@ defmodule WellBehaved.LabSearchTest do
              WellBehaved.Lab.Search.Lateness.judge(windows([{nil, 1.0, false}]))
   end
 
+  doctest WellBehaved.Lab.Search.Titles
+  doctest WellBehaved.Lab.Search.Analysis
+
+  # extract_many's figures at the judged sizes: rounds' ratios
+  defp many(ratios, opts \\ []) do
+    run = fn s ->
+      %{list_s: s, index_s: s, prep_s: 0.02, index_new_s: 0.03, schedulers: 1, dirty_cpu: 1}
+    end
+
+    rounds =
+      for {ratio, r} <- Enum.with_index(ratios, 1) do
+        if ratio,
+          do: %{round: r, order: [:one, :two], one: run.(ratio), two: run.(1.0)},
+          else: %{
+            round: r,
+            order: [:one, :two],
+            one: %{failed: "crashed (exit 1)"},
+            two: run.(1.0)
+          }
+      end
+      |> Enum.map(fn r ->
+        Map.merge(r, %{
+          ratio: r.one[:list_s] && r.one.list_s / r.two.list_s,
+          index_ratio: r.one[:index_s] && r.one.index_s / r.two.index_s
+        })
+      end)
+
+    %{queries: 1_000, candidates: 100_000, cpus: 2, bound: 1.8, available: true, rounds: rounds}
+    |> Map.merge(Search.Many.summarize(rounds))
+    |> Map.merge(Map.new(opts))
+  end
+
+  defp dedupe(seconds, opts \\ []) do
+    %{
+      titles: 50_000,
+      seconds: seconds,
+      low: seconds * 0.9,
+      high: seconds * 1.1,
+      schedulers: 2,
+      cores: 2,
+      bound_s: 30,
+      errors: []
+    }
+    |> Map.merge(Map.new(opts))
+  end
+
+  test "many-queries targets: the ratio's interval against 1.8x, dedupe's time against 30 s" do
+    [m, d] = Search.Analysis.many_targets(many([2.0, 1.9, 1.85]), dedupe(12.0))
+    assert m.met and m.measured == "1.90x (1.85-2.00)"
+    assert m.target =~ "extract_many of 1,000 queries over 100,000 candidates >= 1.8x"
+    assert d.met and d.absolute and d.measured == "12.0 s (10.8-13.2), 2 schedulers on 2 cores"
+    assert d.target =~ "dedupe of 50,000 product titles < 30 s (2 cores"
+
+    # an interval across the bound is not told apart; one under it is below
+    [m, d] = Search.Analysis.many_targets(many([2.0, 1.7, 1.9]), dedupe(31.0))
+    refute m.met or d.met
+    assert m.measured == "1.90x (1.70-2.00), not told apart from the bound"
+    [m, _] = Search.Analysis.many_targets(many([1.5, 1.6, 1.2]), dedupe(1.0))
+    assert m.measured =~ ", below the bound"
+
+    # a failed run leaves its round out, and says so
+    [m, _] = Search.Analysis.many_targets(many([2.0, nil, 1.9]), dedupe(1.0))
+    assert m.met and m.measured == "1.95x (1.90-2.00), 2 of 3 rounds"
+    [m, _] = Search.Analysis.many_targets(many([nil]), dedupe(1.0))
+    refute m.met
+    assert m.measured =~ "no round ended"
+
+    # fewer than 2 CPUs: nothing measured, and why
+    one_cpu =
+      many([],
+        available: false,
+        reason: "1 CPU available to the VM: two schedulers cannot run at once"
+      )
+
+    [m, _] = Search.Analysis.many_targets(one_cpu, dedupe(1.0))
+    refute m.met
+    assert m.measured == "- (1 CPU available to the VM: two schedulers cannot run at once)"
+
+    # other sizes (a rough run): "-"; dedupe's error is named
+    [m, d] =
+      Search.Analysis.many_targets(
+        many([2.0, 2.0], candidates: 2_000),
+        dedupe(1.0, titles: 2_000)
+      )
+
+    assert {m.measured, m.met, d.measured, d.met} == {"-", false, "-", false}
+
+    [_, d] =
+      Search.Analysis.many_targets(
+        many([2.0]),
+        dedupe(1.0, errors: ["returned {:error, :enomem}"])
+      )
+
+    assert {d.measured, d.met} == {"- (returned {:error, :enomem})", false}
+  end
+
+  test "extract_many's rounds: ratios of the rounds whose two runs ended, each VM's medians" do
+    s = Search.Many.summarize(many([3.0, nil, 1.0, 2.0]).rounds)
+    assert s.rounds_done == 3 and s.ratio == 2.0 and {s.ratio_low, s.ratio_high} == {1.0, 3.0}
+    assert s.one.list_s == 2.0 and s.two.list_s == 1.0 and s.one.prep_s == 0.02
+    assert %{ratio: nil, one: nil, rounds_done: 0} = Search.Many.summarize(many([nil]).rounds)
+
+    assert Search.Many.line(hd(many([nil]).rounds)) == "round 1: one: crashed (exit 1)"
+
+    assert Search.Many.line(hd(many([2.0]).rounds)) =~
+             "round 1 (one then two): 1 scheduler 2.00 s"
+
+    assert Search.Many.flags(:two) == ["+S", "2:2", "+SDcpu", "2:2"]
+  end
+
+  # the change a near-duplicate is of its title, or nil: two words
+  # swapped (the same words), the case changed, a word added, a letter
+  # dropped
+  defp change(copy, title) do
+    {a, b} = {String.split(copy), String.split(title)}
+
+    cond do
+      String.downcase(copy) == String.downcase(title) ->
+        :case
+
+      Enum.sort(a) == Enum.sort(b) ->
+        :swap
+
+      length(a) == length(b) + 1 and Enum.any?(0..length(b), &(List.delete_at(a, &1) == b)) ->
+        :added
+
+      byte_size(copy) + 1 == byte_size(title) and dropped?(copy, title) ->
+        :dropped
+
+      true ->
+        nil
+    end
+  end
+
+  defp dropped?(copy, title) do
+    Enum.any?(0..(byte_size(title) - 1), fn i ->
+      binary_part(title, 0, i) <> binary_part(title, i + 1, byte_size(title) - i - 1) == copy
+    end)
+  end
+
+  test "product titles: a fifth near-duplicates, each one change from a product's title before it" do
+    g = Search.Titles.generate(1_000, 3)
+    assert length(g.titles) == 1_000 and g.near_duplicates == 200 and g.products == 800
+    assert g == Search.Titles.generate(1_000, 3)
+    refute g.titles == Search.Titles.generate(1_000, 4).titles
+    assert Enum.all?(g.titles, &(byte_size(&1) in 20..120))
+
+    pairs = Enum.zip(g.titles, g.copies)
+    products = for {t, false} <- pairs, do: t
+    # the products are distinct, and so are the members of a family
+    assert length(Enum.uniq(products)) == length(products)
+
+    changes =
+      for {{copy, true}, at} <- Enum.with_index(pairs) do
+        before = for {t, false} <- Enum.take(pairs, at), do: t
+        # a dropped letter is never a digit: the same words holding digits
+        Enum.find_value(before, &change(copy, &1)) || flunk("#{copy} is no change of a product")
+      end
+
+    # every kind of change is made
+    assert Enum.sort(Enum.uniq(changes)) == [:added, :case, :dropped, :swap]
+
+    # families: titles that differ only in a word holding a digit
+    digitless = fn t -> t |> String.split() |> Enum.reject(&(&1 =~ ~r/\d/)) end
+    assert Enum.count(Enum.frequencies_by(products, digitless), fn {_, n} -> n > 1 end) > 50
+  end
+
+  test "the parts on many queries at once alone: extract_many in child VMs, dedupe, their rows" do
+    r = Search.run_many(rounds_scale: 0.02)
+    m = r.many
+    assert {m.queries, m.candidates} == {20, 2_000}
+
+    if m.available do
+      assert [%{order: [:one, :two]}, %{order: [:two, :one]}] = m.rounds
+      # the child VMs ran with the schedulers asked for
+      assert {m.one.schedulers, m.one.dirty_cpu, m.two.schedulers, m.two.dirty_cpu} ==
+               {1, 1, 2, 2}
+
+      assert m.rounds_done == 2 and m.ratio > 0 and m.ratio_low <= m.ratio_high
+      assert m.one.prep_s > 0 and m.one.index_new_s > 0
+    else
+      assert m.cpus < 2 and m.reason =~ "CPU"
+    end
+
+    d = r.dedupe
+    assert d.titles == 2_000 and length(d.rounds) == 2 and d.errors == []
+    # the model-number rule keeps the families apart
+    assert d.groups >= d.products and d.ignore.groups < d.ignore.exact_groups
+    assert d.low <= d.seconds and d.seconds <= d.high
+
+    assert [
+             %{target: "extract_many" <> _, measured: "-" <> _},
+             %{target: "dedupe" <> _, measured: "-"}
+           ] = r.targets
+
+    markdown = Search.Render.many_markdown(r)
+    assert markdown =~ "### Many queries at once" and markdown =~ "### Dedupe of product titles"
+    assert markdown =~ "numbers: :ignore" and markdown =~ "| target | measured | met |"
+  end
+
   test "a rough run renders as Markdown, charts, tables and JSON" do
     result = Search.run(quick: true, rounds_scale: 0.02)
     # short candidates, then long ones past a machine word
@@ -347,9 +547,20 @@ defmodule WellBehaved.LabSearchTest do
     assert [%{name: "search_2000", series: [_, _]}, %{name: "search_2000_100_200"}] =
              Search.charts(result)
 
-    [throughput, lateness] = Search.tables(result)
+    # extract_many's scaling and dedupe, their targets last
+    assert markdown =~ "### Many queries at once" and markdown =~ "### Dedupe of product titles"
+
+    assert [%{target: "extract_many" <> _}, %{target: "dedupe" <> _}] =
+             Enum.take(result.targets, -2)
+
+    [throughput, lateness | many] = Search.tables(result)
     assert length(throughput.rows) == 2 * (length(@methods) + length(long.methods))
     assert length(lateness.rows) == length(result.lateness.windows)
+
+    if result.many.available,
+      do: assert([%{name: "search_extract_many", rows: [_, _, _, _]}, _] = many)
+
+    assert %{name: "search_dedupe", rows: [[1, 2_000, _, _], [2, 2_000, _, _]]} = List.last(many)
     assert is_binary(IO.iodata_to_binary(JSON.encode(result)))
   end
 end

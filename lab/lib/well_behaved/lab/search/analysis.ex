@@ -155,6 +155,116 @@ defmodule WellBehaved.Lab.Search.Analysis do
     ]
   end
 
+  @doc """
+  The targets of the parts on many queries at once: `extract_many/3` of
+  1,000 queries over 100,000 candidates with two schedulers at least
+  #{WellBehaved.Lab.Search.Many.bound()}x faster than with one (the lower end of the rounds' median
+  ratio's 95% interval; `WellBehaved.Lab.Search.Many`), and `dedupe/2` of
+  50,000 product titles in under #{WellBehaved.Lab.Search.Dedupe.bound_s()} s, the issue's bound for a
+  machine of 2 cores (a time, so information;
+  `WellBehaved.Lab.Search.Dedupe`). At other sizes (a rough run), or
+  with fewer than 2 CPUs for the first, they read "-".
+  """
+  @spec many_targets(map(), map()) :: [map()]
+  def many_targets(many, dedupe) do
+    many_target(many) ++ dedupe_target(dedupe)
+  end
+
+  defp many_target(m) do
+    bound = WellBehaved.Lab.Search.Many.bound()
+    {queries, candidates} = Plan.many_size()
+    full = m.queries == queries and m.candidates == candidates
+
+    measured =
+      cond do
+        not m.available ->
+          "- (#{m.reason})"
+
+        not full ->
+          "-"
+
+        m.ratio == nil ->
+          "- (no round ended in both VMs)"
+
+        true ->
+          "#{fmt(m.ratio, 2)}x (#{fmt(m.ratio_low, 2)}-#{fmt(m.ratio_high, 2)})" <>
+            interval_verdict(m.ratio_low, m.ratio_high, bound) <> rounds_done(m)
+      end
+
+    [
+      %{
+        target:
+          "extract_many of #{thousands(queries)} queries over #{thousands(candidates)} candidates " <>
+            ">= #{bound}x faster with 2 schedulers than with 1",
+        measured: measured,
+        met: full and m.available and is_number(m.ratio_low) and m.ratio_low >= bound
+      }
+    ]
+  end
+
+  defp rounds_done(%{rounds_done: done, rounds: rounds}) when done < length(rounds),
+    do: ", #{done} of #{length(rounds)} rounds"
+
+  defp rounds_done(_m), do: ""
+
+  defp dedupe_target(d) do
+    titles = Plan.dedupe_titles()
+    full = d.titles == titles and d.errors == []
+
+    measured =
+      cond do
+        d.errors != [] ->
+          "- (#{hd(d.errors)})"
+
+        not full ->
+          "-"
+
+        true ->
+          "#{fmt(d.seconds, 1)} s (#{fmt(d.low, 1)}-#{fmt(d.high, 1)}), " <>
+            "#{d.schedulers} schedulers on #{d.cores} cores"
+      end
+
+    [
+      %{
+        target:
+          "dedupe of #{thousands(titles)} product titles < #{d.bound_s} s (2 cores: the issue's " <>
+            "bound for this machine class)",
+        measured: measured,
+        met: full and d.seconds < d.bound_s,
+        absolute: true
+      }
+    ]
+  end
+
+  @doc """
+  A count with its thousands set apart.
+
+      iex> WellBehaved.Lab.Search.Analysis.thousands(100_000)
+      "100,000"
+      iex> WellBehaved.Lab.Search.Analysis.thousands(999)
+      "999"
+  """
+  @spec thousands(non_neg_integer()) :: String.t()
+  def thousands(n) do
+    n
+    |> Integer.to_string()
+    |> String.reverse()
+    |> String.graphemes()
+    |> Enum.chunk_every(3)
+    |> Enum.map_join(",", &Enum.join/1)
+    |> String.reverse()
+  end
+
+  # where an interval stands against a lower bound: across it, not told
+  # apart; under it, below
+  defp interval_verdict(low, high, bound) do
+    cond do
+      low >= bound -> ""
+      high >= bound -> ", not told apart from the bound"
+      true -> ", below the bound"
+    end
+  end
+
   # which rounds the figures are over, when not all of them, and how many
   # were within over all rounds then
   defp rounds_text(true, %{steady_rounds: k, rounds: n}) when k < n,

@@ -47,6 +47,18 @@ defmodule WellBehaved.Lab.Search.Plan do
   # suite is held to 360 s)
   @window_ms {500, 1000}
   @repeats {5, 11}
+  # extract_many on one scheduler and on two (the issue's sizes), its
+  # rounds: quick, full (each round two child VMs, ~15 s on 2 vCPU)
+  @many_queries 1_000
+  @many_candidates 100_000
+  @many_rounds {3, 7}
+  # dedupe: titles, rounds (quick, full), and the titles `numbers:
+  # :ignore` runs on once (quick, full): one block of every title, its
+  # time grows faster than the titles' count (~14 s for 20,000 on a
+  # loaded 2 vCPU machine)
+  @dedupe_titles 50_000
+  @dedupe_rounds {3, 5}
+  @dedupe_ignore_titles {10_000, 50_000}
 
   @doc "The methods compared on short candidates, in the order of the tables."
   @spec methods() :: [atom()]
@@ -79,10 +91,20 @@ defmodule WellBehaved.Lab.Search.Plan do
   @spec bound() :: float()
   def bound, do: @bound
 
+  @doc "The sizes extract_many's scaling is judged at: `{queries, candidates}`."
+  @spec many_size() :: {pos_integer(), pos_integer()}
+  def many_size, do: {@many_queries, @many_candidates}
+
+  @doc "How many titles dedupe is judged at."
+  @spec dedupe_titles() :: pos_integer()
+  def dedupe_titles, do: @dedupe_titles
+
   @doc """
   The plan of a run. A `rounds_scale` (`scale`) under 1 (a rough run, as
   the lab's tests make) also shrinks the candidate sets (to 2,000 at
-  least) and the lateness windows (to 100 ms at least).
+  least), the lateness windows (to 100 ms at least), extract_many's
+  queries (to 20 at least) and candidates, and dedupe's titles (to 2,000
+  at least), with two rounds of each.
   """
   @spec new(boolean(), number()) :: %{
           counts: [pos_integer()],
@@ -90,12 +112,21 @@ defmodule WellBehaved.Lab.Search.Plan do
           rounds_one: pos_integer(),
           rounds_many: pos_integer(),
           repeats: pos_integer(),
-          window_ms: pos_integer()
+          window_ms: pos_integer(),
+          many_queries: pos_integer(),
+          many_candidates: pos_integer(),
+          many_rounds: pos_integer(),
+          dedupe_titles: pos_integer(),
+          dedupe_rounds: pos_integer(),
+          dedupe_ignore_titles: pos_integer()
         }
   def new(quick, scale) do
     shrink = min(scale, 1.0)
     size = fn n -> max(2_000, round(n * shrink)) end
     pick = fn {quick_value, full_value} -> if quick, do: quick_value, else: full_value end
+    # a rough run: two rounds, enough to alternate the order once
+    rounds = fn pair -> if scale < 1, do: 2, else: max(3, round(pick.(pair) * scale)) end
+    titles = size.(@dedupe_titles)
 
     %{
       counts: Enum.map(if(quick, do: [100_000], else: [100_000, 1_000_000]), size),
@@ -104,7 +135,13 @@ defmodule WellBehaved.Lab.Search.Plan do
       rounds_one: max(3, round(9 * scale)),
       rounds_many: max(3, round(3 * scale)),
       repeats: max(3, round(pick.(@repeats) * scale)),
-      window_ms: max(100, round(pick.(@window_ms) * shrink))
+      window_ms: max(100, round(pick.(@window_ms) * shrink)),
+      many_queries: max(20, round(@many_queries * shrink)),
+      many_candidates: size.(@many_candidates),
+      many_rounds: rounds.(@many_rounds),
+      dedupe_titles: titles,
+      dedupe_rounds: rounds.(@dedupe_rounds),
+      dedupe_ignore_titles: min(titles, size.(pick.(@dedupe_ignore_titles)))
     }
   end
 end

@@ -5,8 +5,9 @@ defmodule WellBehaved.Lab.Search.Render do
   """
 
   alias WellBehaved.Lab.{Markdown, Suite}
-  alias WellBehaved.Lab.Search.{Pairs, Plan, Rapidfuzz}
+  alias WellBehaved.Lab.Search.{Many, Pairs, Plan, Rapidfuzz}
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
+  import WellBehaved.Lab.Search.Analysis, only: [thousands: 1]
   import WellBehaved.Lab.Search.Throughput, only: [row: 2]
 
   @query_bytes Plan.query_bytes()
@@ -85,9 +86,140 @@ defmodule WellBehaved.Lab.Search.Render do
     `:auto` over the baseline (#{l.repeats_used} repeats): #{if l.ratio, do: "#{fmt(l.ratio, 2)}x (#{fmt(l.ratio_low, 2)}-#{fmt(l.ratio_high, 2)})", else: "-"}, #{l.verdict}.
 
     #{fuzzy_markdown(Map.get(result, :fuzzy))}
+    #{many_markdown(result)}
     #{Markdown.targets_table(result.targets)}
     """
   end
+
+  @doc """
+  The parts on many queries at once (extract_many's scaling, dedupe), as
+  Markdown; `""` for results of runs before them.
+  """
+  @spec many_markdown(map()) :: String.t()
+  def many_markdown(result) do
+    case {Map.get(result, :many), Map.get(result, :dedupe)} do
+      {nil, nil} ->
+        ""
+
+      {many, dedupe} ->
+        extract_many_markdown(many) <>
+          "\n" <>
+          dedupe_markdown(dedupe) <>
+          if(Map.has_key?(result, :sets),
+            do: "",
+            else: "\n#{Markdown.targets_table(result.targets)}"
+          )
+    end
+  end
+
+  defp extract_many_markdown(nil), do: ""
+
+  defp extract_many_markdown(m) do
+    intro = """
+    ### Many queries at once: extract_many on one scheduler and on two
+
+    `Fuzzy.extract_many(queries, candidates) |> Stream.run()` of
+    #{thousands(m.queries)} queries of 10-30 letters against #{thousands(m.candidates)}
+    candidates of 10-30 letters (default options: limit 5, `:wratio`,
+    `schedule: :auto`, a worker per scheduler), each run in a fresh child
+    VM: one scheduler (`#{Enum.join(Many.flags(:one), " ")}`) or two
+    (`#{Enum.join(Many.flags(:two), " ")}`), the two alternated round by round.
+    The list's time includes the candidates' preparation (checked,
+    processed and packed once), as in a user's call; the index's run
+    searches a `Fuzzy.Index` made beforehand.
+    """
+
+    if m.available,
+      do: intro <> "\n" <> many_rounds(m),
+      else: intro <> "\nNot measured: #{m.reason}.\n"
+  end
+
+  defp many_rounds(m) do
+    rows =
+      for r <- m.rounds do
+        [
+          Integer.to_string(r.round),
+          Enum.join(r.order, " then "),
+          seconds_cell(r.one, :list_s),
+          seconds_cell(r.two, :list_s),
+          ratio_cell(r.ratio),
+          seconds_cell(r.one, :index_s),
+          seconds_cell(r.two, :index_s),
+          ratio_cell(r.index_ratio)
+        ]
+      end
+
+    heads = ["round", "order", "1 scheduler", "2 schedulers", "ratio"]
+    heads = heads ++ ["index, 1", "index, 2", "index ratio"]
+
+    summary =
+      if m.ratio do
+        """
+        1 scheduler's time over 2 schedulers', median over #{m.rounds_done} rounds (95%
+        interval): #{fmt(m.ratio, 2)}x (#{fmt(m.ratio_low, 2)}-#{fmt(m.ratio_high, 2)}); with
+        the index made beforehand #{fmt(m.index_ratio, 2)}x
+        (#{fmt(m.index_ratio_low, 2)}-#{fmt(m.index_ratio_high, 2)}). The preparation alone
+        (`extract_many([], candidates)`, median): #{fmt(m.one.prep_s, 3)} s with 1
+        scheduler, #{fmt(m.two.prep_s, 3)} s with 2; `Fuzzy.Index.new/1`:
+        #{fmt(m.one.index_new_s, 3)} s, #{fmt(m.two.index_new_s, 3)} s. The VMs ran with
+        #{m.one.schedulers} and #{m.two.schedulers} schedulers, #{m.one.dirty_cpu} and
+        #{m.two.dirty_cpu} dirty CPU schedulers.
+        """
+      else
+        "No round ended in both VMs.\n"
+      end
+
+    "#{Markdown.table(heads, rows)}\n\n" <> summary
+  end
+
+  defp seconds_cell(%{failed: failed}, _key), do: failed
+  defp seconds_cell(run, key), do: "#{fmt(Map.fetch!(run, key), 2)} s"
+
+  defp ratio_cell(nil), do: "-"
+  defp ratio_cell(ratio), do: "#{fmt(ratio, 2)}x"
+
+  defp dedupe_markdown(nil), do: ""
+
+  defp dedupe_markdown(d) do
+    i = d.ignore
+
+    rounds =
+      Enum.map_join(d.rounds, ", ", fn r ->
+        if r.error, do: r.error, else: "#{fmt(r.seconds, 2)} s"
+      end)
+
+    """
+    ### Dedupe of product titles
+
+    `Fuzzy.dedupe(titles)` with the default options (`:token_sort_ratio`,
+    cutoff 0.9, `processor: :default`, `numbers: :exact`) on
+    #{thousands(d.titles)} generated product titles
+    (`WellBehaved.Lab.Search.Titles`): #{thousands(d.products)} products in families
+    that differ only in their model numbers, capacities or years, and
+    #{thousands(d.near_duplicates)} near-duplicates of them (two words swapped, the case
+    changed, a word added, a letter dropped). Wall time in this VM
+    (#{d.schedulers} schedulers on #{d.cores} cores), #{length(d.rounds)} rounds
+    (#{rounds}): median #{fmt(d.seconds, 2)} s (#{fmt(d.low, 2)}-#{fmt(d.high, 2)});
+    #{groups(d.groups)} groups.
+
+    #{ignore_text(i)}
+    """
+  end
+
+  defp ignore_text(%{error: error} = i) when is_binary(error),
+    do: "With `numbers: :ignore` on the first #{thousands(i.titles)} titles: #{error}."
+
+  defp ignore_text(i) do
+    """
+    With `numbers: :ignore` (the score alone) on the first #{thousands(i.titles)} titles
+    (#{thousands(i.products)} products): #{fmt(i.seconds, 2)} s, #{groups(i.groups)}
+    groups, against #{groups(i.exact_groups)} with `numbers: :exact`: without the rule the
+    members of a family (another model number, capacity or year) merge.
+    """
+  end
+
+  defp groups(nil), do: "-"
+  defp groups(n), do: thousands(n)
 
   @scorer_columns [
     "scorer",
@@ -358,7 +490,46 @@ defmodule WellBehaved.Lab.Search.Render do
         ],
         rows: lateness
       }
+    ] ++ many_tables(result)
+  end
+
+  # extract_many's runs and dedupe's rounds (none in results of runs
+  # before them, or without the CPUs for extract_many's)
+  defp many_tables(result) do
+    many =
+      case Map.get(result, :many) do
+        %{available: true, rounds: rounds} ->
+          for r <- rounds,
+              {vm, schedulers} <- [one: 1, two: 2],
+              run = Map.fetch!(r, vm),
+              not Map.has_key?(run, :failed) do
+            [r.round, schedulers, run.list_s, run.index_s, run.prep_s, run.index_new_s]
+          end
+
+        _ ->
+          nil
+      end
+
+    dedupe =
+      case Map.get(result, :dedupe) do
+        %{rounds: rounds, titles: titles} ->
+          for {r, i} <- Enum.with_index(rounds, 1), do: [i, titles, r.seconds, r.groups]
+
+        _ ->
+          nil
+      end
+
+    [
+      many &&
+        %{
+          name: "search_extract_many",
+          columns: ["round", "schedulers", "list_s", "index_s", "prep_s", "index_new_s"],
+          rows: many
+        },
+      dedupe &&
+        %{name: "search_dedupe", columns: ["round", "titles", "seconds", "groups"], rows: dedupe}
     ]
+    |> Enum.reject(&is_nil/1)
   end
 
   @doc "A candidate set's throughput in a line, for the progress report."

@@ -59,16 +59,29 @@ defmodule WellBehaved.Lab.Search do
   bootstrap interval of the ratios' median. One `:normal` window per
   repeat is shown beside them, for contrast only.
 
+  ## Many queries at once
+
+  `WellBehaved.Fuzzy.extract_many/3` of 1,000 queries over 100,000
+  candidates in a child VM with one scheduler and in one with two,
+  alternated round by round; the target is the median of the rounds'
+  ratios with its 95% bootstrap interval, at least
+  #{WellBehaved.Lab.Search.Many.bound()}x (`WellBehaved.Lab.Search.Many`). `WellBehaved.Fuzzy.dedupe/2` of
+  50,000 generated product titles in this VM, timed over rounds, against
+  the issue's #{WellBehaved.Lab.Search.Dedupe.bound_s()} s for 2 cores, with `numbers: :ignore` beside it
+  (`WellBehaved.Lab.Search.Dedupe`, `WellBehaved.Lab.Search.Titles`).
+  `run_many/1` runs these parts alone.
+
   A `rounds_scale:` under 1 also shrinks the candidate sets (to 2,000 at
-  least), the lateness repeats and the windows (to 100 ms at least): a
-  rough run of the plumbing, whose size targets then read "-".
+  least), the lateness repeats and the windows (to 100 ms at least),
+  extract_many's queries and candidates and dedupe's titles (two rounds
+  each): a rough run of the plumbing, whose size targets then read "-".
   """
 
   @behaviour WellBehaved.Lab.Suite
 
   alias WellBehaved.Levenshtein
   alias WellBehaved.Lab.Suite
-  alias WellBehaved.Lab.Search.{Analysis, Fuzzy, Lateness, Plan, Render, Throughput}
+  alias WellBehaved.Lab.Search.{Analysis, Dedupe, Fuzzy, Lateness, Many, Plan, Render, Throughput}
 
   @type result :: map()
 
@@ -129,6 +142,7 @@ defmodule WellBehaved.Lab.Search do
 
     lateness = Lateness.measure(first_index, hd(plan.counts), hd(queries), plan, progress)
     fuzzy = Fuzzy.run(first_candidates, queries, plan, progress)
+    %{many: many, dedupe: dedupe} = many_parts(plan, progress)
 
     %{
       candidate_bytes: "10-30",
@@ -139,8 +153,40 @@ defmodule WellBehaved.Lab.Search do
       sets: sets,
       lateness: lateness,
       fuzzy: fuzzy,
-      targets: Analysis.targets(sets, lateness) ++ Analysis.fuzzy_targets(fuzzy)
+      many: many,
+      dedupe: dedupe,
+      targets:
+        Analysis.targets(sets, lateness) ++
+          Analysis.fuzzy_targets(fuzzy) ++ Analysis.many_targets(many, dedupe)
     }
+  end
+
+  @doc """
+  Runs only the suite's parts on many queries at once (options of
+  `WellBehaved.Lab.Suite.options!/1`): extract_many on one scheduler and
+  on two (`WellBehaved.Lab.Search.Many`) and dedupe of product titles
+  (`WellBehaved.Lab.Search.Dedupe`), with their targets;
+  `WellBehaved.Lab.Search.Render.many_markdown/1` renders the result.
+
+      mix run -e 'r = WellBehaved.Lab.Search.run_many(progress: &IO.puts/1)
+                  IO.puts(WellBehaved.Lab.Search.Render.many_markdown(r))'
+  """
+  @spec run_many(keyword()) :: %{many: map(), dedupe: map(), targets: [map()]}
+  def run_many(opts) do
+    {quick, scale, progress} = Suite.options!(opts)
+    parts = many_parts(Plan.new(quick, scale), progress)
+    Map.put(parts, :targets, Analysis.many_targets(parts.many, parts.dedupe))
+  end
+
+  defp many_parts(plan, progress) do
+    progress.(
+      "extract_many, 1 scheduler against 2 (child VMs): #{plan.many_queries} queries x " <>
+        "#{plan.many_candidates} candidates, #{plan.many_rounds} rounds"
+    )
+
+    many = Many.run(plan, progress)
+    progress.("dedupe: #{plan.dedupe_titles} product titles, #{plan.dedupe_rounds} rounds")
+    %{many: many, dedupe: Dedupe.run(plan, progress)}
   end
 
   # the long shape: the first count only (its Enum.map is ten times slower)
