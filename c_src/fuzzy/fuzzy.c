@@ -181,6 +181,7 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
     /* every field above the kernels (fuzzy.h), one by one: a memset
      * would be a `rep stos`, whose start costs as much as a short score */
     s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = s->too_large = false;
+    s->unequal = false;
     s->reversed_live = false;
     s->cutoff = s->nparts = s->part = s->window = 0;
     s->distance = s->maximum = 0;
@@ -220,7 +221,9 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
 }
 
 bool wb_fz_reads_bytes(const wb_fz_options *o) {
-    return o->scorer == WB_FZ_HAMMING && !o->codepoints;
+    return (o->scorer == WB_FZ_HAMMING || o->scorer == WB_FZ_PREFIX ||
+            o->scorer == WB_FZ_POSTFIX) &&
+           !o->codepoints;
 }
 
 bool wb_fz_start_bytes(wb_fz *s, const wb_fz_options *o, const uint8_t *a, size_t m,
@@ -238,6 +241,10 @@ void wb_fz_rebind_bytes(wb_fz *s, const uint8_t *a, const uint8_t *b) {
         s->k.hamming.ab = a;
         s->k.hamming.bb = b;
     }
+    if (s->kernel_live && (s->o.scorer == WB_FZ_PREFIX || s->o.scorer == WB_FZ_POSTFIX)) {
+        s->k.affix.ab = a;
+        s->k.affix.bb = b;
+    }
 }
 
 /* Hamming's kernel on the pair's symbols or bytes. */
@@ -246,6 +253,18 @@ static void hamming_init(wb_fz *s, wb_fz_hamming *k) {
         wb_fz_hamming_init_bytes(k, s->ab, s->m, s->bb, s->n, s->cutoff);
     else
         wb_fz_hamming_init(k, s->a, s->m, s->b, s->n, s->cutoff);
+}
+
+/* Prefix's or Postfix's kernel on the pair's symbols or bytes: an affix
+ * shorter than the cutoff needs (the largest distance less the kernel's
+ * bound) need not be found. */
+static void affix_init(wb_fz *s, wb_fz_affix *k) {
+    bool suffix = s->o.scorer == WB_FZ_POSTFIX;
+    size_t least = s->cutoff == WB_FZ_NO_CUTOFF ? 0 : (size_t)s->maximum - s->cutoff;
+    if (s->ab)
+        wb_fz_affix_init_bytes(k, s->ab, s->m, s->bb, s->n, suffix, least);
+    else
+        wb_fz_affix_init(k, s->a, s->m, s->b, s->n, suffix, least);
 }
 
 /* Levenshtein's kernel: bit-parallel with unit costs; the LCS when a
@@ -286,6 +305,7 @@ static bool start_kernel(wb_fz *s) {
                                        s->maximum > WB_FZ_U64_MOST);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
         return start_lcs(s);
     case WB_FZ_OSA:
         if (!wb_fz_osa_init(&s->k.osa, a, m, b, n, k)) return false;
@@ -295,6 +315,10 @@ static bool start_kernel(wb_fz *s) {
         return wb_fz_damerau_init(&s->k.damerau, a, m, b, n, k);
     case WB_FZ_HAMMING:
         hamming_init(s, &s->k.hamming);
+        return true;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        affix_init(s, &s->k.affix);
         return true;
     default:
         if (!wb_fz_jaro_init(&s->k.jaro, a, m, b, n)) return false;
@@ -315,6 +339,7 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
             return wb_fz_weighted_step(&s->k.weighted, budget, used);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
         return wb_fz_lcs_step(&s->k.lcs, budget, used);
     case WB_FZ_OSA:
         return wb_fz_osa_step(&s->k.osa, budget, used);
@@ -322,6 +347,9 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         return wb_fz_damerau_step(&s->k.damerau, budget, used);
     case WB_FZ_HAMMING:
         return wb_fz_hamming_step(&s->k.hamming, budget, used);
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        return wb_fz_affix_step(&s->k.affix, budget, used);
     default:
         return wb_fz_jaro_step(&s->k.jaro, budget, used);
     }
@@ -342,6 +370,14 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         s->distance = h.result;
         return true;
     }
+    if (s->o.scorer == WB_FZ_PREFIX || s->o.scorer == WB_FZ_POSTFIX) {
+        if (budget < wb_fz_affix_units(m, n)) return false;
+        wb_fz_affix x;
+        affix_init(s, &x);
+        wb_fz_affix_step(&x, budget, used);
+        s->distance = s->maximum - x.result;
+        return true;
+    }
     if (s->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
         /* no pattern: a query's does not matter */
         if (shorter > WB_FZ_SHORT || budget < wb_fz_damerau_units(m, n)) return false;
@@ -350,7 +386,8 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     }
     if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
     /* two words: the LCS's and OSA's */
-    bool two = s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_OSA ||
+    bool two = s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_LCS_SEQ ||
+               s->o.scorer == WB_FZ_OSA ||
                (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
     if (shorter > (two ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
     switch (s->o.scorer) {
@@ -369,6 +406,9 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         }
     case WB_FZ_INDEL:
         s->distance = (wb_fz_wide)m + n - 2 * (wb_fz_wide)wb_fz_lcs_short(a, m, b, n, used);
+        return true;
+    case WB_FZ_LCS_SEQ:
+        s->distance = s->maximum - wb_fz_lcs_short(a, m, b, n, used);
         return true;
     case WB_FZ_OSA:
         s->distance = wb_fz_osa_short(a, m, b, n, k, used);
@@ -402,6 +442,10 @@ static void end_kernel(wb_fz *s) {
         s->distance = (wb_fz_wide)s->m + s->n - 2 * (wb_fz_wide)s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         break;
+    case WB_FZ_LCS_SEQ:
+        s->distance = s->maximum - s->k.lcs.result;
+        wb_fz_lcs_free(&s->k.lcs);
+        break;
     case WB_FZ_OSA:
         s->distance = s->k.osa.result;
         wb_fz_osa_free(&s->k.osa);
@@ -412,6 +456,10 @@ static void end_kernel(wb_fz *s) {
         break;
     case WB_FZ_HAMMING:
         s->distance = s->k.hamming.result;
+        break;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        s->distance = s->maximum - s->k.affix.result;
         break;
     default:
         s->similarity = s->k.jaro.result;
@@ -505,6 +553,12 @@ static void next_part(wb_fz *s) {
 
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
+    if (s->o.no_pad && s->o.scorer == WB_FZ_HAMMING && s->m != s->n) {
+        /* rapidfuzz's pad=False: no score, an error for the caller */
+        s->unequal = s->done = true;
+        *used += 1;
+        return true;
+    }
     if (wb_fz_is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
         if (!s->kernel_live && short_kernel(s, budget, used)) {
             edit_verdict(s);
@@ -575,7 +629,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
 
 void wb_fz_free(wb_fz *s) {
     if (s->kernel_live) {
-        if (s->nparts > 0 || s->o.scorer == WB_FZ_INDEL) {
+        if (s->nparts > 0 || s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_LCS_SEQ) {
             wb_fz_lcs_free(&s->k.lcs);
         } else {
             switch (s->o.scorer) {
@@ -594,6 +648,8 @@ void wb_fz_free(wb_fz *s) {
                 wb_fz_damerau_free(&s->k.damerau);
                 break;
             case WB_FZ_HAMMING:
+            case WB_FZ_PREFIX:
+            case WB_FZ_POSTFIX:
                 break;
             default:
                 wb_fz_jaro_free(&s->k.jaro);
@@ -632,6 +688,7 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
             return wb_fz_weighted_units(m, n);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
     case WB_FZ_RATIO:
     case WB_FZ_QRATIO:
     case WB_FZ_TOKEN_SORT_RATIO:
@@ -645,6 +702,9 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
         return wb_fz_damerau_units(m, n);
     case WB_FZ_HAMMING:
         return wb_fz_hamming_units(m, n);
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        return wb_fz_affix_units(m, n);
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
         return wb_fz_jaro_units(m, n);

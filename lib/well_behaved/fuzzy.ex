@@ -80,6 +80,7 @@ defmodule WellBehaved.Fuzzy do
     :score_cutoff,
     :weights,
     :prefix_weight,
+    :pad,
     :processor,
     :unit,
     :schedule,
@@ -156,6 +157,9 @@ defmodule WellBehaved.Fuzzy do
 
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
+
+      {:error, {:unequal_lengths, m, n}} ->
+        Errors.raise!(@score, {:unequal_lengths, :arguments, m, n, call.unit})
 
       {:error, reason} ->
         Errors.raise!(@score, reason)

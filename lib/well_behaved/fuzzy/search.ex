@@ -23,6 +23,7 @@ defmodule WellBehaved.Fuzzy.Search do
       tiny_slices: call.tiny_slices
     ] ++
       if(call.scorer == :levenshtein, do: [weights: {i, d, s}], else: []) ++
+      if(call.scorer == :hamming, do: [pad: call.pad], else: []) ++
       if call.scorer == :jaro_winkler, do: [prefix_weight: call.prefix_weight], else: []
   end
 
@@ -76,13 +77,9 @@ defmodule WellBehaved.Fuzzy.Search do
       index.segments
       |> Enum.with_index()
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
-        {query, ref, call} = sorted_search(query, segment, call)
-        # as many more as the segment holds deleted entries
-        wider = %{call | limit: Segment.search_limit(segment, call.limit)}
-
-        case native_search(name, query, ref, segment.count, wider, before) do
+        case segment_search(name, query, segment, at, call, before) do
           {:error, _} = error -> {:halt, error}
-          hits -> {:cont, {[segment_hits(hits, segment, at, call) | acc], before + segment.count}}
+          hits -> {:cont, {[hits | acc], before + segment.count}}
         end
       end)
       |> then(fn
@@ -128,15 +125,74 @@ defmodule WellBehaved.Fuzzy.Search do
       else: {query, segment.ref, call}
   end
 
+  # a segment's hits, each with what ranks it against other segments'
+  defp segment_search(name, query, segment, at, call, before) do
+    {query, ref, call} = sorted_search(query, segment, call)
+    # as many more as the segment holds deleted entries
+    wider = %{call | limit: Segment.search_limit(segment, call.limit)}
+
+    case native_search(name, query, ref, segment.count, wider, before) do
+      # :hamming without padding: a live entry of another length is an
+      # error; a deleted one is none of the call's business, so the live
+      # entries alone are searched again
+      {:error, {:unequal_lengths, {:candidate, position}, m, n}} ->
+        if Segment.live?(segment, position) do
+          {_texts, [key]} = Segment.texts_and_keys(segment, [position])
+          Errors.raise!(name, {:unequal_lengths, {:key, key}, m, n, call.unit})
+        else
+          live_search(name, query, segment, at, call)
+        end
+
+      {:error, _} = error ->
+        error
+
+      hits ->
+        segment_hits(hits, segment, at, call)
+    end
+  end
+
+  # the live entries of a segment packed for this call and searched (their
+  # order is the segment's: the same ties)
+  defp live_search(name, query, segment, at, call) do
+    {keys, texts, scored} = Segment.entries(segment)
+    keys = List.to_tuple(keys)
+
+    packed_search(name, query, texts, scored, keys, call, fn binary ->
+      texts = List.to_tuple(texts)
+
+      for <<index::64-native, score::binary-8 <- binary>> do
+        score = number(call, score)
+        {{elem(texts, index), score, elem(keys, index)}, {score, at, index}}
+      end
+    end)
+  end
+
   defp search_list(name, query, texts, scored, keys, call) do
+    texts_tuple = List.to_tuple(texts)
+
+    packed_search(name, query, texts, scored, keys, call, fn binary ->
+      hits(binary, texts_tuple, keys, call)
+    end)
+  end
+
+  # `scored` packed for this call and searched, the hits made by `made`;
+  # `keys` (a tuple; nil: positions) name a candidate of another length
+  defp packed_search(name, query, texts, scored, keys, call, made) do
     count = length(texts)
 
     case Pack.pack(scored, count) do
       {:ok, packed, ^count} ->
         try do
           case native_search(name, query, packed, count, call) do
-            {:error, _} = error -> error
-            hits -> hits(hits, List.to_tuple(texts), keys, call)
+            {:error, {:unequal_lengths, {:candidate, at}, m, n}} ->
+              which = if keys == nil, do: {:candidate, at}, else: {:key, elem(keys, at)}
+              Errors.raise!(name, {:unequal_lengths, which, m, n, call.unit})
+
+            {:error, _} = error ->
+              error
+
+            hits ->
+              made.(hits)
           end
         after
           Native.pack_release(packed)
@@ -166,6 +222,10 @@ defmodule WellBehaved.Fuzzy.Search do
 
       {:error, {:does_not_fit, :u32, {:candidate, at}}} ->
         Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, at + before}}})
+
+      # named by the caller, which knows the candidates' keys
+      {:error, {:unequal_lengths, _which, _m, _n}} = error ->
+        error
 
       {:error, _} = error ->
         Errors.failed(name, error)

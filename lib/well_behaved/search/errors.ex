@@ -54,6 +54,30 @@ defmodule WellBehaved.Search.Errors do
             "integer the edit distances are given in: lower the weights"
   end
 
+  # :hamming with pad: false: sides of different lengths (in `unit`s)
+  def raise!(name, {:unequal_lengths, which, m, n, unit}) do
+    units = if unit == :codepoint, do: "codepoints", else: "bytes"
+
+    detail =
+      case which do
+        :arguments ->
+          "the first argument has #{m} #{units}, the second #{n}"
+
+        {:candidate, at} ->
+          "the candidate at position #{at} has #{n} #{units}, the query #{m}"
+
+        {:key, key} ->
+          "the candidate with key #{inspect(key)} has #{n} #{units}, the query #{m}"
+
+        {:candidate, at, :query, row} ->
+          "the candidate at position #{at} has #{n} #{units}, the query at position #{row} " <>
+            "has #{m}"
+      end
+
+    raise ArgumentError,
+          "#{name}: :hamming with pad: false compares strings of equal length only: #{detail}"
+  end
+
   def raise!(name, :not_an_index_here) do
     raise ArgumentError,
           "#{name}: the index was not made on this node (#{node()}): an index is native " <>
