@@ -56,22 +56,20 @@ defmodule WellBehaved.Search.Errors do
 
   # :hamming with pad: false: sides of different lengths (in `unit`s)
   def raise!(name, {:unequal_lengths, which, m, n, unit}) do
-    units = if unit == :codepoint, do: "codepoints", else: "bytes"
-
     detail =
       case which do
         :arguments ->
-          "the first argument has #{m} #{units}, the second #{n}"
+          "the first argument has #{units(m, unit)}, the second #{n}"
 
         {:candidate, at} ->
-          "the candidate at position #{at} has #{n} #{units}, the query #{m}"
+          "the candidate at position #{at} has #{units(n, unit)}, the query #{m}"
 
         {:key, key} ->
-          "the candidate with key #{inspect(key)} has #{n} #{units}, the query #{m}"
+          "the candidate with key #{inspect(key)} has #{units(n, unit)}, the query #{m}"
 
         {:candidate, at, :query, row} ->
-          "the candidate at position #{at} has #{n} #{units}, the query at position #{row} " <>
-            "has #{m}"
+          "the candidate at position #{at} has #{units(n, unit)}, the query at position " <>
+            "#{row} has #{m}"
       end
 
     raise ArgumentError,
@@ -89,4 +87,7 @@ defmodule WellBehaved.Search.Errors do
     do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
 
   defp not_utf8, do: "not valid UTF-8 (required by unit: :codepoint)"
+
+  defp units(1, unit), do: "1 #{unit}"
+  defp units(count, unit), do: "#{count} #{unit}s"
 end
