@@ -207,6 +207,33 @@ defmodule WellBehaved.FuzzyHammingWithoutPaddingTest do
     end
   end
 
+  test "the native side takes pad true or false only, as the external server does" do
+    call = %WellBehaved.Fuzzy.Call{scorer: :hamming, score: :distance}
+
+    run = fn pad, mode ->
+      options = put_elem(WellBehaved.Fuzzy.Call.native(call), 7, pad)
+
+      if mode == :external,
+        do: WellBehaved.External.score("abc", "abcd", :byte, options, false),
+        else:
+          WellBehaved.Job.checked(
+            &WellBehaved.Native.fuzzy_score/7,
+            ["abc", "abcd", :byte, options],
+            mode,
+            false,
+            :infinity,
+            "test"
+          )
+    end
+
+    for mode <- [:normal, :external] do
+      assert run.(true, mode) == 1
+      assert run.(false, mode) == {:error, {:unequal_lengths, 3, 4}}
+      assert run.(nil, mode) == {:error, :badarg}
+      assert run.(:maybe, mode) == {:error, :badarg}
+    end
+  end
+
   test "pad: only for :hamming, true or false" do
     for scorer <- [:levenshtein, :indel, :prefix, :ratio] do
       assert_raise ArgumentError,
