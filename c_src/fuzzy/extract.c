@@ -74,6 +74,7 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
         *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
         return o->ins == 1 && o->del == 1 && o->sub == 1;
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
     case WB_FZ_RATIO:
     case WB_FZ_QRATIO:
         *op = WB_SEARCH_LCS;

@@ -156,8 +156,9 @@ typedef struct {
     size_t query_input_len;
     /* the search core's values first (its vector lanes, the batches an
      * index made once): Levenshtein with unit costs every distance; the
-     * LCS (Indel and the ratios), OSA and Hamming for the candidates its
-     * batches hold, the others left to the paths below; then the scores */
+     * LCS (Indel, LCSseq and the ratios), OSA and Hamming for the
+     * candidates its batches hold, the others left to the paths below;
+     * then the scores */
     bool lanes_on, lanes_live, lanes_done;
     wb_search_op lanes_op;
     /* the token scores of a query of one token: the ratio, for every
