@@ -199,6 +199,14 @@ defmodule WellBehaved.FuzzyHammingWithoutPaddingTest do
     cells = for text <- texts -- ["ab"], do: Fuzzy.score("abc", text, scorer: :hamming)
     assert Fuzzy.cdist(["abc"], index, scorer: :hamming, pad: false) == [cells]
 
+    # the live entries searched again name the index's positions: here an
+    # entry not UTF-8 after a deleted one of another length
+    bad = Index.new(["abc", "ab", "a\xFFc", "abd"]) |> Index.delete(1)
+
+    assert_raise ArgumentError, ~r/the candidate at position 2 is not valid UTF-8/, fn ->
+      Fuzzy.extract("abc", bad, scorer: :hamming, pad: false, unit: :codepoint)
+    end
+
     # a live entry of another length after the dead one still raises
     index = Index.add(index, [{:late, "abcd"}])
 

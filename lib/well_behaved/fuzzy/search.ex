@@ -131,7 +131,7 @@ defmodule WellBehaved.Fuzzy.Search do
     # as many more as the segment holds deleted entries
     wider = %{call | limit: Segment.search_limit(segment, call.limit)}
 
-    case native_search(name, query, ref, segment.count, wider, before) do
+    case native_search(name, query, ref, segment.count, wider, &(&1 + before)) do
       # :hamming without padding: a live entry of another length is an
       # error; a deleted one is none of the call's business, so the live
       # entries alone are searched again
@@ -140,7 +140,7 @@ defmodule WellBehaved.Fuzzy.Search do
           {_texts, [key]} = Segment.texts_and_keys(segment, [position])
           Errors.raise!(name, {:unequal_lengths, {:key, key}, m, n, call.unit})
         else
-          live_search(name, query, segment, at, call)
+          live_search(name, query, segment, at, call, before)
         end
 
       {:error, _} = error ->
@@ -152,12 +152,15 @@ defmodule WellBehaved.Fuzzy.Search do
   end
 
   # the live entries of a segment packed for this call and searched (their
-  # order is the segment's: the same ties)
-  defp live_search(name, query, segment, at, call) do
+  # order is the segment's: the same ties; errors name the index's
+  # positions)
+  defp live_search(name, query, segment, at, call, before) do
     {keys, texts, scored} = Segment.entries(segment)
     keys = List.to_tuple(keys)
+    live = for p <- 0..(segment.count - 1)//1, Segment.live?(segment, p), do: p + before
+    live = List.to_tuple(live)
 
-    packed_search(name, query, texts, scored, keys, call, fn binary ->
+    packed_search(name, query, texts, scored, {keys, &elem(live, &1)}, call, fn binary ->
       texts = List.to_tuple(texts)
 
       for <<index::64-native, score::binary-8 <- binary>> do
@@ -170,20 +173,21 @@ defmodule WellBehaved.Fuzzy.Search do
   defp search_list(name, query, texts, scored, keys, call) do
     texts_tuple = List.to_tuple(texts)
 
-    packed_search(name, query, texts, scored, keys, call, fn binary ->
+    packed_search(name, query, texts, scored, {keys, & &1}, call, fn binary ->
       hits(binary, texts_tuple, keys, call)
     end)
   end
 
   # `scored` packed for this call and searched, the hits made by `made`;
-  # `keys` (a tuple; nil: positions) name a candidate of another length
-  defp packed_search(name, query, texts, scored, keys, call, made) do
+  # `keys` (a tuple; nil: positions) name a candidate of another length,
+  # `index_of` a candidate's position in the errors that name one
+  defp packed_search(name, query, texts, scored, {keys, index_of}, call, made) do
     count = length(texts)
 
     case Pack.pack(scored, count) do
       {:ok, packed, ^count} ->
         try do
-          case native_search(name, query, packed, count, call) do
+          case native_search(name, query, packed, count, call, index_of) do
             {:error, {:unequal_lengths, {:candidate, at}, m, n}} ->
               which = if keys == nil, do: {:candidate, at}, else: {:key, elem(keys, at)}
               Errors.raise!(name, {:unequal_lengths, which, m, n, call.unit})
@@ -206,9 +210,9 @@ defmodule WellBehaved.Fuzzy.Search do
   # the best `call.limit` of `count` packed candidates: a binary of
   # <<index::64, score::float-64>> (native endian; an integer kind's
   # <<index::64, score::64>>), best first
-  # `before`: candidates of the segments before this one (positions in
-  # errors are the index's)
-  defp native_search(name, query, packed, count, call, before \\ 0) do
+  # `index_of`: a packed candidate's position in the errors that name one
+  # (an index's: its segments before this one counted)
+  defp native_search(name, query, packed, count, call, index_of) do
     case Job.checked(
            &Native.fuzzy_search/9,
            [query, packed, count, call.unit, Call.native(call), call.limit],
@@ -218,10 +222,10 @@ defmodule WellBehaved.Fuzzy.Search do
            name
          ) do
       {:error, {:invalid_utf8, at}} when is_integer(at) ->
-        Errors.failed(name, {:error, {:invalid_utf8, at + before}})
+        Errors.failed(name, {:error, {:invalid_utf8, index_of.(at)}})
 
       {:error, {:does_not_fit, :u32, {:candidate, at}}} ->
-        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, at + before}}})
+        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, index_of.(at)}}})
 
       # named by the caller, which knows the candidates' keys
       {:error, {:unequal_lengths, _which, _m, _n}} = error ->
