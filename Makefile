@@ -12,7 +12,7 @@ include mk/common.mk mk/objects.mk
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
 	c_src/metric/levenshtein_weighted.c c_src/metric/levenshtein_text.c \
 	c_src/metric/levenshtein_short.c c_src/metric/osa.c c_src/metric/damerau.c \
-	c_src/metric/hamming.c c_src/metric/jaro.c
+	c_src/metric/hamming.c c_src/metric/affix.c c_src/metric/jaro.c
 METRIC_HDR := c_src/text/sized_alloc.h c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
 	c_src/metric/levenshtein_block.h c_src/metric/levenshtein_text.h \
 	c_src/metric/osa_word.h c_src/metric/jaro_word.h
@@ -103,12 +103,14 @@ TEST_CORES_HDR := c_src/test/check.h c_src/test/reference.h
 TEST_SEARCH_HDR := c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h \
 	c_src/test/fuzzy_reference.h c_src/test/search_operations.h
 TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h \
+	c_src/test/fuzzy_affix_scores.h \
 	c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h \
 	c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h \
 	c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h \
 	c_src/test/fuzzy_wide_weights.h c_src/test/reference.h c_src/test/fuzzy_random_pairs.h \
 	c_src/test/fuzzy_damerau_cuts.h c_src/test/fuzzy_setup_steps.h
 TEST_EXTRACT_HDR := c_src/test/check.h c_src/test/extract_check.h c_src/test/extract_tokens.h \
+	c_src/test/extract_unequal.h \
 	c_src/test/out_of_memory.h c_src/test/fail_alloc.h
 
 $(CORE_TEST): c_src/test/test_cores.c $(TEST_CORES_HDR) $(CORE_HDR) $(SAN_CORE)

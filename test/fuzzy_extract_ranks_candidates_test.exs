@@ -98,7 +98,7 @@ defmodule WellBehaved.FuzzyExtractRanksCandidatesTest do
         alphabet <- [~c"abc ", ~c"abc"],
         scorer <-
           [:levenshtein, :indel, :ratio, :qratio, :osa, :hamming, :jaro, :jaro_winkler] ++
-            [:damerau_levenshtein] ++
+            [:damerau_levenshtein, :lcs_seq, :prefix, :postfix] ++
             [:token_sort_ratio, :token_set_ratio, :token_ratio, :partial_ratio, :wratio] ++
             [:partial_token_sort_ratio, :partial_token_set_ratio, :partial_token_ratio],
         unit <- [:byte, :codepoint],

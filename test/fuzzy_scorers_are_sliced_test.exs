@@ -38,7 +38,8 @@ defmodule WellBehaved.FuzzyScorersAreSlicedTest do
   @words 250_000
 
   @kinds [:similarity, :distance, :normalized_similarity, :normalized_distance]
-  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming, :jaro, :jaro_winkler]
+  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming, :jaro, :jaro_winkler] ++
+          [:lcs_seq, :prefix, :postfix]
   @ratios [:ratio, :partial_ratio, :qratio, :wratio]
   @tokens [
     :token_sort_ratio,

@@ -13,8 +13,9 @@
  * candidate's own score; bits 5-6: a limit of 1..8, a limit of 1..70
  * (the seeds take 64 at most), all, or a cdist row; bit 7: its cells of
  * 64 bits, else 32); a second flags byte (bit 0: the set marked ASCII
- * when it is; bits 1-2: the prefix weight; bits 3-4: the lane kernel,
- * one the CPU has, or none; bits 5-6: Levenshtein's weights, unit, small
+ * when it is; bits 1-2: the prefix weight, or for Hamming bit 1 no
+ * padding (a candidate of another length an error); bits 3-4: the lane
+ * kernel, one the CPU has, or none; bits 5-6: Levenshtein's weights, unit, small
  * or large; bit 7: freed half-way after a few steps); the budget (0: in
  * one go); how often the clock says "spent" (0: never); the cutoff byte
  * (scaled to the kind's range, or which candidate's score); the limit
@@ -54,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.codepoints = (flags & 4) != 0;
     static const double prefix[] = {0.1, 0.0, 0.25, 0.05};
     o.prefix_weight = prefix[(more >> 1) & 3];
+    o.no_pad = o.scorer == WB_FZ_HAMMING && (more & 2);
     static const uint64_t small[] = {0, 1, 2, 3}, large[] = {1, 7, 1000, 4294967295u};
     unsigned weights = (more >> 5) & 3;
     o.ins = o.del = o.sub = 1;

@@ -7,8 +7,10 @@
  * ratios always; the partial ones when the pair is small enough for their
  * cubic reference); so do the score with a's pattern made once
  * (wb_fz_start_with) and the quick score (wb_fz_quick_score) when the
- * pair has one. Codepoint mode skips invalid UTF-8, after checking
- * wb_fz_symbols against the strict decoder of c_src/test/reference.h.
+ * pair has one; Hamming without padding gives the error for sides of
+ * different lengths, the same score for the others. Codepoint mode skips
+ * invalid UTF-8, after checking wb_fz_symbols against the strict decoder
+ * of c_src/test/reference.h.
  *
  * Input: the scorer byte (% WB_FZ_SCORERS), a flags byte (bits 0-1: the
  * kind; bit 2: codepoints; bit 3: a cutoff; bit 4: the cutoff is the
@@ -189,6 +191,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         WB_FUZZ_CHECK(++steps <= 2 * units + 16);
     WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
     wb_fz_free(&s);
+
+    /* Hamming without padding: sides of different lengths are an error,
+     * equal ones score as padded */
+    if (o.scorer == WB_FZ_HAMMING) {
+        wb_fz_options strict = o;
+        strict.no_pad = true;
+        WB_FUZZ_CHECK(wb_fz_start(&s, &strict, a, m, b, n));
+        used = steps = 0;
+        while (!wb_fz_step(&s, budget, &used))
+            WB_FUZZ_CHECK(++steps <= 2 * units + 16);
+        WB_FUZZ_CHECK(!s.failed && s.unequal == (m != n));
+        WB_FUZZ_CHECK(m != n || (s.score == score && s.passed == passed));
+        wb_fz_free(&s);
+    }
 
     /* on the bytes themselves, for a scorer that reads them (byte mode:
      * every symbol a byte) */

@@ -74,6 +74,7 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
         *op = WB_SEARCH_LEVENSHTEIN; /* every distance, codepoints too */
         return o->ins == 1 && o->del == 1 && o->sub == 1;
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
     case WB_FZ_RATIO:
     case WB_FZ_QRATIO:
         *op = WB_SEARCH_LCS;
@@ -82,8 +83,10 @@ static bool lanes_op_of(const wb_fz_options *o, bool bytes, const uint8_t *query
         *op = WB_SEARCH_OSA;
         return bytes;
     case WB_FZ_HAMMING:
+        /* without padding, a candidate of another length is an error,
+         * which the values would not tell */
         *op = WB_SEARCH_HAMMING;
-        return bytes;
+        return bytes && !o->no_pad;
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
         *op = WB_SEARCH_JARO;
@@ -529,6 +532,14 @@ static bool quick_candidate(wb_fz_extract *job, uint64_t *used) {
     size_t i = job->next;
     size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
     if (!wb_fz_quick_fits(&job->quick, len)) return false;
+    if (job->o.no_pad && job->o.scorer == WB_FZ_HAMMING && len != job->qlen) {
+        /* quick scores read bytes that are symbols: its length */
+        job->unequal_at = i + 1;
+        job->unequal_len = len;
+        job->next++;
+        *used += 1;
+        return true;
+    }
     double score = 0.0;
     bool passed;
     wb_fz_bar badness;
@@ -574,7 +585,7 @@ static bool lanes_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
  * be UTF-8 (an error too): codepoints in a set not all ASCII. */
 static bool none_can_rank(const wb_fz_extract *job) {
     if (job->cells || job->limit == 0 || job->heap_len != job->limit || job->integers ||
-        (job->o.codepoints && !job->set->ascii))
+        (job->o.codepoints && !job->set->ascii) || job->o.no_pad)
         return false;
     double worst = job->heap[0].score;
     switch (job->o.kind) {
@@ -600,7 +611,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
         if (*used - start >= budget) return false;
     }
     while (!job->sorting) {
-        if (job->failed || job->failed_at || job->unfit) return true;
+        if (job->failed || job->failed_at || job->unfit || job->unequal_at) return true;
         if (!job->scoring && !job->decoding) {
             if (job->next < job->set->count && none_can_rank(job)) job->next = job->set->count;
             if (job->next == job->set->count) {
@@ -634,9 +645,13 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
         double score = job->fz.score;
         uint64_t value = job->fz.value;
         if (passed && job->fz.too_large) job->unfit = WB_FZ_EXTRACT_PAST_U64;
+        if (job->fz.unequal) {
+            job->unequal_at = job->next;
+            job->unequal_len = job->fz.n;
+        }
         wb_fz_free(&job->fz);
         job->scoring = false;
-        if (job->unfit) return true;
+        if (job->unfit || job->unequal_at) return true;
         if (failed || !record_value(job, job->next - 1, score, value, passed, (wb_fz_bar){0, 0})) {
             job->failed = true;
             return true;
@@ -663,6 +678,10 @@ wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *job, uint64_t 
         *at = job->failed_at - 1;
         return WB_FZ_EXTRACT_EUTF8_CANDIDATE;
     }
+    if (job->unequal_at) {
+        *at = job->unequal_at - 1;
+        return WB_FZ_EXTRACT_UNEQUAL_CANDIDATE;
+    }
     if (job->unfit != WB_FZ_EXTRACT_OK) *at = job->unfit_value;
     return job->unfit;
 }
@@ -682,4 +701,9 @@ size_t wb_fz_extract_memory(const wb_fz_extract *job) {
            (job->tokens_live ? job->query_tokens.owned_bytes : 0) +
            (job->sorted_live ? job->sorted_pattern.owned_bytes : 0) +
            (job->lanes_live ? wb_search_memory(&job->lanes) : 0) + wb_fz_quick_memory(&job->quick);
+}
+
+void wb_fz_extract_lengths(const wb_fz_extract *job, uint64_t *query_len, uint64_t *candidate_len) {
+    *query_len = job->qlen;
+    *candidate_len = job->unequal_len;
 }

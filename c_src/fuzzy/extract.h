@@ -86,6 +86,9 @@ typedef enum {
     /* candidate `at`'s Levenshtein distance is past the search core's
      * 32-bit values */
     WB_FZ_EXTRACT_PAST_LANES,
+    /* hamming without padding (no_pad): candidate `at` is not as long as
+     * the query (wb_fz_extract_lengths) */
+    WB_FZ_EXTRACT_UNEQUAL_CANDIDATE,
 } wb_fz_extract_status;
 
 /* A hit: the candidate's index and its score (the integer kinds' exactly
@@ -153,8 +156,9 @@ typedef struct {
     size_t query_input_len;
     /* the search core's values first (its vector lanes, the batches an
      * index made once): Levenshtein with unit costs every distance; the
-     * LCS (Indel and the ratios), OSA and Hamming for the candidates its
-     * batches hold, the others left to the paths below; then the scores */
+     * LCS (Indel, LCSseq and the ratios), OSA and Hamming for the
+     * candidates its batches hold, the others left to the paths below;
+     * then the scores */
     bool lanes_on, lanes_live, lanes_done;
     wb_search_op lanes_op;
     /* the token scores of a query of one token: the ratio, for every
@@ -222,6 +226,9 @@ typedef struct {
     wb_fz_extract_status unfit;
     uint64_t unfit_value;
     size_t failed_at; /* codepoint mode: a candidate that is not UTF-8 (+ 1) */
+    /* hamming without padding: the first candidate of another length than
+     * the query (+ 1), and its length in symbols; the extract ends there */
+    size_t unequal_at, unequal_len;
     /* Seeds, for a search with a limit of at most WB_FZ_SEED_MOST: the
      * partial ratios (but WRatio) and Damerau-Levenshtein with a
      * normalized score. Before the scores, a pass over the values picks
@@ -270,6 +277,9 @@ bool wb_fz_extract_step(wb_fz_extract *x, uint64_t budget, uint64_t *used);
  * candidate or the value it names (EUTF8_CANDIDATE, PAST_CELL,
  * PAST_LANES). */
 wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *x, uint64_t *at);
+/* Once stopped by WB_FZ_EXTRACT_UNEQUAL_CANDIDATE: the query's length and
+ * the candidate's, in symbols. */
+void wb_fz_extract_lengths(const wb_fz_extract *x, uint64_t *query_len, uint64_t *candidate_len);
 /* Once done with WB_FZ_EXTRACT_OK, without cells: the hits, best first,
  * ties by index, and their number. */
 size_t wb_fz_extract_hits(const wb_fz_extract *x, const wb_fz_hit **hits);

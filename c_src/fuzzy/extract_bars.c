@@ -81,8 +81,8 @@ static bool may_rank(wb_fz_extract *job, size_t m, size_t n, size_t v) {
         return passed &&
                (job->heap_len < job->limit || wb_fz_better(job->o.kind, score, job->heap[0].score));
     } else {
-        wb_fz_verdict(&job->lanes_o, m, n, distance_of(job->lanes_op, m, n, v), NULL, &score,
-                      &passed, &badness);
+        wb_fz_verdict(&job->lanes_o, m, n, distance_of(job->lanes_op, job->lanes_o.scorer, m, n, v),
+                      NULL, &score, &passed, &badness);
     }
     /* fewer than the limit kept: the cutoff is the only bar */
     return passed &&
@@ -442,8 +442,9 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
     wb_search_op op = job->lanes_op;
     /* Levenshtein in codepoints: symbols, not bytes */
     bool count_symbols = job->o.codepoints && !set->ascii;
-    /* the ratios' and Indel's badness is d / (m + n), the others' d / max(m, n) */
-    bool sum = op == WB_SEARCH_LCS;
+    /* the ratios' and Indel's badness is d / (m + n), the others' (LCSseq's
+     * too) d / max(m, n) */
+    bool sum = op == WB_SEARCH_LCS && job->lanes_o.scorer != WB_FZ_LCS_SEQ;
     bool bars = !job->cells;
     uint64_t units = 0;
     bool general = false; /* candidate i is for the other paths */
@@ -569,7 +570,7 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
             if (verdict == BOUND_PAST_CUTOFF && job->cells) store(job, i, 0.0, 0, false);
             if (verdict != BOUND_RATIO) continue;
         }
-        size_t most = m > n ? m : n, d = distance_of(op, m, n, v);
+        size_t most = m > n ? m : n, d = distance_of(op, job->lanes_o.scorer, m, n, v);
         bool full = bars && job->heap_len == job->limit;
         if (full && wb_fz_below_bar(&job->heap[0].badness, d, sum ? m + n : most)) continue;
         wb_fz_bar badness;

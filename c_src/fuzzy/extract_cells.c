@@ -1,7 +1,7 @@
 /*
  * cdist's cells from the search core's values (extract.h): for the
- * scorers whose score is their value's (Levenshtein, Indel and the
- * ratios, OSA, Hamming, the token scores on an index's sorted forms), a
+ * scorers whose score is their value's (Levenshtein, Indel, LCSseq and
+ * the ratios, OSA, Hamming, the token scores on an index's sorted forms), a
  * row of cells in a tight loop, the float kinds' from a table by length
  * and value. The other scorers' cells come from extract_bars.c.
  */
@@ -52,7 +52,8 @@ static __attribute__((noinline)) void cell_row(wb_fz_extract *job, size_t n) {
     for (size_t v = 0; v < WB_FZ_CELL_STRIDE; v++) {
         double score;
         bool passed;
-        cell_score(o, ratio, m, n, distance_of(op, m, n, v < most ? v : most), &score, &passed);
+        cell_score(o, ratio, m, n, distance_of(op, o->scorer, m, n, v < most ? v : most), &score,
+                   &passed);
         row[v] = passed ? score : worst;
     }
     job->cell_rows |= UINT64_C(1) << n;
@@ -65,7 +66,7 @@ static __attribute__((noinline)) double cell_of(const wb_fz_extract *job, size_t
     double score;
     bool passed;
     cell_score(o, o->scorer == WB_FZ_RATIO || o->scorer == WB_FZ_QRATIO, job->qlen, n,
-               distance_of(job->lanes_op, job->qlen, n, v), &score, &passed);
+               distance_of(job->lanes_op, o->scorer, job->qlen, n, v), &score, &passed);
     return passed ? score : wb_fz_worst(o);
 }
 
@@ -174,7 +175,7 @@ static size_t plain_cells(wb_fz_extract *job, size_t i, uint64_t room, uint64_t 
         u += each + (job->one_token && !spaced ? n / 8 : 0);
         double score;
         bool passed;
-        cell_score(&o, ratio, m, n, distance_of(op, m, n, v), &score, &passed);
+        cell_score(&o, ratio, m, n, distance_of(op, o.scorer, m, n, v), &score, &passed);
         store(job, i, score, job->integers && score > 0 && score < 0x1p64 ? (uint64_t)score : 0,
               passed);
         if (job->unfit) {

@@ -166,10 +166,13 @@ static inline bool record(wb_fz_extract *job, size_t i, double score, bool passe
 #define CELL_UNITS 3
 
 /* The distance a value of the search core's gives for a pair of m and n
- * symbols: the Indel distance from the LCS, Hamming's from the equal
- * positions, Levenshtein's and OSA's as they are */
-static inline size_t distance_of(wb_search_op op, size_t m, size_t n, size_t v) {
-    return op == WB_SEARCH_LCS ? m + n - 2 * v : op == WB_SEARCH_HAMMING ? (m > n ? m : n) - v : v;
+ * symbols: from the LCS the Indel distance (LCSseq's: the longer length
+ * less it), Hamming's from the equal positions, Levenshtein's and OSA's
+ * as they are */
+static inline size_t distance_of(wb_search_op op, wb_fz_scorer scorer, size_t m, size_t n,
+                                 size_t v) {
+    if (op == WB_SEARCH_LCS) return scorer == WB_FZ_LCS_SEQ ? (m > n ? m : n) - v : m + n - 2 * v;
+    return op == WB_SEARCH_HAMMING ? (m > n ? m : n) - v : v;
 }
 
 /* extract_bars.c: the seeds (true when done), and the scores from the

@@ -63,106 +63,6 @@ bool wb_fz_worst_value(const wb_fz_options *o, uint64_t *v) {
     return true;
 }
 
-static void add_part(wb_fz *s, bool partial, const uint32_t *x, size_t xl, const uint32_t *y,
-                     size_t yl, size_t total, double w1, double w2) {
-    s->parts[s->nparts++] = (wb_fz_part){
-        .partial = partial, .x = x, .xl = xl, .y = y, .yl = yl, .total = total, .w1 = w1, .w2 = w2};
-}
-
-static void add_base(wb_fz *s, double value) {
-    if (value > s->base) s->base = value;
-}
-
-/* token_set_ratio's parts, weighted */
-static void token_set_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
-    if (t->ua_count == 0) return; /* a side without tokens: 0 */
-    if (t->sect_count > 0 && (t->ab_count == 0 || t->ba_count == 0)) {
-        add_base(s, 100.0 * w1 * w2);
-        return;
-    }
-    size_t sep = t->sect_count > 0;
-    size_t sect_ab = t->sect_len + sep + t->diff_abl, sect_ba = t->sect_len + sep + t->diff_bal;
-    /* the intersection with each side: a distance of the side's rest */
-    add_part(s, false, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, sect_ab + sect_ba, w1, w2);
-    if (t->sect_count > 0) {
-        add_base(s, wb_fz_ratio_of(sep + t->diff_abl, t->sect_len + sect_ab) * w1 * w2);
-        add_base(s, wb_fz_ratio_of(sep + t->diff_bal, t->sect_len + sect_ba) * w1 * w2);
-    }
-}
-
-/* partial_token_ratio's parts, weighted. No test for a side without
- * tokens: as in rapidfuzz, the sorted texts' partial ratio answers it, 100
- * when neither side has a token (two empty texts), 0 when one side has. */
-static void partial_token_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
-    if (t->sect_count > 0) {
-        add_base(s, 100.0 * w1 * w2);
-        return;
-    }
-    add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, w1, w2);
-    if (t->diff_abl != t->sorted_al || t->diff_bal != t->sorted_bl)
-        add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, w1, w2);
-}
-
-/* The parts of a ratio scorer, its token work done. */
-static void plan_ratio(wb_fz *s) {
-    const wb_fz_tokens *t = &s->tk;
-    const uint32_t *a = s->a, *b = s->b;
-    size_t m = s->m, n = s->n;
-    bool shorter_wratio = false;
-    double scale = 1.0;
-    if (s->o.scorer == WB_FZ_WRATIO) {
-        if (m == 0 || n == 0) return;
-        shorter_wratio = wb_fz_wratio_near(m, n, &scale);
-    }
-    switch (s->o.scorer) {
-    case WB_FZ_QRATIO:
-        if (m == 0 || n == 0) return;
-        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
-        break;
-    case WB_FZ_RATIO:
-        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
-        break;
-    case WB_FZ_PARTIAL_RATIO:
-        add_part(s, true, a, m, b, n, 0, 1.0, 1.0);
-        break;
-    case WB_FZ_TOKEN_SORT_RATIO:
-        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
-                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
-        break;
-    case WB_FZ_TOKEN_SET_RATIO:
-        token_set_parts(s, t, 1.0, 1.0);
-        break;
-    case WB_FZ_TOKEN_RATIO:
-        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
-                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
-        token_set_parts(s, t, 1.0, 1.0);
-        break;
-    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
-        add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, 1.0, 1.0);
-        break;
-    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
-        if (t->ua_count == 0) break;
-        if (t->sect_count > 0)
-            add_base(s, 100.0);
-        else
-            add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, 1.0, 1.0);
-        break;
-    case WB_FZ_PARTIAL_TOKEN_RATIO:
-        partial_token_parts(s, t, 1.0, 1.0);
-        break;
-    default: /* WRATIO */
-        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
-        if (shorter_wratio) {
-            add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
-                     t->sorted_al + t->sorted_bl, 0.95, 1.0);
-            token_set_parts(s, t, 0.95, 1.0);
-        } else {
-            add_part(s, true, a, m, b, n, 0, scale, 1.0);
-            partial_token_parts(s, t, 0.95, scale);
-        }
-    }
-}
-
 /* ---- start, step ----------------------------------------------------------- */
 
 bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, const uint32_t *b,
@@ -181,6 +81,7 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
     /* every field above the kernels (fuzzy.h), one by one: a memset
      * would be a `rep stos`, whose start costs as much as a short score */
     s->done = s->failed = s->kernel_live = s->pattern_live = s->passed = s->too_large = false;
+    s->unequal = false;
     s->reversed_live = false;
     s->cutoff = s->nparts = s->part = s->window = 0;
     s->distance = s->maximum = 0;
@@ -215,12 +116,14 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
     if (wb_fz_needs_tokens(o, m, n))
         wb_fz_tokens_start(s);
     else
-        plan_ratio(s);
+        wb_fz_plan_ratio(s);
     return true;
 }
 
 bool wb_fz_reads_bytes(const wb_fz_options *o) {
-    return o->scorer == WB_FZ_HAMMING && !o->codepoints;
+    return (o->scorer == WB_FZ_HAMMING || o->scorer == WB_FZ_PREFIX ||
+            o->scorer == WB_FZ_POSTFIX) &&
+           !o->codepoints;
 }
 
 bool wb_fz_start_bytes(wb_fz *s, const wb_fz_options *o, const uint8_t *a, size_t m,
@@ -238,6 +141,10 @@ void wb_fz_rebind_bytes(wb_fz *s, const uint8_t *a, const uint8_t *b) {
         s->k.hamming.ab = a;
         s->k.hamming.bb = b;
     }
+    if (s->kernel_live && (s->o.scorer == WB_FZ_PREFIX || s->o.scorer == WB_FZ_POSTFIX)) {
+        s->k.affix.ab = a;
+        s->k.affix.bb = b;
+    }
 }
 
 /* Hamming's kernel on the pair's symbols or bytes. */
@@ -246,6 +153,18 @@ static void hamming_init(wb_fz *s, wb_fz_hamming *k) {
         wb_fz_hamming_init_bytes(k, s->ab, s->m, s->bb, s->n, s->cutoff);
     else
         wb_fz_hamming_init(k, s->a, s->m, s->b, s->n, s->cutoff);
+}
+
+/* Prefix's or Postfix's kernel on the pair's symbols or bytes: an affix
+ * shorter than the cutoff needs (the largest distance less the kernel's
+ * bound) need not be found. */
+static void affix_init(wb_fz *s, wb_fz_affix *k) {
+    bool suffix = s->o.scorer == WB_FZ_POSTFIX;
+    size_t least = s->cutoff == WB_FZ_NO_CUTOFF ? 0 : (size_t)s->maximum - s->cutoff;
+    if (s->ab)
+        wb_fz_affix_init_bytes(k, s->ab, s->m, s->bb, s->n, suffix, least);
+    else
+        wb_fz_affix_init(k, s->a, s->m, s->b, s->n, suffix, least);
 }
 
 /* Levenshtein's kernel: bit-parallel with unit costs; the LCS when a
@@ -286,6 +205,7 @@ static bool start_kernel(wb_fz *s) {
                                        s->maximum > WB_FZ_U64_MOST);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
         return start_lcs(s);
     case WB_FZ_OSA:
         if (!wb_fz_osa_init(&s->k.osa, a, m, b, n, k)) return false;
@@ -295,6 +215,10 @@ static bool start_kernel(wb_fz *s) {
         return wb_fz_damerau_init(&s->k.damerau, a, m, b, n, k);
     case WB_FZ_HAMMING:
         hamming_init(s, &s->k.hamming);
+        return true;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        affix_init(s, &s->k.affix);
         return true;
     default:
         if (!wb_fz_jaro_init(&s->k.jaro, a, m, b, n)) return false;
@@ -315,6 +239,7 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
             return wb_fz_weighted_step(&s->k.weighted, budget, used);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
         return wb_fz_lcs_step(&s->k.lcs, budget, used);
     case WB_FZ_OSA:
         return wb_fz_osa_step(&s->k.osa, budget, used);
@@ -322,6 +247,9 @@ static bool step_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         return wb_fz_damerau_step(&s->k.damerau, budget, used);
     case WB_FZ_HAMMING:
         return wb_fz_hamming_step(&s->k.hamming, budget, used);
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        return wb_fz_affix_step(&s->k.affix, budget, used);
     default:
         return wb_fz_jaro_step(&s->k.jaro, budget, used);
     }
@@ -342,6 +270,14 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         s->distance = h.result;
         return true;
     }
+    if (s->o.scorer == WB_FZ_PREFIX || s->o.scorer == WB_FZ_POSTFIX) {
+        if (budget < wb_fz_affix_units(m, n)) return false;
+        wb_fz_affix x;
+        affix_init(s, &x);
+        wb_fz_affix_step(&x, budget, used);
+        s->distance = s->maximum - x.result;
+        return true;
+    }
     if (s->o.scorer == WB_FZ_DAMERAU_LEVENSHTEIN) {
         /* no pattern: a query's does not matter */
         if (shorter > WB_FZ_SHORT || budget < wb_fz_damerau_units(m, n)) return false;
@@ -350,7 +286,8 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
     }
     if (s->query || budget < wb_fz_lcs_units(m, n)) return false;
     /* two words: the LCS's and OSA's */
-    bool two = s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_OSA ||
+    bool two = s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_LCS_SEQ ||
+               s->o.scorer == WB_FZ_OSA ||
                (s->o.scorer == WB_FZ_LEVENSHTEIN && lev_kernel_of(&s->o) == LEV_INDEL);
     if (shorter > (two ? WB_FZ_SHORT_LCS : WB_FZ_SHORT)) return false;
     switch (s->o.scorer) {
@@ -369,6 +306,9 @@ static bool short_kernel(wb_fz *s, uint64_t budget, uint64_t *used) {
         }
     case WB_FZ_INDEL:
         s->distance = (wb_fz_wide)m + n - 2 * (wb_fz_wide)wb_fz_lcs_short(a, m, b, n, used);
+        return true;
+    case WB_FZ_LCS_SEQ:
+        s->distance = s->maximum - wb_fz_lcs_short(a, m, b, n, used);
         return true;
     case WB_FZ_OSA:
         s->distance = wb_fz_osa_short(a, m, b, n, k, used);
@@ -402,6 +342,10 @@ static void end_kernel(wb_fz *s) {
         s->distance = (wb_fz_wide)s->m + s->n - 2 * (wb_fz_wide)s->k.lcs.result;
         wb_fz_lcs_free(&s->k.lcs);
         break;
+    case WB_FZ_LCS_SEQ:
+        s->distance = s->maximum - s->k.lcs.result;
+        wb_fz_lcs_free(&s->k.lcs);
+        break;
     case WB_FZ_OSA:
         s->distance = s->k.osa.result;
         wb_fz_osa_free(&s->k.osa);
@@ -412,6 +356,10 @@ static void end_kernel(wb_fz *s) {
         break;
     case WB_FZ_HAMMING:
         s->distance = s->k.hamming.result;
+        break;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        s->distance = s->maximum - s->k.affix.result;
         break;
     default:
         s->similarity = s->k.jaro.result;
@@ -490,7 +438,7 @@ static int same_as_earlier(wb_fz *s, wb_fz_meter *g) {
         }
         if (differ) continue;
         p->result = q->result;
-        add_base(s, p->result * p->w1 * p->w2);
+        wb_fz_add_base(s, p->result * p->w1 * p->w2);
         return SAME_FOUND;
     }
     return SAME_NONE;
@@ -505,6 +453,12 @@ static void next_part(wb_fz *s) {
 
 bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
     if (s->done) return true;
+    if (s->o.no_pad && s->o.scorer == WB_FZ_HAMMING && s->m != s->n) {
+        /* rapidfuzz's pad=False: no score, an error for the caller */
+        s->unequal = s->done = true;
+        *used += 1;
+        return true;
+    }
     if (wb_fz_is_edit(s->o.scorer) || s->o.scorer <= WB_FZ_JARO_WINKLER) {
         if (!s->kernel_live && short_kernel(s, budget, used)) {
             edit_verdict(s);
@@ -537,7 +491,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         }
         if (!through) return false;
         wb_fz_tokens_end(s);
-        plan_ratio(s);
+        wb_fz_plan_ratio(s);
     }
     while (s->part < s->nparts) {
         uint64_t spent = *used - start;
@@ -563,7 +517,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
         }
         wb_fz_part *p = &s->parts[s->part];
         p->result = s->best;
-        add_base(s, s->best * p->w1 * p->w2);
+        wb_fz_add_base(s, s->best * p->w1 * p->w2);
         s->best = 0.0;
         s->direction = 0;
         next_part(s);
@@ -575,7 +529,7 @@ bool wb_fz_step(wb_fz *s, uint64_t budget, uint64_t *used) {
 
 void wb_fz_free(wb_fz *s) {
     if (s->kernel_live) {
-        if (s->nparts > 0 || s->o.scorer == WB_FZ_INDEL) {
+        if (s->nparts > 0 || s->o.scorer == WB_FZ_INDEL || s->o.scorer == WB_FZ_LCS_SEQ) {
             wb_fz_lcs_free(&s->k.lcs);
         } else {
             switch (s->o.scorer) {
@@ -594,6 +548,8 @@ void wb_fz_free(wb_fz *s) {
                 wb_fz_damerau_free(&s->k.damerau);
                 break;
             case WB_FZ_HAMMING:
+            case WB_FZ_PREFIX:
+            case WB_FZ_POSTFIX:
                 break;
             default:
                 wb_fz_jaro_free(&s->k.jaro);
@@ -632,6 +588,7 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
             return wb_fz_weighted_units(m, n);
         }
     case WB_FZ_INDEL:
+    case WB_FZ_LCS_SEQ:
     case WB_FZ_RATIO:
     case WB_FZ_QRATIO:
     case WB_FZ_TOKEN_SORT_RATIO:
@@ -645,6 +602,9 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
         return wb_fz_damerau_units(m, n);
     case WB_FZ_HAMMING:
         return wb_fz_hamming_units(m, n);
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        return wb_fz_affix_units(m, n);
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
         return wb_fz_jaro_units(m, n);

@@ -9,10 +9,13 @@
  *
  * Every scorer gives a score of the kind asked for:
  *   - edit distances (levenshtein, indel, osa, damerau_levenshtein,
- *     hamming): an integer distance d and the largest distance the two
- *     lengths allow, `maximum`; similarity = maximum - d, normalized
- *     distance = d / maximum (0.0 when maximum is 0), normalized
- *     similarity = 1.0 - normalized distance;
+ *     hamming, lcs_seq, prefix, postfix): an integer distance d and the
+ *     largest distance the two lengths allow, `maximum`; similarity =
+ *     maximum - d, normalized distance = d / maximum (0.0 when maximum is
+ *     0), normalized similarity = 1.0 - normalized distance. lcs_seq,
+ *     prefix and postfix are similarities at heart (rapidfuzz's LCSseq,
+ *     Prefix, Postfix): the longest common subsequence, prefix or suffix
+ *     s, maximum = max(m, n), d = maximum - s;
  *   - jaro, jaro_winkler: a similarity s in 0.0 .. 1.0; distance and
  *     normalized distance 1.0 - s, normalized similarity s;
  *   - the ratios: a similarity s in 0.0 .. 100.0; distance 100.0 - s,
@@ -40,6 +43,9 @@ typedef enum {
     WB_FZ_OSA,
     WB_FZ_DAMERAU_LEVENSHTEIN,
     WB_FZ_HAMMING,
+    WB_FZ_LCS_SEQ,
+    WB_FZ_PREFIX,
+    WB_FZ_POSTFIX,
     WB_FZ_JARO,
     WB_FZ_JARO_WINKLER,
     WB_FZ_RATIO,
@@ -57,10 +63,10 @@ typedef enum {
 
 #define WB_FZ_SCORER_NAMES                                                                         \
     {                                                                                              \
-        "levenshtein", "indel", "osa", "damerau_levenshtein", "hamming", "jaro", "jaro_winkler",   \
-            "ratio", "partial_ratio", "token_sort_ratio", "token_set_ratio", "token_ratio",        \
-            "partial_token_sort_ratio", "partial_token_set_ratio", "partial_token_ratio",          \
-            "wratio", "qratio"                                                                     \
+        "levenshtein", "indel", "osa", "damerau_levenshtein", "hamming", "lcs_seq", "prefix",      \
+            "postfix", "jaro", "jaro_winkler", "ratio", "partial_ratio", "token_sort_ratio",       \
+            "token_set_ratio", "token_ratio", "partial_token_sort_ratio",                          \
+            "partial_token_set_ratio", "partial_token_ratio", "wratio", "qratio"                   \
     }
 
 typedef enum {
@@ -87,6 +93,10 @@ typedef struct {
     uint64_t icutoff;
     uint64_t ins, del, sub; /* levenshtein's costs */
     double prefix_weight;   /* jaro_winkler's */
+    /* hamming's `pad: false`: sides of different lengths are an error (a
+     * score's `unequal`, a search's WB_FZ_EXTRACT_UNEQUAL_CANDIDATE), not
+     * padded; false (zero) pads, the default */
+    bool no_pad;
 } wb_fz_options;
 
 /* Whether the kind is a distance (lower is better). */
@@ -173,6 +183,9 @@ typedef struct {
     const wb_fz_tokens *query_tokens;
     const wb_fz_pattern *sorted_query;
     bool done, failed; /* failed: out of memory */
+    /* done, not scored: hamming without padding (o.no_pad) of sides of
+     * different lengths, an error for the caller to report */
+    bool unequal;
     /* an edit distance or Jaro: its kernel is live */
     bool kernel_live;
     size_t cutoff; /* the kernel's: WB_FZ_NO_CUTOFF, or a bound with room */
@@ -227,6 +240,7 @@ typedef struct {
         wb_fz_osa osa;
         wb_fz_damerau damerau;
         wb_fz_hamming hamming;
+        wb_fz_affix affix;
         wb_fz_jaro jaro;
     } k;
     wb_fz_part parts[WB_FZ_PARTS];
@@ -261,7 +275,8 @@ bool wb_fz_start(wb_fz *s, const wb_fz_options *o, const uint32_t *a, size_t m, 
 bool wb_fz_start_with(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *query,
                       const uint32_t *a, size_t m, const uint32_t *b, size_t n);
 /* Whether the scorer compares the bytes themselves, with no symbols to
- * decode (Hamming in byte mode): then wb_fz_start_bytes may take them. */
+ * decode (Hamming, Prefix and Postfix in byte mode): then
+ * wb_fz_start_bytes may take them. */
 bool wb_fz_reads_bytes(const wb_fz_options *o);
 /* wb_fz_start on the bytes of a and b themselves, for a scorer that
  * reads them (wb_fz_reads_bytes). */
@@ -309,7 +324,8 @@ bool wb_fz_score(const wb_fz_options *o, const uint32_t *a, size_t m, const uint
  * codepoint mode) against candidates of up to WB_FZ_QUICK_MOST bytes (64
  * for Jaro, WB_FZ_QUICK_MATRIX_MOST for Damerau-Levenshtein), for the
  * scorers whose kernels then take one machine word: levenshtein with unit
- * costs, indel, ratio, qratio, osa, hamming, jaro, jaro_winkler; and
+ * costs, indel, ratio, qratio, osa, hamming, lcs_seq, prefix, postfix,
+ * jaro, jaro_winkler; and
  * damerau_levenshtein (its cells in the quick's table) and partial_ratio (the
  * shorter side's LCS with the longer's prefixes and suffixes a word step
  * a byte, then the windows that could be best), against candidates of up
@@ -381,8 +397,9 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
 
 /* The score of a pair of m and n symbols from its distance d, found by
  * any kernel (the quick ones, the search core's lanes): the Levenshtein,
- * OSA, Hamming or Indel distance, or for the ratio and qratio the Indel
- * distance; as wb_fz_quick_score scores it, with its badness and bar. */
+ * OSA, Hamming, Indel, LCSseq, Prefix or Postfix distance, or for the
+ * ratio and qratio the Indel distance; as wb_fz_quick_score scores it,
+ * with its badness and bar. */
 void wb_fz_verdict(const wb_fz_options *o, size_t m, size_t n, size_t d, const wb_fz_bar *bar,
                    double *score, bool *passed, wb_fz_bar *badness);
 

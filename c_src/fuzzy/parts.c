@@ -1,5 +1,6 @@
 /*
- * A ratio scorer's parts (parts.h): the Indel ratio of two sequences, or
+ * A ratio scorer's parts (parts.h): which each scorer takes
+ * (wb_fz_plan_ratio), and each part, the Indel ratio of two sequences or
  * the partial ratio's windows of the shorter in the longer, stepped a
  * budget at a time for the pair driver (fuzzy.c).
  */
@@ -424,5 +425,102 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         if (r > s->best) s->best = r;
         if (next_window(s, p, nl, hl)) return true;
         if (*used - start >= budget) return false;
+    }
+}
+
+/* ---- the parts of each ratio scorer ------------------------------------------ */
+
+static void add_part(wb_fz *s, bool partial, const uint32_t *x, size_t xl, const uint32_t *y,
+                     size_t yl, size_t total, double w1, double w2) {
+    s->parts[s->nparts++] = (wb_fz_part){
+        .partial = partial, .x = x, .xl = xl, .y = y, .yl = yl, .total = total, .w1 = w1, .w2 = w2};
+}
+
+/* token_set_ratio's parts, weighted */
+static void token_set_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
+    if (t->ua_count == 0) return; /* a side without tokens: 0 */
+    if (t->sect_count > 0 && (t->ab_count == 0 || t->ba_count == 0)) {
+        wb_fz_add_base(s, 100.0 * w1 * w2);
+        return;
+    }
+    size_t sep = t->sect_count > 0;
+    size_t sect_ab = t->sect_len + sep + t->diff_abl, sect_ba = t->sect_len + sep + t->diff_bal;
+    /* the intersection with each side: a distance of the side's rest */
+    add_part(s, false, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, sect_ab + sect_ba, w1, w2);
+    if (t->sect_count > 0) {
+        wb_fz_add_base(s, wb_fz_ratio_of(sep + t->diff_abl, t->sect_len + sect_ab) * w1 * w2);
+        wb_fz_add_base(s, wb_fz_ratio_of(sep + t->diff_bal, t->sect_len + sect_ba) * w1 * w2);
+    }
+}
+
+/* partial_token_ratio's parts, weighted. No test for a side without
+ * tokens: as in rapidfuzz, the sorted texts' partial ratio answers it, 100
+ * when neither side has a token (two empty texts), 0 when one side has. */
+static void partial_token_parts(wb_fz *s, const wb_fz_tokens *t, double w1, double w2) {
+    if (t->sect_count > 0) {
+        wb_fz_add_base(s, 100.0 * w1 * w2);
+        return;
+    }
+    add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, w1, w2);
+    if (t->diff_abl != t->sorted_al || t->diff_bal != t->sorted_bl)
+        add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, w1, w2);
+}
+
+void wb_fz_plan_ratio(wb_fz *s) {
+    const wb_fz_tokens *t = &s->tk;
+    const uint32_t *a = s->a, *b = s->b;
+    size_t m = s->m, n = s->n;
+    bool shorter_wratio = false;
+    double scale = 1.0;
+    if (s->o.scorer == WB_FZ_WRATIO) {
+        if (m == 0 || n == 0) return;
+        shorter_wratio = wb_fz_wratio_near(m, n, &scale);
+    }
+    switch (s->o.scorer) {
+    case WB_FZ_QRATIO:
+        if (m == 0 || n == 0) return;
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        break;
+    case WB_FZ_RATIO:
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_RATIO:
+        add_part(s, true, a, m, b, n, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_SORT_RATIO:
+        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_SET_RATIO:
+        token_set_parts(s, t, 1.0, 1.0);
+        break;
+    case WB_FZ_TOKEN_RATIO:
+        add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                 t->sorted_al + t->sorted_bl, 1.0, 1.0);
+        token_set_parts(s, t, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_SORT_RATIO:
+        add_part(s, true, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_SET_RATIO:
+        if (t->ua_count == 0) break;
+        if (t->sect_count > 0)
+            wb_fz_add_base(s, 100.0);
+        else
+            add_part(s, true, t->diff_ab, t->diff_abl, t->diff_ba, t->diff_bal, 0, 1.0, 1.0);
+        break;
+    case WB_FZ_PARTIAL_TOKEN_RATIO:
+        partial_token_parts(s, t, 1.0, 1.0);
+        break;
+    default: /* WRATIO */
+        add_part(s, false, a, m, b, n, m + n, 1.0, 1.0);
+        if (shorter_wratio) {
+            add_part(s, false, t->sorted_a, t->sorted_al, t->sorted_b, t->sorted_bl,
+                     t->sorted_al + t->sorted_bl, 0.95, 1.0);
+            token_set_parts(s, t, 0.95, 1.0);
+        } else {
+            add_part(s, true, a, m, b, n, 0, scale, 1.0);
+            partial_token_parts(s, t, 0.95, scale);
+        }
     }
 }

@@ -8,6 +8,17 @@
 
 #include "fuzzy.h"
 
+/* The parts of a ratio scorer (the best of their similarities, each
+ * weighted, is its score), its token work done; the scores known from
+ * lengths alone go straight to s->base. */
+void wb_fz_plan_ratio(wb_fz *s);
+
+/* A part's weighted similarity, or one known without a part: the
+ * scorer's score is the best of them. */
+static inline void wb_fz_add_base(wb_fz *s, double value) {
+    if (value > s->base) s->base = value;
+}
+
 /* Steps the current part (s->parts[s->part]); true when it is done (its
  * similarity in s->best), or failed (s->failed). */
 bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used);

@@ -1,9 +1,9 @@
 /* Quick scores (fuzzy.h): a query of 1..64 bytes against short candidates,
  * each score in one go with no state and nothing allocated, the query's
  * match masks made once. Levenshtein (Myers 1999 in Hyyro's form), OSA
- * (Hyyro 2003), Indel and its ratios (Allison-Dix / Hyyro 2004) take one
- * word step per candidate byte; Jaro matches a symbol per step, its
- * window a mask; Hamming compares bytes.
+ * (Hyyro 2003), Indel, LCSseq and the ratios (Allison-Dix / Hyyro 2004)
+ * take one word step per candidate byte; Jaro matches a symbol per step,
+ * its window a mask; Hamming, Prefix and Postfix compare bytes.
  * One file: wb_fz_quick_score runs per candidate and calls the kernels,
  * the partial windows, Damerau and the verdicts here, which the compiler
  * can inline only within this translation unit. */
@@ -33,6 +33,9 @@ bool wb_fz_quick_init(wb_fz_quick *q, const wb_fz_options *o, const uint8_t *que
     case WB_FZ_QRATIO:
     case WB_FZ_OSA:
     case WB_FZ_HAMMING:
+    case WB_FZ_LCS_SEQ:
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
     case WB_FZ_JARO:
     case WB_FZ_JARO_WINKLER:
     case WB_FZ_DAMERAU_LEVENSHTEIN:
@@ -110,6 +113,19 @@ static size_t hamming(const wb_fz_quick *q, const uint8_t *t, size_t n) {
     for (size_t i = 0; i < common; i++)
         d += q->query[i] != t[i];
     return d;
+}
+
+/* The common prefix (suffix) of the query and t: Prefix's (Postfix's)
+ * similarity. */
+static size_t affix(const wb_fz_quick *q, const uint8_t *t, size_t n, bool suffix) {
+    size_t common = q->m < n ? q->m : n, i = 0;
+    if (suffix)
+        while (i < common && q->query[q->m - 1 - i] == t[n - 1 - i])
+            i++;
+    else
+        while (i < common && q->query[i] == t[i])
+            i++;
+    return i;
 }
 
 /* The partial ratio: the best window of a needle (the shorter side, nl
@@ -711,6 +727,13 @@ uint64_t wb_fz_quick_score(wb_fz_quick *q, const uint8_t *t, size_t n, const wb_
         break;
     case WB_FZ_INDEL:
         d = m + n - 2 * lcs(q, t, n);
+        break;
+    case WB_FZ_LCS_SEQ:
+        d = maximum - lcs(q, t, n);
+        break;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        d = maximum - affix(q, t, n, o->scorer == WB_FZ_POSTFIX);
         break;
     default:
         d = hamming(q, t, n);

@@ -10,7 +10,7 @@
 /* ---- the kinds of score ------------------------------------------------ */
 
 static inline bool wb_fz_is_edit(wb_fz_scorer scorer) {
-    return scorer <= WB_FZ_HAMMING;
+    return scorer <= WB_FZ_POSTFIX;
 }
 
 /* The largest distance the lengths allow, exactly. */

@@ -3,7 +3,7 @@
  * sequences of symbols (bytes or Unicode codepoints, as uint32_t), one
  * file of c_src/metric/ per metric (pattern.c, indel_lcs.c,
  * levenshtein.c and levenshtein_weighted.c, osa.c, damerau.c,
- * hamming.c, jaro.c), their word steps in levenshtein_word.h and
+ * hamming.c, affix.c, jaro.c), their word steps in levenshtein_word.h and
  * osa_word.h.
  *
  * Pure C, no erl_nif. Every kernel is a state advanced by its step
@@ -447,6 +447,29 @@ void wb_fz_hamming_init_bytes(wb_fz_hamming *k, const uint8_t *a, size_t m, cons
                               size_t n, size_t cutoff);
 bool wb_fz_hamming_step(wb_fz_hamming *k, uint64_t budget, uint64_t *used);
 uint64_t wb_fz_hamming_units(size_t m, size_t n);
+
+/* The common prefix, or suffix, of a and b (affix.c): Prefix's and
+ * Postfix's similarity, the symbols compared from the start (from the
+ * end) until the first that differ, AFFIX_CHUNK a step's unit at a time.
+ * On symbols, or on bytes themselves (wb_fz_affix_init_bytes), which may
+ * be pointed at the same bytes where they have moved to between steps,
+ * as Hamming's. `least`: a common affix shorter than it does not
+ * matter, its exact length neither (the cutoff's: a pair whose shorter
+ * side is below it is not read, its result 0). */
+typedef struct {
+    const uint32_t *a, *b;
+    const uint8_t *ab, *bb; /* the bytes (NULL: symbols) */
+    size_t m, n, at;
+    bool suffix;
+    size_t result; /* the common affix's length */
+} wb_fz_affix;
+
+void wb_fz_affix_init(wb_fz_affix *k, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                      bool suffix, size_t least);
+void wb_fz_affix_init_bytes(wb_fz_affix *k, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                            bool suffix, size_t least);
+bool wb_fz_affix_step(wb_fz_affix *k, uint64_t budget, uint64_t *used);
+uint64_t wb_fz_affix_units(size_t m, size_t n);
 
 /* Jaro similarity (jaro.c, 0.0 .. 1.0), rapidfuzz's conventions: both empty 1.0,
  * one empty 0.0; the shorter input (a when the lengths are equal) is

@@ -20,7 +20,10 @@
  * mode, enomem, and for a score that does not fit where it goes:
  * {does_not_fit, u64} past 2^64 - 1, {does_not_fit, u32, Value} past a
  * 32-bit cell of cdist, {does_not_fit, u32, {candidate, Position}} for a
- * unit-cost Levenshtein distance past the search core's 32 bits. */
+ * unit-cost Levenshtein distance past the search core's 32 bits, and
+ * {unequal_lengths, {candidate, Position}, QueryLength, Length} for
+ * hamming without padding: the first candidate of another length than
+ * the query (lengths in symbols). */
 #include "jobs.h"
 
 #include "../fuzzy/extract.h"
@@ -220,6 +223,15 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
         return wb_error(env, enif_make_tuple3(env, atom_does_not_fit, atom_u32,
                                               enif_make_tuple2(env, wb_atom(env, "candidate"),
                                                                enif_make_uint64(env, at))));
+    case WB_FZ_EXTRACT_UNEQUAL_CANDIDATE: {
+        uint64_t query_len, len;
+        wb_fz_extract_lengths(&job->x, &query_len, &len);
+        ERL_NIF_TERM which =
+            enif_make_tuple2(env, wb_atom(env, "candidate"), enif_make_uint64(env, at));
+        return wb_error(env, enif_make_tuple4(env, wb_atom(env, "unequal_lengths"), which,
+                                              enif_make_uint64(env, query_len),
+                                              enif_make_uint64(env, len)));
+    }
     default:
         return wb_error(env, wb_atom(env, "enomem"));
     }

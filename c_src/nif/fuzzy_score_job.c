@@ -7,15 +7,17 @@
  *     the score of two binaries (a float; an exact integer for an edit
  *     distance's own kinds); the worst of its kind when it does not pass
  *     the cutoff (wb_fz_worst). Errors: {invalid_utf8, 1 | 2} in codepoint
- *     mode, enomem, {does_not_fit, u64} for a score past 2^64 - 1.
+ *     mode, enomem, {does_not_fit, u64} for a score past 2^64 - 1,
+ *     {unequal_lengths, M, N} for hamming without padding of sides of M
+ *     and N symbols.
  *   fuzzy_score_short(A, B, Unit, Options) -> Score | long
  *     the same for a short pair, in the call itself (no job), or `long`.
  *   fuzzy_names() -> {Scorers, Kinds, MostPrefixWeight}
  *
  * Options (wb_fuzzy_get_options, the searches' too): {Scorer, Kind,
- * Cutoff | nil, Ins, Del, Sub, PrefixWeight}, the atoms of fuzzy.h's names
- * (the cutoff of an integer kind, and the weights, 64-bit unsigned
- * integers). */
+ * Cutoff | nil, Ins, Del, Sub, PrefixWeight, Pad}, the atoms of fuzzy.h's
+ * names (the cutoff of an integer kind, and the weights, 64-bit unsigned
+ * integers; Pad true or false, hamming's). */
 #include "jobs.h"
 
 #include "../fuzzy/fuzzy.h"
@@ -26,6 +28,7 @@ static const char *const scorer_names[] = WB_FZ_SCORER_NAMES;
 static const char *const kind_names[] = WB_FZ_KIND_NAMES;
 static ERL_NIF_TERM scorer_atoms[WB_FZ_SCORERS], kind_atoms[WB_FZ_KINDS];
 static ERL_NIF_TERM atom_nil, atom_invalid_utf8, atom_does_not_fit, atom_u64, atom_long;
+static ERL_NIF_TERM atom_true, atom_false, atom_unequal_lengths;
 
 static ERL_NIF_TERM past_u64(ErlNifEnv *env) {
     return wb_error(env, enif_make_tuple2(env, atom_does_not_fit, atom_u64));
@@ -44,7 +47,7 @@ bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb
     int arity;
     ErlNifUInt64 ins, del, sub;
     memset(o, 0, sizeof *o);
-    if (!enif_get_tuple(env, term, &arity, &t) || arity != 7) return false;
+    if (!enif_get_tuple(env, term, &arity, &t) || arity != 8) return false;
     size_t i = 0;
     while (i < WB_FZ_SCORERS && !enif_is_identical(t[0], scorer_atoms[i]))
         i++;
@@ -69,6 +72,10 @@ bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb
     if (!enif_get_uint64(env, t[3], &ins) || !enif_get_uint64(env, t[4], &del) ||
         !enif_get_uint64(env, t[5], &sub) || !get_number(env, t[6], &o->prefix_weight) ||
         !(o->prefix_weight >= 0 && o->prefix_weight <= WB_FZ_PREFIX_WEIGHT_MOST))
+        return false;
+    if (enif_is_identical(t[7], atom_false))
+        o->no_pad = true;
+    else if (!enif_is_identical(t[7], atom_true))
         return false;
     o->ins = ins;
     o->del = del;
@@ -209,6 +216,10 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
 /* a finished score's term */
 static ERL_NIF_TERM score_term(ErlNifEnv *env, const wb_fz *fz) {
     if (fz->failed) return wb_error(env, wb_atom(env, "enomem"));
+    if (fz->unequal)
+        return wb_error(env,
+                        enif_make_tuple3(env, atom_unequal_lengths, enif_make_uint64(env, fz->m),
+                                         enif_make_uint64(env, fz->n)));
     if (wb_fz_integers(&fz->o)) {
         uint64_t v = fz->value;
         if (fz->passed ? fz->too_large : !wb_fz_worst_value(&fz->o, &v)) return past_u64(env);
@@ -301,4 +312,7 @@ void wb_fuzzy_score_load(ErlNifEnv *env) {
     atom_does_not_fit = enif_make_atom(env, "does_not_fit");
     atom_u64 = enif_make_atom(env, "u64");
     atom_long = enif_make_atom(env, "long");
+    atom_true = enif_make_atom(env, "true");
+    atom_false = enif_make_atom(env, "false");
+    atom_unequal_lengths = enif_make_atom(env, "unequal_lengths");
 }

@@ -2,18 +2,19 @@
  * The fuzzy score job in the built-in server (test_external.c): the request
  * WellBehaved.Fuzzy.score/3 sends with schedule: :external, {wb_job,
  * fuzzy_score, Tiny, {A, B, Unit, {Scorer, Kind, Cutoff, Ins, Del, Sub,
- * PrefixWeight}}}, answered by dispatch: unit-cost Levenshtein distances
- * against the plain dynamic program (reference.h) on random pairs, a ratio
- * against its definition, cutoffs, the errors of invalid UTF-8 and of bad
- * options, in whole and in one-unit steps.
+ * PrefixWeight, Pad}}}, answered by dispatch: unit-cost Levenshtein
+ * distances against the plain dynamic program (reference.h) on random
+ * pairs, a ratio against its definition, LCSseq, Prefix and Postfix,
+ * cutoffs, the errors of invalid UTF-8, of Hamming without padding on
+ * unequal lengths and of bad options, in whole and in one-unit steps.
  */
 #ifndef EXTERNAL_FUZZY_SCORE_H
 #define EXTERNAL_FUZZY_SCORE_H
 
-/* the request; cutoff < 0: nil; scorer/kind: atoms */
-static void fz_request(ei_x_buff *x, bool tiny, const char *a, size_t alen, const char *b,
-                       size_t blen, const char *unit, const char *scorer, const char *kind,
-                       long long cutoff) {
+/* the request; cutoff < 0: nil; scorer/kind/pad: atoms */
+static void fz_request_pad(ei_x_buff *x, bool tiny, const char *a, size_t alen, const char *b,
+                           size_t blen, const char *unit, const char *scorer, const char *kind,
+                           long long cutoff, const char *pad) {
     ei_x_new_with_version(x);
     ei_x_encode_tuple_header(x, 4);
     ei_x_encode_atom(x, "wb_job");
@@ -23,7 +24,7 @@ static void fz_request(ei_x_buff *x, bool tiny, const char *a, size_t alen, cons
     ei_x_encode_binary(x, a, (long)alen);
     ei_x_encode_binary(x, b, (long)blen);
     ei_x_encode_atom(x, unit);
-    ei_x_encode_tuple_header(x, 7);
+    ei_x_encode_tuple_header(x, 8);
     ei_x_encode_atom(x, scorer);
     ei_x_encode_atom(x, kind);
     if (cutoff < 0)
@@ -33,6 +34,23 @@ static void fz_request(ei_x_buff *x, bool tiny, const char *a, size_t alen, cons
     for (int i = 0; i < 3; i++)
         ei_x_encode_ulong(x, 1);
     ei_x_encode_double(x, 0.1);
+    ei_x_encode_atom(x, pad);
+}
+
+static void fz_request(ei_x_buff *x, bool tiny, const char *a, size_t alen, const char *b,
+                       size_t blen, const char *unit, const char *scorer, const char *kind,
+                       long long cutoff) {
+    fz_request_pad(x, tiny, a, alen, b, blen, unit, scorer, kind, cutoff, "true");
+}
+
+/* Hamming's distance with `pad` (an atom) */
+static long long fz_hamming(bool tiny, const char *a, const char *b, const char *unit,
+                            const char *pad, char reason[MAXATOMLEN]) {
+    ei_x_buff x;
+    fz_request_pad(&x, tiny, a, strlen(a), b, strlen(b), unit, "hamming", "distance", -1, pad);
+    long long got = dispatch(x.buff, (size_t)x.index, reason);
+    ei_x_free(&x);
+    return got;
 }
 
 /* an integer score (dispatch's answer) */
@@ -112,6 +130,39 @@ static void test_fuzzy_score(void) {
     CHECK(fz_int(false, "a", 1, "b", 1, "byte", "nope", -1, reason) == -2 &&
               strcmp(reason, "badarg") == 0,
           "an unknown scorer: badarg");
+
+    /* LCSseq, Prefix, Postfix: max(m, n) less the LCS, the common prefix,
+     * the common suffix (rapidfuzz-cpp's answers) */
+    for (int tiny = 0; tiny < 2; tiny++) {
+        CHECK(fz_int(tiny, "South Korea", 11, "North Korea", 11, "byte", "lcs_seq", -1, reason) ==
+                  2,
+              "lcs_seq");
+        CHECK(fz_int(tiny, "hello", 5, "help", 4, "byte", "prefix", -1, reason) == 2, "prefix");
+        CHECK(fz_int(tiny, "postfix", 7, "suffix", 6, "byte", "postfix", -1, reason) == 4,
+              "postfix");
+        CHECK(fz_int(tiny, "postfix", 7, "suffix", 6, "byte", "postfix", 3, reason) == 4,
+              "postfix past a cutoff: the cutoff + 1");
+    }
+    r = fz_float("South Korea", "North Korea", "lcs_seq", "normalized_distance");
+    CHECK(r == 2.0 / 11.0, "lcs_seq normalized: got %.17g", r);
+
+    /* Hamming: padded, or without padding an error naming the lengths
+     * (codepoints: "café" has 5 bytes, 4 codepoints) */
+    for (int tiny = 0; tiny < 2; tiny++) {
+        CHECK(fz_hamming(tiny, "abc", "abcde", "byte", "true", reason) == 2, "hamming padded");
+        CHECK(fz_hamming(tiny, "abc", "abd", "byte", "false", reason) == 1, "hamming, no pad");
+        CHECK(fz_hamming(tiny, "abc", "abcde", "byte", "false", reason) == -2 &&
+                  strcmp(reason, "unequal_lengths 3 5") == 0,
+              "hamming without padding of 3 and 5 bytes: %s", reason);
+        CHECK(fz_hamming(tiny, "caf\xc3\xa9", "cafe", "byte", "false", reason) == -2 &&
+                  strcmp(reason, "unequal_lengths 5 4") == 0,
+              "hamming without padding of 5 and 4 bytes: %s", reason);
+        CHECK(fz_hamming(tiny, "caf\xc3\xa9", "cafe", "codepoint", "false", reason) == 1,
+              "hamming without padding of 4 codepoints each");
+        CHECK(fz_hamming(tiny, "abc", "abd", "byte", "maybe", reason) == -2 &&
+                  strcmp(reason, "badarg") == 0,
+              "a pad neither true nor false: badarg");
+    }
     CHECK(fz_int(false, "a", 1, "b", 1, "word", "indel", -1, reason) == -2 &&
               strcmp(reason, "badarg") == 0,
           "an unknown unit: badarg");

@@ -25,7 +25,8 @@
 
 /* What the reference expects of one extract's query, set and options. */
 typedef struct {
-    wb_fz_extract_status status; /* EUTF8_QUERY, EUTF8_CANDIDATE (at) or OK */
+    /* EUTF8_QUERY, EUTF8_CANDIDATE or UNEQUAL_CANDIDATE (at), or OK */
+    wb_fz_extract_status status;
     uint64_t at;
     size_t count;
     double *score; /* each candidate's */
@@ -127,6 +128,12 @@ static inline void xc_reference(xc_want *w, const wb_fz_options *o, const wb_sea
         if (n == SIZE_MAX) {
             if (w->status == WB_FZ_EXTRACT_OK) {
                 w->status = WB_FZ_EXTRACT_EUTF8_CANDIDATE;
+                w->at = i;
+            }
+        } else if (o->no_pad && o->scorer == WB_FZ_HAMMING && n != m) {
+            /* Hamming without padding: no score, the search's error */
+            if (w->status == WB_FZ_EXTRACT_OK) {
+                w->status = WB_FZ_EXTRACT_UNEQUAL_CANDIDATE;
                 w->at = i;
             }
         } else if (!wb_fz_score(o, a, m, b, n, &w->score[i], &w->passed[i])) {
@@ -301,9 +308,11 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
     wb_fz_extract_status want_status = w->status;
     uint64_t want_at = w->at;
     if (ok && way->width &&
-        (want_status == WB_FZ_EXTRACT_OK || want_status == WB_FZ_EXTRACT_EUTF8_CANDIDATE)) {
+        (want_status == WB_FZ_EXTRACT_OK || want_status == WB_FZ_EXTRACT_EUTF8_CANDIDATE ||
+         want_status == WB_FZ_EXTRACT_UNEQUAL_CANDIDATE)) {
         /* the cells, in order, up to the first that does not fit (which
-         * stops the row before any candidate not UTF-8 after it) */
+         * stops the row before any candidate not UTF-8, or of another
+         * length, after it) */
         size_t end = want_status == WB_FZ_EXTRACT_OK ? count : (size_t)want_at;
         for (size_t i = 0; i < end; i++) {
             uint8_t cell[8];

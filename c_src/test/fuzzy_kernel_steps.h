@@ -1,7 +1,8 @@
 /*
  * The pair kernels of kernels.h stepped at small budgets (included by
  * test_fuzzy.c): LCS, unit-cost Levenshtein, weighted Levenshtein (64-
- * and 128-bit cells), OSA, Damerau-Levenshtein, Hamming and Jaro, on
+ * and 128-bit cells), OSA, Damerau-Levenshtein, Hamming, the common
+ * prefix and suffix (their `least` the case's cutoff) and Jaro, on
  * random pairs of bytes and of codepoints (some of 256 and up), short
  * ones and ones with a side of 100,000+ symbols against a short side, in
  * both orders. At budgets 1, 2, 3, 7, 64, 1000 and in one go, each result
@@ -48,12 +49,14 @@ typedef enum {
     KS_OSA,
     KS_DAMERAU,
     KS_HAMMING,
+    KS_PREFIX,
+    KS_SUFFIX,
     KS_JARO,
     KS_KINDS
 } ks_kind;
 
-static const char *const ks_names[] = {"lcs",     "levenshtein", "weighted", "osa",
-                                       "damerau", "hamming",     "jaro"};
+static const char *const ks_names[] = {"lcs",     "levenshtein", "weighted", "osa", "damerau",
+                                       "hamming", "prefix",      "suffix",   "jaro"};
 
 typedef struct {
     ks_kind kind;
@@ -69,8 +72,14 @@ typedef union {
     wb_fz_osa osa;
     wb_fz_damerau damerau;
     wb_fz_hamming hamming;
+    wb_fz_affix affix;
     wb_fz_jaro jaro;
 } ks_state;
+
+/* the affix kernels' `least` from a case's cutoff */
+static size_t ks_least(size_t cutoff) {
+    return cutoff == WB_FZ_NO_CUTOFF ? 0 : cutoff;
+}
 
 static size_t ks_runs, ks_steps;
 
@@ -91,6 +100,10 @@ static bool ks_init(ks_state *k, const ks_case *c, const uint32_t *a, size_t m, 
     case KS_HAMMING:
         wb_fz_hamming_init(&k->hamming, a, m, b, n, c->cutoff);
         return true;
+    case KS_PREFIX:
+    case KS_SUFFIX:
+        wb_fz_affix_init(&k->affix, a, m, b, n, c->kind == KS_SUFFIX, ks_least(c->cutoff));
+        return true;
     default:
         return wb_fz_jaro_init(&k->jaro, a, m, b, n);
     }
@@ -110,6 +123,9 @@ static bool ks_step(ks_state *k, ks_kind kind, uint64_t budget, uint64_t *used) 
         return wb_fz_damerau_step(&k->damerau, budget, used);
     case KS_HAMMING:
         return wb_fz_hamming_step(&k->hamming, budget, used);
+    case KS_PREFIX:
+    case KS_SUFFIX:
+        return wb_fz_affix_step(&k->affix, budget, used);
     default:
         return wb_fz_jaro_step(&k->jaro, budget, used);
     }
@@ -143,6 +159,10 @@ static uint64_t ks_end(ks_state *k, ks_kind kind) {
     case KS_HAMMING:
         r = k->hamming.result;
         break;
+    case KS_PREFIX:
+    case KS_SUFFIX:
+        r = k->affix.result;
+        break;
     default:
         memcpy(&r, &k->jaro.result, sizeof r);
         wb_fz_jaro_free(&k->jaro);
@@ -168,6 +188,9 @@ static uint64_t ks_units(ks_kind kind, size_t m, size_t n) {
         return wb_fz_damerau_units(m, n);
     case KS_HAMMING:
         return wb_fz_hamming_units(m, n);
+    case KS_PREFIX:
+    case KS_SUFFIX:
+        return wb_fz_affix_units(m, n);
     default:
         return wb_fz_jaro_units(m, n);
     }
@@ -195,6 +218,11 @@ static uint64_t ks_reference(const ks_case *c, const uint32_t *a, size_t m, cons
         return ks_cut(fzr_damerau(a, m, b, n), c->cutoff);
     case KS_HAMMING:
         return ks_cut(fzr_hamming(a, m, b, n), c->cutoff);
+    case KS_PREFIX:
+    case KS_SUFFIX:
+        /* none when the shorter side cannot hold `least` */
+        return (m < n ? m : n) < ks_least(c->cutoff) ? 0
+                                                     : fzr_affix(a, m, b, n, c->kind == KS_SUFFIX);
     default:
         sim = fzr_jaro(a, m, b, n);
         memcpy(&bits, &sim, sizeof bits);

@@ -166,6 +166,16 @@ static inline size_t fzr_hamming(const uint32_t *a, size_t m, const uint32_t *b,
     return r + (m > n ? m - n : n - m);
 }
 
+/* LCSseq, Prefix and Postfix: similarities (the LCS, the common prefix,
+ * the common suffix) made distances from max(m, n), as rapidfuzz does */
+static inline size_t fzr_affix(const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                               bool suffix) {
+    size_t k = 0;
+    while (k < m && k < n && (suffix ? a[m - 1 - k] == b[n - 1 - k] : a[k] == b[k]))
+        k++;
+    return k;
+}
+
 /* ---- Jaro, Jaro-Winkler ------------------------------------------------------ */
 
 /* Jaro's matches, and in *transpositions the matched pairs out of order
@@ -506,7 +516,8 @@ typedef struct {
 
 static inline bool fzr_is_edit(wb_fz_scorer scorer) {
     return scorer == WB_FZ_LEVENSHTEIN || scorer == WB_FZ_INDEL || scorer == WB_FZ_OSA ||
-           scorer == WB_FZ_DAMERAU_LEVENSHTEIN || scorer == WB_FZ_HAMMING;
+           scorer == WB_FZ_DAMERAU_LEVENSHTEIN || scorer == WB_FZ_HAMMING ||
+           scorer == WB_FZ_LCS_SEQ || scorer == WB_FZ_PREFIX || scorer == WB_FZ_POSTFIX;
 }
 
 static inline uint64_t fzr_maximum(const wb_fz_options *o, size_t m, size_t n) {
@@ -540,6 +551,13 @@ static inline fzr_raw fzr_compute(const wb_fz_options *o, const uint32_t *a, siz
         break;
     case WB_FZ_HAMMING:
         r.distance = fzr_hamming(a, m, b, n);
+        break;
+    case WB_FZ_LCS_SEQ:
+        r.distance = r.maximum - fzr_lcs(a, m, b, n);
+        break;
+    case WB_FZ_PREFIX:
+    case WB_FZ_POSTFIX:
+        r.distance = r.maximum - fzr_affix(a, m, b, n, o->scorer == WB_FZ_POSTFIX);
         break;
     case WB_FZ_JARO:
         r.similarity = fzr_jaro(a, m, b, n);

@@ -60,10 +60,18 @@ static long long answer(const char *out, int *idx, char reason[MAXATOMLEN]) {
         ei_decode_atom(out, idx, atom) != 0 || strcmp(atom, "error") != 0)
         return -1;
     if (ei_decode_atom(out, idx, reason) == 0) return -2;
-    if (ei_decode_tuple_header(out, idx, &arity) == 0 && arity == 2 &&
-        ei_decode_atom(out, idx, reason) == 0 && strcmp(reason, "invalid_utf8") == 0 &&
+    if (ei_decode_tuple_header(out, idx, &arity) != 0 || ei_decode_atom(out, idx, reason) != 0)
+        return -1;
+    if (arity == 2 && strcmp(reason, "invalid_utf8") == 0 &&
         ei_decode_long(out, idx, &which) == 0 && (which == 1 || which == 2)) {
         strcpy(reason, which == 1 ? "invalid_utf8_a" : "invalid_utf8_b");
+        return -2;
+    }
+    /* hamming without padding: "unequal_lengths M N" */
+    unsigned long long m, n;
+    if (arity == 3 && strcmp(reason, "unequal_lengths") == 0 &&
+        ei_decode_ulonglong(out, idx, &m) == 0 && ei_decode_ulonglong(out, idx, &n) == 0) {
+        snprintf(reason, MAXATOMLEN, "unequal_lengths %llu %llu", m, n);
         return -2;
     }
     return -1;

@@ -12,8 +12,9 @@
  * a spread of budgets, the host's clock saying the time is up now and
  * then; candidate lists with duplicates, empty strings and ties; states
  * freed half-way. Then every error: a query or a candidate that is not
- * UTF-8, a score past 2^64 - 1, past a 32-bit cell, and a Levenshtein
- * distance past the search core's 32-bit values; and every allocation
+ * UTF-8, a score past 2^64 - 1, past a 32-bit cell, a Levenshtein
+ * distance past the search core's 32-bit values, a candidate of another
+ * length for Hamming without padding; and every allocation
  * of a pair score and of an extract failing in turn (out_of_memory.h).
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE */
@@ -286,6 +287,13 @@ static void random_options(wb_fz_options *o, wb_fz_scorer scorer, bool codepoint
     o->prefix_weight = prefix[check_random() % 4];
 }
 
+/* random_options, and now and then Hamming without padding: the first
+ * candidate of another length ends the search (the reference's status) */
+static void random_search_options(wb_fz_options *o, wb_fz_scorer scorer, bool codepoints) {
+    random_options(o, scorer, codepoints);
+    o->no_pad = scorer == WB_FZ_HAMMING && check_random() % 4 == 0;
+}
+
 /* A spread of budgets */
 static const uint64_t spread[] = {1, 2, 3, 7, 64, 1000, 3001, UINT64_MAX / 4};
 #define SPREAD (sizeof spread / sizeof *spread)
@@ -317,7 +325,7 @@ static void test_small_sets(size_t rounds) {
         random_set(&t, &al, 1 + check_random() % 9, 0, q, qlen);
         for (int scorer = 0; scorer < WB_FZ_SCORERS; scorer++) {
             wb_fz_options o;
-            random_options(&o, (wb_fz_scorer)scorer, al.codepoints);
+            random_search_options(&o, (wb_fz_scorer)scorer, al.codepoints);
             for (int kind = 0; kind < WB_FZ_KINDS; kind++) {
                 o.kind = (wb_fz_kind)kind;
                 double cutoffs[2];
@@ -369,7 +377,7 @@ static void test_larger_sets(size_t rounds) {
         random_set(&t, &al, counts[round % 4], 0, q, qlen);
         for (int scorer = 0; scorer < WB_FZ_SCORERS; scorer++) {
             wb_fz_options o;
-            random_options(&o, (wb_fz_scorer)scorer, al.codepoints);
+            random_search_options(&o, (wb_fz_scorer)scorer, al.codepoints);
             /* the seeds' kinds (normalized) more often than the others */
             o.kind = check_random() % 2 ? WB_FZ_NORMALIZED_SIMILARITY
                                         : (wb_fz_kind)(check_random() % WB_FZ_KINDS);
@@ -406,7 +414,7 @@ static void test_long_candidates(size_t rounds) {
         random_set(&t, &al, 4 + check_random() % 8, 2, q, qlen);
         for (int scorer = 0; scorer < WB_FZ_SCORERS; scorer++) {
             wb_fz_options o;
-            random_options(&o, (wb_fz_scorer)scorer, al.codepoints);
+            random_search_options(&o, (wb_fz_scorer)scorer, al.codepoints);
             o.kind = (wb_fz_kind)(check_random() % WB_FZ_KINDS);
             double cutoffs[2];
             size_t nc = cutoffs_of(&t, q, qlen, o, cutoffs);
@@ -451,7 +459,7 @@ static void test_long_queries(void) {
         set_from(&t, &l, true);
         for (int scorer = 0; scorer < WB_FZ_SCORERS; scorer++) {
             wb_fz_options o;
-            random_options(&o, (wb_fz_scorer)scorer, al.codepoints);
+            random_search_options(&o, (wb_fz_scorer)scorer, al.codepoints);
             o.kind = (wb_fz_kind)(check_random() % WB_FZ_KINDS);
             static const uint64_t budgets[] = {7, 3001, UINT64_MAX / 4};
             static const size_t limits[] = {2, SIZE_MAX, SIZE_MAX};
@@ -596,6 +604,7 @@ static void test_errors(void) {
 
 #include "extract_sorted.h"
 #include "extract_tokens.h"
+#include "extract_unequal.h"
 #include "out_of_memory.h"
 
 /* A long candidate is decoded a budget at a time: one of 1 MB of
@@ -682,6 +691,7 @@ int main(void) {
     test_sorted_tokens(12);
     test_query_tokens(16);
     test_errors();
+    test_unequal_lengths();
     test_long_queries();
     test_long_decoding();
     test_out_of_memory();

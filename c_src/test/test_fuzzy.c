@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fuzzy_affix_scores.h"
 #include "fuzzy_free_later.h"
 #include "fuzzy_kernel_steps.h"
 #include "fuzzy_reference.h"
@@ -409,7 +410,7 @@ static void known(wb_fz_scorer scorer, const char *sa, const char *sb, double wa
     uint32_t a[64], b[64];
     size_t m = ascii(sa, a), n = ascii(sb, b);
     wb_fz_options o = {.scorer = scorer,
-                       .kind = scorer <= WB_FZ_HAMMING ? WB_FZ_DISTANCE : WB_FZ_SIMILARITY,
+                       .kind = fzr_is_edit(scorer) ? WB_FZ_DISTANCE : WB_FZ_SIMILARITY,
                        .ins = 1,
                        .del = 1,
                        .sub = 1,
@@ -430,6 +431,15 @@ static void test_known(void) {
     known(WB_FZ_DAMERAU_LEVENSHTEIN, "CA", "ABC", 2);
     known(WB_FZ_HAMMING, "karolin", "kathrin", 3);
     known(WB_FZ_HAMMING, "abc", "abcde", 2);
+    /* the distances rapidfuzz-cpp gives (max(m, n) less the LCS, the
+     * common prefix, the common suffix) */
+    known(WB_FZ_LCS_SEQ, "South Korea", "North Korea", 2);
+    known(WB_FZ_LCS_SEQ, "aabc", "cccd", 3);
+    known(WB_FZ_PREFIX, "hello", "help", 2);
+    known(WB_FZ_PREFIX, "South Korea", "North Korea", 11);
+    known(WB_FZ_POSTFIX, "postfix", "suffix", 4);
+    known(WB_FZ_POSTFIX, "South Korea", "North Korea", 3);
+    known(WB_FZ_POSTFIX, "", "", 0);
     known(WB_FZ_JARO, "MARTHA", "MARHTA", 17.0 / 18.0);
     known(WB_FZ_JARO_WINKLER, "MARTHA", "MARHTA", 0.9611111111111111);
     known(WB_FZ_JARO, "", "", 1.0);
@@ -512,6 +522,8 @@ int main(void) {
     test_short_form(3000);
     test_damerau_short(600);
     test_hamming_bytes(3000);
+    test_affix_scores(3000, 6);
+    test_hamming_no_pad(2000);
     test_process();
     test_known();
     test_whitespace_parity();

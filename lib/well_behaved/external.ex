@@ -169,10 +169,11 @@ defmodule WellBehaved.External do
   alias WellBehaved.Service
   alias WellBehaved.External.{Client, Pool}
   alias WellBehaved.External.Options, as: ExternalOptions
+  alias WellBehaved.Fuzzy.Call, as: FuzzyCall
   alias WellBehaved.Options
 
   # the score job's own errors ({:error, {tag, ...}}), as in the VM
-  @job_errors [:invalid_utf8, :does_not_fit]
+  @job_errors [:invalid_utf8, :does_not_fit, :unequal_lengths]
 
   @type reason ::
           :closed
@@ -342,7 +343,12 @@ defmodule WellBehaved.External do
 
     # WellBehaved.Fuzzy's score job, as Fuzzy.score/3 with schedule:
     # :external runs it: one path for every external pair
-    options = {:levenshtein, :distance, max_distance, 1, 1, 1, 0.1}
+    options =
+      FuzzyCall.native(%FuzzyCall{
+        scorer: :levenshtein,
+        score: :distance,
+        score_cutoff: max_distance
+      })
 
     case score(a, b, unit, options, false) do
       distance when is_integer(distance) -> {:ok, distance}
@@ -388,7 +394,7 @@ defmodule WellBehaved.External do
   def score!(a, b, unit, options, tiny) do
     case score(a, b, unit, options, tiny) do
       {:error, :enomem} = error -> error
-      {:error, {tag, _}} = error when tag in @job_errors -> error
+      {:error, reason} = error when is_tuple(reason) and elem(reason, 0) in @job_errors -> error
       {:error, reason} -> raise WellBehaved.External.Error, reason: reason
       score -> score
     end

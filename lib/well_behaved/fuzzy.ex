@@ -15,7 +15,13 @@ defmodule WellBehaved.Fuzzy do
       `:indel` (insertions and deletions), `:osa` (and transpositions of
       two adjacent characters, no substring edited twice),
       `:damerau_levenshtein` (transpositions, unrestricted), `:hamming`
-      (substitutions, position by position, the shorter padded);
+      (substitutions, position by position, the shorter padded; with
+      `pad: false` strings of different lengths raise `ArgumentError`,
+      as rapidfuzz's `pad=False` does);
+    * distances from a similarity s, rapidfuzz's `LCSseq`, `Prefix` and
+      `Postfix`: `:lcs_seq` (s the longest common subsequence),
+      `:prefix` (the common prefix), `:postfix` (the common suffix), the
+      distance max(length a, length b) - s (so the similarity is s);
     * `:jaro` and `:jaro_winkler` (`prefix_weight:`, default 0.1, the
       bonus of a common prefix of up to 4 characters), the usual choice
       for names of people;
@@ -37,9 +43,10 @@ defmodule WellBehaved.Fuzzy do
 
   `score:` picks the kind of score (default `:normalized_similarity`):
 
-    * `:distance` and `:similarity`: an edit distance's own integers (the
-      similarity is the largest distance the two lengths allow, less the
-      distance), exact up to 2^64-1 (a score past it raises
+    * `:distance` and `:similarity`: an edit distance's own integers,
+      `:lcs_seq`'s, `:prefix`'s and `:postfix`'s too (the similarity is
+      the largest distance the two lengths allow, less the distance),
+      exact up to 2^64-1 (a score past it raises
       `ArgumentError`); for `:jaro` and `:jaro_winkler` a float in 0.0..1.0; for
       the ratios a float in 0.0..100.0, as rapidfuzz's `fuzz` functions
       give it;
@@ -53,8 +60,8 @@ defmodule WellBehaved.Fuzzy do
 
   Where this differs from rapidfuzz: the default kind is a normalized
   similarity in 0.0..1.0 for every scorer (`score: :similarity` gives the
-  ratios' 0..100); `:hamming` always pads the shorter string; two empty
-  strings have a Jaro similarity of 1.0, like every other scorer's.
+  ratios' 0..100); two empty strings have a Jaro similarity of 1.0, like
+  every other scorer's.
 
   ## Text
 
@@ -102,6 +109,10 @@ defmodule WellBehaved.Fuzzy do
       96.55172413793103
       iex> WellBehaved.Fuzzy.score("MARTHA", "MARHTA", scorer: :jaro_winkler)
       0.9611111111111111
+      iex> WellBehaved.Fuzzy.score("South Korea", "North Korea", scorer: :lcs_seq, score: :similarity)
+      9
+      iex> WellBehaved.Fuzzy.score("prefix", "preface", scorer: :prefix, score: :distance)
+      3
   """
 
   alias WellBehaved.{External, Job, Native, Options}
@@ -133,7 +144,7 @@ defmodule WellBehaved.Fuzzy do
   @doc """
   The score of `a` and `b`: the `score:` kind of the `scorer:` (see the
   module's documentation for both, and for `score_cutoff:`, `weights:`,
-  `prefix_weight:`, `processor:`, `unit:`). `schedule:` and
+  `prefix_weight:`, `pad:`, `processor:`, `unit:`). `schedule:` and
   `tiny_slices:` as `WellBehaved.Job.call/4` takes them: a
   `t:WellBehaved.Runtime.mode/0` (default `:auto`), or `:external`, the
   same score job run by a server of the built-in `WellBehaved.External`
@@ -144,8 +155,9 @@ defmodule WellBehaved.Fuzzy do
 
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with
-  `unit: :codepoint` or `:grapheme`, and on an integer score past
-  2^64-1. With
+  `unit: :codepoint` or `:grapheme`, on an integer score past 2^64-1,
+  and for `scorer: :hamming, pad: false` on strings of different lengths
+  (in the `unit:`'s symbols), naming both lengths. With
   `schedule: :external`, raises `WellBehaved.External.Error` when the
   server gives no answer (it died mid-call, timed out, or the pool is
   down).
@@ -204,6 +216,9 @@ defmodule WellBehaved.Fuzzy do
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
 
+      {:error, {:unequal_lengths, m, n}} ->
+        Errors.raise!(@score, {:unequal_lengths, :arguments, m, n, call.unit})
+
       {:error, reason} ->
         Errors.raise!(@score, reason)
     end
@@ -244,6 +259,13 @@ defmodule WellBehaved.Fuzzy do
   the map's size. The candidates are scored in
   one native job, a slice of the runtime at a time in the modes that
   slice. Returns `{:error, :enomem}` when native memory runs out.
+
+  With `scorer: :hamming, pad: false`, the first candidate (in the
+  candidates' order) whose length differs from the query's raises
+  `ArgumentError` naming it: by its position in a list of binaries, by
+  its key otherwise (a pair's, a map's, an index's entry's). An index's
+  deleted entries never raise. `limit: 0` scores nothing, so raises
+  nothing.
 
   On an index split over nodes (`WellBehaved.Fuzzy.Index.new/2` with
   `nodes:`), every shard is searched on its node in parallel, each within
@@ -412,7 +434,9 @@ defmodule WellBehaved.Fuzzy do
   `extract/3` lists them).
 
   Options as `score/3` (a pair beyond `score_cutoff:` has the worst score
-  of its kind), and:
+  of its kind; with `scorer: :hamming, pad: false` a candidate of another
+  length than a query raises `ArgumentError` naming its position among
+  the candidates and the query's), and:
 
     * `as:` - `:list` (default), a list of rows, each a list of scores;
       or `:binary`, one binary of the rows one after another, 32 bits a

@@ -186,6 +186,9 @@ double rf_pair(const std::string &name, const std::string &a, const std::string 
     if (name == "damerau_levenshtein")
         return rf::experimental::damerau_levenshtein_normalized_similarity(a, b);
     if (name == "hamming") return rf::hamming_normalized_similarity(a, b);
+    if (name == "lcs_seq") return rf::lcs_seq_normalized_similarity(a, b);
+    if (name == "prefix") return rf::prefix_normalized_similarity(a, b);
+    if (name == "postfix") return rf::postfix_normalized_similarity(a, b);
     if (name == "jaro") return rf::jaro_similarity(a, b);
     if (name == "jaro_winkler") return rf::jaro_winkler_similarity(a, b);
     if (name == "ratio") return rf::fuzz::ratio(a, b) / 100;
@@ -260,6 +263,9 @@ Way rf_cached(const Shape &s, const std::string &n) {
     if (n == "damerau_levenshtein")
         return CACHED(rf::experimental::CachedDamerauLevenshtein, normalized_similarity, 1);
     if (n == "hamming") return CACHED(rf::CachedHamming, normalized_similarity, 1);
+    if (n == "lcs_seq") return CACHED(rf::CachedLCSseq, normalized_similarity, 1);
+    if (n == "prefix") return CACHED(rf::CachedPrefix, normalized_similarity, 1);
+    if (n == "postfix") return CACHED(rf::CachedPostfix, normalized_similarity, 1);
     if (n == "jaro") return CACHED(rf::CachedJaro, normalized_similarity, 1);
     if (n == "jaro_winkler") return CACHED(rf::CachedJaroWinkler, normalized_similarity, 1);
     if (n == "ratio") return CACHED(fz::CachedRatio, similarity, 100);

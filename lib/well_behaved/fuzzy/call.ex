@@ -10,7 +10,7 @@ defmodule WellBehaved.Fuzzy.Call do
 
   # the scorers and kinds, in the order of c_src/fuzzy/fuzzy.h (a test
   # compares them with the native side's)
-  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming]
+  @edit [:levenshtein, :indel, :osa, :damerau_levenshtein, :hamming, :lcs_seq, :prefix, :postfix]
   @jaro [:jaro, :jaro_winkler]
   @ratios [
     :ratio,
@@ -37,6 +37,7 @@ defmodule WellBehaved.Fuzzy.Call do
             score_cutoff: nil,
             weights: {1, 1, 1},
             prefix_weight: 0.1,
+            pad: true,
             processor: nil,
             unit: :byte,
             limit: 5,
@@ -57,6 +58,7 @@ defmodule WellBehaved.Fuzzy.Call do
       :score_cutoff,
       :weights,
       :prefix_weight,
+      :pad,
       :processor,
       :unit,
       :schedule,
@@ -160,6 +162,9 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(_call, :prefix_weight, w, name),
     do: Options.invalid!(name, :prefix_weight, w, "a number in 0.0..#{@prefix_weight_most}")
 
+  defp put(call, :pad, pad, _name) when is_boolean(pad), do: %{call | pad: pad}
+  defp put(_call, :pad, pad, name), do: Options.invalid!(name, :pad, pad, "true or false")
+
   defp put(call, :processor, p, _name) when p in [nil, :default, :fold] or is_function(p, 1),
     do: %{call | processor: p}
 
@@ -213,6 +218,9 @@ defmodule WellBehaved.Fuzzy.Call do
     if Keyword.has_key?(opts, :weights) and call.scorer != :levenshtein,
       do:
         Options.invalid!(name, :weights, call.weights, "no weights: only :levenshtein takes them")
+
+    if Keyword.has_key?(opts, :pad) and call.scorer != :hamming,
+      do: Options.invalid!(name, :pad, call.pad, "no pad: only :hamming takes it")
 
     if Keyword.has_key?(opts, :prefix_weight) and call.scorer != :jaro_winkler do
       Options.invalid!(
@@ -283,5 +291,5 @@ defmodule WellBehaved.Fuzzy.Call do
   @doc "The options as the native jobs take them."
   @spec native(t()) :: tuple()
   def native(%__MODULE__{weights: {i, d, s}} = call),
-    do: {call.scorer, call.score, call.score_cutoff, i, d, s, call.prefix_weight}
+    do: {call.scorer, call.score, call.score_cutoff, i, d, s, call.prefix_weight, call.pad}
 end

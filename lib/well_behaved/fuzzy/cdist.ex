@@ -179,9 +179,17 @@ defmodule WellBehaved.Fuzzy.Cdist do
            :infinity,
            @cdist
          ) do
+      # a candidate of another length than this row's query (:hamming
+      # without padding): named with the row
+      {:error, {:unequal_lengths, {:candidate, at}, m, n}} ->
+        {:error, {:unequal_lengths, {:candidate, at, :query, row}, m, n, call.unit}}
+
       # the caller raises or returns it, once the rows stop
-      {:error, _} = error -> error
-      :ok -> :ok
+      {:error, _} = error ->
+        error
+
+      :ok ->
+        :ok
     end
   end
 

@@ -23,6 +23,7 @@ defmodule WellBehaved.Fuzzy.Search do
       tiny_slices: call.tiny_slices
     ] ++
       if(call.scorer == :levenshtein, do: [weights: {i, d, s}], else: []) ++
+      if(call.scorer == :hamming, do: [pad: call.pad], else: []) ++
       if call.scorer == :jaro_winkler, do: [prefix_weight: call.prefix_weight], else: []
   end
 
@@ -84,13 +85,9 @@ defmodule WellBehaved.Fuzzy.Search do
       index.segments
       |> Enum.with_index()
       |> Enum.reduce_while({[], 0}, fn {segment, at}, {acc, before} ->
-        {query, ref, call} = sorted_search(query, segment, call)
-        # as many more as the segment holds deleted entries
-        wider = %{call | limit: Segment.search_limit(segment, call.limit)}
-
-        case native_search(name, query, ref, segment.count, wider, before) do
+        case segment_search(name, query, segment, at, call, before) do
           {:error, _} = error -> {:halt, error}
-          hits -> {:cont, {[segment_hits(hits, segment, at, call) | acc], before + segment.count}}
+          hits -> {:cont, {[hits | acc], before + segment.count}}
         end
       end)
       |> then(fn
@@ -261,9 +258,16 @@ defmodule WellBehaved.Fuzzy.Search do
     fun = Processor.function(call.processor)
     query = if fun, do: fun.(query), else: query
 
-    case native_search(name, query, packed, count, call) do
-      {:error, _} = error -> error
-      hits -> hits(hits, texts, keys, call)
+    case native_search(name, query, packed, count, call, & &1) do
+      {:error, {:unequal_lengths, {:candidate, at}, m, n}} ->
+        which = if keys == nil, do: {:candidate, at}, else: {:key, elem(keys, at)}
+        Errors.raise!(name, {:unequal_lengths, which, m, n, call.unit})
+
+      {:error, _} = error ->
+        error
+
+      hits ->
+        hits(hits, texts, keys, call)
     end
   end
 
@@ -294,12 +298,86 @@ defmodule WellBehaved.Fuzzy.Search do
       else: {query, segment.ref, call}
   end
 
+  # a segment's hits, each with what ranks it against other segments'
+  defp segment_search(name, query, segment, at, call, before) do
+    {query, ref, call} = sorted_search(query, segment, call)
+    # as many more as the segment holds deleted entries
+    wider = %{call | limit: Segment.search_limit(segment, call.limit)}
+
+    case native_search(name, query, ref, segment.count, wider, &(&1 + before)) do
+      # :hamming without padding: a live entry of another length is an
+      # error; a deleted one is none of the call's business, so the live
+      # entries alone are searched again
+      {:error, {:unequal_lengths, {:candidate, position}, m, n}} ->
+        if Segment.live?(segment, position) do
+          {_texts, [key]} = Segment.texts_and_keys(segment, [position])
+          Errors.raise!(name, {:unequal_lengths, {:key, key}, m, n, call.unit})
+        else
+          live_search(name, query, segment, at, call, before)
+        end
+
+      {:error, _} = error ->
+        error
+
+      hits ->
+        segment_hits(hits, segment, at, call)
+    end
+  end
+
+  # the live entries of a segment packed for this call and searched (their
+  # order is the segment's: the same ties; errors name the index's
+  # positions)
+  defp live_search(name, query, segment, at, call, before) do
+    {keys, texts, scored} = Segment.entries(segment)
+    keys = List.to_tuple(keys)
+    live = for p <- 0..(segment.count - 1)//1, Segment.live?(segment, p), do: p + before
+    live = List.to_tuple(live)
+
+    packed_search(name, query, texts, scored, {keys, &elem(live, &1)}, call, fn binary ->
+      texts = List.to_tuple(texts)
+
+      for <<index::64-native, score::binary-8 <- binary>> do
+        score = number(call, score)
+        {{elem(texts, index), score, elem(keys, index)}, {score, at, index}}
+      end
+    end)
+  end
+
+  # `scored` packed for this call and searched, the hits made by `made`;
+  # `keys` (a tuple; nil: positions) name a candidate of another length,
+  # `index_of` a candidate's position in the errors that name one
+  defp packed_search(name, query, texts, scored, {keys, index_of}, call, made) do
+    count = length(texts)
+
+    case Pack.pack(scored, count) do
+      {:ok, packed, ^count} ->
+        try do
+          case native_search(name, query, packed, count, call, index_of) do
+            {:error, {:unequal_lengths, {:candidate, at}, m, n}} ->
+              which = if keys == nil, do: {:candidate, at}, else: {:key, elem(keys, at)}
+              Errors.raise!(name, {:unequal_lengths, which, m, n, call.unit})
+
+            {:error, _} = error ->
+              error
+
+            hits ->
+              made.(hits)
+          end
+        after
+          Native.pack_release(packed)
+        end
+
+      {:error, _} = error ->
+        Errors.failed(name, error)
+    end
+  end
+
   # the best `call.limit` of `count` packed candidates: a binary of
   # <<index::64, score::float-64>> (native endian; an integer kind's
   # <<index::64, score::64>>), best first
-  # `before`: candidates of the segments before this one (positions in
-  # errors are the index's)
-  defp native_search(name, query, packed, count, call, before \\ 0) do
+  # `index_of`: a packed candidate's position in the errors that name one
+  # (an index's: its segments before this one counted)
+  defp native_search(name, query, packed, count, call, index_of) do
     case Job.checked(
            &Native.fuzzy_search/9,
            [query, packed, count, call.unit, Call.native(call), call.limit],
@@ -309,10 +387,14 @@ defmodule WellBehaved.Fuzzy.Search do
            name
          ) do
       {:error, {:invalid_utf8, at}} when is_integer(at) ->
-        Errors.failed(name, {:error, {:invalid_utf8, at + before}})
+        Errors.failed(name, {:error, {:invalid_utf8, index_of.(at)}})
 
       {:error, {:does_not_fit, :u32, {:candidate, at}}} ->
-        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, at + before}}})
+        Errors.failed(name, {:error, {:does_not_fit, :u32, {:candidate, index_of.(at)}}})
+
+      # named by the caller, which knows the candidates' keys
+      {:error, {:unequal_lengths, _which, _m, _n}} = error ->
+        error
 
       {:error, _} = error ->
         Errors.failed(name, error)

@@ -54,6 +54,28 @@ defmodule WellBehaved.Search.Errors do
             "integer the edit distances are given in: lower the weights"
   end
 
+  # :hamming with pad: false: sides of different lengths (in `unit`s)
+  def raise!(name, {:unequal_lengths, which, m, n, unit}) do
+    detail =
+      case which do
+        :arguments ->
+          "the first argument has #{units(m, unit)}, the second #{n}"
+
+        {:candidate, at} ->
+          "the candidate at position #{at} has #{units(n, unit)}, the query #{m}"
+
+        {:key, key} ->
+          "the candidate with key #{inspect(key)} has #{units(n, unit)}, the query #{m}"
+
+        {:candidate, at, :query, row} ->
+          "the candidate at position #{at} has #{units(n, unit)}, the query at position " <>
+            "#{row} has #{m}"
+      end
+
+    raise ArgumentError,
+          "#{name}: :hamming with pad: false compares strings of equal length only: #{detail}"
+  end
+
   def raise!(name, :not_an_index_here) do
     raise ArgumentError,
           "#{name}: the index was not made on this node (#{node()}): an index is native " <>
@@ -65,4 +87,7 @@ defmodule WellBehaved.Search.Errors do
     do: raise(ArgumentError, "#{name}: invalid arguments: #{inspect(reason)}")
 
   defp not_utf8, do: "not valid UTF-8 (required by unit: :codepoint and :grapheme)"
+
+  defp units(1, unit), do: "1 #{unit}"
+  defp units(count, unit), do: "#{count} #{unit}s"
 end
