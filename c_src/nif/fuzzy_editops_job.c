@@ -3,8 +3,9 @@
  * like it run by a server of the library's job types too
  * (c_src/external/wb_ext_library.c).
  *
- *   fuzzy_editops(A, B, Unit, Metric) -> {Width, Ops}
- *     Metric levenshtein | indel | osa; the script of A into B, Ops a
+ *   fuzzy_editops(A, B, Unit, Metric) -> {Width, LengthA, LengthB, Ops}
+ *     Metric levenshtein | indel | osa; the script of A into B (their
+ *     lengths in units of Unit), Ops a
  *     binary of records <<Type:8, Src:Width/unit:8-native,
  *     Dest:Width/unit:8-native>> (Type: 0 insert, 1 delete, 2 replace, 3
  *     transpose; editops.h), positions in units of Unit, made in the
@@ -141,7 +142,7 @@ static bool editops_step(void *state, uint64_t budget, uint64_t *used) {
     return wb_eo_step(&job->eo, budget, used);
 }
 
-/* {Width, Ops}, the records' block becoming the binary */
+/* {Width, LengthA, LengthB, Ops}, the records' block becoming the binary */
 static ERL_NIF_TERM editops_take(ErlNifEnv *env, void *state) {
     editops_job *job = state;
     if (job->invalid)
@@ -157,7 +158,9 @@ static ERL_NIF_TERM editops_take(ErlNifEnv *env, void *state) {
     } else if (!enif_make_new_binary(env, 0, &ops)) {
         return wb_error(env, wb_atom(env, "enomem"));
     }
-    return enif_make_tuple2(env, enif_make_uint(env, (unsigned)job->eo.width), ops);
+    return enif_make_tuple4(env, enif_make_uint(env, (unsigned)job->eo.width),
+                            enif_make_uint64(env, job->eo.m), enif_make_uint64(env, job->eo.n),
+                            ops);
 }
 
 /* read once, after init: the symbols' blocks */

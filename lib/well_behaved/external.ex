@@ -377,11 +377,11 @@ defmodule WellBehaved.External do
 
   @doc false
   # WellBehaved.Fuzzy's edit script job (WellBehaved.Fuzzy.Edits) in a
-  # server of the built-in pool: {width, ops}, or {:error, reason}, the
+  # server of the built-in pool: {width, length_a, length_b, ops}, or {:error, reason}, the
   # job's own errors as in the VM, the pool's raised as
   # WellBehaved.External.Error (score!/5's)
   @spec editops!(binary(), binary(), :byte | :codepoint, atom(), boolean()) ::
-          {pos_integer(), binary()} | {:error, term()}
+          {pos_integer(), non_neg_integer(), non_neg_integer(), binary()} | {:error, term()}
   def editops!(a, b, unit, metric, tiny) do
     case run_job(@builtin, :fuzzy_editops, [a, b, unit, metric], tiny, nil, @builtin_start) do
       {:error, reason} when reason in [:enomem, :broken_script] -> {:error, reason}

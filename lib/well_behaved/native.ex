@@ -21,8 +21,8 @@ defmodule WellBehaved.Native do
   #     (the integer kinds: <<index::64-native, score::64-native>>)
   #   fuzzy_cdist_row(query, packed, count, unit, options, matrix, row): a
   #     row of cdist written into the matrix (:ok)
-  #   fuzzy_editops(a, b, unit, metric): {width, ops}, the edit script of a
-  #     into b, a binary of <<type, src::width-unit(8)-native,
+  #   fuzzy_editops(a, b, unit, metric): {width, length_a, length_b, ops},
+  #     the edit script of a into b (their lengths in units), a binary of <<type, src::width-unit(8)-native,
   #     dest::width-unit(8)-native>> records (WellBehaved.Fuzzy.Edits)
   #   the fuzzy jobs: {:error, {:does_not_fit, :u64 | :u32, ...}} for a
   #   score past its type
