@@ -59,7 +59,7 @@ endif
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
-FUZZ_NAMES += extract
+FUZZ_NAMES += extract editops
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -181,6 +181,10 @@ c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuz
 c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(FUZZ_CORE)
+
+c_src/build/fuzz_editops: c_src/fuzz/fuzz_editops.c c_src/fuzz/fuzz.h c_src/test/editops_reference.h $(METRIC_HDR) $(call objs,fuzz,$(EDITOPS_CORE) c_src/text/utf8.c) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_editops.c $(call objs,fuzz,$(EDITOPS_CORE) c_src/text/utf8.c)
 
 FUZZ_LINE_READER := $(call objs,fuzz,$(FILE_CORE_SRC))
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_HDR) $(FUZZ_LINE_READER) | fuzz-deps

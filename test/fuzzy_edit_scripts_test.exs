@@ -256,21 +256,27 @@ defmodule WellBehaved.FuzzyEditScriptsTest do
   end
 
   test "a caller killed mid-job leaves no live job" do
-    a = random_text(3000, @bytes)
-    b = random_text(3000, @bytes)
-    # a dirty run is not sliced, a pool thread's slices cost little: a
-    # pair of some tens of milliseconds
-    long_a = random_text(15_000, @bytes)
-    long_b = random_text(15_000, @bytes)
+    # jobs that last a second or so, so that a loaded machine still sees
+    # them at work (tiny slices; a pool thread's cost little, a dirty run
+    # has none), the scorers in turn
+    short = {random_text(6000, @bytes), random_text(6000, @bytes)}
+    medium = {random_text(30_000, @bytes), random_text(30_000, @bytes)}
+    long = {random_text(80_000, @bytes), random_text(80_000, @bytes)}
+    modes = [:yielding, :yielding_dirty, :threaded, :auto, :dirty_cpu]
 
-    for mode <- [:yielding, :yielding_dirty, :threaded, :auto, :dirty_cpu], scorer <- @scorers do
-      if mode in [:dirty_cpu, :threaded] do
-        kill_mid_job(fn -> Fuzzy.editops(long_a, long_b, scorer: scorer, schedule: mode) end)
-      else
-        kill_mid_job(fn ->
-          Fuzzy.editops(a, b, scorer: scorer, schedule: mode, tiny_slices: true)
-        end)
-      end
+    for {mode, i} <- Enum.with_index(modes) do
+      scorer = Enum.at(@scorers, rem(i, 3))
+
+      {{a, b}, tiny} =
+        case mode do
+          :dirty_cpu -> {long, false}
+          :threaded -> {medium, true}
+          _ -> {short, true}
+        end
+
+      kill_mid_job(fn ->
+        Fuzzy.editops(a, b, scorer: scorer, schedule: mode, tiny_slices: tiny)
+      end)
     end
   end
 

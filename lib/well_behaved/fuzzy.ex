@@ -363,12 +363,8 @@ defmodule WellBehaved.Fuzzy do
       [{:replace, 3, 3}]
   """
   @spec editops(binary(), binary(), keyword()) :: [editop()] | {:error, :enomem}
-  def editops(source, dest, opts \\ []) do
-    case Edits.script(@editops, source, dest, opts) do
-      {editops, _m, _n} -> editops
-      {:error, _} = error -> error
-    end
-  end
+  def editops(source, dest, opts \\ []),
+    do: Edits.script(@editops, source, dest, opts, :editops)
 
   @doc """
   The same script as blocks covering both strings whole, as rapidfuzz's
@@ -386,12 +382,8 @@ defmodule WellBehaved.Fuzzy do
       []
   """
   @spec opcodes(binary(), binary(), keyword()) :: [opcode()] | {:error, :enomem}
-  def opcodes(source, dest, opts \\ []) do
-    case Edits.script(@opcodes, source, dest, opts) do
-      {editops, m, n} -> Edits.opcodes(editops, m, n)
-      {:error, _} = error -> error
-    end
-  end
+  def opcodes(source, dest, opts \\ []),
+    do: Edits.script(@opcodes, source, dest, opts, :opcodes)
 
   @doc """
   `dest` rebuilt from `source` by `edits`, the editops of `editops/3` or

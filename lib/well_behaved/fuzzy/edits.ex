@@ -25,10 +25,13 @@ defmodule WellBehaved.Fuzzy.Edits do
           {:equal | :replace | :insert | :delete, non_neg_integer(), non_neg_integer(),
            non_neg_integer(), non_neg_integer()}
 
-  @doc "The script of `a` into `b` for `name` (editops/3, opcodes/3): {editops, length_a, length_b}."
-  @spec script(String.t(), term(), term(), term()) ::
-          {[editop()], non_neg_integer(), non_neg_integer()} | {:error, :enomem}
-  def script(name, a, b, opts) do
+  @doc """
+  The script of `a` into `b` for `name` (editops/3, opcodes/3), `as`
+  editops or opcodes, read from the job's records.
+  """
+  @spec script(String.t(), term(), term(), term(), :editops | :opcodes) ::
+          [editop()] | [opcode()] | {:error, :enomem}
+  def script(name, a, b, opts, as) do
     if not is_binary(a), do: Options.invalid!(name, "first argument", a, "a binary")
     if not is_binary(b), do: Options.invalid!(name, "second argument", b, "a binary")
     {scorer, opts} = scorer!(name, opts)
@@ -51,8 +54,11 @@ defmodule WellBehaved.Fuzzy.Edits do
       end
 
     case result do
+      {width, _m, _n, ops} when as == :editops ->
+        decode(ops, width * 8, [])
+
       {width, m, n, ops} ->
-        {decode(ops, width * 8), m, n}
+        blocks(ops, width * 8, 0, 0, m, n, [])
 
       {:error, :enomem} = error ->
         error
@@ -92,41 +98,57 @@ defmodule WellBehaved.Fuzzy.Edits do
     {fun.(a), fun.(b)}
   end
 
-  defp decode(ops, bits) do
-    for <<type, src::size(bits)-native, dest::size(bits)-native <- ops>>,
-      do: {elem(@types, type), src, dest}
-  end
-
-  @doc """
-  Opcodes from editops (rapidfuzz's Opcodes from Editops): the blocks
-  between edits `:equal`, runs of edits of one kind that follow each
-  other one block (a transposition a `:replace` of two by two).
-  """
-  @spec opcodes([editop()], non_neg_integer(), non_neg_integer()) :: [opcode()]
-  def opcodes(editops, m, n), do: blocks(editops, 0, 0, m, n, [])
-
-  defp blocks([], s, d, m, n, acc) do
-    acc = if s < m or d < n, do: [{:equal, s, m, d, n} | acc], else: acc
-    Enum.reverse(acc)
-  end
-
-  defp blocks([{type, sp, dp} | _] = ops, s, d, m, n, acc) do
-    acc = if s < sp or d < dp, do: [{:equal, s, sp, d, dp} | acc], else: acc
-    run(ops, tag(type), sp, dp, sp, dp, m, n, acc)
-  end
-
-  # a run of one tag while each edit starts where the last ended
-  defp run([{type, s, d} | rest], tag, s0, d0, s, d, m, n, acc) do
-    if tag(type) == tag do
-      {s2, d2} = past(type, s, d)
-      run(rest, tag, s0, d0, s2, d2, m, n, acc)
-    else
-      blocks([{type, s, d} | rest], s, d, m, n, [{tag, s0, s, d0, d} | acc])
+  # a loop with an accumulator (a comprehension's body recursion kept a
+  # frame a record: every garbage collection then scanned a stack as
+  # long as the script, in one go); positions of 4 or 8 bytes
+  defp decode(ops, bits, acc) do
+    case next(ops, bits) do
+      {type, src, dest, rest} -> decode(rest, bits, [{type, src, dest} | acc])
+      :done -> :lists.reverse(acc)
     end
   end
 
-  defp run(ops, tag, s0, d0, s, d, m, n, acc),
-    do: blocks(ops, s, d, m, n, [{tag, s0, s, d0, d} | acc])
+  # the next record: its type and positions, and the records after it
+  defp next(<<type, src::32-native, dest::32-native, rest::binary>>, 32),
+    do: {elem(@types, type), src, dest, rest}
+
+  defp next(<<type, src::64-native, dest::64-native, rest::binary>>, 64),
+    do: {elem(@types, type), src, dest, rest}
+
+  defp next(<<>>, _bits), do: :done
+
+  # Opcodes straight from the records, as rapidfuzz makes them from its
+  # editops (no list of editops in between): the blocks between edits
+  # :equal, each run of edits of one tag that follow each other one
+  # block (a transposition a :replace of two by two); m and n the lengths
+  defp blocks(ops, bits, s, d, m, n, acc) do
+    case next(ops, bits) do
+      {type, sp, dp, rest} ->
+        acc = if s < sp or d < dp, do: [{:equal, s, sp, d, dp} | acc], else: acc
+        {s2, d2} = past(type, sp, dp)
+        run(rest, bits, tag(type), sp, dp, s2, d2, m, n, acc)
+
+      :done ->
+        acc = if s < m or d < n, do: [{:equal, s, m, d, n} | acc], else: acc
+        :lists.reverse(acc)
+    end
+  end
+
+  # a run of one tag while each edit starts where the last ended
+  defp run(ops, bits, tag, s0, d0, s, d, m, n, acc) do
+    case next(ops, bits) do
+      {type, ^s, ^d, rest} when tag == :replace and type in [:replace, :transpose] ->
+        {s2, d2} = past(type, s, d)
+        run(rest, bits, tag, s0, d0, s2, d2, m, n, acc)
+
+      {^tag, ^s, ^d, rest} ->
+        {s2, d2} = past(tag, s, d)
+        run(rest, bits, tag, s0, d0, s2, d2, m, n, acc)
+
+      _other ->
+        blocks(ops, bits, s, d, m, n, [{tag, s0, s, d0, d} | acc])
+    end
+  end
 
   defp tag(:transpose), do: :replace
   defp tag(type), do: type
