@@ -463,18 +463,11 @@ void pairs(const Options &o, Rng &r) {
     fzb_pair_room_free(&room);
 }
 
-// rapidfuzz's type of an edit as ours number them (fzbench_ours.h)
+// rapidfuzz's type of an edit (None, Replace, Insert, Delete) as ours
+// number them (fzbench_ours.h)
 int rf_type(rf::EditType t) {
-    switch (t) {
-    case rf::EditType::Insert:
-        return 0;
-    case rf::EditType::Delete:
-        return 1;
-    case rf::EditType::Replace:
-        return 2;
-    default:
-        return -1;
-    }
+    static const int ours[] = {-1, 2, 0, 1};
+    return ours[(int)t];
 }
 
 // The Levenshtein edit script of a pair, ours (the job's way) against
@@ -493,16 +486,20 @@ void editops(const Options &o, Rng &r) {
             as.push_back(text(r, size));
             bs.push_back(shape[0] == 'r' ? text(r, size) : near(r, as.back()));
         }
+        // ours on pair i: its records (the caller frees them)
+        auto script = [&](size_t i, uint8_t **records, size_t *distance, size_t *width) {
+            if (!fzb_editops(&room, (const uint8_t *)as[i].data(), as[i].size(),
+                             (const uint8_t *)bs[i].data(), bs[i].size(), records, distance,
+                             width)) {
+                std::fprintf(stderr, "wb_fzbench: out of memory\n");
+                std::exit(1);
+            }
+        };
         size_t distances = 0, scripts = 0;
         for (size_t i = 0; i < as.size(); i++) {
             uint8_t *ours = nullptr;
             size_t distance = 0, width = 0;
-            if (!fzb_editops(&room, (const uint8_t *)as[i].data(), as[i].size(),
-                             (const uint8_t *)bs[i].data(), bs[i].size(), &ours, &distance,
-                             &width)) {
-                std::fprintf(stderr, "wb_fzbench: out of memory\n");
-                std::exit(1);
-            }
+            script(i, &ours, &distance, &width);
             rf::Editops theirs = rf::levenshtein_editops(as[i], bs[i]);
             bool same = distance == theirs.size();
             distances += !same;
@@ -519,15 +516,12 @@ void editops(const Options &o, Rng &r) {
         std::printf("agree editops %s %zu %zu %zu %zu\n", shape, size, distances, scripts,
                     as.size());
         auto ours = [&] {
-            size_t sum = 0;
+            size_t sum = 0, distance = 0, width = 0;
             for (size_t i = 0; i < as.size(); i++) {
-                uint8_t *script = nullptr;
-                size_t distance = 0, width = 0;
-                fzb_editops(&room, (const uint8_t *)as[i].data(), as[i].size(),
-                            (const uint8_t *)bs[i].data(), bs[i].size(), &script, &distance,
-                            &width);
+                uint8_t *records = nullptr;
+                script(i, &records, &distance, &width);
                 sum += distance;
-                std::free(script);
+                std::free(records);
             }
             sink = (double)sum;
         };
