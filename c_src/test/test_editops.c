@@ -11,7 +11,8 @@
  * split (Hirschberg) down to single columns; long pairs past the real
  * bounds (split, probed for a narrow band); budgets of 1, 3, 17 and
  * more, each step within its budget (WB_EO_STEP_OVER), the whole within
- * wb_eo_units; and every allocation failing in turn (fail_alloc.h).
+ * wb_eo_units; scripts given up part way, freed whole; and every
+ * allocation failing in turn (fail_alloc.h).
  */
 #include "../metric/editops.h"
 
@@ -275,6 +276,32 @@ static void swaps(void) {
     }
 }
 
+/* scripts given up at every point of their work: freed with what they
+ * hold (the leak sanitizer at exit) */
+static void abandoned(void) {
+    size_t runs = 0;
+    for (wb_eo_metric metric = 0; metric < WB_EO_METRICS; metric++)
+        for (int split = 0; split < 2; split++) {
+            random_string(sa, 700, 5, metric == WB_EO_OSA);
+            size_t n = near_copy(sa, 700, sb, ROOM, 60, 5, metric == WB_EO_OSA);
+            uint64_t total = 0;
+            wb_eo s;
+            wb_eo_start(&s, metric, sa, 700, sb, n);
+            while (!wb_eo_step(&s, 40, &total)) {
+            }
+            wb_eo_free(&s);
+            for (uint64_t stop = 1; stop < total; stop += 1 + stop / 8, runs++) {
+                uint64_t used = 0;
+                wb_eo_start(&s, metric, sa, 700, sb, n);
+                if (split) s.matrix_most = s.rf_matrix = 1;
+                while (used < stop && !wb_eo_step(&s, 40, &used)) {
+                }
+                wb_eo_free(&s);
+            }
+        }
+    CHECK(runs > 100, "only %zu scripts given up", runs);
+}
+
 /* every allocation failing in turn: failed, or the script with memory */
 static void out_of_memory(void) {
     how split = {1, 1, 3};
@@ -317,6 +344,7 @@ int main(void) {
     random_pairs(150, 300, ways, 5);
     swaps();
     long_pairs();
+    abandoned();
     out_of_memory();
     printf("%zu scripts compared record by record, %zu splits\n", compared, split_count);
     return CHECK_SUMMARY();
