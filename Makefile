@@ -12,10 +12,11 @@ include mk/common.mk mk/objects.mk
 METRIC_SRC := c_src/metric/pattern.c c_src/metric/indel_lcs.c c_src/metric/levenshtein.c \
 	c_src/metric/levenshtein_weighted.c c_src/metric/levenshtein_text.c \
 	c_src/metric/levenshtein_short.c c_src/metric/osa.c c_src/metric/damerau.c \
-	c_src/metric/hamming.c c_src/metric/affix.c c_src/metric/jaro.c
+	c_src/metric/hamming.c c_src/metric/affix.c c_src/metric/jaro.c c_src/metric/editops.c \
+	c_src/metric/editops_pass.c
 METRIC_HDR := c_src/text/sized_alloc.h c_src/metric/kernels.h c_src/metric/common.h c_src/metric/levenshtein_word.h \
 	c_src/metric/levenshtein_block.h c_src/metric/levenshtein_text.h \
-	c_src/metric/osa_word.h c_src/metric/jaro_word.h
+	c_src/metric/osa_word.h c_src/metric/jaro_word.h c_src/metric/editops.h
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
@@ -46,7 +47,7 @@ NIF_SO := $(PRIV_DIR)/well_behaved_nif.so
 # its files to NATIVE_TARGETS and its C tests to C_TEST_TARGETS.
 NATIVE_TARGETS := $(NIF_SO)
 C_TEST_TARGETS := c_src/build/test_search c_src/build/test_fuzzy
-C_TEST_TARGETS += c_src/build/test_extract
+C_TEST_TARGETS += c_src/build/test_extract c_src/build/test_editops
 # the lane kernels' AVX-512 code emulated (test_search_avx512) where the CPU
 # has no AVX-512; where it has, test_search runs the real code.
 # AVX512_EMULATED=yes builds and runs it anyway.
@@ -59,7 +60,7 @@ endif
 C_TEST_BUILDS :=
 include mk/external.mk mk/file.mk mk/sdk.mk mk/probe.mk mk/rust.mk mk/text.mk
 FUZZ_NAMES := levenshtein line_reader external search ext_jobs fuzzy
-FUZZ_NAMES += extract text
+FUZZ_NAMES += extract text editops
 include mk/fuzz.mk
 # the fragments define rules; `make` alone still means `make all`
 .DEFAULT_GOAL := all
@@ -150,6 +151,15 @@ c_src/build/test_extract: c_src/test/test_extract.c c_src/test/fail_alloc.c $(TE
 	@mkdir -p c_src/build
 	$(CC) $(SAN_CFLAGS) $(FAIL_ALLOC_LDFLAGS) -o $@ c_src/test/test_extract.c c_src/test/fail_alloc.c $(SAN_CORE)
 
+# the edit scripts against the textbook traceback, every allocation
+# failing in turn too (the failing allocator, as test_extract's)
+EDITOPS_CORE := c_src/metric/editops.c c_src/metric/editops_pass.c c_src/metric/pattern.c
+c_src/build/test_editops: c_src/test/test_editops.c c_src/test/editops_reference.h c_src/test/check.h \
+  c_src/test/fail_alloc.c c_src/test/fail_alloc.h $(METRIC_HDR) $(call objs,san,$(EDITOPS_CORE))
+	@mkdir -p c_src/build
+	$(CC) $(SAN_CFLAGS) $(FAIL_ALLOC_LDFLAGS) -o $@ c_src/test/test_editops.c c_src/test/fail_alloc.c \
+	  $(call objs,san,$(EDITOPS_CORE))
+
 # the fuzzy scorers' reference as a program, for the Elixir tests
 # (test/support/fuzzy_reference.exs): the C tests' reference, not the core
 FUZZY_REFERENCE := c_src/build/fuzzy_reference
@@ -174,6 +184,10 @@ c_src/build/fuzz_fuzzy: c_src/fuzz/fuzz_fuzzy.c c_src/fuzz/fuzz.h c_src/test/fuz
 c_src/build/fuzz_extract: c_src/fuzz/fuzz_extract.c c_src/fuzz/fuzz.h c_src/test/extract_check.h $(CORE_HDR) $(FUZZ_CORE) | fuzz-deps
 	@mkdir -p c_src/build
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_extract.c $(FUZZ_CORE)
+
+c_src/build/fuzz_editops: c_src/fuzz/fuzz_editops.c c_src/fuzz/fuzz.h c_src/test/editops_reference.h $(METRIC_HDR) $(call objs,fuzz,$(EDITOPS_CORE) c_src/text/utf8.c) | fuzz-deps
+	@mkdir -p c_src/build
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ c_src/fuzz/fuzz_editops.c $(call objs,fuzz,$(EDITOPS_CORE) c_src/text/utf8.c)
 
 FUZZ_LINE_READER := $(call objs,fuzz,$(FILE_CORE_SRC))
 c_src/build/fuzz_line_reader: c_src/fuzz/fuzz_line_reader.c c_src/fuzz/fuzz.h $(FILE_CORE_HDR) $(FUZZ_LINE_READER) | fuzz-deps

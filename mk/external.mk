@@ -14,7 +14,7 @@ EXTERNAL_JOBS_SRC := $(EXTERNAL_COMMON_SRC) $(addprefix c_src/external/,wb_ext_s
 	wb_ext_nif.c wb_ext_terms.c)
 # the library's job types in a server
 EXTERNAL_LIB_SRC := $(EXTERNAL_JOBS_SRC) c_src/external/wb_ext_library.c c_src/nif/levenshtein_job.c \
-	c_src/nif/fuzzy_score_job.c c_src/text/utf8.c \
+	c_src/nif/fuzzy_score_job.c c_src/nif/fuzzy_editops_job.c c_src/text/utf8.c \
 	$(filter-out c_src/fuzzy/extract%,$(FUZZY_SRC))
 EXTERNAL_HDR := c_src/external/wb_external.h c_src/external/wb_ext_terms.h c_src/text/utf8.h \
 	c_src/metric/levenshtein_word.h c_src/probe/cpu_clock.h c_src/nif/jobs.h $(FUZZY_HDR)

@@ -31,7 +31,8 @@ void *wb_block_realloc(void *block, size_t old, size_t bytes) {
     return realloc(block, bytes ? bytes : 1);
 }
 
-wb_job_type *const wb_ext_library_types[] = {&wb_levenshtein_job, &wb_fuzzy_score_job, NULL};
+wb_job_type *const wb_ext_library_types[] = {&wb_levenshtein_job, &wb_fuzzy_score_job,
+                                             &wb_fuzzy_editops_job, NULL};
 
 int wb_ext_library_load(void) {
     static ErlNifEnv *env; /* its terms live as long as the server */
@@ -40,6 +41,7 @@ int wb_ext_library_load(void) {
     if (env) {
         wb_levenshtein_load(env);
         wb_fuzzy_score_load(env);
+        wb_fuzzy_editops_load(env);
     }
     if (!wb_ext_env_ok(env)) {
         fprintf(stderr, "wb_external: out of memory at load\n");

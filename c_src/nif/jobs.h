@@ -82,6 +82,10 @@ void wb_search_set_drop(void *holder);
 extern wb_job_type wb_fuzzy_score_job;
 void wb_fuzzy_score_load(ErlNifEnv *env);
 bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb_fz_options *o);
+/* fuzzy_editops_job.c: the edit script of two binaries (a server of the
+ * library's job types has it too) */
+extern wb_job_type wb_fuzzy_editops_job;
+void wb_fuzzy_editops_load(ErlNifEnv *env);
 /* fuzzy_job.c: one query against many candidates */
 extern wb_job_type wb_fuzzy_search_job;
 /* and a row of cdist, written into a matrix (fuzzy_matrix_new) */

@@ -13,6 +13,7 @@ WB_JOB_NIF(search_sorted, wb_search_sorted_job)
 WB_JOB_NIF(fuzzy_score, wb_fuzzy_score_job)
 WB_JOB_NIF(fuzzy_search, wb_fuzzy_search_job)
 WB_JOB_NIF(fuzzy_cdist_row, wb_fuzzy_cdist_job)
+WB_JOB_NIF(fuzzy_editops, wb_fuzzy_editops_job)
 
 static ErlNifFunc nif_funcs[] = {
     {"levenshtein", 7, levenshtein, 0},
@@ -36,6 +37,7 @@ static ErlNifFunc nif_funcs[] = {
     {"fuzzy_score_short", 4, wb_fuzzy_score_short, 0},
     {"fuzzy_search", 9, fuzzy_search, 0},
     {"fuzzy_cdist_row", 10, fuzzy_cdist_row, 0},
+    {"fuzzy_editops", 7, fuzzy_editops, 0},
     {"fuzzy_default_process", 1, wb_fuzzy_default_process, 0},
     {"fuzzy_fold", 2, wb_fuzzy_fold, 0},
     {"fuzzy_graphemes_scan", 2, wb_fuzzy_graphemes_scan, 0},
@@ -85,14 +87,16 @@ void *wb_block_realloc(void *block, size_t old, size_t bytes) {
 }
 
 static wb_job_type *const types[] = {
-    &wb_levenshtein_job, &wb_search_job,       &wb_search_index_job, &wb_search_sorted_job,
-    &wb_fuzzy_score_job, &wb_fuzzy_search_job, &wb_fuzzy_cdist_job,  NULL};
+    &wb_levenshtein_job,   &wb_search_job,        &wb_search_index_job,
+    &wb_search_sorted_job, &wb_fuzzy_score_job,   &wb_fuzzy_search_job,
+    &wb_fuzzy_cdist_job,   &wb_fuzzy_editops_job, NULL};
 
 /* What the library loads beside the runtime: its atoms, allocators and
  * resource types (packed lists, results, matrices, files). */
 static int library_load(ErlNifEnv *env, ERL_NIF_TERM load_info) {
     (void)load_info;
     wb_levenshtein_load(env);
+    wb_fuzzy_editops_load(env);
     if (wb_fuzzy_load(env)) return 1;
     if (wb_search_load(env) || wb_file_load(env)) {
         wb_search_unload();

@@ -102,10 +102,12 @@ defmodule WellBehaved.LabSearchTest do
   defp cold(row, ns), do: Map.merge(row, %{cold_ns: ns, cold_low: ns, cold_high: ns})
 
   test "fuzzy targets: every scorer's ns per candidate, cdist's speed-up interval, its lateness" do
+    # the edit scripts' target: not measured in these results
     assert Enum.map(Search.Analysis.fuzzy_targets(fuzzy(100_000, 9.0, 1.85, :within)), & &1.met) ==
-             [true, true, true]
+             [true, true, true, false]
 
-    [ns, speedup, late] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 30.0, 1.7, :outside))
+    [ns, speedup, late, edit] = Search.Analysis.fuzzy_targets(fuzzy(100_000, 30.0, 1.7, :outside))
+    assert edit.measured == "-"
     refute ns.met or speedup.met or late.met
     # an interval across the bound is not told apart from it; one under it is below
     assert speedup.measured == "1.95x (1.70-2.10), not told apart from the bound"
@@ -126,7 +128,7 @@ defmodule WellBehaved.LabSearchTest do
 
     # a rough run (fewer candidates) judges nothing of the size targets
     rough = Search.Analysis.fuzzy_targets(fuzzy(2_000, 1.0, 1.9, :within))
-    assert Enum.map(rough, & &1.met) == [false, false, true]
+    assert Enum.map(rough, & &1.met) == [false, false, true, false]
   end
 
   test "fuzzy targets: with the machine's pace unsteady, a scorer over the bound in its median but within it in its fastest round is not told apart" do
@@ -251,6 +253,41 @@ defmodule WellBehaved.LabSearchTest do
   end
 
   doctest Search.Pairs
+
+  doctest Search.EditScripts
+
+  test "the edit scripts beside rapidfuzz-cpp: the target judged on each shape's interval" do
+    out = """
+    agree editops random 1000 0 0 8
+    editops random 1000 68000.0 79000.0 0.84 0.56 0.90 7
+    agree editops similar 1000 0 2 8
+    editops similar 1000 55000.0 70000.0 0.78 0.75 1.60 7
+    """
+
+    parsed = Map.put(Search.EditScripts.parse(out), :available, true)
+    target = Search.EditScripts.target(parsed)
+    # the similar pairs' interval reaches past 1.5x: not met
+    refute target.met
+    assert target.measured == "random 0.84x (0.56-0.90), similar 0.78x (0.75-1.60)"
+    assert target.target =~ "levenshtein_editops <= 1.5x"
+
+    within = put_in(parsed, [:rows, Access.at(1), :high], 1.2)
+    assert Search.EditScripts.target(within).met
+    # a distance that differs fails it, whatever the times
+    wrong = put_in(within, [:agree, Access.at(0), :distances], 1)
+    refute Search.EditScripts.target(wrong).met
+    assert Search.EditScripts.target(wrong).measured =~ "distances differ"
+
+    text = Search.EditScripts.to_markdown(parsed)
+    assert text =~ "similar: 2 of 8 pairs (0 distances)"
+    assert text =~ "| random | 68.00 us | 79.00 us | 0.84 (0.56-0.90) |"
+    assert Search.EditScripts.to_markdown(within) =~ "similar: 2 of 8"
+    same = put_in(parsed, [:agree, Access.at(1), :scripts], 0)
+    assert Search.EditScripts.to_markdown(same) =~ "record for record"
+    assert Search.EditScripts.to_markdown(%{available: false, reason: "not measured: x"}) =~ "x."
+    assert Search.EditScripts.to_markdown(nil) == ""
+    refute Search.EditScripts.target(%{available: false, reason: "x"}).met
+  end
 
   test "the pairs beside rapidfuzz-cpp: lines parsed, a table a scorer, disagreements said" do
     out = """

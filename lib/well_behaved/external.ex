@@ -400,6 +400,22 @@ defmodule WellBehaved.External do
     end
   end
 
+  @doc false
+  # WellBehaved.Fuzzy's edit script job (WellBehaved.Fuzzy.Edits) in a
+  # server of the built-in pool: {width, length_a, length_b, ops}, or {:error, reason}, the
+  # job's own errors as in the VM, the pool's raised as
+  # WellBehaved.External.Error (score!/5's)
+  @spec editops!(binary(), binary(), :byte | :codepoint, atom(), boolean()) ::
+          {pos_integer(), non_neg_integer(), non_neg_integer(), binary()} | {:error, term()}
+  def editops!(a, b, unit, metric, tiny) do
+    case run_job(@builtin, :fuzzy_editops, [a, b, unit, metric], tiny, nil, @builtin_start) do
+      {:error, reason} when reason in [:enomem, :broken_script] -> {:error, reason}
+      {:error, {:invalid_utf8, _}} = error -> error
+      {:error, reason} -> raise WellBehaved.External.Error, reason: reason
+      script -> script
+    end
+  end
+
   defp builtin_request(payload),
     do: Client.request(@builtin, payload, nil, @builtin_start, :echo)
 

@@ -116,8 +116,8 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, FunScorer, Graphemes, Index, Many, Processor}
-  alias WellBehaved.Fuzzy.Search
+  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, Edits, FunScorer, Graphemes, Index, Many}
+  alias WellBehaved.Fuzzy.{Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -127,6 +127,9 @@ defmodule WellBehaved.Fuzzy do
   @extract_many "WellBehaved.Fuzzy.extract_many/3"
   @dedupe "WellBehaved.Fuzzy.dedupe/2"
   @cdist "WellBehaved.Fuzzy.cdist/3"
+  @editops "WellBehaved.Fuzzy.editops/3"
+  @opcodes "WellBehaved.Fuzzy.opcodes/3"
+  @apply_edits "WellBehaved.Fuzzy.apply_edits/4"
   @pair Call.pair()
 
   @typedoc "A candidate's key: its position in a list, or the key it was given."
@@ -468,6 +471,117 @@ defmodule WellBehaved.Fuzzy do
       do: Events.cdist(queries, candidates, call, fn -> Cdist.run(queries, candidates, call) end),
       else: Cdist.run(queries, candidates, call)
   end
+
+  @typedoc """
+  An edit of `editops/3`: its type, and where it applies in the source and
+  in the destination (in units of the call: bytes, codepoints or grapheme
+  clusters).
+  """
+  @type editop :: Edits.editop()
+
+  @typedoc """
+  A block of `opcodes/3`: its tag, its start and end in the source, its
+  start and end in the destination (ends excluded).
+  """
+  @type opcode :: Edits.opcode()
+
+  @doc """
+  The edits that turn `source` into `dest`, as few as the scorer allows,
+  in order: `{:insert | :delete | :replace, src_pos, dest_pos}`, as
+  rapidfuzz's `editops` gives them, and for `scorer: :osa`
+  `{:transpose, src_pos, dest_pos}`.
+
+    * `{:insert, s, d}` - `dest`'s unit at `d` inserted before `source`'s
+      unit at `s`;
+    * `{:delete, s, d}` - `source`'s unit at `s` deleted (`d`: where it
+      would be in `dest`);
+    * `{:replace, s, d}` - `source`'s unit at `s` replaced by `dest`'s at
+      `d`;
+    * `{:transpose, s, d}` - `source`'s units at `s` and `s + 1` swapped,
+      giving `dest`'s at `d` and `d + 1` (two neighbours swapped and
+      nothing else done to them: the optimal string alignment distance).
+
+  Between two edits the units not named are equal, in order; there are
+  as many edits as the distance (`score/3` with `score: :distance`).
+
+  Options: `scorer:` `:levenshtein` (default; `weights:` only
+  `{1, 1, 1}`), `:indel` (insertions and deletions only) or `:osa`;
+  `unit:`, `processor:` (the positions are then in the processed
+  strings), `schedule:` and `tiny_slices:` as `score/3` takes them
+  (`:external` too). The script is made natively, a slice at a time in
+  the modes that slice, and read here into the list; memory grows with
+  the strings, not their product (a matrix kept of 8 MiB at most, a
+  longer pair split in halves). Returns `{:error, :enomem}` when native
+  memory runs out.
+
+  Among scripts of the same length it gives rapidfuzz-cpp's (as
+  `levenshtein_editops` and `indel_editops` break ties), but for pairs
+  it splits where rapidfuzz does not (Indel pairs of more than about
+  8 MiB of matrix; Levenshtein pairs with a source under 65 units or a
+  destination under 10 whose matrix passes that bound): another script
+  of the same length. OSA, which rapidfuzz has no script for: a
+  transposition wherever one is on a shortest path, otherwise the
+  Levenshtein rule.
+
+  Raises `ArgumentError` as `score/3` does (a non-binary, an unknown
+  option or value, a scorer without scripts, weights other than
+  `{1, 1, 1}`, invalid UTF-8 with `unit: :codepoint` or `:grapheme`).
+
+      iex> WellBehaved.Fuzzy.editops("kitten", "sitting")
+      [{:replace, 0, 0}, {:replace, 4, 4}, {:insert, 6, 6}]
+      iex> WellBehaved.Fuzzy.editops("kitten", "sitting", scorer: :indel)
+      [{:insert, 0, 0}, {:delete, 0, 1}, {:insert, 4, 4}, {:delete, 4, 5}, {:insert, 6, 6}]
+      iex> WellBehaved.Fuzzy.editops("recieve", "receive", scorer: :osa)
+      [{:transpose, 3, 3}]
+      iex> WellBehaved.Fuzzy.editops("café", "cafe", unit: :codepoint)
+      [{:replace, 3, 3}]
+  """
+  @spec editops(binary(), binary(), keyword()) :: [editop()] | {:error, :enomem}
+  def editops(source, dest, opts \\ []),
+    do: Edits.script(@editops, source, dest, opts, :editops)
+
+  @doc """
+  The same script as blocks covering both strings whole, as rapidfuzz's
+  `opcodes` gives them: `{tag, src_start, src_end, dest_start, dest_end}`,
+  `:equal` for the units left as they are, `:replace`, `:insert` and
+  `:delete` for the runs of edits of one kind that follow each other. A
+  transposition (`scorer: :osa`) is a `:replace` of two units by two (the
+  same two, swapped), joined to the replacements next to it. Options and
+  errors as `editops/3`.
+
+      iex> WellBehaved.Fuzzy.opcodes("kitten", "sitting")
+      [{:replace, 0, 1, 0, 1}, {:equal, 1, 4, 1, 4}, {:replace, 4, 5, 4, 5}, {:equal, 5, 6, 5, 6},
+       {:insert, 6, 6, 6, 7}]
+      iex> WellBehaved.Fuzzy.opcodes("", "")
+      []
+  """
+  @spec opcodes(binary(), binary(), keyword()) :: [opcode()] | {:error, :enomem}
+  def opcodes(source, dest, opts \\ []),
+    do: Edits.script(@opcodes, source, dest, opts, :opcodes)
+
+  @doc """
+  `dest` rebuilt from `source` by `edits`, the editops of `editops/3` or
+  the opcodes of `opcodes/3` (in the same `unit:`, default `:byte`; of
+  the processed strings when the script was made with a processor), as
+  rapidfuzz's `Editops.apply` and `Opcodes.apply`: what is inserted or
+  replaced comes from `dest`, what lies between the edits (or is
+  `:equal`) from `source`.
+
+  Raises `ArgumentError` when the edits do not fit the two strings (an
+  edit past the end of one, out of order, not where the edits before it
+  end, unequal lengths left after the last one, an opcode not starting
+  where the one before it ended), on an edit or opcode of another shape,
+  and on invalid UTF-8 with `unit: :codepoint` or `:grapheme`.
+
+      iex> edits = WellBehaved.Fuzzy.editops("kitten", "sitting")
+      iex> WellBehaved.Fuzzy.apply_edits(edits, "kitten", "sitting")
+      "sitting"
+      iex> WellBehaved.Fuzzy.apply_edits([{:delete, 0, 0}], "xab", "ab")
+      "ab"
+  """
+  @spec apply_edits([editop()] | [opcode()], binary(), binary(), keyword()) :: binary()
+  def apply_edits(edits, source, dest, opts \\ []),
+    do: Edits.apply!(@apply_edits, edits, source, dest, opts)
 
   @doc false
   # extract/3 on an index for another public function, `name`, which its

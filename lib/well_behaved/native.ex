@@ -21,6 +21,9 @@ defmodule WellBehaved.Native do
   #     (the integer kinds: <<index::64-native, score::64-native>>)
   #   fuzzy_cdist_row(query, packed, count, unit, options, matrix, row): a
   #     row of cdist written into the matrix (:ok)
+  #   fuzzy_editops(a, b, unit, metric): {width, length_a, length_b, ops},
+  #     the edit script of a into b (their lengths in units), a binary of <<type, src::width-unit(8)-native,
+  #     dest::width-unit(8)-native>> records (WellBehaved.Fuzzy.Edits)
   #   the fuzzy jobs: {:error, {:does_not_fit, :u64 | :u32, ...}} for a
   #   score past its type
   #
@@ -85,7 +88,8 @@ defmodule WellBehaved.Native do
       search_sorted: 2,
       fuzzy_score: 4,
       fuzzy_search: 6,
-      fuzzy_cdist_row: 7
+      fuzzy_cdist_row: 7,
+      fuzzy_editops: 4
     ],
     nifs: [
       levenshtein_short: 4,

@@ -4,6 +4,7 @@
 #include "fzbench_ours.h"
 
 #include "fuzzy/extract.h"
+#include "metric/editops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,33 @@ bool fzb_pair(fzb_pair_room *r, size_t scorer, const uint8_t *a, size_t m, const
     *score = s.passed ? s.score : wb_fz_worst(&o);
     wb_fz_free(&s);
     return ok;
+}
+
+bool fzb_editops(fzb_pair_room *r, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                 uint8_t **script, size_t *distance, size_t *width) {
+    if (m > r->most || n > r->most) return false;
+    /* the job's steps: both sides decoded, the script made to its end
+     * (one step: a budget no pair of these exhausts), its block taken */
+    size_t sm = wb_fz_symbols(a, m, false, r->a), sn = wb_fz_symbols(b, n, false, r->b);
+    wb_eo s;
+    wb_eo_start(&s, WB_EO_LEVENSHTEIN, r->a, sm, r->b, sn);
+    uint64_t used = 0;
+    while (!wb_eo_step(&s, UINT64_MAX / 4, &used)) {
+    }
+    bool ok = !s.failed && !s.broken;
+    size_t bytes;
+    *distance = s.distance;
+    *width = s.width;
+    *script = wb_eo_take(&s, &bytes);
+    wb_eo_free(&s);
+    return ok;
+}
+
+void fzb_editops_record(const uint8_t *script, size_t width, size_t k, int *type, size_t *src,
+                        size_t *dest) {
+    wb_eo_op op;
+    wb_eo_record(script, width, k, &op, src, dest);
+    *type = (int)op;
 }
 
 struct fzb_index {

@@ -41,6 +41,19 @@ void fzb_pair_room_free(fzb_pair_room *r);
 bool fzb_pair(fzb_pair_room *r, size_t scorer, const uint8_t *a, size_t m, const uint8_t *b,
               size_t n, double *score);
 
+/* The Levenshtein edit script of a into b (each at most r->most bytes),
+ * as Fuzzy.editops/3's job makes it (bytes decoded into symbols, the
+ * script made to its end, its records' block handed over): the records
+ * (fzb_editops_record) in *script, the caller's to free, NULL when
+ * empty; their count in *distance. false when out of memory or a side is
+ * too long. */
+bool fzb_editops(fzb_pair_room *r, const uint8_t *a, size_t m, const uint8_t *b, size_t n,
+                 uint8_t **script, size_t *distance, size_t *width);
+/* Record k of a script: its type (0 insert, 1 delete, 2 replace, 3
+ * transpose), source and destination positions. */
+void fzb_editops_record(const uint8_t *script, size_t width, size_t k, int *type, size_t *src,
+                        size_t *dest);
+
 /* An index of candidates (its set and batches, owned). */
 typedef struct fzb_index fzb_index;
 

@@ -12,10 +12,15 @@
 //            index), on two shapes of candidates: names of 10-30 letters
 //            and 2-4 words;
 //   cdist:   the same query scoring every candidate into a row (limit
-//            :all, no cutoff): the cached loop or the Multi* scorer.
+//            :all, no cutoff): the cached loop or the Multi* scorer;
+//   editops: the Levenshtein edit script of a pair (issue 48's target),
+//            as Fuzzy.editops/3's job makes it, against rapidfuzz-cpp's
+//            levenshtein_editops, on pairs of --editops-bytes (1,000) a
+//            side: random text, and near copies.
 //
-//   wb_fzbench [--parts pairs,extract,cdist] [--rounds N] [--count N]
+//   wb_fzbench [--parts pairs,extract,cdist,editops] [--rounds N] [--count N]
 //              [--sizes 8,32,100,1000] [--scorers a,b] [--chunk-ms MS] [--seed S]
+//              [--editops-bytes N]
 //
 // Thread CPU time (CLOCK_THREAD_CPUTIME_ID), so that time the thread
 // spends off the CPU on a shared machine is not counted; each cell runs
@@ -31,6 +36,10 @@
 //   extract|cdist SHAPE SCORER OURS CACHED CUTOFF MULTI RATIO LOW HIGH ROUNDS
 //     (a way rapidfuzz lacks: -)
 //   agree PART SHAPE_OR_SIZE SCORER DIFFERING COMPARED
+//   editops SHAPE BYTES OURS RAPIDFUZZ RATIO LOW HIGH ROUNDS
+//   agree editops SHAPE BYTES DISTANCES_DIFFERING SCRIPTS_DIFFERING COMPARED
+//     (the distances must agree; the scripts, records of the same type
+//     and positions, should: ties broken as rapidfuzz breaks them)
 // Without RAPIDFUZZ_CPP the program is not built: rapidfuzz is not part
 // of the project, only measured beside it.
 #include "fzbench_ours.h"
@@ -324,13 +333,14 @@ Way rf_multi(const Shape &s, const std::string &n) {
 // ---- the runs -----------------------------------------------------------------
 
 struct Options {
-    std::vector<std::string> parts{"pairs", "extract", "cdist"};
+    std::vector<std::string> parts{"pairs", "extract", "cdist", "editops"};
     std::vector<std::string> scorers;
     std::vector<size_t> sizes{8, 32, 100, 1000};
     int rounds = 15;
     size_t count = 100000;
     double chunk_ms = 3;
     uint64_t seed = 44;
+    size_t editops_bytes = 1000;
 };
 
 bool has(const std::vector<std::string> &v, const std::string &x) {
@@ -459,6 +469,83 @@ void pairs(const Options &o, Rng &r) {
     fzb_pair_room_free(&room);
 }
 
+// rapidfuzz's type of an edit (None, Replace, Insert, Delete) as ours
+// number them (fzbench_ours.h)
+int rf_type(rf::EditType t) {
+    static const int ours[] = {-1, 2, 0, 1};
+    return ours[(int)t];
+}
+
+// The Levenshtein edit script of a pair, ours (the job's way) against
+// rapidfuzz-cpp's levenshtein_editops: random text, and near copies (as
+// the pairs part's), 8 pairs a shape.
+void editops(const Options &o, Rng &r) {
+    size_t size = o.editops_bytes;
+    fzb_pair_room room;
+    if (!fzb_pair_room_init(&room, size + 64)) {
+        std::fprintf(stderr, "wb_fzbench: out of memory\n");
+        std::exit(1);
+    }
+    for (const char *shape : {"random", "similar"}) {
+        Strings as, bs;
+        for (int i = 0; i < 8; i++) {
+            as.push_back(text(r, size));
+            bs.push_back(shape[0] == 'r' ? text(r, size) : near(r, as.back()));
+        }
+        // ours on pair i: its records (the caller frees them)
+        auto script = [&](size_t i, uint8_t **records, size_t *distance, size_t *width) {
+            if (!fzb_editops(&room, (const uint8_t *)as[i].data(), as[i].size(),
+                             (const uint8_t *)bs[i].data(), bs[i].size(), records, distance,
+                             width)) {
+                std::fprintf(stderr, "wb_fzbench: out of memory\n");
+                std::exit(1);
+            }
+        };
+        size_t distances = 0, scripts = 0;
+        for (size_t i = 0; i < as.size(); i++) {
+            uint8_t *ours = nullptr;
+            size_t distance = 0, width = 0;
+            script(i, &ours, &distance, &width);
+            rf::Editops theirs = rf::levenshtein_editops(as[i], bs[i]);
+            bool same = distance == theirs.size();
+            distances += !same;
+            for (size_t k = 0; same && k < distance; k++) {
+                int type;
+                size_t src, dest;
+                fzb_editops_record(ours, width, k, &type, &src, &dest);
+                same = type == rf_type(theirs[k].type) && src == theirs[k].src_pos &&
+                       dest == theirs[k].dest_pos;
+            }
+            scripts += !same;
+            std::free(ours);
+        }
+        std::printf("agree editops %s %zu %zu %zu %zu\n", shape, size, distances, scripts,
+                    as.size());
+        auto ours = [&] {
+            size_t sum = 0, distance = 0, width = 0;
+            for (size_t i = 0; i < as.size(); i++) {
+                uint8_t *records = nullptr;
+                script(i, &records, &distance, &width);
+                sum += distance;
+                std::free(records);
+            }
+            sink = (double)sum;
+        };
+        auto theirs = [&] {
+            size_t sum = 0;
+            for (size_t i = 0; i < as.size(); i++)
+                sum += rf::levenshtein_editops(as[i], bs[i]).size();
+            sink = (double)sum;
+        };
+        Cell c = rounds_of(ours, {theirs}, o);
+        double per = (double)as.size();
+        std::printf("editops %s %zu %.2f %.2f %.3f %.3f %.3f %d\n", shape, size, c.ours / per,
+                    c.theirs[0] / per, c.ratio, c.low, c.high, c.rounds);
+        std::fflush(stdout);
+    }
+    fzb_pair_room_free(&room);
+}
+
 // the 5 best of a row of scores: (score, index), best first, ties by index
 std::vector<std::pair<double, size_t>> best5(const std::vector<double> &v) {
     std::vector<std::pair<double, size_t>> all;
@@ -560,8 +647,10 @@ std::vector<std::string> split(const std::string &s) {
 }
 
 int usage() {
-    std::fprintf(stderr, "usage: wb_fzbench [--parts pairs,extract,cdist] [--rounds N] [--count N]"
-                         " [--sizes 8,32,...] [--scorers a,b] [--chunk-ms MS] [--seed S]\n");
+    std::fprintf(stderr,
+                 "usage: wb_fzbench [--parts pairs,extract,cdist,editops] [--rounds N] [--count N]"
+                 " [--sizes 8,32,...] [--scorers a,b] [--chunk-ms MS] [--seed S]"
+                 " [--editops-bytes N]\n");
     return 2;
 }
 
@@ -583,6 +672,8 @@ int main(int argc, char **argv) {
             o.count = (size_t)std::max(1L, std::atol(v.c_str()));
         else if (a == "--chunk-ms")
             o.chunk_ms = std::max(0.01, std::atof(v.c_str()));
+        else if (a == "--editops-bytes")
+            o.editops_bytes = (size_t)std::max(1L, std::atol(v.c_str()));
         else if (a == "--seed")
             o.seed = (uint64_t)std::atoll(v.c_str());
         else if (a == "--sizes") {
@@ -607,6 +698,7 @@ int main(int argc, char **argv) {
     }
     Rng r(o.seed);
     if (has(o.parts, "pairs")) pairs(o, r);
+    if (has(o.parts, "editops")) editops(o, r);
     if (has(o.parts, "extract") || has(o.parts, "cdist")) {
         Shape shapes[] = {names(r, o.count), words(r, o.count)};
         for (const auto &s : shapes) {

@@ -3,7 +3,8 @@
  * the bench scores it equals the core's own whole score (wb_fz_score of
  * the decoded pair); an index's cdist row holds every candidate's pair
  * score, in order; its extract the 5 best of those, best first, ties by
- * index. No timing. */
+ * index; an edit script as many records as the Levenshtein distance,
+ * kitten's the known one. No timing. */
 #include "../fzbench/fzbench_ours.h"
 #include "fuzzy/fuzzy.h"
 
@@ -105,11 +106,46 @@ static void test_index(fzb_pair_room *room) {
     fzb_index_free(x);
 }
 
+/* the Levenshtein edit script, as the bench makes it */
+static void test_editops(fzb_pair_room *room) {
+    uint8_t *script = NULL;
+    size_t distance = 0, width = 0;
+    CHECK(fzb_editops(room, (const uint8_t *)"kitten", 6, (const uint8_t *)"sitting", 7, &script,
+                      &distance, &width),
+          "editops");
+    const int want[3][3] = {{2, 0, 0}, {2, 4, 4}, {0, 6, 6}};
+    CHECK(distance == 3, "kitten: %zu records", distance);
+    for (size_t k = 0; k < distance && k < 3; k++) {
+        int type;
+        size_t src, dest;
+        fzb_editops_record(script, width, k, &type, &src, &dest);
+        CHECK(type == want[k][0] && src == (size_t)want[k][1] && dest == (size_t)want[k][2],
+              "kitten: record %zu (%d, %zu, %zu)", k, type, src, dest);
+    }
+    free(script);
+    for (int i = 0; i < 50; i++) {
+        uint8_t a[MOST], b[MOST];
+        size_t m = random_text(a, MOST), n = random_text(b, MOST);
+        double similarity = 0;
+        CHECK(fzb_editops(room, a, m, b, n, &script, &distance, &width), "editops");
+        CHECK(fzb_pair(room, 0, a, m, b, n, &similarity), "levenshtein");
+        size_t most = m > n ? m : n;
+        double want_similarity = most ? 1.0 - (double)distance / (double)most : 1.0;
+        CHECK(!differ(similarity, want_similarity), "a script of %zu records, similarity %.17g",
+              distance, similarity);
+        free(script);
+    }
+    CHECK(!fzb_editops(room, (const uint8_t *)"", MOST + 1, (const uint8_t *)"", 0, &script,
+                       &distance, &width),
+          "a side too long is refused");
+}
+
 int main(void) {
     fzb_pair_room room;
     CHECK(fzb_pair_room_init(&room, MOST), "room");
     test_pairs(&room);
     test_index(&room);
+    test_editops(&room);
     fzb_pair_room_free(&room);
     return CHECK_SUMMARY();
 }

@@ -73,8 +73,11 @@ defmodule WellBehaved.Lab.Search.Analysis do
   at most #{WellBehaved.Lab.Search.Fuzzy.ns_bound()} ns per candidate through an index on 100,000
   candidates of 10-30 bytes (a query repeated on the index; the first
   query after other work is reported beside it), cdist with every scheduler at least
-  #{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one (the lower end of the interval), and
-  `:auto`'s ticker within the bound of pure Erlang while cdist runs.
+  #{WellBehaved.Lab.Search.Fuzzy.speedup_bound()}x one (the lower end of the interval),
+  `:auto`'s ticker within the bound of pure Erlang while cdist runs, and
+  the edit script of two 1 kB strings at most
+  #{WellBehaved.Lab.Search.EditScripts.bound()}x rapidfuzz-cpp's (each shape's interval,
+  `WellBehaved.Lab.Search.EditScripts.target/1`).
 
   A scorer's figure is its median over the rounds at the machine's steady
   pace (`steady_ns`, `WellBehaved.Lab.Search.Fuzzy.steady_rounds/1`) when
@@ -151,7 +154,8 @@ defmodule WellBehaved.Lab.Search.Analysis do
             else: "-"
           ),
         met: l.verdict == :within
-      }
+      },
+      WellBehaved.Lab.Search.EditScripts.target(Map.get(fuzzy, :edit_scripts))
     ]
   end
 

@@ -49,6 +49,9 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       bursts shorter than that passes it (a run where every scorer ran
       2-3x slower while 25 of 45 rounds' checks read steady): the steady
       rounds leave out slow phases, they do not make a noisy run quiet;
+    * the Levenshtein edit script of two 1 kB strings at the C level
+      beside rapidfuzz-cpp's (`WellBehaved.Lab.Search.EditScripts`, when
+      built);
     * `cdist/3` of the queries (1,000 in all, repeated from the suite's)
       against the set with `scorer: :ratio`, `as: :binary`, with one
       worker and with one per scheduler, in pairs run one after the other
@@ -62,7 +65,7 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
   alias WellBehaved.{Fuzzy, Levenshtein}
   alias WellBehaved.Lab.Stats
-  alias WellBehaved.Lab.Search.{Lateness, Pairs, Rapidfuzz, Throughput}
+  alias WellBehaved.Lab.Search.{EditScripts, Lateness, Pairs, Rapidfuzz, Throughput}
 
   @ns_bound 10
   @speedup_bound 1.8
@@ -125,6 +128,13 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
 
     pairs = Pairs.run(plan.rounds_one)
 
+    # the edit script of two 1 kB strings beside rapidfuzz-cpp's (the same
+    # program, with its checkout)
+    if EditScripts.program(),
+      do: progress.("edit scripts beside rapidfuzz-cpp: #{plan.rounds_one} rounds")
+
+    edit_scripts = EditScripts.run(plan.rounds_one)
+
     shrink = min(count / 100_000, 1.0)
     cdist_queries = Enum.take(Stream.cycle(queries), max(20, round(@cdist_queries * shrink)))
     # pairs enough for an interval: 7 in a full run, 6 in a quick one
@@ -158,6 +168,7 @@ defmodule WellBehaved.Lab.Search.Fuzzy do
       },
       cdist: cdist,
       pairs: pairs,
+      edit_scripts: edit_scripts,
       lateness: lateness
     }
   end

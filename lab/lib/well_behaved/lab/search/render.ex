@@ -5,7 +5,7 @@ defmodule WellBehaved.Lab.Search.Render do
   """
 
   alias WellBehaved.Lab.{Markdown, Suite}
-  alias WellBehaved.Lab.Search.{Many, Pairs, Plan, Rapidfuzz}
+  alias WellBehaved.Lab.Search.{EditScripts, Many, Pairs, Plan, Rapidfuzz}
   import WellBehaved.Lab.Markdown, only: [fmt: 2]
   import WellBehaved.Lab.Search.Analysis, only: [thousands: 1]
   import WellBehaved.Lab.Search.Throughput, only: [row: 2]
@@ -361,6 +361,7 @@ defmodule WellBehaved.Lab.Search.Render do
     #{rapidfuzz_note(Map.get(f, :rapidfuzz))}
     #{words_markdown(words, f.candidates)}
     #{Pairs.to_markdown(Map.get(f, :pairs))}
+    #{EditScripts.to_markdown(Map.get(f, :edit_scripts))}
 
     `cdist/3` of #{c.queries} queries x #{c.candidates} candidates
     (`scorer: :ratio`, `as: :binary`; #{fmt(c.ns_per_cell_one, 1)} ns a cell with one
