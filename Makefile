@@ -102,7 +102,7 @@ SAN_CORE := $(call objs,san,$(CORE_SRC))
 TEST_CORES_HDR := c_src/test/check.h c_src/test/reference.h
 TEST_SEARCH_HDR := c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h \
 	c_src/test/fuzzy_reference.h c_src/test/search_operations.h
-TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h \
+TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h c_src/test/fuzzy_alignment.h \
 	c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h \
 	c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h \
 	c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h \
