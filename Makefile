@@ -19,7 +19,8 @@ METRIC_HDR := c_src/text/sized_alloc.h c_src/metric/kernels.h c_src/metric/commo
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
-FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c c_src/fuzzy/extract_cells.c
+FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c c_src/fuzzy/extract_cells.c \
+	c_src/fuzzy/extract_align.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
