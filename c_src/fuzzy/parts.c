@@ -556,14 +556,19 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             if (aligning(s) && s->al.top) {
                 /* the best holds the whole needle: only a window the
                  * halving visits before it can tie it first */
-                size_t count = hl - nl, next = halving_next(count, w - nl + 1, s->al.whole_level);
-                *used += WB_FZ_LEVEL_UNITS;
-                if (next >= count) {
-                    s->window = wb_fz_windows_of(nl, hl) - 1; /* the direction ends */
-                    if (next_window(s, p, nl, hl)) return true;
-                    continue;
+                size_t count = hl - nl, at = w - nl + 1;
+                size_t next = halving_next(count, at, s->al.whole_level);
+                if (next != at) {
+                    /* charged only when it moves on: a window taken up
+                     * again in the next step is found here again */
+                    *used += WB_FZ_LEVEL_UNITS;
+                    if (next >= count) {
+                        s->window = wb_fz_windows_of(nl, hl) - 1; /* the direction ends */
+                        if (next_window(s, p, nl, hl)) return true;
+                        continue;
+                    }
+                    s->window = w = next + nl - 1;
                 }
-                s->window = w = next + nl - 1;
             }
             const uint32_t *at = hay + (w - nl + 1);
             size_t len = nl;
