@@ -330,7 +330,7 @@ defmodule WellBehaved.External do
 
     # WellBehaved.Fuzzy's score job, as Fuzzy.score/3 with schedule:
     # :external runs it: one path for every external pair
-    options = {:levenshtein, :distance, max_distance, 1, 1, 1, 0.1}
+    options = {:levenshtein, :distance, max_distance, 1, 1, 1, 0.1, false}
 
     case score(a, b, unit, options, false) do
       distance when is_integer(distance) -> {:ok, distance}

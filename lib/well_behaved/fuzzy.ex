@@ -66,7 +66,7 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Index, Processor, Search}
+  alias WellBehaved.Fuzzy.{Alignment, Call, Cdist, Index, Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -92,8 +92,8 @@ defmodule WellBehaved.Fuzzy do
   @typedoc "Candidates: binaries, `{key, binary}` pairs, or a map of keys to binaries."
   @type choices :: [binary() | {key(), binary()}] | %{optional(key()) => binary()}
 
-  @typedoc "A match: the candidate as given, its score, its key."
-  @type hit :: {binary(), number(), key()}
+  @typedoc "A match: the candidate as given, its score, its key (and with `alignment: true` where)."
+  @type hit :: {binary(), number(), key()} | {binary(), number(), key(), Alignment.t()}
 
   @typedoc "What a search looks in: choices, or a `WellBehaved.Fuzzy.Index`."
   @type candidates :: choices() | Index.t()
@@ -109,6 +109,13 @@ defmodule WellBehaved.Fuzzy do
   a job of yours there): the same answers and errors, the options
   checked (and the processor run) here before any call.
 
+  `alignment: true` (`:ratio` and `:partial_ratio` only) returns
+  `{score, alignment}`: where the score is, a `WellBehaved.Fuzzy.Alignment`
+  (for the partial ratio, the shorter string whole and the window of the
+  longer that scores best, the one rapidfuzz's
+  `fuzz.partial_ratio_alignment` reports), or `nil` when the score does
+  not pass `score_cutoff:`.
+
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with
   `unit: :codepoint`, and on an integer score past 2^64-1. With
@@ -122,12 +129,14 @@ defmodule WellBehaved.Fuzzy do
       1.0
       iex> WellBehaved.Fuzzy.score("abcdef", "uvwxyz", scorer: :levenshtein, score: :distance, score_cutoff: 2)
       3
+      iex> WellBehaved.Fuzzy.score("cetain", "a certain string", scorer: :partial_ratio, score: :similarity, alignment: true)
+      {83.33333333333334, %WellBehaved.Fuzzy.Alignment{src_start: 0, src_end: 6, dest_start: 2, dest_end: 8}}
   """
-  @spec score(binary(), binary(), keyword()) :: number()
+  @spec score(binary(), binary(), keyword()) :: number() | {number(), Alignment.t() | nil}
   def score(a, b, opts \\ [])
 
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
-    call = Call.options!(@score, opts, @pair, [:external])
+    call = Call.options!(@score, opts, [:alignment | @pair], [:external])
     {a, b} = processed(call, a, b)
     options = Call.native(call)
 
@@ -153,6 +162,9 @@ defmodule WellBehaved.Fuzzy do
     case result do
       score when is_number(score) ->
         score
+
+      {score, at} when is_number(score) ->
+        {score, Alignment.new(at)}
 
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
@@ -184,7 +196,11 @@ defmodule WellBehaved.Fuzzy do
   processor, and no `processor:` of the call's own).
 
   Options as `score/3`, and `limit:` (default 5): how many, or `:all`
-  (every candidate within `score_cutoff:`). The candidates are scored in
+  (every candidate within `score_cutoff:`). With `alignment: true`
+  (`:ratio`, `:partial_ratio`) each hit is `{candidate, score, key,
+  alignment}`: where its score is (`WellBehaved.Fuzzy.Alignment`, the
+  query as `src`, the candidate processed as `dest`), found for the hits
+  returned only. The candidates are scored in
   one native job, a slice of the runtime at a time in the modes that
   slice. Returns `{:error, :enomem}` when native memory runs out.
 
@@ -214,7 +230,7 @@ defmodule WellBehaved.Fuzzy do
           | {:partial, [hit()], [{node(), term()}]}
           | {:error, :enomem | {term(), node()}}
   def extract(query, choices, opts \\ []) do
-    call = Call.options!(@extract, opts, [:limit, :timeout, :partial | @pair])
+    call = Call.options!(@extract, opts, [:limit, :timeout, :partial, :alignment | @pair])
     spanned(@extract, query, choices, call)
   end
 
@@ -230,7 +246,8 @@ defmodule WellBehaved.Fuzzy do
 
   @doc """
   The best match of `query` among `choices` (`extract/3` with `limit: 1`):
-  `{candidate, score, key}`, or nil when no candidate is within
+  `{candidate, score, key}` (with `alignment: true`, `{candidate, score,
+  key, alignment}`), or nil when no candidate is within
   `score_cutoff:` (on an index split over nodes with `partial: true`,
   `{:partial, best_or_nil, [{node, reason}]}` when a node did not answer).
 
@@ -243,7 +260,7 @@ defmodule WellBehaved.Fuzzy do
           | {:partial, hit() | nil, [{node(), term()}]}
           | {:error, :enomem | {term(), node()}}
   def extract_one(query, choices, opts \\ []) do
-    call = Call.options!(@extract_one, opts, [:timeout, :partial | @pair])
+    call = Call.options!(@extract_one, opts, [:timeout, :partial, :alignment | @pair])
 
     case spanned(@extract_one, query, choices, %{call | limit: 1}) do
       [hit] -> hit
@@ -300,7 +317,13 @@ defmodule WellBehaved.Fuzzy do
   # a shard's search, on its node (the index first, for Shard.with_value/4)
   # (no span: the caller's node has the call's)
   def extract_held(index, query, opts),
-    do: Search.run(@extract, query, index, Call.options!(@extract, opts, [:limit | @pair]))
+    do:
+      Search.run(
+        @extract,
+        query,
+        index,
+        Call.options!(@extract, opts, [:limit, :alignment | @pair])
+      )
 
   @doc false
   # extract/3 on an index for another public function, `name`, which its
