@@ -11,8 +11,8 @@ defmodule WellBehaved.FuzzyAlignmentTest do
   # nodes) against score/3; every error.
   use ExUnit.Case, async: false
 
-  alias WellBehaved.{External, Fuzzy}
-  alias WellBehaved.Fuzzy.{Alignment, Index}
+  alias WellBehaved.{External, Fuzzy, Native}
+  alias WellBehaved.Fuzzy.{Alignment, Call, Index}
   alias WellBehaved.Test.AlignmentReference, as: Ref
   alias WellBehaved.Test.FuzzyReference
 
@@ -398,6 +398,27 @@ defmodule WellBehaved.FuzzyAlignmentTest do
     assert_raise ArgumentError, ~r/first argument is not valid UTF-8/, fn ->
       partial(<<0xFF>>, "a", unit: :codepoint)
     end
+  end
+
+  test "the native side takes the alignment from the same scorers as the options" do
+    for scorer <- Call.scorers(), flag <- [true, false] do
+      options = put_elem(Call.native(%Call{scorer: scorer}), 7, flag)
+
+      got =
+        try do
+          Native.fuzzy_score_short("abc", "b", :byte, options)
+        rescue
+          ArgumentError -> :badarg
+        end
+
+      if flag and scorer not in Call.aligned(),
+        do: assert(got == :badarg, inspect(scorer)),
+        else: assert(got != :badarg, inspect({scorer, flag}))
+    end
+
+    # the flag a boolean
+    options = put_elem(Call.native(%Call{scorer: :ratio}), 7, :yes)
+    assert_raise ArgumentError, fn -> Native.fuzzy_score_short("a", "b", :byte, options) end
   end
 
   test "Alignment.slice/4: the spans' text, its errors" do

@@ -57,6 +57,9 @@ defmodule WellBehaved.Fuzzy.Call do
   @doc "The kinds of score, in the native order."
   def kinds, do: @kinds
 
+  @doc "The scorers that take `alignment: true` (the native side's too: a test compares them)."
+  def aligned, do: @aligned
+
   @doc "The largest `prefix_weight:` Jaro-Winkler takes."
   def prefix_weight_most, do: @prefix_weight_most
 
