@@ -124,9 +124,10 @@ static void aligned(const wb_fz_options *plain, const uint32_t *a, size_t m, con
     o.alignment = true;
     wb_fz s;
     WB_FUZZ_CHECK(wb_fz_start(&s, &o, a, m, b, n));
-    uint64_t used = 0;
-    while (!wb_fz_step(&s, budget, &used)) {
-    }
+    uint64_t used = 0, units = wb_fz_units(&o, m, n);
+    size_t steps = 0;
+    while (!wb_fz_step(&s, budget, &used))
+        WB_FUZZ_CHECK(++steps <= 2 * units + 16);
     WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
     wb_fz_alignment at = s.alignment;
     double best = s.similarity;
