@@ -19,7 +19,7 @@ defmodule WellBehaved.Fuzzy.Alignment do
       Where several windows score the best, the one rapidfuzz's
       `fuzz.partial_ratio_alignment` reports is taken (see the guide).
 
-  `slice/3` gives the text of a span.
+  `slice/4` gives the text of a span.
 
       iex> {_, at} = WellBehaved.Fuzzy.score("a certain string", "cetain",
       ...>   scorer: :partial_ratio, alignment: true)
