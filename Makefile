@@ -20,7 +20,8 @@ METRIC_HDR := c_src/text/sized_alloc.h c_src/metric/kernels.h c_src/metric/commo
 FUZZY_SRC := c_src/fuzzy/fuzzy.c c_src/fuzzy/parts.c c_src/fuzzy/tokens.c c_src/fuzzy/quick.c $(METRIC_SRC)
 FUZZY_HDR := c_src/fuzzy/fuzzy.h c_src/fuzzy/parts.h $(METRIC_HDR) c_src/fuzzy/scores.h c_src/fuzzy/tokens.h
 # the extract engine: one query against many candidates, over the scorers
-FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c c_src/fuzzy/extract_cells.c
+FUZZY_SRC += c_src/fuzzy/extract.c c_src/fuzzy/extract_bars.c c_src/fuzzy/extract_cells.c \
+	c_src/fuzzy/extract_align.c
 FUZZY_HDR += c_src/fuzzy/extract.h c_src/fuzzy/extract_keep.h
 # an index's candidates with their tokens sorted
 FUZZY_SRC += c_src/fuzzy/sorted_set.c
@@ -104,7 +105,7 @@ TEST_CORES_HDR := c_src/test/check.h c_src/test/reference.h
 TEST_SEARCH_HDR := c_src/test/lanes_like.h c_src/test/check.h c_src/test/reference.h \
 	c_src/test/fuzzy_reference.h c_src/test/search_operations.h
 TEST_FUZZY_HDR := c_src/test/fuzzy_free_later.h c_src/test/fuzzy_sorted_set.h \
-	c_src/test/fuzzy_affix_scores.h \
+	c_src/test/fuzzy_affix_scores.h c_src/test/fuzzy_alignment.h \
 	c_src/test/fuzzy_whitespace_parity.h c_src/test/fuzzy_long_affix.h \
 	c_src/test/fuzzy_long_needle.h c_src/test/check.h c_src/test/fuzzy_kernel_steps.h \
 	c_src/test/fuzzy_reference.h c_src/test/fuzzy_short_form.h c_src/test/fuzzy_short_edits.h \

@@ -37,7 +37,8 @@ defmodule WellBehaved.FuzzyExtractManyTest do
           [scorer: :levenshtein, score: :distance, limit: 3],
           [scorer: :token_sort_ratio, score: :similarity, score_cutoff: 40, limit: nil],
           [scorer: :partial_ratio, limit: 0],
-          [scorer: :jaro_winkler, limit: 7]
+          [scorer: :jaro_winkler, limit: 7],
+          [scorer: :partial_ratio, alignment: true, limit: 3]
         ] do
       want = each_extract(queries, choices, opts)
       assert Enum.to_list(Fuzzy.extract_many(queries, choices, opts)) == want

@@ -19,7 +19,9 @@
  * or large; bit 7: freed half-way after a few steps); the budget (0: in
  * one go); how often the clock says "spent" (0: never); the cutoff byte
  * (scaled to the kind's range, or which candidate's score); the limit
- * byte; the query length; the query; then candidates separated by 0xFF
+ * byte; the weights byte (bits 0-5: Levenshtein's small or large
+ * weights; bit 6: the hits' alignments, for the ratio and the partial
+ * ratio); the query length; the query; then candidates separated by 0xFF
  * bytes.
  */
 #include "../fuzzy/extract.h"
@@ -64,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t budget_byte = wb_fuzz_byte(&in), spent_byte = wb_fuzz_byte(&in);
     uint8_t cutoff_byte = wb_fuzz_byte(&in), limit_byte = wb_fuzz_byte(&in);
     uint8_t wbyte = wb_fuzz_byte(&in);
+    /* the hits' alignments (bit 6 of the weights byte) */
+    o.alignment = (o.scorer == WB_FZ_RATIO || o.scorer == WB_FZ_PARTIAL_RATIO) && (wbyte & 64);
     if (weights == 1 || weights == 2) {
         const uint64_t *w = weights == 1 ? small : large;
         o.ins = w[wbyte & 3];

@@ -8,9 +8,10 @@
  * cubic reference); so do the score with a's pattern made once
  * (wb_fz_start_with) and the quick score (wb_fz_quick_score) when the
  * pair has one; Hamming without padding gives the error for sides of
- * different lengths, the same score for the others. Codepoint mode skips
- * invalid UTF-8, after checking wb_fz_symbols against the strict decoder
- * of c_src/test/reference.h.
+ * different lengths, the same score for the others; the ratio's and the
+ * partial ratio's alignment (the window scores the score). Codepoint mode
+ * skips invalid UTF-8, after checking wb_fz_symbols against the strict
+ * decoder of c_src/test/reference.h.
  *
  * Input: the scorer byte (% WB_FZ_SCORERS), a flags byte (bits 0-1: the
  * kind; bit 2: codepoints; bit 3: a cutoff; bit 4: the cutoff is the
@@ -115,6 +116,43 @@ static void quick(const wb_fz_options *o, const uint32_t *a, size_t m, const uin
     free(qb);
 }
 
+/* The ratio's and the partial ratio's alignment, stepped: the same
+ * score; the ratio's the whole of both; the partial ratio's the shorter
+ * side whole and a window of the longer whose ratio against it is the
+ * score (the core's best, whatever the cutoff), within the longer. */
+static void aligned(const wb_fz_options *plain, const uint32_t *a, size_t m, const uint32_t *b,
+                    size_t n, uint64_t budget, double score, bool passed) {
+    wb_fz_options o = *plain;
+    o.alignment = true;
+    wb_fz s;
+    WB_FUZZ_CHECK(wb_fz_start(&s, &o, a, m, b, n));
+    uint64_t used = 0, units = wb_fz_units(&o, m, n);
+    size_t steps = 0;
+    while (!wb_fz_step(&s, budget, &used))
+        WB_FUZZ_CHECK(++steps <= 2 * units + 16);
+    WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
+    wb_fz_alignment at = s.alignment;
+    double best = s.similarity;
+    wb_fz_free(&s);
+    WB_FUZZ_CHECK(at.src_start <= at.src_end && at.src_end <= m && at.dest_start <= at.dest_end &&
+                  at.dest_end <= n);
+    if (o.scorer == WB_FZ_RATIO) {
+        WB_FUZZ_CHECK(at.src_start == 0 && at.src_end == m && at.dest_start == 0 &&
+                      at.dest_end == n);
+        return;
+    }
+    if (m == 0 || n == 0) {
+        WB_FUZZ_CHECK(at.src_end == 0 && at.dest_end == 0);
+        return;
+    }
+    bool a_whole = at.src_start == 0 && at.src_end == m,
+         b_whole = at.dest_start == 0 && at.dest_end == n;
+    WB_FUZZ_CHECK(m < n ? a_whole : m > n ? b_whole : a_whole || b_whole);
+    size_t sl = at.src_end - at.src_start, dl = at.dest_end - at.dest_start;
+    size_t d = fzr_indel(a + at.src_start, sl, b + at.dest_start, dl);
+    WB_FUZZ_CHECK(100.0 * (1.0 - (double)d / (double)(sl + dl)) == best);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wb_fuzz_input in = {data, size};
     wb_fz_options o;
@@ -191,6 +229,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         WB_FUZZ_CHECK(++steps <= 2 * units + 16);
     WB_FUZZ_CHECK(!s.failed && s.score == score && s.passed == passed);
     wb_fz_free(&s);
+    if (o.scorer == WB_FZ_RATIO || o.scorer == WB_FZ_PARTIAL_RATIO)
+        aligned(&o, a, m, b, n, budget, score, passed);
 
     /* Hamming without padding: sides of different lengths are an error,
      * equal ones score as padded */

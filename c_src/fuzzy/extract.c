@@ -58,6 +58,7 @@ void wb_fz_extract_free(wb_fz_extract *job) {
     free(job->text);
     free(job->heap);
     free(job->pick);
+    free(job->aligns);
     memset(job, 0, sizeof *job);
 }
 
@@ -276,6 +277,10 @@ static wb_fz_extract_status init_with(wb_fz_extract *job, const wb_fz_extract_co
     job->block_free = c->block_free;
     job->free_later = c->free_later;
     job->o = c->o;
+    /* the candidates are scored without their alignments: the hits' own
+     * are found once they are sorted */
+    job->align = !c->cells && wb_fz_extract_aligns(&c->o);
+    job->o.alignment = false;
     job->set = c->set;
     job->limit = c->cells ? SIZE_MAX : c->limit;
     job->spent = c->spent;
@@ -667,7 +672,7 @@ bool wb_fz_extract_step(wb_fz_extract *job, uint64_t budget, uint64_t *used) {
         *used += 1;
         if (*used - start >= budget && job->unsorted > 1) return false;
     }
-    return true;
+    return !job->align || wb_fz_extract_align_step(job, budget, start, used);
 }
 
 wb_fz_extract_status wb_fz_extract_status_of(const wb_fz_extract *job, uint64_t *at) {
@@ -691,11 +696,16 @@ size_t wb_fz_extract_hits(const wb_fz_extract *job, const wb_fz_hit **hits) {
     return job->cells ? 0 : job->heap_len;
 }
 
+const wb_fz_alignment *wb_fz_extract_alignments(const wb_fz_extract *job) {
+    return job->align ? job->aligns : NULL;
+}
+
 size_t wb_fz_extract_memory(const wb_fz_extract *job) {
     return job->qlen * sizeof(uint32_t) + job->pattern.owned_bytes + job->query_input_len +
            (job->jaro_top ? WB_FZ_JARO_TOPS * sizeof(double) : 0) +
            (job->cell_table ? WB_FZ_CELL_STRIDE * WB_FZ_CELL_STRIDE * sizeof(double) : 0) +
            job->text_room * sizeof(uint32_t) + job->heap_room * sizeof(wb_fz_hit) +
+           (job->aligns ? job->heap_len * sizeof(wb_fz_alignment) : 0) +
            (job->pick ? 2 * job->pick_most * sizeof(wb_fz_seed_pick) : 0) +
            (job->scoring ? job->fz.owned_bytes : 0) +
            (job->tokens_live ? job->query_tokens.owned_bytes : 0) +

@@ -255,6 +255,12 @@ typedef struct {
      * (jaro_tau), made for the worst kept of generation jaro_tau_seen */
     double jaro_tau;
     uint32_t jaro_tau_seen;
+    /* the hits' alignments (the config's o.alignment; `o` has it off: the
+     * candidates are scored without), found once the hits are sorted,
+     * the first `aligned` of them so far (extract_align.c) */
+    bool align;
+    wb_fz_alignment *aligns;
+    size_t aligned;
 } wb_fz_extract;
 
 /* A text's tokens (split at wb_fz_ascii_space) sorted by their bytes and
@@ -283,6 +289,13 @@ void wb_fz_extract_lengths(const wb_fz_extract *x, uint64_t *query_len, uint64_t
 /* Once done with WB_FZ_EXTRACT_OK, without cells: the hits, best first,
  * ties by index, and their number. */
 size_t wb_fz_extract_hits(const wb_fz_extract *x, const wb_fz_hit **hits);
+/* Whether an extract of these options finds its hits' alignments: the
+ * ratio's and the partial ratio's, with o.alignment (the query is a,
+ * each candidate b, in symbols; a pair's, whether or not it passes the
+ * cutoff, as wb_fz gives it); then, once done, the hits' alignments in
+ * their order (NULL otherwise). */
+bool wb_fz_extract_aligns(const wb_fz_options *o);
+const wb_fz_alignment *wb_fz_extract_alignments(const wb_fz_extract *x);
 /* Bytes the extract holds now. */
 size_t wb_fz_extract_memory(const wb_fz_extract *x);
 void wb_fz_extract_free(wb_fz_extract *x);
@@ -292,6 +305,10 @@ void wb_fz_extract_free(wb_fz_extract *x);
 uint64_t wb_fz_extract_units(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
                              size_t query_len);
 uint64_t wb_fz_extract_setup_units(size_t query_len);
+/* The units of the alignments of an extract's hits (at most `limit`;
+ * SIZE_MAX: all), 0 when not asked (wb_fz_extract_aligns). */
+uint64_t wb_fz_extract_align_units(const wb_fz_options *o, const wb_search_set *set,
+                                   size_t query_len, size_t limit);
 
 #ifdef __cplusplus
 }

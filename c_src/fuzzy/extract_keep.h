@@ -187,4 +187,8 @@ bool wb_fz_extract_lanes_scores(wb_fz_extract *job, uint64_t budget, uint64_t st
  * job->next on, as wb_fz_extract_lanes_scores */
 bool wb_fz_extract_cells_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used);
 
+/* The hits' alignments (extract_align.c), once sorted: about `budget`
+ * units from `start` in *used; true once done (or failed). */
+bool wb_fz_extract_align_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used);
+
 #endif

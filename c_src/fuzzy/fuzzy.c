@@ -107,6 +107,8 @@ bool wb_fz_start_tokens(wb_fz *s, const wb_fz_options *o, const wb_fz_pattern *q
     s->ab = s->bb = NULL;
     s->m = m;
     s->n = n;
+    /* the ratio's: the whole of both (the partial ratio's, parts.c) */
+    s->alignment = (wb_fz_alignment){0, m, 0, n};
     if (wb_fz_is_edit(o->scorer)) {
         s->maximum = wb_fz_edit_maximum_wide(o, m, n);
         s->cutoff = wb_fz_kernel_cutoff_wide(o, s->maximum);
@@ -618,7 +620,13 @@ static uint64_t part_units(const wb_fz_options *o, size_t m, size_t n) {
 }
 
 uint64_t wb_fz_units(const wb_fz_options *o, size_t m, size_t n) {
-    return sat_add(part_units(o, m, n), wb_fz_tokens_units(o, m, n));
+    uint64_t units = sat_add(part_units(o, m, n), wb_fz_tokens_units(o, m, n));
+    if (o->alignment && o->scorer == WB_FZ_PARTIAL_RATIO && m > 0 && n > 0) {
+        /* a level of the halving found at most once a window, each way */
+        uint64_t windows = (uint64_t)wb_fz_windows_of(min_size(m, n), max_size(m, n)) * 2;
+        units = sat_add(units, sat_mul(windows, WB_FZ_LEVEL_UNITS));
+    }
+    return units;
 }
 
 uint64_t wb_fz_setup_units(const wb_fz_options *o, size_t m, size_t n) {

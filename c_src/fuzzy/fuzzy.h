@@ -97,7 +97,38 @@ typedef struct {
      * score's `unequal`, a search's WB_FZ_EXTRACT_UNEQUAL_CANDIDATE), not
      * padded; false (zero) pads, the default */
     bool no_pad;
+    /* ratio and partial_ratio: where the score is (wb_fz's alignment) */
+    bool alignment;
 } wb_fz_options;
+
+/* Where a ratio's score is (o.alignment), as rapidfuzz's ScoreAlignment:
+ * [src_start, src_end) of a and [dest_start, dest_end) of b, in symbols.
+ * The ratio's is the whole of both; the partial ratio's the shorter side
+ * whole and its best window in the longer, picked among equal windows as
+ * rapidfuzz-cpp's partial_ratio_alignment picks it (parts.c). */
+typedef struct {
+    size_t src_start, src_end, dest_start, dest_end;
+} wb_fz_alignment;
+
+/* The partial ratio's alignment under way, a direction of its windows
+ * at a time (parts.c): the best of each of rapidfuzz's groups, visited
+ * in its order, and the best direction so far. */
+typedef struct {
+    /* the whole windows but the last: the best LCS, its position and the
+     * level of rapidfuzz's halving that visits it (found: an LCS > 0);
+     * top: the best holds the whole needle */
+    bool whole_found, top;
+    size_t whole_lcs, whole_at, whole_level;
+    /* a bound on the LCS of the dominated windows ahead (that of the
+     * window before them) */
+    size_t chain;
+    /* the prefixes' best (the shortest), the windows from the last whole
+     * one on (the longest) */
+    double prefix_best, suffix_best;
+    size_t prefix_len, suffix_start;
+    /* the best direction's score and alignment (kept_score < 0: none) */
+    double kept_score;
+} wb_fz_aligner;
 
 /* Whether the kind is a distance (lower is better). */
 static inline bool wb_fz_kind_is_distance(wb_fz_kind kind) {
@@ -208,7 +239,8 @@ typedef struct {
     size_t window;
     double best;
     /* the result: the score of the kind asked for, within the cutoff */
-    double similarity; /* jaro and the ratios */
+    double similarity;         /* jaro and the ratios */
+    wb_fz_alignment alignment; /* o.alignment: where (once done) */
     double score;
     bool passed;
     size_t owned_bytes;
@@ -260,6 +292,7 @@ typedef struct {
     /* a many-block needle's whole window: the blocks looked through for
      * its last symbol (SIZE_MAX: found there) */
     size_t looked;
+    wb_fz_aligner al; /* partial_ratio with o.alignment */
 } wb_fz;
 
 /* Starts a score of a (m symbols) and b (n): records the pair and plans

@@ -105,6 +105,169 @@ static void consider_window(wb_fz *s, size_t nl, size_t len, size_t lcs) {
     if (r > s->best) s->best = r;
 }
 
+/* ---- where the best window is (o.alignment) ------------------------------ */
+
+static inline bool aligning(const wb_fz *s) {
+    return s->o.alignment && s->o.scorer == WB_FZ_PARTIAL_RATIO;
+}
+
+/* rapidfuzz visits the whole windows at 0 .. count - 1 (all but the last)
+ * by halving: 0 and count - 1 first (level 0), then the middle of every
+ * range (from + (to - from) / 2), a level deeper each time, left to
+ * right; of equal windows, the one it visits first is kept. The level at
+ * which it visits p. */
+static size_t halving_level(size_t count, size_t p) {
+    size_t from = 0, to = count - 1, level = 0;
+    while (p != from && p != to) {
+        size_t middle = from + (to - from) / 2;
+        level++;
+        if (p == middle) break;
+        if (p < middle)
+            to = middle;
+        else
+            from = middle;
+    }
+    return level;
+}
+
+/* The first position from p on that the halving visits at a level below
+ * k (count: none): the right end of the narrowest range of a level below
+ * k holding p. */
+static size_t halving_next(size_t count, size_t p, size_t k) {
+    if (k == 0 || p >= count) return count;
+    if (p == 0) return 0;
+    size_t from = 0, to = count - 1, level = 0; /* from < p <= to */
+    while (level + 1 < k && to - from > 1) {
+        size_t middle = from + (to - from) / 2;
+        level++;
+        if (p <= middle)
+            to = middle;
+        else
+            from = middle;
+    }
+    return to;
+}
+
+/* A direction begins: nothing found yet (the kept direction too, for the
+ * first). */
+static void align_begin(wb_fz *s) {
+    wb_fz_aligner *al = &s->al;
+    al->whole_found = al->top = false;
+    al->whole_lcs = al->whole_at = al->whole_level = al->chain = 0;
+    al->prefix_best = al->suffix_best = 0.0;
+    al->prefix_len = al->suffix_start = 0;
+    if (s->direction == 0) al->kept_score = -1.0;
+}
+
+/* A whole window at `at` (of the `count` before the last) holding lcs of
+ * the needle's nl: the best of its group when its LCS is higher, or as
+ * high and visited earlier by the halving. */
+static void align_whole(wb_fz *s, size_t count, size_t at, size_t lcs, size_t nl, uint64_t *used) {
+    wb_fz_aligner *al = &s->al;
+    al->chain = lcs;
+    if (lcs == 0 || (al->whole_found && lcs < al->whole_lcs)) return;
+    size_t level = halving_level(count, at);
+    *used += WB_FZ_LEVEL_UNITS;
+    /* a tie found later at the same level lies to the right: not first */
+    if (al->whole_found && lcs == al->whole_lcs && level >= al->whole_level) return;
+    al->whole_found = true;
+    al->whole_lcs = lcs;
+    al->whole_at = at;
+    al->whole_level = level;
+    al->top = lcs == nl;
+}
+
+/* A prefix of len symbols, or a window from `start` to the haystack's end
+ * (the last whole window, then the suffixes), of ratio r: rapidfuzz takes
+ * the shortest prefix of the best ratio, and of the rest the one that
+ * starts first. */
+static void align_edge(wb_fz *s, bool prefix, size_t start, size_t len, double r) {
+    wb_fz_aligner *al = &s->al;
+    if (prefix) {
+        if (r > al->prefix_best) {
+            al->prefix_best = r;
+            al->prefix_len = len;
+        }
+    } else if (r > al->suffix_best ||
+               (r > 0.0 && r == al->suffix_best && start < al->suffix_start)) {
+        al->suffix_best = r;
+        al->suffix_start = start;
+    }
+}
+
+/* A direction's windows are done: its best, the whole windows' before
+ * the prefixes' before the rest's (the order rapidfuzz visits them in,
+ * each replacing the best only when strictly better; none: the needle
+ * against the haystack's start), kept when the first direction or
+ * strictly better than it, in a's and b's terms. */
+static void align_end(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
+    wb_fz_aligner *al = &s->al;
+    double score = 0.0;
+    size_t start = 0, len = nl;
+    if (al->whole_found) {
+        score = wb_fz_ratio_of(2 * (nl - al->whole_lcs), 2 * nl);
+        start = al->whole_at;
+    }
+    if (al->prefix_best > score) {
+        score = al->prefix_best;
+        start = 0;
+        len = al->prefix_len;
+    }
+    if (al->suffix_best > score) {
+        score = al->suffix_best;
+        start = al->suffix_start;
+        len = hl - start;
+    }
+    if (al->kept_score >= 0.0 && !(score > al->kept_score)) return;
+    al->kept_score = score;
+    bool needle_x = (p->xl <= p->yl) != (s->direction == 1);
+    s->alignment = needle_x ? (wb_fz_alignment){0, nl, start, start + len}
+                            : (wb_fz_alignment){start, start + len, 0, nl};
+}
+
+/* A column of a prefix or suffix pass done (col: its index, lcs its LCS):
+ * the prefix of col + 1 symbols (the last, col = nl - 1, the first whole
+ * window), or the suffix of as many. */
+static void align_column(wb_fz *s, size_t nl, size_t hl, bool suffix, size_t col, size_t lcs,
+                         uint64_t *used) {
+    size_t len = col + 1;
+    double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
+    if (suffix)
+        align_edge(s, false, hl - len, len, r);
+    else if (len < nl)
+        align_edge(s, true, 0, len, r);
+    else if (hl > nl)
+        align_whole(s, hl - nl, 0, lcs, nl, used);
+    else
+        align_edge(s, false, 0, len, r); /* equal lengths: no whole window before the last */
+}
+
+/* A whole window at `at` computed (not the first: align_column's) */
+static void align_window(wb_fz *s, size_t nl, size_t hl, size_t at, size_t lcs, uint64_t *used) {
+    if (at < hl - nl)
+        align_whole(s, hl - nl, at, lcs, nl, used);
+    else
+        align_edge(s, false, at, nl, wb_fz_ratio_of(2 * (nl - lcs), 2 * nl));
+}
+
+/* Whether a dominated whole window at `at` is to be computed all the
+ * same: its LCS is at most that of the window before it (al->chain), so
+ * it can only tie the best of its group, and rapidfuzz keeps it if its
+ * halving visits it first. */
+static bool align_dominated(wb_fz *s, size_t nl, size_t hl, size_t at, uint64_t *used) {
+    const wb_fz_aligner *al = &s->al;
+    if (at >= hl - nl || al->top || !al->whole_found || al->chain != al->whole_lcs) return false;
+    *used += WB_FZ_LEVEL_UNITS;
+    return halving_level(hl - nl, at) < al->whole_level;
+}
+
+/* Whether a whole window holding all of the needle leaves windows to
+ * look at: those the halving visits before it (none past the last but
+ * one, none before a level 0). */
+static bool align_pending(const wb_fz *s, size_t hl) {
+    return aligning(s) && s->al.top && s->al.whole_level > 0 && s->window < hl - 1;
+}
+
 /* The bits of x in reverse order: a one-word needle's masks reversed
  * are the reversed needle's (shifted down by 64 - nl). */
 static uint64_t reverse_bits(uint64_t x) {
@@ -186,13 +349,14 @@ static size_t word_lcs(const wb_fz_pattern *needle, const uint32_t *t, size_t n)
  * of the last direction, or a perfect score). */
 static bool next_window(wb_fz *s, const wb_fz_part *p, size_t nl, size_t hl) {
     bool last = ++s->window == wb_fz_windows_of(nl, hl);
-    if (last || s->best == 100.0) {
+    if (last || (s->best == 100.0 && !align_pending(s, hl))) {
         if (s->kernel_live) wb_fz_lcs_free(&s->k.lcs); /* a pass cut short */
         s->kernel_live = false;
         wb_fz_end_reversed(s);
         if (s->pattern_live) wb_fz_pattern_free_with(&s->needle, s->free_later);
         s->pattern_live = false;
         s->needle_in_use = NULL;
+        if (aligning(s)) align_end(s, p, nl, hl);
         /* equal lengths: the other side's windows too */
         if (s->best == 100.0 || p->xl != p->yl || s->direction == 1) return true;
         s->direction = 1;
@@ -257,6 +421,7 @@ static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint3
         k->one = wb_fz_lcs_word_counted(k->one, mask, &k->lcs);
         *used += 1;
         consider_window(s, nl, col + 1, k->lcs);
+        if (aligning(s)) align_column(s, nl, hl, suffix, col, k->lcs, used);
         return true;
     }
     if (!s->kernel_live) {
@@ -289,6 +454,7 @@ static bool pass_column(wb_fz *s, const uint32_t *needle, size_t nl, const uint3
     wb_fz_lcs_step(k, room < left ? room : left, used);
     if (k->block != 0) return false;
     consider_window(s, nl, col + 1, k->lcs);
+    if (aligning(s)) align_column(s, nl, hl, suffix, col, k->lcs, used);
     if (col + 1 == columns) {
         wb_fz_lcs_free(k);
         s->kernel_live = false;
@@ -334,6 +500,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
     }
     if (p->xl == 0 || p->yl == 0) {
         s->best = p->xl == 0 && p->yl == 0 ? 100.0 : 0.0;
+        if (aligning(s)) s->alignment = (wb_fz_alignment){0, 0, 0, 0}; /* the empty side whole */
         return true;
     }
     uint64_t start = *used;
@@ -373,6 +540,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             }
             s->window = 0;
             s->looked = 0;
+            if (aligning(s)) align_begin(s);
             if (*used > start && *used - start >= budget) return false;
         }
         size_t w = s->window;
@@ -386,6 +554,23 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
             continue;
         }
         if (!s->kernel_live) {
+            if (aligning(s) && s->al.top) {
+                /* the best holds the whole needle: only a window the
+                 * halving visits before it can tie it first */
+                size_t count = hl - nl, at = w - nl + 1;
+                size_t next = halving_next(count, at, s->al.whole_level);
+                if (next != at) {
+                    /* charged only when it moves on: a window taken up
+                     * again in the next step is found here again */
+                    *used += WB_FZ_LEVEL_UNITS;
+                    if (next >= count) {
+                        s->window = wb_fz_windows_of(nl, hl) - 1; /* the direction ends */
+                        if (next_window(s, p, nl, hl)) return true;
+                        continue;
+                    }
+                    s->window = w = next + nl - 1;
+                }
+            }
             const uint32_t *at = hay + (w - nl + 1);
             size_t len = nl;
             uint64_t spent = *used - start;
@@ -393,7 +578,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
                               used);
             if (d < 0) return false;
             if (d == 0 && s->needle_in_use->nblocks > 1 && *used - start >= budget) return false;
-            if (d > 0) {
+            if (d > 0 && !(aligning(s) && align_dominated(s, nl, hl, w - nl + 1, used))) {
                 if (next_window(s, p, nl, hl)) return true;
                 if (*used - start >= budget) return false;
                 continue;
@@ -405,6 +590,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
                 *used += 1 + len;
                 double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
                 if (r > s->best) s->best = r;
+                if (aligning(s)) align_window(s, nl, hl, w - nl + 1, lcs, used);
                 if (next_window(s, p, nl, hl)) return true;
                 if (*used - start >= budget) return false;
                 continue;
@@ -423,6 +609,7 @@ bool wb_fz_step_part(wb_fz *s, uint64_t budget, uint64_t *used) {
         s->looked = 0; /* for the next window */
         double r = wb_fz_ratio_of(nl + len - 2 * lcs, nl + len);
         if (r > s->best) s->best = r;
+        if (aligning(s)) align_window(s, nl, hl, w - nl + 1, lcs, used);
         if (next_window(s, p, nl, hl)) return true;
         if (*used - start >= budget) return false;
     }

@@ -27,5 +27,8 @@ void wb_fz_end_reversed(wb_fz *s);
 /* The windows of a needle of ls symbols in a haystack of ll >= ls, in one
  * direction (the prefixes, the whole windows, the suffixes). */
 size_t wb_fz_windows_of(size_t ls, size_t ll);
+/* The units a window may add when the alignment is asked for (a level of
+ * rapidfuzz's halving found: one step a level, at most 64). */
+#define WB_FZ_LEVEL_UNITS 8
 
 #endif

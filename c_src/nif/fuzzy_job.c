@@ -4,7 +4,9 @@
  *   fuzzy_search(Query, Packed, Count, Unit, Options, Limit, Mode, Tiny, Ref)
  *     -> <<Index:64/native, Score:64/float-native, ...>>
  *     the Limit (an integer, or `all`) best candidates of a packed list or
- *     an index within the cutoff, best first, ties by index.
+ *     an index within the cutoff, best first, ties by index; with the
+ *     alignment asked for (Options), each hit followed by its alignment,
+ *     <<SrcStart:64, SrcEnd:64, DestStart:64, DestEnd:64>> (native).
  *   fuzzy_cdist_row(Query, Packed, Count, Unit, Options, Matrix, Row, Mode,
  *                   Tiny, Ref) -> ok
  *     a row of cdist: a native cell per candidate, in order, written into
@@ -124,7 +126,9 @@ static bool cdist_decode(ErlNifEnv *env, const ERL_NIF_TERM argv[], void *args) 
 
 static uint64_t fsearch_predict(const void *args) {
     const fsearch_args *in = args;
-    return wb_fz_extract_units(&in->o, in->set, in->query.data, in->query.size);
+    uint64_t units = wb_fz_extract_units(&in->o, in->set, in->query.data, in->query.size),
+             align = wb_fz_extract_align_units(&in->o, in->set, in->query.size, in->limit);
+    return units > UINT64_MAX / 2 || align > UINT64_MAX / 2 ? UINT64_MAX / 2 : units + align;
 }
 
 static uint64_t fsearch_setup(const void *args) {
@@ -237,19 +241,29 @@ static ERL_NIF_TERM fsearch_result(ErlNifEnv *env, const void *state) {
     }
     if (job->into) return wb_atom(env, "ok");
     /* <<Index:64, Score:64/float>> a hit, native endian (the integer
-     * kinds: <<Index:64, Score:64>>) */
+     * kinds: <<Index:64, Score:64>>), with the alignments asked for
+     * followed by <<SrcStart:64, SrcEnd:64, DestStart:64, DestEnd:64>> */
     const wb_fz_hit *hits;
     size_t len = wb_fz_extract_hits(&job->x, &hits);
+    const wb_fz_alignment *where = wb_fz_extract_alignments(&job->x);
     bool integers = wb_fz_integers(&job->x.o);
+    size_t each = where ? 48 : 16;
     /* sized by the caller's limit: an allocation that can fail */
     ErlNifBinary b;
-    if (!enif_alloc_binary(len * 16, &b)) return wb_error(env, wb_atom(env, "enomem"));
+    if (len > SIZE_MAX / each || !enif_alloc_binary(len * each, &b))
+        return wb_error(env, wb_atom(env, "enomem"));
     for (size_t i = 0; i < len; i++) {
-        memcpy(b.data + i * 16, &hits[i].index, 8);
+        uint8_t *out = b.data + i * each;
+        memcpy(out, &hits[i].index, 8);
         if (integers)
-            memcpy(b.data + i * 16 + 8, &hits[i].value, 8);
+            memcpy(out + 8, &hits[i].value, 8);
         else
-            memcpy(b.data + i * 16 + 8, &hits[i].score, 8);
+            memcpy(out + 8, &hits[i].score, 8);
+        if (where) {
+            uint64_t span[4] = {where[i].src_start, where[i].src_end, where[i].dest_start,
+                                where[i].dest_end};
+            memcpy(out + 16, span, sizeof span);
+        }
     }
     return enif_make_binary(env, &b);
 }

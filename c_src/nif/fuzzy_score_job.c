@@ -9,15 +9,19 @@
  *     the cutoff (wb_fz_worst). Errors: {invalid_utf8, 1 | 2} in codepoint
  *     mode, enomem, {does_not_fit, u64} for a score past 2^64 - 1,
  *     {unequal_lengths, M, N} for hamming without padding of sides of M
- *     and N symbols.
+ *     and N symbols. With the alignment asked for (the ratio and the
+ *     partial ratio): {Score, {SrcStart, SrcEnd, DestStart, DestEnd} | nil},
+ *     where the score is in A (src) and B (dest), in the unit's symbols,
+ *     nil when it does not pass the cutoff.
  *   fuzzy_score_short(A, B, Unit, Options) -> Score | long
  *     the same for a short pair, in the call itself (no job), or `long`.
  *   fuzzy_names() -> {Scorers, Kinds, MostPrefixWeight}
  *
  * Options (wb_fuzzy_get_options, the searches' too): {Scorer, Kind,
- * Cutoff | nil, Ins, Del, Sub, PrefixWeight, Pad}, the atoms of fuzzy.h's
- * names (the cutoff of an integer kind, and the weights, 64-bit unsigned
- * integers; Pad true or false, hamming's). */
+ * Cutoff | nil, Ins, Del, Sub, PrefixWeight, Pad, Alignment}, the atoms
+ * of fuzzy.h's names (the cutoff of an integer kind, and the weights,
+ * 64-bit unsigned integers; Pad true or false, hamming's; Alignment a
+ * boolean, true only for the ratio and the partial ratio). */
 #include "jobs.h"
 
 #include "../fuzzy/fuzzy.h"
@@ -47,7 +51,7 @@ bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb
     int arity;
     ErlNifUInt64 ins, del, sub;
     memset(o, 0, sizeof *o);
-    if (!enif_get_tuple(env, term, &arity, &t) || arity != 8) return false;
+    if (!enif_get_tuple(env, term, &arity, &t) || arity != 9) return false;
     size_t i = 0;
     while (i < WB_FZ_SCORERS && !enif_is_identical(t[0], scorer_atoms[i]))
         i++;
@@ -81,7 +85,10 @@ bool wb_fuzzy_get_options(ErlNifEnv *env, ERL_NIF_TERM term, bool codepoints, wb
     o->del = del;
     o->sub = sub;
     o->codepoints = codepoints;
-    return true;
+    /* the alignment: the ratio's and the partial ratio's only */
+    o->alignment = enif_is_identical(t[8], atom_true);
+    return (o->alignment || enif_is_identical(t[8], atom_false)) &&
+           (!o->alignment || o->scorer == WB_FZ_RATIO || o->scorer == WB_FZ_PARTIAL_RATIO);
 }
 
 /* ---- fuzzy_score(A, B, Unit, Options) ---------------------------------------------- */
@@ -225,7 +232,16 @@ static ERL_NIF_TERM score_term(ErlNifEnv *env, const wb_fz *fz) {
         if (fz->passed ? fz->too_large : !wb_fz_worst_value(&fz->o, &v)) return past_u64(env);
         return enif_make_uint64(env, v);
     }
-    return enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
+    ERL_NIF_TERM score = enif_make_double(env, fz->passed ? fz->score : wb_fz_worst(&fz->o));
+    if (!fz->o.alignment) return score;
+    /* {Score, {SrcStart, SrcEnd, DestStart, DestEnd} | nil}: where, when it passes */
+    const wb_fz_alignment *x = &fz->alignment;
+    ERL_NIF_TERM at = fz->passed ? enif_make_tuple4(env, enif_make_uint64(env, x->src_start),
+                                                    enif_make_uint64(env, x->src_end),
+                                                    enif_make_uint64(env, x->dest_start),
+                                                    enif_make_uint64(env, x->dest_end))
+                                 : atom_nil;
+    return enif_make_tuple2(env, score, at);
 }
 
 static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {

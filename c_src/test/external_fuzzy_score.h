@@ -2,16 +2,21 @@
  * The fuzzy score job in the built-in server (test_external.c): the request
  * WellBehaved.Fuzzy.score/3 sends with schedule: :external, {wb_job,
  * fuzzy_score, Tiny, {A, B, Unit, {Scorer, Kind, Cutoff, Ins, Del, Sub,
- * PrefixWeight, Pad}}}, answered by dispatch: unit-cost Levenshtein
- * distances against the plain dynamic program (reference.h) on random
- * pairs, a ratio against its definition, LCSseq, Prefix and Postfix,
- * cutoffs, the errors of invalid UTF-8, of Hamming without padding on
- * unequal lengths and of bad options, in whole and in one-unit steps.
+ * PrefixWeight, Pad, Alignment}}}, answered by dispatch: unit-cost
+ * Levenshtein distances against the plain dynamic program (reference.h)
+ * on random pairs, a ratio against its definition, LCSseq, Prefix and
+ * Postfix, cutoffs, a partial ratio's alignment encoded ({Score,
+ * {SrcStart, SrcEnd, DestStart, DestEnd}}), the errors of invalid UTF-8,
+ * of Hamming without padding on unequal lengths and of bad options, in
+ * whole and in one-unit steps.
  */
 #ifndef EXTERNAL_FUZZY_SCORE_H
 #define EXTERNAL_FUZZY_SCORE_H
 
-/* the request; cutoff < 0: nil; scorer/kind/pad: atoms */
+/* the request; cutoff < 0: nil; scorer/kind/pad: atoms; the alignment
+ * asked for when fz_align */
+static bool fz_align;
+
 static void fz_request_pad(ei_x_buff *x, bool tiny, const char *a, size_t alen, const char *b,
                            size_t blen, const char *unit, const char *scorer, const char *kind,
                            long long cutoff, const char *pad) {
@@ -24,7 +29,7 @@ static void fz_request_pad(ei_x_buff *x, bool tiny, const char *a, size_t alen, 
     ei_x_encode_binary(x, a, (long)alen);
     ei_x_encode_binary(x, b, (long)blen);
     ei_x_encode_atom(x, unit);
-    ei_x_encode_tuple_header(x, 8);
+    ei_x_encode_tuple_header(x, 9);
     ei_x_encode_atom(x, scorer);
     ei_x_encode_atom(x, kind);
     if (cutoff < 0)
@@ -35,6 +40,7 @@ static void fz_request_pad(ei_x_buff *x, bool tiny, const char *a, size_t alen, 
         ei_x_encode_ulong(x, 1);
     ei_x_encode_double(x, 0.1);
     ei_x_encode_atom(x, pad);
+    ei_x_encode_atom(x, fz_align ? "true" : "false");
 }
 
 static void fz_request(ei_x_buff *x, bool tiny, const char *a, size_t alen, const char *b,
@@ -51,6 +57,36 @@ static long long fz_hamming(bool tiny, const char *a, const char *b, const char 
     long long got = dispatch(x.buff, (size_t)x.index, reason);
     ei_x_free(&x);
     return got;
+}
+
+/* a partial ratio with its alignment: {ok, {Score, {Ss, Se, Ds, De}}} into
+ * score and at[4]; false for any other reply */
+static bool fz_aligned(bool tiny, const char *a, const char *b, double *score, long at[4]) {
+    ei_x_buff x;
+    fz_align = true;
+    fz_request(&x, tiny, a, strlen(a), b, strlen(b), "byte", "partial_ratio", "similarity", -1);
+    fz_align = false;
+    wb_ext_reply reply;
+    bool ok = false;
+    if (wb_ext_dispatch(x.buff, (size_t)x.index, &reply, NULL, NULL) == 0) {
+        size_t n;
+        char *out = flatten(&reply, &n);
+        int idx = 0, version, arity, inner, span;
+        char atom[MAXATOMLEN];
+        ok = ei_decode_version(out, &idx, &version) == 0 &&
+             ei_decode_tuple_header(out, &idx, &arity) == 0 && arity == 2 &&
+             ei_decode_atom(out, &idx, atom) == 0 && strcmp(atom, "ok") == 0 &&
+             ei_decode_tuple_header(out, &idx, &inner) == 0 && inner == 2 &&
+             ei_decode_double(out, &idx, score) == 0 &&
+             ei_decode_tuple_header(out, &idx, &span) == 0 && span == 4;
+        for (int i = 0; ok && i < 4; i++)
+            ok = ei_decode_long(out, &idx, &at[i]) == 0;
+        ok = ok && (size_t)idx == n;
+        free(out);
+        wb_ext_reply_free(&reply);
+    }
+    ei_x_free(&x);
+    return ok;
 }
 
 /* an integer score (dispatch's answer) */
@@ -166,6 +202,21 @@ static void test_fuzzy_score(void) {
     CHECK(fz_int(false, "a", 1, "b", 1, "word", "indel", -1, reason) == -2 &&
               strcmp(reason, "badarg") == 0,
           "an unknown unit: badarg");
+
+    /* rapidfuzz's documented example: "certai" of the first, the second whole */
+    for (int tiny = 0; tiny < 2; tiny++) {
+        long at[4];
+        double score;
+        CHECK(fz_aligned(tiny, "a certain string", "cetain", &score, at) &&
+                  fabs(score - 100.0 * 10.0 / 12.0) < 1e-9 && at[0] == 2 && at[1] == 8 &&
+                  at[2] == 0 && at[3] == 6,
+              "partial ratio's alignment");
+    }
+    fz_align = true;
+    CHECK(fz_int(false, "a", 1, "b", 1, "byte", "indel", -1, reason) == -2 &&
+              strcmp(reason, "badarg") == 0,
+          "an alignment for a scorer without one: badarg");
+    fz_align = false;
 }
 
 #endif

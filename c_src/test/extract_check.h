@@ -221,6 +221,55 @@ static inline bool xc_want_cell(const wb_fz_options *o, const xc_want *w, size_t
     return true;
 }
 
+/* The hits' alignments (o->alignment: the ratio's, the partial
+ * ratio's) against the pair scorer's, asked of each hit's pair apart (no
+ * cutoff: where the score is, passing or not); false with the first
+ * difference in `why`. None asked: none given. */
+static inline bool xc_alignments(const wb_fz_options *o, const wb_search_set *set,
+                                 const uint8_t *query, size_t qlen, const wb_fz_extract *x,
+                                 char *why, size_t room) {
+    const wb_fz_alignment *got = wb_fz_extract_alignments(x);
+    if (!wb_fz_extract_aligns(o)) {
+        if (got) xc_say(why, room, "alignments not asked for");
+        return got == NULL;
+    }
+    const wb_fz_hit *hits;
+    size_t count = wb_fz_extract_hits(x, &hits);
+    if (!got) {
+        xc_say(why, room, "no alignments");
+        return false;
+    }
+    uint32_t *a = xc_alloc(qlen * sizeof *a);
+    size_t m = wb_fz_symbols(query, qlen, o->codepoints, a);
+    bool ok = true;
+    for (size_t k = 0; ok && k < count; k++) {
+        size_t i = (size_t)hits[k].index, len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
+        uint32_t *b = xc_alloc(len * sizeof *b);
+        size_t n = wb_fz_symbols(set->bytes + set->offsets[i], len, o->codepoints, b);
+        wb_fz_options pair = *o;
+        pair.has_cutoff = false;
+        wb_fz s;
+        if (!wb_fz_start(&s, &pair, a, m, b, n)) abort();
+        uint64_t used = 0;
+        while (!wb_fz_step(&s, UINT64_MAX / 4, &used)) {
+        }
+        wb_fz_alignment want = s.alignment, at = got[k];
+        if (s.failed) abort();
+        wb_fz_free(&s);
+        free(b);
+        if (at.src_start != want.src_start || at.src_end != want.src_end ||
+            at.dest_start != want.dest_start || at.dest_end != want.dest_end) {
+            xc_say(why, room,
+                   "hit %zu's alignment: [%zu, %zu) [%zu, %zu), want [%zu, %zu) [%zu, %zu)", k,
+                   at.src_start, at.src_end, at.dest_start, at.dest_end, want.src_start,
+                   want.src_end, want.dest_start, want.dest_end);
+            ok = false;
+        }
+    }
+    free(a);
+    return ok;
+}
+
 /* Runs the extract one way and compares it with the reference; false
  * with the first difference in `why`. *steps_out: the steps it took. */
 static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, const uint8_t *query,
@@ -354,6 +403,7 @@ static inline bool xc_run(const wb_fz_options *o, const wb_search_set *set, cons
             xc_say(why, room, "%zu hits, want %zu", got, want);
             ok = false;
         }
+        if (ok && !xc_alignments(o, set, query, qlen, &x, why, room)) ok = false;
     }
     wb_fz_extract_free(&x);
     free(cells);

@@ -91,6 +91,7 @@ static void oom_extract(const wb_search_set *set, const char *query, const wb_fz
             uint64_t used = 0;
             while (!wb_fz_extract_step(&x, budget, &used)) {
             }
+            wb_fail_alloc_arm(-1); /* the checks' own allocations */
             status = wb_fz_extract_status_of(&x, &at);
             if (status == WB_FZ_EXTRACT_OK && !width) {
                 const wb_fz_hit *hits;
@@ -99,6 +100,10 @@ static void oom_extract(const wb_search_set *set, const char *query, const wb_fz
                 right = got == want;
                 for (size_t h = 0; right && h < got; h++)
                     right = hits[h].index == w.order[h] && hits[h].score == w.score[w.order[h]];
+                /* the alignments (an allocation of their own), the pair's */
+                char why[256];
+                right = right &&
+                        xc_alignments(o, set, (const uint8_t *)query, qlen, &x, why, sizeof why);
             }
             wb_fz_extract_free(&x);
         }
@@ -161,6 +166,12 @@ static void test_out_of_memory(void) {
         for (size_t s = 0; s < 2; s++) {
             const wb_search_set *set = s ? &t.index : &t.list;
             oom_extract(set, "new york", &o, 2, 0, 7);
+            /* the hits' alignments: their block, their pair scores */
+            if (scorer == WB_FZ_RATIO || scorer == WB_FZ_PARTIAL_RATIO) {
+                wb_fz_options aligned = o;
+                aligned.alignment = true;
+                oom_extract(set, "new york", &aligned, 3, 0, 7);
+            }
             oom_extract(set, "new york", &o, SIZE_MAX, 8, UINT64_MAX / 4);
             /* a query past the small token room: the token scores' query
              * token blocks, kept across candidates */

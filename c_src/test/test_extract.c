@@ -11,10 +11,11 @@
  * candidates (past 64, 256 and 4096 bytes: the quick scores' limits) at
  * a spread of budgets, the host's clock saying the time is up now and
  * then; candidate lists with duplicates, empty strings and ties; states
- * freed half-way. Then every error: a query or a candidate that is not
- * UTF-8, a score past 2^64 - 1, past a 32-bit cell, a Levenshtein
- * distance past the search core's 32-bit values, a candidate of another
- * length for Hamming without padding; and every allocation
+ * freed half-way; the hits' alignments (the ratio's, the partial ratio's)
+ * against the pair scorer's. Then every error: a query or a candidate
+ * that is not UTF-8, a score past 2^64 - 1, past a 32-bit cell, a
+ * Levenshtein distance past the search core's 32-bit values, a candidate
+ * of another length for Hamming without padding; and every allocation
  * of a pair score and of an extract failing in turn (out_of_memory.h).
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE */
@@ -285,6 +286,8 @@ static void random_options(wb_fz_options *o, wb_fz_scorer scorer, bool codepoint
     }
     static const double prefix[] = {0.1, 0.0, 0.25, 0.15};
     o->prefix_weight = prefix[check_random() % 4];
+    /* the hits' alignments, where the scorer has them, half the time */
+    o->alignment = (scorer == WB_FZ_RATIO || scorer == WB_FZ_PARTIAL_RATIO) && check_random() % 2;
 }
 
 /* random_options, and now and then Hamming without padding: the first

@@ -10,7 +10,8 @@
  * and up to 2^64 - 1 (fuzzy_wide_weights.h); each pair kernel at small
  * budgets, on short pairs and on a side of 100,000+ symbols
  * (fuzzy_kernel_steps.h); a partial ratio's needle past 64 KB at small
- * budgets (fuzzy_long_needle.h).
+ * budgets (fuzzy_long_needle.h); the partial ratio's alignment against
+ * rapidfuzz's choice of window (fuzzy_alignment.h).
  */
 #include "../fuzzy/fuzzy.h"
 #include "../fuzzy/scores.h"
@@ -454,6 +455,7 @@ static void test_known(void) {
     known(WB_FZ_PARTIAL_TOKEN_SET_RATIO, "a b", "b c", 100.0);
 }
 
+#include "fuzzy_alignment.h"
 #include "fuzzy_long_affix.h"
 #include "fuzzy_long_needle.h"
 #include "fuzzy_sorted_set.h"
@@ -529,6 +531,7 @@ int main(void) {
     test_whitespace_parity();
     test_long_affix();
     test_long_needle();
+    test_alignment(3000);
     test_random_pairs(1500, false);
     test_random_pairs(40, true);
     test_partial_bounds(3000);

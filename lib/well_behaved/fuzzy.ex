@@ -116,8 +116,8 @@ defmodule WellBehaved.Fuzzy do
   """
 
   alias WellBehaved.{External, Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Cdist, Dedupe, Edits, FunScorer, Graphemes, Index, Many}
-  alias WellBehaved.Fuzzy.{Processor, Search}
+  alias WellBehaved.Fuzzy.{Alignment, Call, Cdist, Dedupe, Edits, FunScorer, Graphemes}
+  alias WellBehaved.Fuzzy.{Index, Many, Processor, Search}
   alias WellBehaved.Search.{Errors, Events}
   require WellBehaved.Telemetry, as: Telemetry
 
@@ -138,8 +138,8 @@ defmodule WellBehaved.Fuzzy do
   @typedoc "Candidates: binaries, `{key, binary}` pairs, or a map of keys to binaries."
   @type choices :: [binary() | {key(), binary()}] | %{optional(key()) => binary()}
 
-  @typedoc "A match: the candidate as given, its score, its key."
-  @type hit :: {binary(), number(), key()}
+  @typedoc "A match: the candidate as given, its score, its key (and with `alignment: true` where)."
+  @type hit :: {binary(), number(), key()} | {binary(), number(), key(), Alignment.t()}
 
   @typedoc "What a search looks in: choices, or a `WellBehaved.Fuzzy.Index`."
   @type candidates :: choices() | Index.t()
@@ -156,6 +156,13 @@ defmodule WellBehaved.Fuzzy do
   checked (and the processor run) here before any call. `score_hint:`
   (a number) is taken, for code ported from rapidfuzz, and changes nothing.
 
+  `alignment: true` (`:ratio` and `:partial_ratio` only) returns
+  `{score, alignment}`: where the score is, a `WellBehaved.Fuzzy.Alignment`
+  (for the partial ratio, the shorter string whole and the window of the
+  longer that scores best, the one rapidfuzz's
+  `fuzz.partial_ratio_alignment` reports), or `nil` when the score does
+  not pass `score_cutoff:`.
+
   Raises `ArgumentError` on a non-binary, an unknown option or value, a
   cutoff outside its kind's range, on invalid UTF-8 with
   `unit: :codepoint` or `:grapheme`, on an integer score past 2^64-1,
@@ -171,12 +178,14 @@ defmodule WellBehaved.Fuzzy do
       1.0
       iex> WellBehaved.Fuzzy.score("abcdef", "uvwxyz", scorer: :levenshtein, score: :distance, score_cutoff: 2)
       3
+      iex> WellBehaved.Fuzzy.score("cetain", "a certain string", scorer: :partial_ratio, score: :similarity, alignment: true)
+      {83.33333333333334, %WellBehaved.Fuzzy.Alignment{src_start: 0, src_end: 6, dest_start: 2, dest_end: 8}}
   """
-  @spec score(binary(), binary(), keyword()) :: number()
+  @spec score(binary(), binary(), keyword()) :: number() | {number(), Alignment.t() | nil}
   def score(a, b, opts \\ [])
 
   def score(a, b, opts) when is_binary(a) and is_binary(b) do
-    call = Call.options!(@score, opts, @pair, [:external])
+    call = Call.options!(@score, opts, [:alignment | @pair], [:external])
     {a, b} = processed(call, a, b)
 
     if is_function(call.scorer),
@@ -215,6 +224,9 @@ defmodule WellBehaved.Fuzzy do
     case result do
       score when is_number(score) ->
         score
+
+      {score, at} when is_number(score) ->
+        {score, Alignment.new(at)}
 
       {:error, {:invalid_utf8, which}} ->
         Errors.raise!(@score, {:invalid_utf8, {:argument, which}})
@@ -259,7 +271,11 @@ defmodule WellBehaved.Fuzzy do
   or a map's value) is skipped, as rapidfuzz skips `None`: the others
   keep their positions. A map's candidates are taken in the order of
   their keys (Erlang's term order), so equal scores rank by key whatever
-  the map's size. The candidates are scored in
+  the map's size. With `alignment: true` (`:ratio`, `:partial_ratio`)
+  each hit is `{candidate, score, key, alignment}`: where its score is
+  (`WellBehaved.Fuzzy.Alignment`, the query as `src`, the candidate
+  processed as `dest`), found for the hits returned only. The candidates
+  are scored in
   one native job, a slice of the runtime at a time in the modes that
   slice. Returns `{:error, :enomem}` when native memory runs out.
 
@@ -296,7 +312,7 @@ defmodule WellBehaved.Fuzzy do
           | {:partial, [hit()], [{node(), term()}]}
           | {:error, :enomem | {term(), node()}}
   def extract(query, choices, opts \\ []) do
-    call = Call.options!(@extract, opts, [:limit, :timeout, :partial | @pair])
+    call = Call.options!(@extract, opts, [:limit, :timeout, :partial, :alignment | @pair])
     spanned(@extract, query, choices, call)
   end
 
@@ -312,7 +328,8 @@ defmodule WellBehaved.Fuzzy do
 
   @doc """
   The best match of `query` among `choices` (`extract/3` with `limit: 1`):
-  `{candidate, score, key}`, or nil when no candidate is within
+  `{candidate, score, key}` (with `alignment: true`, `{candidate, score,
+  key, alignment}`), or nil when no candidate is within
   `score_cutoff:` (on an index split over nodes with `partial: true`,
   `{:partial, best_or_nil, [{node, reason}]}` when a node did not answer).
 
@@ -325,7 +342,7 @@ defmodule WellBehaved.Fuzzy do
           | {:partial, hit() | nil, [{node(), term()}]}
           | {:error, :enomem | {term(), node()}}
   def extract_one(query, choices, opts \\ []) do
-    call = Call.options!(@extract_one, opts, [:timeout, :partial | @pair])
+    call = Call.options!(@extract_one, opts, [:timeout, :partial, :alignment | @pair])
 
     case spanned(@extract_one, query, choices, %{call | limit: 1}) do
       [hit] -> hit
@@ -351,8 +368,8 @@ defmodule WellBehaved.Fuzzy do
   early (`Enum.take/2`) stops the searches under way. Everything is
   checked as the stream runs: a query that is not a binary raises then.
 
-  Options as `extract/3` (`limit:`, `score_cutoff:` ...), and `workers:`
-  and `ordered:`. A search that fails gives `{query, {:error, reason}}`.
+  Options as `extract/3` (`limit:`, `score_cutoff:`, `alignment:` ...),
+  and `workers:` and `ordered:`. A search that fails gives `{query, {:error, reason}}`.
 
       iex> queries = ["appel", "banan"]
       iex> WellBehaved.Fuzzy.extract_many(queries, ["apple", "banana", "cherry"],
@@ -362,7 +379,14 @@ defmodule WellBehaved.Fuzzy do
   @spec extract_many(Enumerable.t(), candidates(), keyword()) :: Enumerable.t()
   def extract_many(queries, choices, opts \\ []) do
     call =
-      Call.options!(@extract_many, opts, [:limit, :workers, :ordered, :timeout, :partial | @pair])
+      Call.options!(@extract_many, opts, [
+        :limit,
+        :workers,
+        :ordered,
+        :timeout,
+        :partial,
+        :alignment | @pair
+      ])
 
     Many.stream(@extract_many, queries, choices, call)
   end

@@ -25,6 +25,8 @@ defmodule WellBehaved.Fuzzy.Call do
     :qratio
   ]
   @scorers @edit ++ @jaro ++ @ratios
+  # the scorers that say where their score is (alignment: true)
+  @aligned [:ratio, :partial_ratio]
   @kinds [:distance, :similarity, :normalized_distance, :normalized_similarity]
   # Jaro-Winkler's largest prefix weight (as the native side's)
   @prefix_weight_most 0.25
@@ -46,6 +48,7 @@ defmodule WellBehaved.Fuzzy.Call do
             as: :list,
             workers: nil,
             ordered: true,
+            alignment: false,
             remote: []
 
   @type t :: %__MODULE__{}
@@ -83,6 +86,9 @@ defmodule WellBehaved.Fuzzy.Call do
 
   @doc "The kinds of score, in the native order."
   def kinds, do: @kinds
+
+  @doc "The scorers that take `alignment: true` (the native side's too: a test compares them)."
+  def aligned, do: @aligned
 
   @doc "The largest `prefix_weight:` Jaro-Winkler takes."
   def prefix_weight_most, do: @prefix_weight_most
@@ -211,6 +217,11 @@ defmodule WellBehaved.Fuzzy.Call do
   defp put(call, key, value, _name) when key in [:timeout, :partial],
     do: %{call | remote: [{key, value} | call.remote]}
 
+  defp put(call, :alignment, align, _name) when is_boolean(align), do: %{call | alignment: align}
+
+  defp put(_call, :alignment, align, name),
+    do: Options.invalid!(name, :alignment, align, "a boolean")
+
   defp put(call, :tiny_slices, tiny, name),
     do: %{call | tiny_slices: Runtime.check_tiny!(tiny, name)}
 
@@ -228,6 +239,15 @@ defmodule WellBehaved.Fuzzy.Call do
         :prefix_weight,
         call.prefix_weight,
         "no prefix weight: only :jaro_winkler takes one"
+      )
+    end
+
+    if call.alignment and call.scorer not in @aligned do
+      Options.invalid!(
+        name,
+        :alignment,
+        true,
+        "no alignment for #{inspect(call.scorer)}: only #{Options.listing(@aligned)} take it"
       )
     end
 
@@ -291,5 +311,7 @@ defmodule WellBehaved.Fuzzy.Call do
   @doc "The options as the native jobs take them."
   @spec native(t()) :: tuple()
   def native(%__MODULE__{weights: {i, d, s}} = call),
-    do: {call.scorer, call.score, call.score_cutoff, i, d, s, call.prefix_weight, call.pad}
+    do:
+      {call.scorer, call.score, call.score_cutoff, i, d, s, call.prefix_weight, call.pad,
+       call.alignment}
 end

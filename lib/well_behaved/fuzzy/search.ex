@@ -5,7 +5,7 @@ defmodule WellBehaved.Fuzzy.Search do
   # nodes (each shard searched where it is); options already checked.
 
   alias WellBehaved.{Job, Native, Options}
-  alias WellBehaved.Fuzzy.{Call, Choices, FunScorer, Graphemes, Index, Processor}
+  alias WellBehaved.Fuzzy.{Alignment, Call, Choices, FunScorer, Graphemes, Index, Processor}
   alias WellBehaved.Fuzzy.Index.{Segment, Tokens}
   alias WellBehaved.Search.{Distributed, Errors, Pack, Shard}
 
@@ -20,7 +20,8 @@ defmodule WellBehaved.Fuzzy.Search do
       unit: call.unit,
       limit: call.limit,
       schedule: call.schedule,
-      tiny_slices: call.tiny_slices
+      tiny_slices: call.tiny_slices,
+      alignment: call.alignment
     ] ++
       if(call.scorer == :levenshtein, do: [weights: {i, d, s}], else: []) ++
       if(call.scorer == :hamming, do: [pad: call.pad], else: []) ++
@@ -35,7 +36,7 @@ defmodule WellBehaved.Fuzzy.Search do
   @spec extract_held(Index.t(), binary(), keyword()) :: term()
   def extract_held(index, query, opts) do
     name = "WellBehaved.Fuzzy.extract/3"
-    run(name, query, index, Call.options!(name, opts, [:limit | Call.pair()]))
+    run(name, query, index, Call.options!(name, opts, [:limit, :alignment | Call.pair()]))
   end
 
   # a function scorer: the index's entries scored in this process
@@ -336,9 +337,8 @@ defmodule WellBehaved.Fuzzy.Search do
     packed_search(name, query, texts, scored, {keys, &elem(live, &1)}, call, fn binary ->
       texts = List.to_tuple(texts)
 
-      for <<index::64-native, score::binary-8 <- binary>> do
-        score = number(call, score)
-        {{elem(texts, index), score, elem(keys, index)}, {score, at, index}}
+      for {index, score, where} <- decode(binary, call) do
+        {hit({elem(texts, index), score, elem(keys, index)}, where), {score, at, index}}
       end
     end)
   end
@@ -405,11 +405,25 @@ defmodule WellBehaved.Fuzzy.Search do
   end
 
   defp hits(binary, texts, keys, call) do
-    for <<index::64-native, score::binary-8 <- binary>> do
+    for {index, score, at} <- decode(binary, call) do
       key = if keys == nil, do: index, else: elem(keys, index)
-      {elem(texts, index), number(call, score), key}
+      hit({elem(texts, index), score, key}, at)
     end
   end
+
+  # the native hits: {index, score, alignment or nil}
+  defp decode(binary, %{alignment: false} = call),
+    do:
+      for(<<index::64-native, score::binary-8 <- binary>>, do: {index, number(call, score), nil})
+
+  defp decode(binary, call) do
+    for <<index::64-native, score::binary-8, ss::64-native, se::64-native, ds::64-native,
+          de::64-native <- binary>>,
+        do: {index, number(call, score), Alignment.new({ss, se, ds, de})}
+  end
+
+  defp hit(hit, nil), do: hit
+  defp hit(hit, at), do: Tuple.append(hit, at)
 
   defp limited(hits, %{limit: :all}), do: hits
   defp limited(hits, %{limit: limit}), do: Enum.take(hits, limit)
@@ -418,14 +432,14 @@ defmodule WellBehaved.Fuzzy.Search do
   # other segments'
   defp segment_hits(binary, segment, at, call) do
     found =
-      for <<index::64-native, score::binary-8 <- binary>>,
+      for {index, _score, _at} = hit <- decode(binary, call),
           Segment.live?(segment, index),
-          do: {index, number(call, score)}
+          do: hit
 
     {texts, keys} = Segment.texts_and_keys(segment, Enum.map(found, &elem(&1, 0)))
 
-    for {{{index, score}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
-      {{text, score, key}, {score, at, index}}
+    for {{{index, score, where}, text}, key} <- Enum.zip(Enum.zip(found, texts), keys) do
+      {hit({text, score, key}, where), {score, at, index}}
     end
   end
 
