@@ -15,7 +15,7 @@
  *
  * Both binaries are decoded into symbols in the first steps, a budget at
  * a time (the score job's decoding), then the script is made. */
-#include "jobs.h"
+#include "pair_symbols.h"
 
 #include "../metric/editops.h"
 
@@ -31,14 +31,9 @@ typedef struct {
 } editops_args;
 
 typedef struct {
-    const uint8_t *in_a, *in_b; /* this call's binaries (editops_bind) */
-    size_t len_a, len_b;
+    wb_pair_symbols p; /* the binaries and their symbols (editops_bind) */
     bool codepoints;
     wb_eo_metric metric;
-    uint32_t *a, *b; /* their symbols, blocks of `bytes` each */
-    size_t bytes_a, bytes_b;
-    wb_fz_decoding da, db;
-    int invalid;  /* the binary whose UTF-8 is invalid: 1 or 2 (0: none) */
     bool started; /* eo is started: the symbols are all decoded */
     wb_eo eo;
 } editops_job;
@@ -72,24 +67,14 @@ static uint64_t editops_setup(const void *args) {
 static void editops_bind(const void *args, void *state) {
     const editops_args *in = args;
     editops_job *job = state;
-    job->in_a = in->a.data;
-    job->in_b = in->b.data;
-}
-
-/* a symbol block of len (its bytes in *bytes), at least one symbol */
-static uint32_t *symbol_block(size_t len, size_t *bytes) {
-    if (len > SIZE_MAX / sizeof(uint32_t) - 1) return NULL;
-    *bytes = (len > 0 ? len : 1) * sizeof(uint32_t);
-    return wb_block_alloc(*bytes);
+    wb_pair_bind(&job->p, &in->a, &in->b);
 }
 
 static void editops_destroy(void *state) {
     editops_job *job = state;
     if (job->started) wb_eo_free(&job->eo);
     job->started = false;
-    wb_block_free(job->a, job->bytes_a);
-    wb_block_free(job->b, job->bytes_b);
-    job->a = job->b = NULL;
+    wb_pair_free(&job->p);
 }
 
 static bool editops_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
@@ -97,11 +82,7 @@ static bool editops_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_
     editops_job *job = state;
     job->codepoints = in->codepoints;
     job->metric = in->metric;
-    job->len_a = in->a.size;
-    job->len_b = in->b.size;
-    job->a = symbol_block(in->a.size, &job->bytes_a);
-    job->b = job->a ? symbol_block(in->b.size, &job->bytes_b) : NULL;
-    if (!job->b) {
+    if (!wb_pair_alloc(&job->p, in->a.size, in->b.size)) {
         editops_destroy(job);
         *reason = wb_atom(env, "enomem");
         return false;
@@ -114,28 +95,15 @@ static bool editops_step(void *state, uint64_t budget, uint64_t *used) {
     editops_job *job = state;
     if (!job->started) {
         uint64_t start = *used;
-        bool cp = job->codepoints;
-        if (!wb_fz_symbols_step(&job->da, job->in_a, job->len_a, cp, job->a, budget, used))
-            return false;
-        if (job->da.invalid) {
-            job->invalid = 1;
-            return true;
-        }
-        uint64_t spent = *used - start;
-        if (spent >= budget) return false;
-        if (!wb_fz_symbols_step(&job->db, job->in_b, job->len_b, cp, job->b, budget - spent, used))
-            return false;
-        if (job->db.invalid) {
-            job->invalid = 2;
-            return true;
-        }
+        if (!wb_pair_decode_step(&job->p, job->codepoints, budget, used)) return false;
+        if (job->p.invalid) return true;
         /* records the pair: no work that grows with it, cannot fail */
-        wb_eo_start(&job->eo, job->metric, job->a, job->da.count, job->b, job->db.count);
+        wb_eo_start(&job->eo, job->metric, job->p.a, job->p.da.count, job->p.b, job->p.db.count);
         job->eo.free_later = wb_free_later;
         job->eo.alloc = wb_block_alloc;
         job->eo.release = wb_block_free;
         job->started = true;
-        spent = *used - start;
+        uint64_t spent = *used - start;
         if (spent >= budget) return false;
         budget -= spent;
     }
@@ -145,9 +113,9 @@ static bool editops_step(void *state, uint64_t budget, uint64_t *used) {
 /* {Width, LengthA, LengthB, Ops}, the records' block becoming the binary */
 static ERL_NIF_TERM editops_take(ErlNifEnv *env, void *state) {
     editops_job *job = state;
-    if (job->invalid)
+    if (job->p.invalid)
         return wb_error(env, enif_make_tuple2(env, wb_atom(env, "invalid_utf8"),
-                                              enif_make_int(env, job->invalid)));
+                                              enif_make_int(env, job->p.invalid)));
     if (job->eo.broken) return wb_error(env, wb_atom(env, "broken_script"));
     if (job->eo.failed) return wb_error(env, wb_atom(env, "enomem"));
     size_t bytes;
@@ -166,7 +134,7 @@ static ERL_NIF_TERM editops_take(ErlNifEnv *env, void *state) {
 /* read once, after init: the symbols' blocks */
 static size_t editops_memory(const void *state) {
     const editops_job *job = state;
-    return job->bytes_a + job->bytes_b;
+    return job->p.bytes_a + job->p.bytes_b;
 }
 
 wb_job_type wb_fuzzy_editops_job = {

@@ -22,7 +22,7 @@
  * of fuzzy.h's names (the cutoff of an integer kind, and the weights,
  * 64-bit unsigned integers; Pad true or false, hamming's; Alignment a
  * boolean, true only for the ratio and the partial ratio). */
-#include "jobs.h"
+#include "pair_symbols.h"
 
 #include "../fuzzy/fuzzy.h"
 
@@ -102,13 +102,8 @@ typedef struct {
  * budget at a time (init only allocates), then the pair scored. */
 typedef struct {
     wb_fz_options o;
-    const uint8_t *in_a, *in_b; /* this call's binaries (score_bind) */
-    size_t len_a, len_b;
-    uint32_t *a, *b; /* their symbols, blocks of `bytes` each */
-    size_t bytes_a, bytes_b;
-    wb_fz_decoding da, db;
-    int invalid;  /* the binary whose UTF-8 is invalid: 1 or 2 (0: none) */
-    bool started; /* fz is started: the symbols are all decoded */
+    wb_pair_symbols p; /* the binaries and their symbols (score_bind) */
+    bool started;      /* fz is started: the symbols are all decoded */
     wb_fz fz;
 } score_job;
 
@@ -137,42 +132,30 @@ static uint64_t score_setup(const void *args) {
 static void score_bind(const void *args, void *state) {
     const score_args *in = args;
     score_job *job = state;
-    job->in_a = in->a.data;
-    job->in_b = in->b.data;
+    wb_pair_bind(&job->p, &in->a, &in->b);
     /* a score on the bytes themselves reads them where they are now */
-    if (job->started && job->fz.ab) wb_fz_rebind_bytes(&job->fz, job->in_a, job->in_b);
-}
-
-/* a symbol block of len (its bytes in *bytes), at least one symbol */
-static uint32_t *symbol_block(size_t len, size_t *bytes) {
-    if (len > SIZE_MAX / sizeof(uint32_t) - 1) return NULL;
-    *bytes = (len > 0 ? len : 1) * sizeof(uint32_t);
-    return wb_block_alloc(*bytes);
+    if (job->started && job->fz.ab) wb_fz_rebind_bytes(&job->fz, job->p.in_a, job->p.in_b);
 }
 
 static void score_destroy(void *state) {
     score_job *job = state;
     if (job->started) wb_fz_free(&job->fz);
     job->started = false;
-    wb_block_free(job->a, job->bytes_a);
-    wb_block_free(job->b, job->bytes_b);
-    job->a = job->b = NULL;
+    wb_pair_free(&job->p);
 }
 
 static bool score_init(ErlNifEnv *env, const void *args, void *state, ERL_NIF_TERM *reason) {
     const score_args *in = args;
     score_job *job = state;
     job->o = in->o;
-    job->len_a = in->a.size;
-    job->len_b = in->b.size;
+    job->p.len_a = in->a.size;
+    job->p.len_b = in->b.size;
     if (wb_fz_reads_bytes(&job->o)) {
         /* no symbols: the pair is started on the bytes in the first step */
         score_bind(args, state);
         return true;
     }
-    job->a = symbol_block(in->a.size, &job->bytes_a);
-    job->b = job->a ? symbol_block(in->b.size, &job->bytes_b) : NULL;
-    if (!job->b) {
+    if (!wb_pair_alloc(&job->p, in->a.size, in->b.size)) {
         score_destroy(job);
         *reason = wb_atom(env, "enomem");
         return false;
@@ -185,35 +168,22 @@ static bool score_step(void *state, uint64_t budget, uint64_t *used) {
     score_job *job = state;
     if (!job->started && wb_fz_reads_bytes(&job->o)) {
         /* records the pair: no work that grows with it, cannot fail */
-        wb_fz_start_bytes(&job->fz, &job->o, job->in_a, job->len_a, job->in_b, job->len_b);
+        wb_fz_start_bytes(&job->fz, &job->o, job->p.in_a, job->p.len_a, job->p.in_b, job->p.len_b);
         job->fz.alloc = wb_block_alloc;
         job->fz.release = wb_block_free;
         job->started = true;
     }
     if (!job->started) {
         uint64_t start = *used;
-        bool cp = job->o.codepoints;
-        if (!wb_fz_symbols_step(&job->da, job->in_a, job->len_a, cp, job->a, budget, used))
-            return false;
-        if (job->da.invalid) {
-            job->invalid = 1;
-            return true;
-        }
-        uint64_t spent = *used - start;
-        if (spent >= budget) return false;
-        if (!wb_fz_symbols_step(&job->db, job->in_b, job->len_b, cp, job->b, budget - spent, used))
-            return false;
-        if (job->db.invalid) {
-            job->invalid = 2;
-            return true;
-        }
+        if (!wb_pair_decode_step(&job->p, job->o.codepoints, budget, used)) return false;
+        if (job->p.invalid) return true;
         /* records the pair: no work that grows with it, cannot fail */
-        wb_fz_start(&job->fz, &job->o, job->a, job->da.count, job->b, job->db.count);
+        wb_fz_start(&job->fz, &job->o, job->p.a, job->p.da.count, job->p.b, job->p.db.count);
         job->fz.alloc = wb_block_alloc;
         job->fz.release = wb_block_free;
         job->fz.free_later = wb_free_later;
         job->started = true;
-        spent = *used - start;
+        uint64_t spent = *used - start;
         if (spent >= budget) return false;
         budget -= spent;
     }
@@ -246,9 +216,9 @@ static ERL_NIF_TERM score_term(ErlNifEnv *env, const wb_fz *fz) {
 
 static ERL_NIF_TERM score_result(ErlNifEnv *env, const void *state) {
     const score_job *job = state;
-    if (job->invalid)
-        return wb_error(env,
-                        enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, job->invalid)));
+    if (job->p.invalid)
+        return wb_error(
+            env, enif_make_tuple2(env, atom_invalid_utf8, enif_make_int(env, job->p.invalid)));
     return score_term(env, &job->fz);
 }
 
@@ -288,7 +258,7 @@ ERL_NIF_TERM wb_fuzzy_score_short(ErlNifEnv *env, int argc, const ERL_NIF_TERM a
 /* read once, after init: the symbols' blocks */
 static size_t score_memory(const void *state) {
     const score_job *job = state;
-    return job->bytes_a + job->bytes_b + (job->started ? job->fz.owned_bytes : 0);
+    return job->p.bytes_a + job->p.bytes_b + (job->started ? job->fz.owned_bytes : 0);
 }
 
 wb_job_type wb_fuzzy_score_job = {
