@@ -487,21 +487,7 @@ static int decode_candidate(wb_fz_extract *job, uint64_t budget, uint64_t start,
     if (!job->decoding) {
         size_t i = job->next++;
         size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
-        if (len > job->text_room || !job->text) {
-            size_t room = len > 64 ? len : 64;
-            uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
-                                  ? realloc(job->text, room * sizeof(uint32_t))
-                                  : NULL;
-            if (!grown) {
-                job->failed = true;
-                return DECODE_NONE;
-            }
-            job->text = grown;
-            job->text_room = room;
-        }
-        job->decoding = true;
-        memset(&job->decoded, 0, sizeof job->decoded);
-        *used += 1;
+        if (!begin_decoding(job, len, used)) return DECODE_NONE;
     }
     size_t i = job->next - 1;
     const uint8_t *bytes = set->bytes + set->offsets[i];

@@ -32,21 +32,7 @@ static bool decode_hit(wb_fz_extract *job, uint64_t budget, uint64_t start, uint
     const uint8_t *bytes = set->bytes + set->offsets[i];
     size_t len = (size_t)(set->offsets[i + 1] - set->offsets[i]);
     if (!job->decoding) {
-        if (len > job->text_room || !job->text) {
-            size_t room = len > 64 ? len : 64;
-            uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
-                                  ? realloc(job->text, room * sizeof(uint32_t))
-                                  : NULL;
-            if (!grown) {
-                job->failed = true;
-                return true;
-            }
-            job->text = grown;
-            job->text_room = room;
-        }
-        job->decoding = true;
-        memset(&job->decoded, 0, sizeof job->decoded);
-        *used += 1;
+        if (!begin_decoding(job, len, used)) return true;
     }
     uint64_t spent = *used - start, left = spent < budget ? budget - spent : 1;
     if (!wb_fz_symbols_step(&job->decoded, bytes, len, job->o.codepoints, job->text, left, used))

@@ -191,4 +191,26 @@ bool wb_fz_extract_cells_step(wb_fz_extract *job, uint64_t budget, uint64_t star
  * units from `start` in *used; true once done (or failed). */
 bool wb_fz_extract_align_step(wb_fz_extract *job, uint64_t budget, uint64_t start, uint64_t *used);
 
+/* Starts decoding a candidate of `len` bytes into the job's text block
+ * (grown to hold it, 64 symbols at least): false when out of memory (the
+ * job then failed). One unit. */
+static inline bool begin_decoding(wb_fz_extract *job, size_t len, uint64_t *used) {
+    if (len > job->text_room || !job->text) {
+        size_t room = len > 64 ? len : 64;
+        uint32_t *grown = room <= SIZE_MAX / sizeof(uint32_t)
+                              ? realloc(job->text, room * sizeof(uint32_t))
+                              : NULL;
+        if (!grown) {
+            job->failed = true;
+            return false;
+        }
+        job->text = grown;
+        job->text_room = room;
+    }
+    job->decoding = true;
+    memset(&job->decoded, 0, sizeof job->decoded);
+    *used += 1;
+    return true;
+}
+
 #endif
