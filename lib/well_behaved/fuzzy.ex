@@ -402,7 +402,7 @@ defmodule WellBehaved.Fuzzy do
   Candidates are compared through searches of the candidates against
   themselves, never a whole matrix: memory grows with the number of
   candidates and of close pairs. For `:ratio`, `:qratio` and
-  `:token_sort_ratio`, whose score bounds how much two lengths may
+  `:token_sort_ratio` (in bytes), whose score bounds how much two lengths may
   differ, a candidate is compared only with those whose lengths it can
   reach; the searches run `workers:` at a time (default: the online
   schedulers), each a job in the `schedule:` mode.

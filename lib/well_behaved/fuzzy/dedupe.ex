@@ -9,7 +9,7 @@ defmodule WellBehaved.Fuzzy.Dedupe do
   #     tokens, so "iphone 14" and "iphone 15" never meet.
   #  2. A block is sorted by length and cut into chunks, each made into an
   #     index once. For the scorers whose score bounds the lengths (the
-  #     ratio, QRatio, the token sort ratio: 2 * shorter / (sum) >= the
+  #     ratio, QRatio, the token sort ratio in bytes: 2 * shorter / (sum) >= the
   #     cutoff), a candidate searches only the chunks whose lengths it
   #     can reach; for the others, every chunk from its own on. Each pair
   #     is scored once (a hit counts only after its query in the order).
@@ -19,10 +19,10 @@ defmodule WellBehaved.Fuzzy.Dedupe do
   # Memory: the candidates, one chunk's index per worker, and the pairs.
 
   alias WellBehaved.Fuzzy.{Call, Search}
+  alias WellBehaved.Fuzzy.Index.Tokens
 
   # candidates an index of a block holds
   @chunk 2048
-  @ascii_space [" ", "\t", "\n", "\v", "\f", "\r"]
 
   @doc "The groups of `choices` (options checked); see `Fuzzy.dedupe/2`."
   @spec groups(String.t(), term(), Call.t(), :exact | :ignore) ::
@@ -43,7 +43,7 @@ defmodule WellBehaved.Fuzzy.Dedupe do
         do: entries |> Enum.group_by(fn {_at, text, _len} -> numbers(text) end) |> Map.values(),
         else: [entries]
 
-    units = Enum.flat_map(blocks, &units(&1, fraction, measure))
+    units = Enum.flat_map(blocks, &searches(&1, fraction))
 
     units
     |> Task.async_stream(&unit_pairs(name, &1, search_call),
@@ -64,9 +64,11 @@ defmodule WellBehaved.Fuzzy.Dedupe do
 
   # the cutoff as a normalized similarity of the ratio family (nil: none
   # that bounds lengths)
+  # (the token sort ratio's words in codepoints split at Unicode white
+  # space too, which a count here would not see: no bound there)
   defp fraction(%{scorer: scorer, score_cutoff: c, unit: unit} = call)
-       when scorer in [:ratio, :qratio, :token_sort_ratio] and unit in [:byte, :codepoint] and
-              is_number(c) do
+       when ((scorer in [:ratio, :qratio] and unit in [:byte, :codepoint]) or
+               (scorer == :token_sort_ratio and unit == :byte)) and is_number(c) do
     case call.score do
       :normalized_similarity -> c
       :similarity -> c / 100
@@ -84,7 +86,7 @@ defmodule WellBehaved.Fuzzy.Dedupe do
 
   defp measure(%{scorer: :token_sort_ratio, unit: unit}, _fraction) do
     fn text ->
-      tokens = :binary.split(text, @ascii_space, [:global, :trim_all])
+      tokens = :binary.split(text, Tokens.splitter(), [:global, :trim_all])
       Enum.reduce(tokens, max(length(tokens) - 1, 0), &(units(&1, unit) + &2))
     end
   end
@@ -99,16 +101,16 @@ defmodule WellBehaved.Fuzzy.Dedupe do
   # the tokens of a candidate that hold a digit, sorted
   defp numbers(text) do
     text
-    |> :binary.split(@ascii_space, [:global, :trim_all])
+    |> :binary.split(Tokens.splitter(), [:global, :trim_all])
     |> Enum.filter(&(:binary.match(&1, ~w(0 1 2 3 4 5 6 7 8 9)) != :nomatch))
     |> Enum.sort()
   end
 
   # A block's searches: {chunk, queries}, each a list of
   # {order, position, text}, the chunk's candidates after their queries
-  defp units([_one], _fraction, _measure), do: []
+  defp searches([_one], _fraction), do: []
 
-  defp units(block, fraction, _measure) do
+  defp searches(block, fraction) do
     sorted =
       block
       |> Enum.sort_by(fn {at, _text, len} -> {len, at} end)
@@ -119,11 +121,11 @@ defmodule WellBehaved.Fuzzy.Dedupe do
 
     sorted
     |> Enum.chunk_every(@chunk)
-    |> Enum.map(fn [{first, _, _, shortest} | _] = chunk ->
+    |> Enum.map(fn [{_first, _, _, shortest} | _] = chunk ->
       {last, _, _, _} = List.last(chunk)
       from = reach_from(queries, shortest, fraction)
       asking = for k <- from..last//1, do: elem(queries, k)
-      {Enum.map(chunk, &drop_len/1), Enum.map(asking, &drop_len/1), first}
+      {Enum.map(chunk, &drop_len/1), Enum.map(asking, &drop_len/1)}
     end)
   end
 
@@ -144,7 +146,7 @@ defmodule WellBehaved.Fuzzy.Dedupe do
   defp reach_from(_queries, _shortest, _f), do: 0
 
   # the pairs {position, position} within the cutoff among a unit's
-  defp unit_pairs(name, {chunk, asking, _first}, call) do
+  defp unit_pairs(name, {chunk, asking}, call) do
     {set, call} = Search.prepare_many(name, Enum.map(chunk, fn {o, _at, t} -> {o, t} end), call)
     positions = Map.new(chunk, fn {o, at, _t} -> {o, at} end)
 
