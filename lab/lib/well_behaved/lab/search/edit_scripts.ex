@@ -13,6 +13,8 @@ defmodule WellBehaved.Lab.Search.EditScripts do
   rapidfuzz breaks them).
   """
 
+  alias WellBehaved.Lab.Search.Pairs
+
   @program "wb_fzbench"
   @timeout_s 900
   @bytes 1000
@@ -70,17 +72,11 @@ defmodule WellBehaved.Lab.Search.EditScripts do
     lines = for line <- String.split(out, "\n", trim: true), do: String.split(line)
 
     rows =
-      for ["editops", shape, bytes, ours, theirs, ratio, low, high, rounds] <- lines do
-        %{
-          shape: String.to_atom(shape),
-          bytes: String.to_integer(bytes),
-          ours_ns: number(ours),
-          theirs_ns: number(theirs),
-          ratio: number(ratio),
-          low: number(low),
-          high: number(high),
-          rounds: String.to_integer(rounds)
-        }
+      for ["editops", shape, bytes | timing] <- lines, length(timing) == 6 do
+        Map.merge(
+          %{shape: String.to_atom(shape), bytes: String.to_integer(bytes)},
+          Pairs.timing(timing)
+        )
       end
 
     agree =
@@ -96,8 +92,6 @@ defmodule WellBehaved.Lab.Search.EditScripts do
 
     %{rows: rows, agree: agree}
   end
-
-  defp number(text), do: elem(Float.parse(text), 0)
 
   @doc """
   The target row (`WellBehaved.Lab.Search.Analysis.fuzzy_targets/1`'s

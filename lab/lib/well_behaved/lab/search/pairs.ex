@@ -67,17 +67,8 @@ defmodule WellBehaved.Lab.Search.Pairs do
     lines = for line <- String.split(out, "\n", trim: true), do: String.split(line)
 
     rows =
-      for ["pair", name, size, ours, theirs, ratio, low, high, rounds] <- lines do
-        %{
-          scorer: String.to_atom(name),
-          size: String.to_integer(size),
-          ours_ns: number(ours),
-          theirs_ns: number(theirs),
-          ratio: number(ratio),
-          low: number(low),
-          high: number(high),
-          rounds: String.to_integer(rounds)
-        }
+      for ["pair", name, size | timing] <- lines, length(timing) == 6 do
+        Map.merge(%{scorer: String.to_atom(name), size: String.to_integer(size)}, timing(timing))
       end
 
     disagree =
@@ -86,6 +77,22 @@ defmodule WellBehaved.Lab.Search.Pairs do
           do: {String.to_atom(name), String.to_integer(size), String.to_integer(different)}
 
     %{rows: rows, disagree: disagree}
+  end
+
+  @doc """
+  A line's timing fields, `OURS_NS THEIRS_NS RATIO LOW HIGH ROUNDS`, as
+  the bench prints them for every part.
+  """
+  @spec timing([String.t()]) :: map()
+  def timing([ours, theirs, ratio, low, high, rounds]) do
+    %{
+      ours_ns: number(ours),
+      theirs_ns: number(theirs),
+      ratio: number(ratio),
+      low: number(low),
+      high: number(high),
+      rounds: String.to_integer(rounds)
+    }
   end
 
   defp number(text), do: elem(Float.parse(text), 0)
